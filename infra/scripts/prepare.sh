@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Makes sure the local infrastructure's binaries exist, cached under <repo>/.infra/ (gitignored).
+#
+#   infra/scripts/prepare.sh [kafka] [ferretdb] [redis]     (no argument: all three)
+#
+# A part is skipped when its service comes from outside: KAFKA_BROKERS, MONGO_URL, REDIS_URL.
+# Safe to run any number of times; a cached part costs a hash comparison.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+INFRA="$ROOT/.infra"
+
+say() { printf 'prepare: %s\n' "$*" >&2; }
+stamp_of() { cat "$@" | sha256sum | cut -d' ' -f1; }
+
+parts=("$@")
+[ ${#parts[@]} -gt 0 ] || parts=(kafka ferretdb redis)
+want_kafka=; want_ferretdb=; want_redis=
+for part in "${parts[@]}"; do
+  case "$part" in
+    kafka) [ -n "${KAFKA_BROKERS:-}" ] || want_kafka=1 ;;
+    ferretdb) [ -n "${MONGO_URL:-}" ] || want_ferretdb=1 ;;
+    redis) [ -n "${REDIS_URL:-}" ] || want_redis=1 ;;
+    *) say "unknown part '$part' (expected kafka, ferretdb or redis)"; exit 2 ;;
+  esac
+done
+
+# Go is not a Debian package on this machine kind but a tarball that is not always on PATH.
+if [ -n "$want_ferretdb" ] && ! command -v go >/dev/null && [ -x /usr/local/go/bin/go ]; then
+  PATH="/usr/local/go/bin:$PATH"
+fi
+
+missing=()
+if [ -n "$want_kafka" ]; then
+  command -v java >/dev/null || missing+=(openjdk-17-jre-headless)
+  command -v mvn >/dev/null || missing+=(maven)
+fi
+[ -z "$want_ferretdb" ] || command -v go >/dev/null || missing+=(golang-go)
+[ -z "$want_redis" ] || command -v redis-server >/dev/null || missing+=(redis-server)
+
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  # Without a policy-rc.d, installing redis-server would start a system-wide instance on 6379
+  # that we would then mistake for ours.
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+    $SUDO chmod +x /usr/sbin/policy-rc.d
+    trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT
+  fi
+  say "installing ${missing[*]} with apt-get"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ -n "$want_kafka" ]; then
+  pom="$ROOT/infra/kafka/pom.xml"
+  libs="$INFRA/kafka/libs"
+  stamp="$INFRA/kafka/libs.stamp"
+  want=$(stamp_of "$pom")
+  if [ -d "$libs" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
+    say "kafka jars: cached"
+  else
+    say "kafka jars: resolving with Maven"
+    start=$SECONDS
+    rm -rf "$libs" "$libs.tmp" "$stamp"
+    mkdir -p "$INFRA/kafka"
+    # Into a temporary folder first, so an interrupted download never looks complete.
+    mvn -B -q -Dstyle.color=never -f "$pom" \
+      org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies \
+      -DincludeScope=runtime -DoutputDirectory="$libs.tmp"
+    mv "$libs.tmp" "$libs"
+    echo "$want" >"$stamp"
+    say "kafka jars: done in $((SECONDS - start)) s"
+  fi
+fi
+
+if [ -n "$want_ferretdb" ]; then
+  src="$ROOT/infra/ferretdb"
+  bin="$INFRA/bin/ferretdb"
+  stamp="$INFRA/bin/ferretdb.stamp"
+  want=$( (cat "$src/main.go" "$src/go.mod" "$src/go.sum"; go version) | sha256sum | cut -d' ' -f1)
+  if [ -x "$bin" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
+    say "ferretdb runner: cached"
+  else
+    say "ferretdb runner: building with $(go env GOVERSION) (the first build takes a minute or two)"
+    start=$SECONDS
+    mkdir -p "$INFRA/bin"
+    rm -f "$stamp"
+    # -buildvcs=false: the source sits in a git work tree that may belong to another user in CI.
+    (cd "$src" && GOTOOLCHAIN=local CGO_ENABLED=0 go build -trimpath -buildvcs=false -o "$bin" .)
+    echo "$want" >"$stamp"
+    say "ferretdb runner: done in $((SECONDS - start)) s"
+  fi
+fi
+
+if [ -n "$want_redis" ]; then
+  say "redis-server: $(command -v redis-server)"
+fi

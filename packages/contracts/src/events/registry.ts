@@ -1,0 +1,42 @@
+import type { z } from 'zod';
+import { conversationEventSchemas } from './conversations.js';
+import { managementEventSchemas } from './management.js';
+import { messageEventSchemas } from './messages.js';
+import { userEventSchemas } from './users.js';
+import type { EventEnvelope } from '../envelope.js';
+
+/** Every published event type, by name and schema version. Published shapes never change in place. */
+export const eventCatalog = {
+  ...userEventSchemas,
+  ...messageEventSchemas,
+  ...conversationEventSchemas,
+  ...managementEventSchemas,
+} as const;
+
+type Catalog = typeof eventCatalog;
+export type EventType = keyof Catalog;
+type LatestVersion<T extends EventType> = Catalog[T] extends { 1: infer S } ? S : never;
+export type EventData<T extends EventType> = LatestVersion<T> extends z.ZodType<infer D> ? D : never;
+
+/** The version producers write today. Bump it (and add an upcaster) when a shape changes. */
+export const currentSchemaVersion = 1;
+
+export type KnownEvent = { [T in EventType]: EventEnvelope<T, EventData<T>> }[EventType];
+
+export function isKnownEventType(type: string): type is EventType {
+  return Object.hasOwn(eventCatalog, type);
+}
+
+/**
+ * Validates an envelope's payload against its registered schema. Unknown types and versions
+ * return null so a consumer can skip (or dead-letter) what it does not understand.
+ */
+export function parseKnownEvent(envelope: EventEnvelope): KnownEvent | null {
+  if (!isKnownEventType(envelope.type)) return null;
+  const versions: Record<number, z.ZodType> = eventCatalog[envelope.type];
+  const schema = versions[envelope.schemaVersion];
+  if (!schema) return null;
+  const parsed = schema.safeParse(envelope.data);
+  if (!parsed.success) return null;
+  return { ...envelope, data: parsed.data } as KnownEvent;
+}

@@ -1,0 +1,25 @@
+/**
+ * Identity the gateway forwards to services. The gateway deletes every `x-chat-*` header a client sends
+ * and sets these itself; services trust nothing else.
+ */
+export const internalHeaders = {
+  appId: 'x-chat-app-id',
+  keyId: 'x-chat-key-id',
+  scope: 'x-chat-scope',
+  onBehalfOf: 'x-chat-on-behalf-of',
+  management: 'x-chat-management',
+  requestId: 'x-request-id',
+} as const;
+
+export const INTERNAL_HEADER_PREFIX = 'x-chat-';
+
+export const apiKeyScopes = ['fullAccess', 'authOnly'] as const;
+export type ApiKeyScope = (typeof apiKeyScopes)[number];
+
+/** The actor of a server call, as the gateway established it. */
+export interface Actor {
+  appId: string;
+  keyId: string;
+  scope: ApiKeyScope | 'management';
+  uid?: string;
+}

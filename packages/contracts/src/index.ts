@@ -1,0 +1,33 @@
+export { ApiError, errorStatus, isErrorCode } from './errors.js';
+export type { ErrorBody, ErrorCode } from './errors.js';
+export {
+  APP_ID_PATTERN,
+  AppId,
+  UID_PATTERN,
+  Uid,
+  groupConversationId,
+  isUid,
+  normalizeUid,
+  userConversationId,
+} from './ids.js';
+export { INTERNAL_HEADER_PREFIX, apiKeyScopes, internalHeaders } from './headers.js';
+export type { Actor, ApiKeyScope } from './headers.js';
+export { deadLetterTopic, topics } from './topics.js';
+export type { Topic } from './topics.js';
+export { actorSchema, eventEnvelopeSchema, eventHeaderNames } from './envelope.js';
+export type { EventEnvelope } from './envelope.js';
+export { currentSchemaVersion, eventCatalog, isKnownEventType, parseKnownEvent } from './events/registry.js';
+export type { EventData, EventType, KnownEvent } from './events/registry.js';
+export type { AuthTokenCreated, UserCreated } from './events/users.js';
+export { userEntitySchema } from './events/messages.js';
+export type { MessageSent, UserEntity } from './events/messages.js';
+export type {
+  ConversationPinned,
+  ConversationUnpinned,
+  GlobalPin,
+  GlobalPinnedConversationsReplaced,
+} from './events/conversations.js';
+export type { ApiKeyCreated, ApiKeyDeleted, ApiKeyUpdated, AppCreated } from './events/management.js';
+export { CHAT_API_PREFIX, routeCatalog, serviceNames } from './routes.js';
+export type { HttpMethod, OnBehalfOfRule, RequiredScope, RouteSpec, ServiceName } from './routes.js';
+export { epochSeconds } from './time.js';

@@ -1,0 +1,13 @@
+/** One topic per owning service, keyed by stream id so one stream's events stay ordered. */
+export const topics = {
+  users: 'chat.users.events',
+  conversations: 'chat.conversations.events',
+  messages: 'chat.messages.events',
+  management: 'chat.management.events',
+} as const;
+
+export type Topic = (typeof topics)[keyof typeof topics];
+
+export function deadLetterTopic(consumerGroup: string): string {
+  return `${consumerGroup}.dlq`;
+}

@@ -1,0 +1,32 @@
+import { ApiError, apiKeyScopes, internalHeaders } from '@chat/contracts';
+import type { Actor, ApiKeyScope } from '@chat/contracts';
+import type { Request } from 'express';
+
+function header(req: Request, name: string): string | undefined {
+  const value = req.headers[name];
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+/**
+ * The caller as the gateway established it. A request without the gateway's headers did not come
+ * through the gateway and is refused.
+ */
+export function actorOf(req: Request): Actor {
+  const appId = header(req, internalHeaders.appId);
+  const keyId = header(req, internalHeaders.keyId);
+  const scope = header(req, internalHeaders.scope);
+  if (!appId || !keyId || !scope || !(apiKeyScopes as readonly string[]).includes(scope)) {
+    throw new ApiError('AUTH_ERR_APIKEY_NOT_FOUND', 'The request carries no authenticated caller.');
+  }
+  const uid = header(req, internalHeaders.onBehalfOf);
+  return { appId, keyId, scope: scope as ApiKeyScope, ...(uid ? { uid: uid.toLowerCase() } : {}) };
+}
+
+export function actingUid(actor: Actor): string {
+  if (!actor.uid) throw new ApiError('ERR_EMPTY_ON_BEHALF_OF', 'The onBehalfOf header is required for this operation.');
+  return actor.uid;
+}
+
+export function requestIdOf(req: Request): string {
+  return header(req, internalHeaders.requestId) ?? 'unknown';
+}

@@ -1,0 +1,67 @@
+import { ApiError } from '@chat/contracts';
+import express from 'express';
+import type { ErrorRequestHandler, Express, RequestHandler, Router } from 'express';
+import type { Logger } from 'pino';
+import { requestIdOf } from './actor.js';
+
+export interface ServiceAppOptions {
+  logger: Logger;
+  routers: readonly Router[];
+  /** Largest JSON body accepted; CometChat's own limits are 10 KB (users) and 64 KB (messages). */
+  bodyLimit?: string;
+  health?: () => Promise<Record<string, unknown>>;
+}
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+}
+
+function bodyParserError(error: unknown): BodyParserError | null {
+  if (typeof error !== 'object' || error === null || !('type' in error)) return null;
+  return error as BodyParserError;
+}
+
+/** Maps every thrown value to the CometChat error shape; the only place errors become HTTP. */
+export function errorMiddleware(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, next) => {
+    void next;
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    let apiError: ApiError;
+    const parserError = bodyParserError(error);
+    if (error instanceof ApiError) apiError = error;
+    else if (parserError?.type === 'entity.parse.failed') {
+      apiError = new ApiError('ERR_BAD_REQUEST', 'The request body is not valid JSON.');
+    } else if (parserError?.type === 'entity.too.large') {
+      apiError = new ApiError('ERR_PAYLOAD_TOO_LARGE', 'The request body is larger than this operation accepts.');
+    } else if (parserError && parserError.status !== undefined && parserError.status < 500) {
+      apiError = new ApiError('ERR_BAD_REQUEST', 'The request body could not be read.');
+    } else {
+      logger.error({ err: error, requestId: requestIdOf(req), path: req.path }, 'unhandled error');
+      apiError = new ApiError('ERR_EXCEPTION', 'The server failed to process the request.');
+    }
+    res.status(apiError.status).json(apiError.toBody());
+  };
+}
+
+export const notFound: RequestHandler = (req) => {
+  throw new ApiError('ERR_API_NOT_FOUND', `No operation ${req.method} ${req.path}.`);
+};
+
+export function createServiceApp(options: ServiceAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('query parser', 'extended');
+  app.get('/health', async (_req, res) => {
+    res.json({ status: 'ok', ...(options.health ? await options.health() : {}) });
+  });
+  app.use(express.json({ limit: options.bodyLimit ?? '64kb', strict: true, type: ['application/json', '+json'] }));
+  for (const router of options.routers) app.use(router);
+  app.use(notFound);
+  app.use(errorMiddleware(options.logger));
+  return app;
+}

@@ -1,0 +1,5 @@
+export { connectMongo, isDuplicateKeyError } from './connect.js';
+export type { MongoConnection } from './connect.js';
+export { MongoCommitStore } from './commitStore.js';
+export { GuardedProjectionWriter, ensureIndexes, stripStoredFields } from './projection.js';
+export type { IndexSpec, Projection, Stored, StoredProjectionFields } from './projection.js';

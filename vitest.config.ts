@@ -1,0 +1,27 @@
+import { defineConfig } from 'vitest/config';
+
+// Two tiers: `unit` is pure and needs nothing; `system` gets real Kafka, FerretDB, Redis and the
+// running services from one global setup (started by the project's own scripts, or taken from
+// KAFKA_BROKERS / MONGO_URL / REDIS_URL).
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['{packages,services,gateway,infra}/**/src/**/*.unit.test.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'system',
+          include: ['{packages,services,gateway,infra}/**/src/**/*.int.test.ts', 'test/**/*.e2e.test.ts'],
+          globalSetup: ['test/support/globalSetup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
