@@ -66,9 +66,10 @@ if [ -n "$want_kafka" ]; then
     rm -rf "$libs" "$libs.tmp" "$stamp"
     mkdir -p "$INFRA/kafka"
     # Into a temporary folder first, so an interrupted download never looks complete.
-    mvn -B -q -Dstyle.color=never -f "$pom" \
+    # Maven 3.8 prints bare colour resets even with -B -q; strip them, keep any error text.
+    mvn -B -q -f "$pom" \
       org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies \
-      -DincludeScope=runtime -DoutputDirectory="$libs.tmp"
+      -DincludeScope=runtime -DoutputDirectory="$libs.tmp" 2>&1 | sed 's/\x1b\[[0-9;]*m//g' >&2
     mv "$libs.tmp" "$libs"
     echo "$want" >"$stamp"
     say "kafka jars: done in $((SECONDS - start)) s"

@@ -30,4 +30,12 @@ export type {
 export type { ApiKeyCreated, ApiKeyDeleted, ApiKeyUpdated, AppCreated } from './events/management.js';
 export { CHAT_API_PREFIX, routeCatalog, serviceNames } from './routes.js';
 export type { HttpMethod, OnBehalfOfRule, RequiredScope, RouteSpec, ServiceName } from './routes.js';
+export {
+  API_KEY_INVALIDATION_CHANNEL,
+  apiKeyCacheKey,
+  apiKeyIdentitySchema,
+  appLocationSchema,
+  internalPaths,
+} from './internalApi.js';
+export type { ApiKeyIdentity, AppLocation } from './internalApi.js';
 export { epochSeconds } from './time.js';

@@ -58,7 +58,8 @@ export const routeCatalog: readonly RouteSpec[] = [
   // messages
   chat('POST', '/messages', 'send-message', 'messages', 'fullAccess', 'required'),
   // conversations
-  chat('GET', '/conversations', 'list-all-conversations', 'conversations', 'fullAccess', 'optional'),
+  // App-wide listing without onBehalfOf arrives with the complete conversation read model (issue 4).
+  chat('GET', '/conversations', 'list-all-conversations', 'conversations', 'fullAccess', 'required'),
   chat('GET', '/conversations/pinned', 'list-global-pinned-conversations', 'conversations', 'fullAccess', 'ignored'),
   chat('PUT', '/conversations/pinned', 'replace-global-pinned-conversations', 'conversations', 'fullAccess', 'ignored'),
   chat('GET', '/users/:uid/conversation', 'get-user-conversations', 'conversations', 'fullAccess', 'required'),

@@ -3,3 +3,4 @@ export type { MongoConnection } from './connect.js';
 export { MongoCommitStore } from './commitStore.js';
 export { GuardedProjectionWriter, ensureIndexes, stripStoredFields } from './projection.js';
 export type { IndexSpec, Projection, Stored, StoredProjectionFields } from './projection.js';
+export { readWithPatience } from './patience.js';

@@ -53,6 +53,11 @@ export class GuardedProjectionWriter<Doc extends object> {
     this.collection = db.collection(collectionName);
   }
 
+  /** The collection typed for queries by the read side (documents keyed by string ids). */
+  documents(): Collection<Stored<Doc>> {
+    return this.collection as unknown as Collection<Stored<Doc>>;
+  }
+
   handles(event: EventEnvelope): boolean {
     return this.projection.canHandle(event);
   }

@@ -1,0 +1,3 @@
+export { startInfrastructure } from './infrastructure.js';
+export type { InfrastructureOptions, RunningInfrastructure } from './infrastructure.js';
+export { registerShutdown, stopAllStarted } from './processes.js';

@@ -1,0 +1,141 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { spawnManaged } from './processes.js';
+import type { ManagedProcess } from './processes.js';
+
+export interface ServiceStackOptions {
+  kafkaBrokers: string;
+  mongoUrl: string;
+  redisUrl: string;
+  repoRoot?: string;
+  /** `fixed`: the documented ports (gateway GATEWAY_PORT or 3000, services 3101–3104); `ephemeral`: free ports, for tests. */
+  ports?: 'fixed' | 'ephemeral';
+  gatewayPort?: number;
+  managementKey?: string;
+  managementSecret?: string;
+  /** Suffix of each service's database name, so a test run never sees a previous run's data. */
+  databaseSuffix?: string;
+  log?: (line: string) => void;
+  extraEnv?: Record<string, string>;
+}
+
+export interface RunningServices {
+  gatewayUrl: string;
+  serviceUrls: Record<BackendName, string>;
+  managementKey: string;
+  managementSecret: string;
+  logDir: string;
+  stop(): Promise<void>;
+}
+
+const backends = ['users', 'conversations', 'messages', 'management'] as const;
+type BackendName = (typeof backends)[number];
+const fixedPorts: Record<BackendName, number> = { users: 3101, conversations: 3102, messages: 3103, management: 3104 };
+const READY_TIMEOUT_MS = 60_000;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+async function waitHealthy(name: string, url: string, process: ManagedProcess, logFile: string): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (process.hasExited()) throw new Error(`${name} exited during start-up; see ${logFile}`);
+    try {
+      const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1_000) });
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`${name} did not become healthy within ${READY_TIMEOUT_MS / 1000} s; see ${logFile}`);
+}
+
+/**
+ * Starts the four backend services and then the gateway, each as its own `node` process running
+ * the compiled JavaScript, and waits until each answers its health check.
+ */
+export async function startServices(options: ServiceStackOptions): Promise<RunningServices> {
+  const root = resolve(options.repoRoot ?? fileURLToPath(new URL('../../../', import.meta.url)));
+  const log = options.log ?? ((line: string) => process.stderr.write(`[stack] ${line}\n`));
+  const logDir = join(root, '.infra', 'logs');
+  const runDir = join(root, '.infra', 'run');
+  await mkdir(logDir, { recursive: true });
+  await mkdir(runDir, { recursive: true });
+
+  const ephemeral = options.ports === 'ephemeral';
+  const managementKey = options.managementKey ?? randomBytes(16).toString('hex');
+  const managementSecret = options.managementSecret ?? randomBytes(24).toString('hex');
+  const suffix = options.databaseSuffix ? `_${options.databaseSuffix}` : '';
+  const started: ManagedProcess[] = [];
+
+  const stop = async () => {
+    // Gateway first, so nothing new reaches a backend that is going away.
+    for (const process of [...started].reverse()) await process.stop();
+  };
+
+  const launch = async (name: string, entry: string, port: number, env: Record<string, string>) => {
+    const logFile = join(logDir, `${name}${ephemeral ? '-test' : ''}.log`);
+    const managed = await spawnManaged({
+      name,
+      file: process.execPath,
+      args: ['--enable-source-maps', entry],
+      cwd: root,
+      logFile,
+      pidFile: join(runDir, `${name}${ephemeral ? `-${port}` : ''}.pid`),
+      stopGraceMs: 10_000,
+      env: { ...process.env, ...options.extraEnv, ...env, PORT: String(port) },
+      onUnexpectedExit: (detail) => log(`${name} exited unexpectedly (${detail}); see ${logFile}`),
+    });
+    started.push(managed);
+    return { managed, logFile, url: `http://127.0.0.1:${port}` };
+  };
+
+  try {
+    const serviceUrls = {} as Record<BackendName, string>;
+    await Promise.all(
+      backends.map(async (name) => {
+        const port = ephemeral ? await freePort() : fixedPorts[name];
+        const { managed, logFile, url } = await launch(name, join(root, 'services', name, 'dist', 'main.js'), port, {
+          MONGO_URL: options.mongoUrl,
+          MONGO_DB: `chat_${name}${suffix}`,
+          KAFKA_BROKERS: options.kafkaBrokers,
+          REDIS_URL: options.redisUrl,
+        });
+        await waitHealthy(name, url, managed, logFile);
+        serviceUrls[name] = url;
+        log(`${name} ready at ${url}`);
+      }),
+    );
+    const gatewayPort = ephemeral ? await freePort() : (options.gatewayPort ?? 3000);
+    const gateway = await launch('gateway', join(root, 'gateway', 'dist', 'main.js'), gatewayPort, {
+      GATEWAY_PORT: String(gatewayPort),
+      REDIS_URL: options.redisUrl,
+      USERS_URL: serviceUrls.users,
+      CONVERSATIONS_URL: serviceUrls.conversations,
+      MESSAGES_URL: serviceUrls.messages,
+      MANAGEMENT_URL: serviceUrls.management,
+      MANAGEMENT_KEY: managementKey,
+      MANAGEMENT_SECRET: managementSecret,
+    });
+    await waitHealthy('gateway', gateway.url, gateway.managed, gateway.logFile);
+    log(`gateway ready at ${gateway.url}`);
+    return { gatewayUrl: gateway.url, serviceUrls, managementKey, managementSecret, logDir, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

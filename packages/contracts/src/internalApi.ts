@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { apiKeyScopes } from './headers.js';
+
+/**
+ * What the gateway and the management service agree on to authenticate chat calls. Keys are known
+ * to both only by `keyHash` = SHA-256 (hex) of the key's UTF-8 bytes; the key itself is never stored.
+ */
+
+/** Redis entry where gateways cache a key's identity; management deletes it on every key change. */
+export function apiKeyCacheKey(keyHash: string): string {
+  return `apikey:${keyHash}`;
+}
+
+/** Redis pub/sub channel; each message is a `keyHash` whose cached identity every gateway must drop. */
+export const API_KEY_INVALIDATION_CHANNEL = 'apikey-invalidations';
+
+/** `GET /internal/apikeys/:keyHash` on the management service (404 when no live key has that hash). */
+export const apiKeyIdentitySchema = z.object({
+  appId: z.string().min(1),
+  keyId: z.string().min(1),
+  scope: z.enum(apiKeyScopes),
+});
+export type ApiKeyIdentity = z.infer<typeof apiKeyIdentitySchema>;
+
+/** `GET /internal/apps/:appId` on the management service (404 when the app does not exist). */
+export const appLocationSchema = z.object({
+  appId: z.string().min(1),
+  region: z.string().min(1),
+});
+export type AppLocation = z.infer<typeof appLocationSchema>;
+
+export const internalPaths = {
+  apiKeyByHash: (keyHash: string) => `/internal/apikeys/${encodeURIComponent(keyHash)}`,
+  app: (appId: string) => `/internal/apps/${encodeURIComponent(appId)}`,
+} as const;

@@ -1,0 +1,94 @@
+import type { EventEnvelope } from '@chat/contracts';
+import { describe, expect, it } from 'vitest';
+import type { UserConversationDoc } from '../domain/conversationView.js';
+import { userConversationsProjection } from './userConversations.js';
+
+let seq = 0;
+function envelope(type: string, streamId: string, version: number, data: Record<string, unknown>): EventEnvelope {
+  seq += 1;
+  return {
+    id: `e${seq}`,
+    type,
+    schemaVersion: 1,
+    appId: 'app1',
+    streamId,
+    version,
+    occurredAt: new Date(0).toISOString(),
+    actor: { keyId: 'k', scope: 'fullAccess' },
+    correlationId: 'c',
+    causationId: null,
+    data,
+  };
+}
+
+const message = (version: number, id: string, sender: string, receiver: string, sentAt: number) =>
+  envelope('MessageSent', 'messages:app1:a_user_b', version, {
+    id,
+    conversationId: 'a_user_b',
+    sender,
+    receiver,
+    receiverType: 'user',
+    category: 'message',
+    type: 'text',
+    data: { text: `m${id}` },
+    sentAt,
+  });
+const pinEvent = (type: 'ConversationPinned' | 'ConversationUnpinned', version: number) =>
+  envelope(type, 'conversation-pins:app1:a', version, {
+    uid: 'a',
+    conversationId: 'a_user_b',
+    conversationType: 'user',
+    conversationWith: 'b',
+    ...(type === 'ConversationPinned' ? { pinnedAt: 50 } : {}),
+  });
+
+/** The guarded writer's logic over a map: what GuardedProjectionWriter does against MongoDB. */
+function applyAll(events: readonly EventEnvelope[], store = new Map<string, { doc: UserConversationDoc; positions: Record<string, number> }>()) {
+  for (const event of events) {
+    if (!userConversationsProjection.canHandle(event)) continue;
+    for (const id of userConversationsProjection.documentIds(event)) {
+      const current = store.get(id);
+      const source = userConversationsProjection.sourceOf(event, id);
+      if ((current?.positions[source] ?? 0) >= event.version) continue;
+      const next = userConversationsProjection.evolve(current?.doc ?? null, event, id);
+      if (next) store.set(id, { doc: next, positions: { ...current?.positions, [source]: event.version } });
+      else store.delete(id);
+    }
+  }
+  return store;
+}
+
+const history = [
+  message(1, '1', 'a', 'b', 100),
+  pinEvent('ConversationPinned', 1),
+  message(2, '2', 'b', 'a', 101),
+  message(3, '3', 'b', 'a', 102),
+  pinEvent('ConversationUnpinned', 2),
+  pinEvent('ConversationPinned', 3),
+];
+
+describe('user conversations projection', () => {
+  it('keeps one view per participant with its own unread count', () => {
+    const store = applyAll(history);
+    const a = store.get('app1:a:a_user_b')?.doc;
+    const b = store.get('app1:b:a_user_b')?.doc;
+    expect(a).toMatchObject({ owner: 'a', peer: 'b', unreadCount: 2, pinnedAt: 50, createdAt: 100, updatedAt: 102 });
+    expect(b).toMatchObject({ owner: 'b', peer: 'a', unreadCount: 1, createdAt: 100, updatedAt: 102 });
+    expect(b).not.toHaveProperty('pinnedAt');
+    expect(JSON.parse(a?.lastMessage ?? '{}')).toMatchObject({ id: '3', sender: 'b', data: { text: 'm3' } });
+  });
+
+  it('is unchanged by redelivery of every event', () => {
+    const once = applyAll(history);
+    const twice = applyAll(history, structuredClone(once));
+    expect(twice).toEqual(once);
+  });
+
+  it('gives the same documents on a replay from scratch, whatever the interleaving of sources', () => {
+    const live = applyAll(history);
+    const messagesFirst = [...history.filter((e) => e.type === 'MessageSent'), ...history.filter((e) => e.type !== 'MessageSent')];
+    const pinsFirst = [...history.filter((e) => e.type !== 'MessageSent'), ...history.filter((e) => e.type === 'MessageSent')];
+    expect(applyAll(messagesFirst)).toEqual(live);
+    expect(applyAll(pinsFirst)).toEqual(live);
+  });
+});

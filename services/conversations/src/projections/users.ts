@@ -1,0 +1,30 @@
+import type { EventEnvelope, UserCreated } from '@chat/contracts';
+import type { Projection } from '@chat/mongo';
+import type { PeerUserDoc } from '../domain/conversationView.js';
+
+type Handled = EventEnvelope<'UserCreated', UserCreated>;
+
+export function userDocId(appId: string, uid: string): string {
+  return `${appId}:${uid}`;
+}
+
+/** This service's own copy of users: existence checks and `conversationWith`. */
+export const usersProjection: Projection<PeerUserDoc, Handled> = {
+  name: 'users',
+  canHandle: (event: EventEnvelope): event is Handled => event.type === 'UserCreated',
+  documentIds: (event) => [userDocId(event.appId, event.data.uid)],
+  sourceOf: () => 'user',
+  evolve(_doc, event) {
+    const user = event.data;
+    return {
+      appId: event.appId,
+      uid: user.uid,
+      name: user.name,
+      ...(user.avatar !== undefined ? { avatar: user.avatar } : {}),
+      ...(user.link !== undefined ? { link: user.link } : {}),
+      role: user.role,
+      status: 'offline',
+      createdAt: user.createdAt,
+    };
+  },
+};

@@ -1,0 +1,90 @@
+import type { EventEnvelope } from '@chat/contracts';
+import { GuardedProjectionWriter, ensureIndexes, stripStoredFields } from '@chat/mongo';
+import type { Stored } from '@chat/mongo';
+import type { Collection, Db, Filter } from 'mongodb';
+import { API_KEYS_COLLECTION, apiKeysProjection } from '../projections/apiKeys.js';
+import type { ApiKeyDocument } from '../projections/apiKeys.js';
+import { APPS_COLLECTION, appsProjection } from '../projections/apps.js';
+import type { AppDocument } from '../projections/apps.js';
+
+export interface Page {
+  page: number;
+  perPage: number;
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The management read models: how they are written (guarded, idempotent) and how they are read. */
+export class ManagementReadModels {
+  private readonly writers: readonly GuardedProjectionWriter<object>[];
+  private readonly apps: Collection<Stored<AppDocument>>;
+  private readonly apiKeys: Collection<Stored<ApiKeyDocument>>;
+
+  constructor(private readonly db: Db) {
+    const appsWriter = new GuardedProjectionWriter<AppDocument>(db, APPS_COLLECTION, appsProjection);
+    const keysWriter = new GuardedProjectionWriter<ApiKeyDocument>(db, API_KEYS_COLLECTION, apiKeysProjection);
+    this.writers = [appsWriter, keysWriter] as readonly GuardedProjectionWriter<object>[];
+    this.apps = db.collection<Stored<AppDocument>>(APPS_COLLECTION);
+    this.apiKeys = db.collection<Stored<ApiKeyDocument>>(API_KEYS_COLLECTION);
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await ensureIndexes(this.db, APPS_COLLECTION, [{ keys: { createdAt: -1 }, options: { name: 'created' } }]);
+    await ensureIndexes(this.db, API_KEYS_COLLECTION, [{ keys: { appId: 1, keyId: 1 }, options: { name: 'app_key' } }]);
+  }
+
+  /** Both the command path (read-your-writes) and the topic consumer come through here. */
+  async apply(events: readonly EventEnvelope[]): Promise<void> {
+    for (const event of events) {
+      for (const writer of this.writers) await writer.apply(event);
+    }
+  }
+
+  async findApp(appId: string): Promise<AppDocument | null> {
+    const doc = await this.apps.findOne({ _id: appId });
+    return doc ? stripStoredFields(doc) : null;
+  }
+
+  async listApps(searchKey: string | undefined, { page, perPage }: Page): Promise<{ apps: AppDocument[]; total: number }> {
+    const filter: Filter<Stored<AppDocument>> = searchKey
+      ? {
+          $or: [
+            { name: { $regex: escapeRegex(searchKey), $options: 'i' } },
+            { appId: { $regex: escapeRegex(searchKey), $options: 'i' } },
+          ],
+        }
+      : {};
+    const [docs, total] = await Promise.all([
+      this.apps
+        .find(filter)
+        .sort({ createdAt: -1, _id: 1 })
+        .skip((page - 1) * perPage)
+        .limit(perPage)
+        .toArray(),
+      this.apps.countDocuments(filter),
+    ]);
+    return { apps: docs.map((d) => stripStoredFields<AppDocument>(d)), total };
+  }
+
+  /** Live keys of an app, newest first (CometChat's list order). At most 25 per app. */
+  async liveKeys(appIds: readonly string[]): Promise<ApiKeyDocument[]> {
+    if (appIds.length === 0) return [];
+    const docs = await this.apiKeys
+      .find({ appId: { $in: [...appIds] }, deleted: false })
+      .sort({ createdAt: -1, keyId: 1 })
+      .toArray();
+    return docs.map((d) => stripStoredFields<ApiKeyDocument>(d));
+  }
+
+  async findLiveKey(appId: string, keyId: string): Promise<ApiKeyDocument | null> {
+    const doc = await this.apiKeys.findOne({ appId, keyId, deleted: false });
+    return doc ? stripStoredFields(doc) : null;
+  }
+
+  async findLiveKeyByHash(keyHash: string): Promise<ApiKeyDocument | null> {
+    const doc = await this.apiKeys.findOne({ _id: keyHash, deleted: false });
+    return doc ? stripStoredFields(doc) : null;
+  }
+}

@@ -1,0 +1,64 @@
+import { ApiError } from '@chat/contracts';
+import type { ApiKeyIdentity, ApiKeyScope, AppLocation } from '@chat/contracts';
+import type { ManagementReadModels, Page } from '../adapters/readModels.js';
+import type { ApiKeyDocument } from '../projections/apiKeys.js';
+import type { AppDocument } from '../projections/apps.js';
+import { keyRefFromParam } from './keys.js';
+
+export interface AppWithKeys {
+  app: AppDocument;
+  keys: ApiKeyDocument[];
+}
+
+const KEY_HASH_PATTERN = /^[0-9a-f]{64}$/;
+
+export class ManagementQueries {
+  constructor(private readonly readModels: ManagementReadModels) {}
+
+  async listApps(searchKey: string | undefined, page: Page): Promise<{ items: AppWithKeys[]; total: number }> {
+    const { apps, total } = await this.readModels.listApps(searchKey, page);
+    const keys = await this.readModels.liveKeys(apps.map((a) => a.appId));
+    return { items: apps.map((app) => ({ app, keys: keys.filter((k) => k.appId === app.appId) })), total };
+  }
+
+  async getApp(appId: string): Promise<AppWithKeys> {
+    const app = await this.readModels.findApp(appId);
+    if (!app) throw new ApiError('ERR_APP_NOT_FOUND', `The app ${appId} does not exist.`);
+    return { app, keys: await this.readModels.liveKeys([appId]) };
+  }
+
+  /** Filtered in memory: an app has at most 25 live keys. */
+  async listApiKeys(
+    appId: string,
+    filters: { scope?: ApiKeyScope | undefined; searchKey?: string | undefined },
+    page: Page,
+  ): Promise<{ items: ApiKeyDocument[]; total: number }> {
+    const needle = filters.searchKey?.toLowerCase();
+    const matching = (await this.readModels.liveKeys([appId])).filter(
+      (k) => (!filters.scope || k.scope === filters.scope) && (!needle || k.name.toLowerCase().includes(needle)),
+    );
+    const start = (page.page - 1) * page.perPage;
+    return { items: matching.slice(start, start + page.perPage), total: matching.length };
+  }
+
+  /** Another app's key is reported exactly like a missing one. */
+  async getApiKey(appId: string, keyParam: string): Promise<ApiKeyDocument> {
+    const ref = keyRefFromParam(keyParam);
+    const key = ref ? await this.readModels.findLiveKey(appId, ref.keyId) : null;
+    if (!key || (ref?.keyHash !== undefined && ref.keyHash !== key.keyHash)) {
+      throw new ApiError('ERR_APIKEY_NOT_FOUND', 'The API key does not exist in this app.');
+    }
+    return key;
+  }
+
+  async identityByHash(keyHash: string): Promise<ApiKeyIdentity | null> {
+    if (!KEY_HASH_PATTERN.test(keyHash)) return null;
+    const key = await this.readModels.findLiveKeyByHash(keyHash);
+    return key ? { appId: key.appId, keyId: key.keyId, scope: key.scope } : null;
+  }
+
+  async appLocation(appId: string): Promise<AppLocation | null> {
+    const app = await this.readModels.findApp(appId);
+    return app ? { appId: app.appId, region: app.region } : null;
+  }
+}

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+
+const schema = z.object({
+  PORT: z.coerce.number().int().min(1).max(65_535),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  MONGO_URL: z.string().min(1).default('mongodb://127.0.0.1:27017'),
+  MONGO_DB: z.string().min(1).default('chat_management'),
+  KAFKA_BROKERS: z.string().min(1).default('127.0.0.1:9092'),
+  REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
+  /** The one region this deployment serves (DESIGN §2). */
+  REGION: z.enum(['us', 'eu', 'in']).default('us'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface ManagementConfig {
+  port: number;
+  host: string;
+  mongoUrl: string;
+  mongoDb: string;
+  kafkaBrokers: readonly string[];
+  redisUrl: string;
+  region: string;
+  logLevel: string;
+}
+
+/** The only reader of process.env in this service. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<ManagementConfig> {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`management: invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    mongoUrl: e.MONGO_URL,
+    mongoDb: e.MONGO_DB,
+    kafkaBrokers: Object.freeze(e.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean)),
+    redisUrl: e.REDIS_URL,
+    region: e.REGION,
+    logLevel: e.LOG_LEVEL,
+  });
+}

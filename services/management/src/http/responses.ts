@@ -1,0 +1,58 @@
+import type { ApiKeyState } from '../domain/app.js';
+import type { Page } from '../adapters/readModels.js';
+import type { ApiKeyDocument } from '../projections/apiKeys.js';
+
+/** Every app here is self-hosted: no trial, no owner account. */
+export const SELF_HOSTED_PLAN = 'self-hosted';
+
+const regionNames: Record<string, string> = { us: 'USA', eu: 'Europe', in: 'India' };
+
+export function pagination(total: number, count: number, page: Page) {
+  return {
+    pagination: {
+      total,
+      count,
+      per_page: page.perPage,
+      current_page: page.page,
+      total_pages: Math.ceil(total / page.perPage),
+    },
+  };
+}
+
+type KeyFields = Pick<ApiKeyState, 'keyId' | 'maskedKey' | 'name' | 'scope' | 'createdAt'>;
+
+/** The chat API's key shape. `apiKey` is the full key only in a create response, masked otherwise. */
+export function apiKeyBody(key: KeyFields, fullKey?: string) {
+  return { apiKey: fullKey ?? key.maskedKey, name: key.name, scope: key.scope, createdAt: key.createdAt, keyId: key.keyId };
+}
+
+interface AppFields {
+  appId: string;
+  name: string;
+  region: string;
+  createdAt: number;
+}
+
+type AppKey = Pick<ApiKeyDocument, 'keyId' | 'maskedKey' | 'name' | 'scope' | 'createdBy'> & { fullKey?: string };
+
+/**
+ * CometChat's app shape. `apiKeys` is keyed by the full key on creation (as in CometChat's example)
+ * and by key id afterwards, since a masked key is not a safe map key.
+ */
+export function appBody(app: AppFields, keys: readonly AppKey[]) {
+  return {
+    id: app.appId,
+    name: app.name,
+    plan: SELF_HOSTED_PLAN,
+    state: 'active',
+    region: app.region,
+    createdAt: app.createdAt,
+    appRegion: { id: app.region, name: regionNames[app.region] ?? app.region },
+    apiKeys: Object.fromEntries(
+      keys.map((k) => [
+        k.fullKey ?? k.keyId,
+        { apiKey: k.fullKey ?? k.maskedKey, keyId: k.keyId, name: k.name, scope: k.scope, createdBy: k.createdBy },
+      ]),
+    ),
+  };
+}

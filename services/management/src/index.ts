@@ -1,0 +1,4 @@
+export { createManagementService, PROJECTION_GROUP } from './service.js';
+export type { ManagementDeps, ManagementService } from './service.js';
+export { loadConfig } from './config.js';
+export type { ManagementConfig } from './config.js';

@@ -1,0 +1,37 @@
+import type { EventEnvelope, UserCreated } from '@chat/contracts';
+import type { Projection } from '@chat/mongo';
+
+/** What sending needs to know of a user: that it exists and is active, and its entity snapshot. */
+export interface KnownUserDoc {
+  appId: string;
+  uid: string;
+  name: string;
+  avatar?: string;
+  link?: string;
+  role: string;
+  createdAt: number;
+  deactivated: boolean;
+}
+
+type Handled = EventEnvelope<'UserCreated', UserCreated>;
+
+export function knownUserId(appId: string, uid: string): string {
+  return `${appId}:${uid}`;
+}
+
+export const knownUsersProjection: Projection<KnownUserDoc, Handled> = {
+  name: 'known_users',
+  canHandle: (event: EventEnvelope): event is Handled => event.type === 'UserCreated',
+  documentIds: (event) => [knownUserId(event.appId, event.data.uid)],
+  sourceOf: () => 'user',
+  evolve: (_doc, event) => ({
+    appId: event.appId,
+    uid: event.data.uid,
+    name: event.data.name,
+    ...(event.data.avatar !== undefined ? { avatar: event.data.avatar } : {}),
+    ...(event.data.link !== undefined ? { link: event.data.link } : {}),
+    role: event.data.role,
+    createdAt: event.data.createdAt,
+    deactivated: false,
+  }),
+};

@@ -1,0 +1,48 @@
+import type { EventEnvelope, UserCreated } from '@chat/contracts';
+import type { Projection } from '@chat/mongo';
+
+export interface UserDoc {
+  appId: string;
+  uid: string;
+  name: string;
+  avatar?: string;
+  link?: string;
+  role: string;
+  statusMessage?: string;
+  /** JSON text: metadata keys are the client's and may contain dots or a leading `$` (ADR 0002). */
+  metadata?: string;
+  tags: string[];
+  status: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+type Handled = EventEnvelope<'UserCreated', UserCreated>;
+
+export function userDocId(appId: string, uid: string): string {
+  return `${appId}:${uid}`;
+}
+
+export const usersProjection: Projection<UserDoc, Handled> = {
+  name: 'users',
+  canHandle: (event: EventEnvelope): event is Handled => event.type === 'UserCreated',
+  documentIds: (event) => [userDocId(event.appId, event.data.uid)],
+  sourceOf: () => 'user',
+  evolve(_doc, event) {
+    const user = event.data;
+    return {
+      appId: event.appId,
+      uid: user.uid,
+      name: user.name,
+      ...(user.avatar !== undefined ? { avatar: user.avatar } : {}),
+      ...(user.link !== undefined ? { link: user.link } : {}),
+      role: user.role,
+      ...(user.statusMessage !== undefined ? { statusMessage: user.statusMessage } : {}),
+      ...(user.metadata !== undefined ? { metadata: JSON.stringify(user.metadata) } : {}),
+      tags: user.tags,
+      status: 'offline',
+      createdAt: user.createdAt,
+      updatedAt: user.createdAt,
+    };
+  },
+};

@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+import { startInfrastructure, startServices } from '@chat/devstack';
+import type { TestProject } from 'vitest/node';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    gatewayUrl: string;
+    managementKey: string;
+    managementSecret: string;
+    kafkaBrokers: string;
+    mongoUrl: string;
+    redisUrl: string;
+    serviceUrls: Record<'users' | 'conversations' | 'messages' | 'management', string>;
+    databaseSuffix: string;
+  }
+}
+
+/**
+ * Real Kafka, FerretDB and Redis (the project's own scripts, or KAFKA_BROKERS / MONGO_URL /
+ * REDIS_URL when set), then every service as its own process on free ports with databases unique
+ * to this run. Everything this started is stopped at the end, also when a test fails.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const infra = await startInfrastructure();
+  process.env['KAFKA_BROKERS'] = infra.kafkaBrokers;
+  process.env['MONGO_URL'] = infra.mongoUrl;
+  process.env['REDIS_URL'] = infra.redisUrl;
+  const databaseSuffix = `t${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  let services;
+  try {
+    services = await startServices({
+      kafkaBrokers: infra.kafkaBrokers,
+      mongoUrl: infra.mongoUrl,
+      redisUrl: infra.redisUrl,
+      ports: 'ephemeral',
+      databaseSuffix,
+      extraEnv: { LOG_LEVEL: 'warn' },
+    });
+  } catch (error) {
+    await infra.stop();
+    throw error;
+  }
+  project.provide('gatewayUrl', services.gatewayUrl);
+  project.provide('managementKey', services.managementKey);
+  project.provide('managementSecret', services.managementSecret);
+  project.provide('kafkaBrokers', infra.kafkaBrokers);
+  project.provide('mongoUrl', infra.mongoUrl);
+  project.provide('redisUrl', infra.redisUrl);
+  project.provide('serviceUrls', services.serviceUrls);
+  project.provide('databaseSuffix', databaseSuffix);
+  return async () => {
+    await services.stop();
+    await infra.stop();
+  };
+}
