@@ -1,34 +1,38 @@
-// Command ferretdb-runner serves the MongoDB wire protocol from a local SQLite
-// directory by embedding FerretDB v1. We embed the library instead of building
-// upstream's cmd/ferretdb because that binary panics without its generated
-// version file when installed from the module proxy.
+// Command ferretdb-runner serves the MongoDB wire protocol from a local SQLite directory by
+// embedding FerretDB v1. We embed the library instead of building upstream's cmd/ferretdb because
+// that binary panics without its generated version file when installed from the module proxy.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
 
 	"github.com/FerretDB/FerretDB/ferretdb"
+	"golang.org/x/sync/errgroup"
 )
 
 func main() {
 	listenAddr := flag.String("listen-addr", "127.0.0.1:27017", "TCP address to listen on")
 	sqliteDir := flag.String("sqlite-dir", "", "absolute directory holding the SQLite databases (created if missing)")
+	serializeWrites := flag.Bool("serialize-writes", true,
+		"run write commands one at a time, so that single-document updates are atomic as in MongoDB")
 	flag.Parse()
 
-	if err := run(*listenAddr, *sqliteDir); err != nil {
+	if err := run(*listenAddr, *sqliteDir, *serializeWrites); err != nil {
 		fmt.Fprintln(os.Stderr, "ferretdb-runner:", err)
 		os.Exit(1)
 	}
 }
 
-func run(listenAddr, sqliteDir string) error {
+func run(listenAddr, sqliteDir string, serializeWrites bool) error {
 	if !filepath.IsAbs(sqliteDir) {
 		return fmt.Errorf("--sqlite-dir must be an absolute path, got %q", sqliteDir)
 	}
@@ -40,9 +44,24 @@ func run(listenAddr, sqliteDir string) error {
 	// driver sends endSessions on each close), which would flood the log during tests.
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 
+	listener := ferretdb.ListenerConfig{TCP: listenAddr}
+	var front net.Listener
+	if serializeWrites {
+		// FerretDB itself listens on a private Unix socket; our proxy owns the public address.
+		sockDir, err := os.MkdirTemp("", "ferretdb-runner-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(sockDir)
+		listener = ferretdb.ListenerConfig{Unix: filepath.Join(sockDir, "wire.sock")}
+		if front, err = net.Listen("tcp", listenAddr); err != nil {
+			return err
+		}
+	}
+
 	// The trailing slash matters: FerretDB treats the URL as a directory of databases.
 	f, err := ferretdb.New(&ferretdb.Config{
-		Listener:  ferretdb.ListenerConfig{TCP: listenAddr},
+		Listener:  listener,
 		Logger:    logger,
 		Handler:   "sqlite",
 		SQLiteURL: "file:" + filepath.Clean(sqliteDir) + "/",
@@ -54,6 +73,16 @@ func run(listenAddr, sqliteDir string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 
-	fmt.Fprintf(os.Stderr, "ferretdb-runner: listening on %s, data in %s\n", listenAddr, sqliteDir)
-	return f.Run(ctx)
+	fmt.Fprintf(os.Stderr, "ferretdb-runner: listening on %s, data in %s, serialize writes: %t\n",
+		listenAddr, sqliteDir, serializeWrites)
+
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return f.Run(ctx) })
+	if front != nil {
+		g.Go(func() error { return serveSerialized(ctx, front, listener.Unix) })
+	}
+	if err = g.Wait(); errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	return err
 }

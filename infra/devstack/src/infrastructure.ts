@@ -31,6 +31,7 @@ type PartName = 'kafka' | 'ferretdb' | 'redis';
 interface Part {
   name: PartName;
   envVar: 'KAFKA_BROKERS' | 'MONGO_URL' | 'REDIS_URL';
+  portEnvVar: string;
   port: number;
   url: string;
   probe(url: string): Promise<void>;
@@ -43,6 +44,8 @@ interface Part {
 
 const READY_TIMEOUT_MS = 120_000;
 const LOG_TAIL_LINES = 40;
+// A stopped (SIGSTOP) or wedged server accepts TCP connections but never answers; clients then wait forever.
+const PROBE_TIMEOUT_MS = 5_000;
 const HOST = '127.0.0.1';
 const PART_ORDER: readonly PartName[] = ['kafka', 'ferretdb', 'redis'];
 const run = promisify(execFile);
@@ -61,8 +64,8 @@ export async function startInfrastructure(options: InfrastructureOptions = {}): 
       if (given) {
         urls[part.name] = given;
         reused.push(part.name);
-        log(`${part.name}: using ${part.envVar}=${given}`);
-      } else if ((await portIsOpen(part.port)) && (await answers(part, part.url))) {
+        log(`${part.name}: using ${part.envVar}=${given.replace(/\/\/[^/@]*@/, '//***@')}`);
+      } else if ((await portIsOpen(part.port)) && (await answers(part))) {
         urls[part.name] = part.url;
         reused.push(part.name);
         log(`${part.name}: reusing the instance already answering at ${part.url}`);
@@ -87,7 +90,7 @@ export async function startInfrastructure(options: InfrastructureOptions = {}): 
     // The first failure abandons the other parts' waits, so a broken start fails fast instead of after 120 s.
     const abandon = new AbortController();
     let firstFailure: unknown;
-    await Promise.allSettled(
+    await Promise.all(
       toStart.map((part) =>
         launch(root, part, log, started, abandon.signal).catch((err: unknown) => {
           if (!abandon.signal.aborted) firstFailure = err;
@@ -122,6 +125,7 @@ function defineParts(root: string): Part[] {
     {
       name: 'kafka',
       envVar: 'KAFKA_BROKERS',
+      portEnvVar: 'KAFKA_PORT',
       port: kafkaPort,
       url: `${HOST}:${kafkaPort}`,
       probe: probeKafka,
@@ -130,10 +134,10 @@ function defineParts(root: string): Part[] {
       stopGraceMs: 15_000,
       command: async () => {
         const dir = join(infra, 'kafka');
-        const dataDir = join(dir, 'data');
+        const dataDir = join(dir, `data-${kafkaPort}`);
         await mkdir(dataDir, { recursive: true });
         const template = await readFile(join(root, 'infra', 'kafka', 'server.properties'), 'utf8');
-        const propsFile = join(dir, 'server.properties');
+        const propsFile = join(dir, `server-${kafkaPort}.properties`);
         await writeFile(
           propsFile,
           overrideProperties(template, {
@@ -165,6 +169,7 @@ function defineParts(root: string): Part[] {
     {
       name: 'ferretdb',
       envVar: 'MONGO_URL',
+      portEnvVar: 'MONGO_PORT',
       port: mongoPort,
       url: `mongodb://${HOST}:${mongoPort}/`,
       probe: probeMongo,
@@ -172,12 +177,13 @@ function defineParts(root: string): Part[] {
       stopGraceMs: 5_000,
       command: async () => ({
         file: join(infra, 'bin', 'ferretdb'),
-        args: ['--listen-addr', `${HOST}:${mongoPort}`, '--sqlite-dir', join(infra, 'ferretdb', 'data')],
+        args: ['--listen-addr', `${HOST}:${mongoPort}`, '--sqlite-dir', join(infra, 'ferretdb', `data-${mongoPort}`)],
       }),
     },
     {
       name: 'redis',
       envVar: 'REDIS_URL',
+      portEnvVar: 'REDIS_PORT',
       port: redisPort,
       url: `redis://${HOST}:${redisPort}`,
       probe: probeRedis,
@@ -199,10 +205,16 @@ async function launch(
   abandoned: AbortSignal,
 ): Promise<void> {
   const t0 = performance.now();
-  const logFile = join(root, '.infra', 'logs', `${part.name}.log`);
-  const pidFile = join(root, '.infra', 'run', `${part.name}.pid`);
+  // Keyed by port too, so a second stack on other ports (e.g. tests beside a dev stack) shares nothing.
+  const logFile = join(root, '.infra', 'logs', `${part.name}-${part.port}.log`);
+  const pidFile = join(root, '.infra', 'run', `${part.name}-${part.port}.pid`);
   if (await killStale(pidFile, part.commandLineMarker, part.stopGraceMs)) {
     log(`${part.name}: killed a stale earlier instance that did not answer`);
+  } else if (await portIsOpen(part.port)) {
+    throw new Error(
+      `${part.name}: port ${part.port} is taken by a program that does not answer like ${part.name}; ` +
+        `stop it, choose another port with ${part.portEnvVar}, or point ${part.envVar} at a running ${part.name}`,
+    );
   }
   const { file, args } = await part.command();
   const child = await spawnManaged({
@@ -226,7 +238,7 @@ async function launch(
       throw new Error(`${part.name} exited during start-up; its log is ${logFile}`);
     }
     try {
-      await part.probe(part.url);
+      await withTimeout(part.probe(part.url), PROBE_TIMEOUT_MS);
       break;
     } catch (err) {
       lastError = err;
@@ -263,9 +275,9 @@ async function prepare(root: string, names: PartName[], log: (line: string) => v
   }
 }
 
-async function answers(part: Part, url: string): Promise<boolean> {
+async function answers(part: Part): Promise<boolean> {
   try {
-    await part.probe(url);
+    await withTimeout(part.probe(part.url), PROBE_TIMEOUT_MS);
     return true;
   } catch {
     return false;
@@ -291,6 +303,14 @@ function overrideProperties(template: string, overrides: Record<string, string>)
   });
   for (const [key, value] of pending) lines.push(`${key}=${value}`);
   return `# Generated by infra/devstack from infra/kafka/server.properties; edit that file instead.\n${lines.join('\n')}`;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 function portFromEnv(name: string, fallback: number): number {

@@ -38,6 +38,7 @@ export async function probeRedis(url: string): Promise<void> {
   const redis = new Redis(url, {
     lazyConnect: true,
     connectTimeout: 1_000,
+    commandTimeout: 2_000,
     maxRetriesPerRequest: 0,
     enableOfflineQueue: false,
     retryStrategy: () => null,

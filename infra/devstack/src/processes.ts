@@ -59,6 +59,7 @@ export async function spawnManaged(spec: {
     child.once('exit', (code, signal) => {
       exited = true;
       live.delete(handle);
+      rmSync(spec.pidFile, { force: true });
       if (!stopping) spec.onUnexpectedExit?.(signal ? `killed by ${signal}` : `exit code ${code}`);
       resolve();
     });
@@ -121,6 +122,7 @@ export async function killStale(pidFile: string, commandLineMarker: string, grac
   }
   if (!commandLine.includes(commandLineMarker)) return false;
   trySignal(pid, 'SIGTERM');
+  trySignal(pid, 'SIGCONT'); // a stopped process acts on SIGTERM only once it runs again
   const deadline = Date.now() + graceMs;
   while (isAlive(pid) && Date.now() < deadline) await sleep(100);
   if (isAlive(pid)) trySignal(pid, 'SIGKILL');

@@ -7,6 +7,7 @@ import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
+import { BoundedPublisher } from './adapters/boundedPublisher.js';
 import { ApiKeyCacheInvalidator } from './adapters/cacheInvalidator.js';
 import { ManagementReadModels } from './adapters/readModels.js';
 import { ManagementCommands, keyHashesOf } from './app/commands.js';
@@ -15,6 +16,8 @@ import type { ManagementConfig } from './config.js';
 import { apiKeysRouter, internalRouter, managementRouter } from './http/routers.js';
 
 export const PROJECTION_GROUP = 'management.projections';
+/** How long a command waits for Kafka before leaving its commit to the relay. */
+const PUBLISH_WAIT_MS = 1_500;
 
 export interface ManagementDeps {
   db: Db;
@@ -40,7 +43,7 @@ export function createManagementService(config: Readonly<ManagementConfig>, deps
   const invalidator = new ApiKeyCacheInvalidator(redis, logger);
   const commands = new ManagementCommands({
     store,
-    publisher,
+    publisher: new BoundedPublisher(publisher, PUBLISH_WAIT_MS),
     readModels,
     invalidator,
     logger,

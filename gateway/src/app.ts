@@ -1,0 +1,283 @@
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, RequestListener, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  API_KEY_INVALIDATION_CHANNEL,
+  APP_ID_PATTERN,
+  INTERNAL_HEADER_PREFIX,
+  apiKeyCacheKey,
+  apiKeyIdentitySchema,
+  appLocationSchema,
+  internalHeaders,
+  routeCatalog,
+} from '@chat/contracts';
+import type { ApiKeyIdentity, AppLocation, RouteSpec } from '@chat/contracts';
+import { pino } from 'pino';
+import type { Logger } from 'pino';
+import { ManagementCredentials, decideChatAccess, refuseForeignKey, sha256Hex } from './auth.js';
+import type { Refusal } from './auth.js';
+import type { GatewayConfig } from './config.js';
+import { managementLookups } from './lookups.js';
+import type { ManagementLookups } from './lookups.js';
+import { UpstreamProxy, sendError } from './proxy.js';
+import { RouteTable } from './routes.js';
+import { parseHost } from './tenancy.js';
+import type { HostTenancy } from './tenancy.js';
+import { TieredCache } from './tieredCache.js';
+import type { RedisCache } from './tieredCache.js';
+
+/** The pub/sub side of Redis: a connection of its own, since a subscribed connection runs no commands. */
+export interface InvalidationSubscriber {
+  subscribe(channel: string): Promise<unknown>;
+  unsubscribe(channel: string): Promise<unknown>;
+  on(event: 'message', listener: (channel: string, message: string) => void): unknown;
+}
+
+export interface GatewayDeps {
+  redis: RedisCache;
+  subscriber?: InvalidationSubscriber;
+  fetchKey?: ManagementLookups['fetchKey'];
+  fetchApp?: ManagementLookups['fetchApp'];
+  logger?: Logger;
+}
+
+export interface Gateway {
+  server: Server;
+  handler: RequestListener;
+  keys: TieredCache<ApiKeyIdentity>;
+  /** Subscribes to invalidations and listens; resolves with the bound port. */
+  start(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** Key cache bounds (DESIGN §3: a revoked key is refused everywhere within 1 s). */
+export const KEY_CACHE = { capacity: 10_000, maxAgeMs: 1_000, refreshAfterMs: 500, negativeTtlMs: 1_000, redisTtlSeconds: 300 };
+/** Apps are never changed or deleted here, so their existence may be remembered longer. */
+const APP_CACHE = { capacity: 10_000, maxAgeMs: 60_000, refreshAfterMs: 30_000, negativeTtlMs: 1_000, redisTtlSeconds: 300 };
+const LOOKUP_TIMEOUT_MS = 3_000;
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1) and the client's credentials never reach a service. */
+const DROPPED_HEADERS = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'expect',
+  'host',
+  'apikey',
+  'key',
+  'secret',
+  'onbehalfof',
+  'appid',
+  internalHeaders.requestId,
+]);
+
+const REQUEST_ID_PATTERN = /^[\w.:-]{1,64}$/;
+const HEALTH_BODY = JSON.stringify({ status: 'ok' });
+
+function single(value: string | string[] | undefined): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const trimmed = value.trim();
+  return trimmed.length > 0 ? trimmed : undefined;
+}
+
+function forwardedHeaders(req: IncomingMessage, requestId: string): OutgoingHttpHeaders {
+  const source = req.headers;
+  const connection = source.connection;
+  // Headers the client declared hop-by-hop in Connection are not forwarded either.
+  const listed = connection ? new Set(connection.toLowerCase().split(',').map((t) => t.trim())) : undefined;
+  const out: OutgoingHttpHeaders = {};
+  for (const name of Object.keys(source)) {
+    if (DROPPED_HEADERS.has(name) || name.startsWith(INTERNAL_HEADER_PREFIX) || listed?.has(name)) continue;
+    out[name] = source[name];
+  }
+  out[internalHeaders.requestId] = requestId;
+  return out;
+}
+
+function fitsHost(route: RouteSpec, tenancy: HostTenancy): boolean {
+  return tenancy.kind === 'plain' || (tenancy.kind === 'chat' ? route.api === 'chat' : route.api === 'management');
+}
+
+export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps): Gateway {
+  const logger = deps.logger ?? pino({ name: 'gateway', level: config.logLevel });
+  const routes = new RouteTable(routeCatalog);
+  const credentials = new ManagementCredentials(config.managementKey, config.managementSecret);
+  const remote = managementLookups(config.managementUrl, LOOKUP_TIMEOUT_MS);
+  const onCacheError = (what: string) => (error: unknown, context: string) => logger.error({ err: error }, `${what}: ${context} failed`);
+
+  const keys = new TieredCache<ApiKeyIdentity>({
+    ...KEY_CACHE,
+    redis: deps.redis,
+    redisKey: apiKeyCacheKey,
+    load: deps.fetchKey ?? remote.fetchKey,
+    parse: (raw) => apiKeyIdentitySchema.safeParse(JSON.parse(raw)).data ?? null,
+    onError: onCacheError('api key cache'),
+  });
+  const apps = new TieredCache<AppLocation>({
+    ...APP_CACHE,
+    redis: deps.redis,
+    redisKey: (appId) => `gateway:app:${appId}`,
+    load: deps.fetchApp ?? remote.fetchApp,
+    parse: (raw) => appLocationSchema.safeParse(JSON.parse(raw)).data ?? null,
+    onError: onCacheError('app cache'),
+  });
+  const proxy = new UpstreamProxy({
+    timeoutMs: config.upstreamTimeoutMs,
+    maxSockets: config.upstreamMaxSockets,
+    onUpstreamError: (error, upstream, requestId) => logger.error({ err: error, upstream, requestId }, 'upstream request failed'),
+  });
+
+  const refuse = (res: ServerResponse, refusal: Refusal, requestId: string) => sendError(res, refusal.code, refusal.message, requestId);
+
+  const lookupFailed = (res: ServerResponse, requestId: string) => (error: unknown) => {
+    logger.error({ err: error, requestId }, 'credential lookup failed');
+    if (!res.headersSent && !res.destroyed) {
+      sendError(res, 'ERR_UPSTREAM_UNAVAILABLE', 'The API key cannot be verified right now; retry shortly.', requestId);
+    }
+  };
+
+  const refuseForeign = (res: ServerResponse, appId: string, requestId: string): void => {
+    const app = apps.get(appId);
+    if (app instanceof Promise) {
+      app.then((found) => {
+        if (!res.destroyed) refuse(res, refuseForeignKey(found !== null, appId), requestId);
+      }, lookupFailed(res, requestId));
+    } else refuse(res, refuseForeignKey(app !== null, appId), requestId);
+  };
+
+  const authorizeChat = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: RouteSpec,
+    appId: string,
+    requestId: string,
+    identity: ApiKeyIdentity | null,
+  ): void => {
+    if (res.destroyed) return; // the client left while its key was being looked up
+    const decision = decideChatAccess(route, identity, appId, single(req.headers.onbehalfof));
+    switch (decision.kind) {
+      case 'refuse':
+        refuse(res, decision.refusal, requestId);
+        return;
+      case 'foreign-key':
+        refuseForeign(res, appId, requestId);
+        return;
+      case 'allow': {
+        const headers = forwardedHeaders(req, requestId);
+        headers[internalHeaders.appId] = appId;
+        headers[internalHeaders.keyId] = decision.identity.keyId;
+        headers[internalHeaders.scope] = decision.identity.scope;
+        if (decision.onBehalfOf !== undefined) headers[internalHeaders.onBehalfOf] = decision.onBehalfOf;
+        proxy.forward(req, res, config.upstreams[route.service], headers, requestId);
+        return;
+      }
+      default: {
+        const unknown: never = decision;
+        throw new Error(`unknown decision ${JSON.stringify(unknown)}`);
+      }
+    }
+  };
+
+  const handleChat = (req: IncomingMessage, res: ServerResponse, route: RouteSpec, tenancy: HostTenancy, requestId: string): void => {
+    const appId = tenancy.kind === 'chat' ? tenancy.appId : single(req.headers.appid);
+    if (!appId) return sendError(res, 'AUTH_ERR_EMPTY_APPID', 'The appId header is required.', requestId);
+    if (!APP_ID_PATTERN.test(appId)) return sendError(res, 'AUTH_ERR_INVALID_APPID', `The app ${appId} does not exist.`, requestId);
+    const apiKey = single(req.headers.apikey);
+    if (!apiKey) return sendError(res, 'AUTH_ERR_EMPTY_APIKEY', 'The apikey header is required.', requestId);
+    const identity = keys.get(sha256Hex(apiKey));
+    if (identity instanceof Promise) {
+      identity.then((found) => authorizeChat(req, res, route, appId, requestId, found), lookupFailed(res, requestId));
+    } else authorizeChat(req, res, route, appId, requestId, identity);
+  };
+
+  const handleManagement = (req: IncomingMessage, res: ServerResponse, route: RouteSpec, requestId: string): void => {
+    const refusal = credentials.check(single(req.headers.key), single(req.headers.secret));
+    if (refusal) return refuse(res, refusal, requestId);
+    const headers = forwardedHeaders(req, requestId);
+    headers[internalHeaders.management] = '1';
+    proxy.forward(req, res, config.upstreams[route.service], headers, requestId);
+  };
+
+  const handler: RequestListener = (req, res) => {
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
+    const givenId = req.headers[internalHeaders.requestId];
+    const requestId = typeof givenId === 'string' && REQUEST_ID_PATTERN.test(givenId) ? givenId : randomUUID();
+
+    if (config.accessLogSampleRate > 0 && Math.random() < config.accessLogSampleRate) {
+      const started = performance.now();
+      res.once('finish', () =>
+        logger.info({ requestId, method: req.method, path, status: res.statusCode, ms: +(performance.now() - started).toFixed(2) }, 'request'),
+      );
+    }
+
+    if (path === '/health' && (req.method === 'GET' || req.method === 'HEAD')) {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': HEALTH_BODY.length, 'x-request-id': requestId });
+      res.end(req.method === 'GET' ? HEALTH_BODY : undefined);
+      return;
+    }
+
+    const tenancy = parseHost(req.headers.host, config.domain, config.region);
+    if (tenancy.kind === 'foreign-region') {
+      return sendError(
+        res,
+        'AUTH_ERR_INVALID_APPID',
+        `This deployment serves region '${config.region}'; the host names region '${tenancy.region}'.`,
+        requestId,
+      );
+    }
+    if (tenancy.kind === 'calls') return sendError(res, 'ERR_API_NOT_FOUND', 'The calls API is not available on this deployment.', requestId);
+
+    const route = routes.match(req.method ?? 'GET', path);
+    if (!route || !fitsHost(route, tenancy)) {
+      return sendError(res, 'ERR_API_NOT_FOUND', `No operation ${req.method ?? ''} ${path}.`, requestId);
+    }
+    if (route.api === 'management') handleManagement(req, res, route, requestId);
+    else handleChat(req, res, route, tenancy, requestId);
+  };
+
+  const server = createServer({ keepAliveTimeout: 65_000, headersTimeout: 66_000 }, handler);
+  const onInvalidation = (channel: string, keyHash: string) => {
+    if (channel === API_KEY_INVALIDATION_CHANNEL) keys.invalidate(keyHash);
+  };
+
+  return {
+    server,
+    handler,
+    keys,
+    async start() {
+      if (deps.subscriber) {
+        deps.subscriber.on('message', onInvalidation);
+        await deps.subscriber.subscribe(API_KEY_INVALIDATION_CHANNEL);
+      }
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.port, config.host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+      return (server.address() as AddressInfo).port;
+    },
+    async stop() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // Requests in flight get a grace period; connections still open after it are cut.
+      const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+      force.unref();
+      await closed;
+      clearTimeout(force);
+      if (deps.subscriber) await deps.subscriber.unsubscribe(API_KEY_INVALIDATION_CHANNEL).catch(() => undefined);
+      proxy.close();
+    },
+  };
+}

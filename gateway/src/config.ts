@@ -1,0 +1,93 @@
+import { serviceNames } from '@chat/contracts';
+import type { ServiceName } from '@chat/contracts';
+import { z } from 'zod';
+
+export interface Upstream {
+  hostname: string;
+  port: number;
+}
+
+/** Upstreams are plain HTTP inside the deployment; the path is forwarded unchanged, so a base path would be lost. */
+const upstreamUrl = z
+  .string()
+  .url()
+  .transform((value, ctx): Upstream => {
+    const url = new URL(value);
+    if (url.protocol !== 'http:' || (url.pathname !== '/' && url.pathname !== '') || url.search) {
+      ctx.addIssue({ code: 'custom', message: 'must be an http:// origin without a path, e.g. http://127.0.0.1:3001' });
+      return z.NEVER;
+    }
+    return { hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port ? Number(url.port) : 80 };
+  });
+
+const schema = z.object({
+  GATEWAY_PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+  GATEWAY_HOST: z.string().min(1).default('0.0.0.0'),
+  REGION: z.enum(['us', 'eu', 'in']).default('us'),
+  DOMAIN: z
+    .string()
+    .regex(/^[a-z0-9.-]+$/, 'must be a lower-case DNS name')
+    .default('chat.localhost'),
+  REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
+  USERS_URL: upstreamUrl,
+  CONVERSATIONS_URL: upstreamUrl,
+  MESSAGES_URL: upstreamUrl,
+  MANAGEMENT_URL: upstreamUrl,
+  MANAGEMENT_KEY: z.string().min(1),
+  MANAGEMENT_SECRET: z.string().min(1),
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(15_000),
+  UPSTREAM_MAX_SOCKETS: z.coerce.number().int().min(1).default(256),
+  /** Fraction of requests logged at info level; 0 keeps logging off the hot path. */
+  ACCESS_LOG_SAMPLE_RATE: z.coerce.number().min(0).max(1).default(0),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface GatewayConfig {
+  port: number;
+  host: string;
+  region: string;
+  domain: string;
+  redisUrl: string;
+  upstreams: Readonly<Record<ServiceName, Upstream>>;
+  /** Base URL of the management service, for its internal lookup endpoints. */
+  managementUrl: string;
+  managementKey: string;
+  managementSecret: string;
+  upstreamTimeoutMs: number;
+  upstreamMaxSockets: number;
+  accessLogSampleRate: number;
+  logLevel: string;
+}
+
+/** The only reader of process.env in the gateway. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<GatewayConfig> {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`gateway: invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  const upstreams: Record<ServiceName, Upstream> = {
+    users: e.USERS_URL,
+    conversations: e.CONVERSATIONS_URL,
+    messages: e.MESSAGES_URL,
+    management: e.MANAGEMENT_URL,
+  };
+  for (const name of serviceNames) Object.freeze(upstreams[name]);
+  const management = e.MANAGEMENT_URL;
+  return Object.freeze({
+    port: e.GATEWAY_PORT,
+    host: e.GATEWAY_HOST,
+    region: e.REGION,
+    domain: e.DOMAIN,
+    redisUrl: e.REDIS_URL,
+    upstreams: Object.freeze(upstreams),
+    managementUrl: `http://${management.hostname.includes(':') ? `[${management.hostname}]` : management.hostname}:${management.port}`,
+    managementKey: e.MANAGEMENT_KEY,
+    managementSecret: e.MANAGEMENT_SECRET,
+    upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
+    upstreamMaxSockets: e.UPSTREAM_MAX_SOCKETS,
+    accessLogSampleRate: e.ACCESS_LOG_SAMPLE_RATE,
+    logLevel: e.LOG_LEVEL,
+  });
+}

@@ -1,0 +1,7 @@
+export { createGateway, KEY_CACHE } from './app.js';
+export type { Gateway, GatewayDeps, InvalidationSubscriber } from './app.js';
+export { loadConfig } from './config.js';
+export type { GatewayConfig, Upstream } from './config.js';
+export { RouteTable } from './routes.js';
+export { parseHost } from './tenancy.js';
+export type { HostTenancy } from './tenancy.js';

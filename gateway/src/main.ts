@@ -1,0 +1,41 @@
+import { once } from 'node:events';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { createGateway } from './app.js';
+import { loadConfig } from './config.js';
+
+const config = loadConfig();
+const logger = pino({ name: 'gateway', level: config.logLevel, base: { service: 'gateway' } });
+
+// Commands fail fast while Redis is away (the cache then falls through to the management service);
+// the subscriber keeps its queue so it resubscribes by itself after a reconnect.
+const redis = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 250 });
+const subscriber = new Redis(config.redisUrl);
+for (const [name, client] of [['redis', redis], ['redis subscriber', subscriber]] as const) {
+  client.on('error', (error: unknown) => logger.warn({ err: error }, `${name} error`));
+}
+await Promise.race([once(redis, 'ready'), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
+if (redis.status !== 'ready') logger.warn('redis is not reachable yet; serving from the management service meanwhile');
+
+const gateway = createGateway(config, { redis, subscriber, logger });
+const port = await gateway.start();
+logger.info({ port, region: config.region, domain: config.domain }, 'gateway listening');
+
+let stopping = false;
+const shutdown = (signal: NodeJS.Signals) => {
+  if (stopping) process.exit(1);
+  stopping = true;
+  logger.info(`received ${signal}, shutting down`);
+  gateway
+    .stop()
+    .then(() => Promise.allSettled([redis.quit(), subscriber.quit()]))
+    .then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+};
+process.on('SIGINT', shutdown);
+process.on('SIGTERM', shutdown);

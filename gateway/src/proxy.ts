@@ -1,0 +1,94 @@
+import { Agent, request } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { errorStatus } from '@chat/contracts';
+import type { ErrorBody, ErrorCode } from '@chat/contracts';
+import type { Upstream } from './config.js';
+
+/** Answers in CometChat's error shape; every refusal the gateway makes goes through here. */
+export function sendError(res: ServerResponse, code: ErrorCode, message: string, requestId: string): void {
+  const body = JSON.stringify({ error: { code, message } } satisfies ErrorBody);
+  res.writeHead(errorStatus[code], {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'x-request-id': requestId,
+  });
+  res.end(body);
+}
+
+export interface ProxyOptions {
+  timeoutMs: number;
+  maxSockets: number;
+  onUpstreamError: (error: unknown, upstream: Upstream, requestId: string) => void;
+}
+
+/**
+ * Streams a request to an upstream and its answer back, with no buffering and no framework in
+ * between (ADR 0003). Sockets are reused through one keep-alive agent: opening a connection per
+ * request costs more than everything else the gateway does.
+ */
+export class UpstreamProxy {
+  private readonly agent: Agent;
+
+  constructor(private readonly options: ProxyOptions) {
+    // LIFO keeps the hottest sockets busy and lets the rest idle out instead of all going stale.
+    this.agent = new Agent({ keepAlive: true, maxSockets: options.maxSockets, maxFreeSockets: options.maxSockets, scheduling: 'lifo' });
+  }
+
+  forward(req: IncomingMessage, res: ServerResponse, upstream: Upstream, headers: OutgoingHttpHeaders, requestId: string): void {
+    const upstreamReq = request({
+      agent: this.agent,
+      hostname: upstream.hostname,
+      port: upstream.port,
+      method: req.method,
+      path: req.url,
+      headers,
+      // Socket inactivity: no response (or a stalled one) for this long ends the exchange.
+      timeout: this.options.timeoutMs,
+    });
+    let timedOut = false;
+
+    upstreamReq.on('timeout', () => {
+      timedOut = true;
+      upstreamReq.destroy();
+    });
+
+    upstreamReq.on('response', (upstreamRes) => {
+      const responseHeaders = upstreamRes.headers;
+      // Hop-by-hop: our connection with the client is managed by our server, not the upstream's.
+      delete responseHeaders.connection;
+      delete responseHeaders['keep-alive'];
+      responseHeaders['x-request-id'] = requestId;
+      res.writeHead(upstreamRes.statusCode ?? 502, responseHeaders);
+      upstreamRes.pipe(res);
+      // An upstream that dies mid-body must not leave the client waiting for the rest.
+      upstreamRes.on('close', () => {
+        if (!upstreamRes.complete) res.destroy();
+      });
+    });
+
+    upstreamReq.on('error', (error) => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (res.destroyed) return; // the client left first; nobody to answer
+      this.options.onUpstreamError(error, upstream, requestId);
+      if (timedOut) {
+        sendError(res, 'ERR_UPSTREAM_TIMEOUT', `The service did not answer within ${this.options.timeoutMs} ms.`, requestId);
+      } else {
+        sendError(res, 'ERR_UPSTREAM_UNAVAILABLE', 'The service that handles this operation is unavailable.', requestId);
+      }
+    });
+
+    // A client that goes away frees the upstream socket at once instead of when the upstream answers.
+    res.on('close', () => {
+      if (!res.writableFinished) upstreamReq.destroy();
+    });
+
+    req.pipe(upstreamReq);
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}

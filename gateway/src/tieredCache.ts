@@ -1,0 +1,130 @@
+import { LruCache } from './lru.js';
+
+/** The two Redis commands the cache needs (ioredis satisfies it). */
+export interface RedisCache {
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string, mode: 'EX', seconds: number): Promise<unknown>;
+}
+
+export interface TieredCacheOptions<V> {
+  redis: RedisCache;
+  redisKey: (id: string) => string;
+  /** The source of truth; null means "does not exist". Throws when it cannot answer. */
+  load: (id: string) => Promise<V | null>;
+  /** Validates what Redis returned; null discards the entry (and the origin is asked). */
+  parse: (raw: string) => V | null;
+  capacity: number;
+  /** An entry older than this is never served: the staleness bound when an invalidation is missed. */
+  maxAgeMs: number;
+  /** A hit older than this triggers a background refresh, so a busy id never waits on Redis. */
+  refreshAfterMs: number;
+  /** Negative answers are cached in-process only, this long (≤ maxAgeMs). */
+  negativeTtlMs: number;
+  redisTtlSeconds: number;
+  onError: (error: unknown, context: string) => void;
+  now?: () => number;
+}
+
+interface Entry<V> {
+  value: V | null;
+  at: number;
+  refreshing: boolean;
+}
+
+interface Flight<V> {
+  promise: Promise<V | null>;
+  /** Set by invalidate(): the answer may predate the change, so it is returned but not cached. */
+  stale: boolean;
+}
+
+/**
+ * In-process LRU → Redis → origin, for values that must stop being served soon after they change.
+ * get() answers synchronously on a fresh hit, which is the hot path: no promise, no I/O.
+ */
+export class TieredCache<V extends object> {
+  private readonly lru: LruCache<string, Entry<V>>;
+  private readonly flights = new Map<string, Flight<V>>();
+  private readonly now: () => number;
+
+  constructor(private readonly options: TieredCacheOptions<V>) {
+    this.lru = new LruCache(options.capacity);
+    this.now = options.now ?? Date.now;
+  }
+
+  get(id: string): V | null | Promise<V | null> {
+    const entry = this.lru.get(id);
+    if (entry) {
+      const age = this.now() - entry.at;
+      if (entry.value === null) {
+        if (age < this.options.negativeTtlMs) return null;
+      } else if (age < this.options.maxAgeMs) {
+        if (age >= this.options.refreshAfterMs && !entry.refreshing) {
+          entry.refreshing = true;
+          this.fetch(id).catch((error: unknown) => {
+            entry.refreshing = false;
+            this.options.onError(error, 'background refresh');
+          });
+        }
+        return entry.value;
+      }
+    }
+    return this.fetch(id);
+  }
+
+  /** Drops what this process knows about `id`, including an answer still on its way. */
+  invalidate(id: string): void {
+    this.lru.delete(id);
+    const flight = this.flights.get(id);
+    if (flight) {
+      flight.stale = true;
+      this.flights.delete(id);
+    }
+  }
+
+  clear(): void {
+    this.lru.clear();
+    for (const flight of this.flights.values()) flight.stale = true;
+    this.flights.clear();
+  }
+
+  private fetch(id: string): Promise<V | null> {
+    const existing = this.flights.get(id);
+    if (existing) return existing.promise;
+    const flight: Flight<V> = { promise: Promise.resolve(null), stale: false };
+    flight.promise = this.readThrough(id).then(
+      ({ value, fromOrigin }) => {
+        if (this.flights.get(id) === flight) this.flights.delete(id);
+        if (!flight.stale) {
+          this.lru.set(id, { value, at: this.now(), refreshing: false });
+          // Only what was not invalidated meanwhile goes to Redis, where it would outlive us.
+          if (fromOrigin && value !== null) this.writeRedis(id, value);
+        }
+        return value;
+      },
+      (error: unknown) => {
+        if (this.flights.get(id) === flight) this.flights.delete(id);
+        throw error;
+      },
+    );
+    this.flights.set(id, flight);
+    return flight.promise;
+  }
+
+  private async readThrough(id: string): Promise<{ value: V | null; fromOrigin: boolean }> {
+    try {
+      const raw = await this.options.redis.get(this.options.redisKey(id));
+      const cached = raw === null ? null : this.options.parse(raw);
+      if (cached) return { value: cached, fromOrigin: false };
+    } catch (error) {
+      // Redis is a cache: when it is down the origin still answers, only slower.
+      this.options.onError(error, 'redis get');
+    }
+    return { value: await this.options.load(id), fromOrigin: true };
+  }
+
+  private writeRedis(id: string, value: V): void {
+    this.options.redis
+      .set(this.options.redisKey(id), JSON.stringify(value), 'EX', this.options.redisTtlSeconds)
+      .catch((error: unknown) => this.options.onError(error, 'redis set'));
+  }
+}

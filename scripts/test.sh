@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# npm test: the same set-up as npm start, then lint, unit, integration and end-to-end tests against
+# the real services. vitest's global setup starts (and always stops) the infrastructure and services.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+echo "[test] lint" >&2
+node_modules/.bin/eslint .
+exec node_modules/.bin/vitest run "$@"
