@@ -175,10 +175,11 @@ function defineParts(root: string): Part[] {
       probe: probeMongo,
       commandLineMarker: join(infra, 'bin', 'ferretdb'),
       stopGraceMs: 5_000,
-      command: async () => ({
-        file: join(infra, 'bin', 'ferretdb'),
-        args: ['--listen-addr', `${HOST}:${mongoPort}`, '--sqlite-dir', join(infra, 'ferretdb', `data-${mongoPort}`)],
-      }),
+      command: () =>
+        Promise.resolve({
+          file: join(infra, 'bin', 'ferretdb'),
+          args: ['--listen-addr', `${HOST}:${mongoPort}`, '--sqlite-dir', join(infra, 'ferretdb', `data-${mongoPort}`)],
+        }),
     },
     {
       name: 'redis',
@@ -189,10 +190,11 @@ function defineParts(root: string): Part[] {
       probe: probeRedis,
       commandLineMarker: 'redis-server',
       stopGraceMs: 5_000,
-      command: async () => ({
-        file: 'redis-server',
-        args: ['--port', String(redisPort), '--bind', HOST, '--save', '', '--appendonly', 'no'],
-      }),
+      command: () =>
+        Promise.resolve({
+          file: 'redis-server',
+          args: ['--port', String(redisPort), '--bind', HOST, '--save', '', '--appendonly', 'no'],
+        }),
     },
   ];
 }

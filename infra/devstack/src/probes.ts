@@ -47,8 +47,7 @@ export async function probeRedis(url: string): Promise<void> {
   redis.on('error', () => undefined);
   try {
     await redis.connect();
-    const reply = await redis.ping();
-    if (reply !== 'PONG') throw new Error(`unexpected PING reply ${reply}`);
+    if ((await redis.ping()) !== 'PONG') throw new Error('unexpected PING reply');
   } finally {
     redis.disconnect();
   }

@@ -75,7 +75,7 @@ export async function handleCommand<State, Command, Event extends DomainEvent>(
       actor: metadata.actor,
       correlationId: metadata.correlationId,
       causationId: metadata.causationId ?? null,
-      data: event.data as Record<string, unknown>,
+      data: event.data,
     }));
     const newState = decided.reduce(decider.evolve, state);
     const commitId = randomUUID();

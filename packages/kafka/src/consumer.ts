@@ -60,7 +60,7 @@ export class EventConsumer {
   private async process(topic: string, partition: number, message: KafkaMessage): Promise<void> {
     let envelope: EventEnvelope;
     try {
-      envelope = eventEnvelopeSchema.parse(JSON.parse(message.value?.toString('utf8') ?? 'null')) as EventEnvelope;
+      envelope = eventEnvelopeSchema.parse(JSON.parse(message.value?.toString('utf8') ?? 'null'));
     } catch (error) {
       await this.deadLetter(topic, partition, message, `not an event envelope: ${String(error)}`);
       return;

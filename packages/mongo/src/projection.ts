@@ -1,5 +1,8 @@
 import type { EventEnvelope } from '@chat/contracts';
 import type { Collection, Db, Document } from 'mongodb';
+
+/** A stored read-model document as the writer sees it: string id, guard fields, anything else. */
+type StoredRecord = StoredProjectionFields & Record<string, unknown>;
 import { isDuplicateKeyError } from './connect.js';
 
 /**
@@ -41,8 +44,8 @@ export function stripStoredFields<Doc extends object>(stored: Stored<Doc>): Doc 
  * is not newer than the document's position for its source changes nothing.
  */
 export class GuardedProjectionWriter<Doc extends object> {
-  /** Untyped on purpose: the driver's generics cannot follow a generic document type. */
-  readonly collection: Collection<Document>;
+  /** Loosely typed on purpose: the driver's generics cannot follow a generic document type. */
+  private readonly collection: Collection<StoredRecord>;
 
   constructor(
     db: Db,
@@ -50,7 +53,7 @@ export class GuardedProjectionWriter<Doc extends object> {
     private readonly projection: Projection<Doc, EventEnvelope>,
     private readonly maxAttempts = 20,
   ) {
-    this.collection = db.collection(collectionName);
+    this.collection = db.collection<StoredRecord>(collectionName);
   }
 
   /** The collection typed for queries by the read side (documents keyed by string ids). */
@@ -72,7 +75,7 @@ export class GuardedProjectionWriter<Doc extends object> {
   private async applyToDocument(event: EventEnvelope, documentId: string): Promise<void> {
     const source = this.projection.sourceOf(event, documentId);
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
-      const current = (await this.collection.findOne({ _id: documentId as unknown as Document['_id'] })) as Stored<Doc> | null;
+      const current = (await this.collection.findOne({ _id: documentId })) as Stored<Doc> | null;
       const position = current?._positions[source] ?? 0;
       if (position >= event.version) return;
 
@@ -82,7 +85,7 @@ export class GuardedProjectionWriter<Doc extends object> {
         try {
           await this.collection.insertOne({
             ...next,
-            _id: documentId as unknown as Document['_id'],
+            _id: documentId,
             _positions: { [source]: event.version },
             _rev: 1,
           });
@@ -93,7 +96,7 @@ export class GuardedProjectionWriter<Doc extends object> {
         }
       }
 
-      const guard = { _id: documentId as unknown as Document['_id'], _rev: current._rev };
+      const guard = { _id: documentId, _rev: current._rev };
       if (!next) {
         const removed = await this.collection.deleteOne(guard);
         if (removed.deletedCount === 1) return;
