@@ -35,7 +35,11 @@ export default tseslint.config(
     },
   },
   // Plain ES-module scripts (the benchmark) have no tsconfig: lint them without type information.
-  { files: ['**/*.mjs'], ...tseslint.configs.disableTypeChecked, languageOptions: { globals: globals.node } },
+  {
+    files: ['**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: globals.node },
+  },
   {
     files: ['**/*.test.ts', 'test/**/*.ts', 'bench/**/*.ts'],
     // Tests read JSON responses whose shape is what they assert.
