@@ -19,11 +19,13 @@ const services = await startServices({
   extraEnv: { LOG_LEVEL: 'warn' },
 });
 let proxy;
-registerShutdown(async () => {
+const stopEverything = async () => {
   proxy?.kill('SIGTERM');
   await services.stop();
   await infra.stop();
-});
+};
+// Also on Ctrl-C or a failed run: nothing this benchmark started may outlive it.
+registerShutdown(stopEverything);
 
 async function api(method, path, { headers = {}, body } = {}) {
   const response = await fetch(`${services.gatewayUrl}${path}`, {
@@ -84,7 +86,9 @@ const internalHeaders = {
 const gatewayHeaders = { appid: appId, apikey: apiKey, onbehalfof: 'alice' };
 
 // A separate process, like the gateway, so neither shares a core with autocannon's event loop.
-proxy = fork(new URL('./pipe-proxy.mjs', import.meta.url), ['0', services.serviceUrls.conversations], { stdio: 'inherit' });
+proxy = fork(new URL('./pipe-proxy.mjs', import.meta.url), ['0', services.serviceUrls.conversations], {
+  stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+});
 const { port: proxyPort } = await new Promise((resolve) => proxy.once('message', resolve));
 
 function run(url, headers, extra = {}) {
@@ -139,4 +143,5 @@ console.log(
   `POST /messages → conversation readable, ${delays.length} messages: p50 ${percentile(delays, 50).toFixed(1)} ms, p99 ${percentile(delays, 99).toFixed(1)} ms`,
 );
 console.log(`(b)/(c) = ${(gateway.requests.average / pipe.requests.average).toFixed(2)}`);
+await stopEverything();
 process.exit(0);

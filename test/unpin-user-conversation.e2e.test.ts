@@ -1,5 +1,5 @@
 import { eventEnvelopeSchema } from '@chat/contracts';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { converse, createApp, createUser } from './support/api.js';
 import type { TestApp } from './support/api.js';
 import { groupHasConsumed, readBack } from './support/kafka.js';
@@ -69,7 +69,7 @@ describe('DELETE /v3/users/{uid}/conversation/pin', () => {
     expect(envelope.causationId).toBeNull();
     expect(message.headers).toMatchObject({ type: 'ConversationUnpinned', appId: app.appId, schemaVersion: '1' });
 
-    await groupHasConsumed('conversations.read-models', 'chat.conversations.events', message.partition, message.offset);
+    await groupHasConsumed(`conversations.read-models.chat_conversations_${inject('databaseSuffix')}`, 'chat.conversations.events', message.partition, message.offset);
     const after = await get('carol', 'alice');
     expect(after.body.data).toEqual(response.body.data);
   });

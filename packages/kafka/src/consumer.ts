@@ -6,6 +6,15 @@ import type { Logger } from 'pino';
 
 export type EventHandler = (event: EventEnvelope) => Promise<void>;
 
+/**
+ * A read model's consumer group is tied to the database it writes: two deployments (say `npm start`
+ * and a test run) sharing one Kafka then each see every event, instead of splitting the partitions
+ * and each missing half. Stable per deployment, so offsets survive restarts.
+ */
+export function consumerGroupFor(purpose: string, databaseName: string): string {
+  return `${purpose}.${databaseName}`;
+}
+
 export interface EventConsumerOptions {
   groupId: string;
   topics: readonly string[];

@@ -1,7 +1,7 @@
 import { parseKnownEvent, topics } from '@chat/contracts';
 import type { EventEnvelope } from '@chat/contracts';
 import { createServiceApp } from '@chat/http';
-import { EventConsumer, KafkaEventPublisher, ensureTopics, startRelay } from '@chat/kafka';
+import { consumerGroupFor, ensureTopics, EventConsumer, KafkaEventPublisher, startRelay } from '@chat/kafka';
 import { MongoCommitStore } from '@chat/mongo';
 import type { Express } from 'express';
 import type { Kafka } from 'kafkajs';
@@ -36,7 +36,7 @@ export function createConversationsService(deps: ConversationsServiceDeps): Conv
   const http = createServiceApp({ logger, routers: [conversationsRouter(app)] });
 
   const consumer = new EventConsumer(kafka, {
-    groupId: CONSUMER_GROUP,
+    groupId: consumerGroupFor(CONSUMER_GROUP, db.databaseName),
     topics: [topics.users, topics.messages, topics.conversations],
     logger,
     handler: async (envelope: EventEnvelope) => {

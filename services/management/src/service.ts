@@ -1,6 +1,6 @@
 import { parseKnownEvent, topics, deadLetterTopic } from '@chat/contracts';
 import { createServiceApp } from '@chat/http';
-import { EventConsumer, KafkaEventPublisher, ensureTopics, startRelay } from '@chat/kafka';
+import { consumerGroupFor, ensureTopics, EventConsumer, KafkaEventPublisher, startRelay } from '@chat/kafka';
 import type { createKafka } from '@chat/kafka';
 import { MongoCommitStore } from '@chat/mongo';
 import type { Express } from 'express';
@@ -61,7 +61,7 @@ export function createManagementService(config: Readonly<ManagementConfig>, deps
   // Our own topic, consumed by ourselves: heals a crash between append and projection, and repeats
   // the cache invalidation. Both are idempotent, so redelivery is harmless.
   const consumer = new EventConsumer(kafka, {
-    groupId: PROJECTION_GROUP,
+    groupId: consumerGroupFor(PROJECTION_GROUP, db.databaseName),
     topics: [topics.management],
     logger,
     handler: async (envelope) => {

@@ -1,6 +1,6 @@
 import { parseKnownEvent, topics } from '@chat/contracts';
 import { createServiceApp } from '@chat/http';
-import { EventConsumer, KafkaEventPublisher, ensureTopics, startRelay } from '@chat/kafka';
+import { consumerGroupFor, ensureTopics, EventConsumer, KafkaEventPublisher, startRelay } from '@chat/kafka';
 import { MongoCommitStore } from '@chat/mongo';
 import type { Express } from 'express';
 import type { Kafka } from 'kafkajs';
@@ -26,7 +26,7 @@ export function createMessagesService(deps: MessagesServiceDeps) {
   const http: Express = createServiceApp({ logger, routers: [messagesRouter(app)], bodyLimit: '80kb' });
   // Who may send is learnt from the users service's events, never from its database.
   const consumer = new EventConsumer(kafka, {
-    groupId: 'messages.known-users',
+    groupId: consumerGroupFor('messages.known-users', db.databaseName),
     topics: [topics.users],
     logger,
     handler: async (envelope) => {

@@ -1,6 +1,6 @@
 import { parseKnownEvent, topics } from '@chat/contracts';
 import { createServiceApp } from '@chat/http';
-import { EventConsumer, KafkaEventPublisher, ensureTopics, startRelay } from '@chat/kafka';
+import { consumerGroupFor, ensureTopics, EventConsumer, KafkaEventPublisher, startRelay } from '@chat/kafka';
 import { MongoCommitStore } from '@chat/mongo';
 import type { Express } from 'express';
 import type { Kafka } from 'kafkajs';
@@ -28,7 +28,7 @@ export function createUsersService(deps: UsersServiceDeps) {
   // Commands project their own events before answering; this consumer heals a read model whose
   // process died between the append and that step (the guard makes the second apply a no-op).
   const consumer = new EventConsumer(kafka, {
-    groupId: 'users.read-models',
+    groupId: consumerGroupFor('users.read-models', db.databaseName),
     topics: [topics.users],
     logger,
     handler: async (envelope) => {

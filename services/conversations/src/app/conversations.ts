@@ -59,27 +59,37 @@ export class ConversationsApp {
     return user;
   }
 
-  /** The facts every one-on-one conversation operation starts from. */
+  /**
+   * The facts every one-on-one conversation operation starts from, read in one round: both users,
+   * the acting user's view of the conversation, and the app-wide pins.
+   */
   private async userConversation(actor: Actor, actingUid: string, peerUid: string) {
     const { appId } = actor;
-    const [me, peer] = await Promise.all([this.existingUser(appId, actingUid), this.existingUser(appId, peerUid)]);
-    const conversationId = userConversationId(me.uid, peer.uid);
-    const [doc, globalPins] = await Promise.all([
-      this.deps.readModels.findConversation(appId, me.uid, conversationId),
+    const me = normalizeUid(actingUid);
+    const other = normalizeUid(peerUid);
+    if (!isUid(me)) throw uidNotFound(actingUid);
+    if (!isUid(other)) throw uidNotFound(peerUid);
+    const conversationId = userConversationId(me, other);
+    const [users, doc, globalPins] = await Promise.all([
+      readWithPatience(async () => {
+        const found = await this.deps.readModels.findUsers(appId, [me, other]);
+        return found.has(me) && found.has(other) ? found : null;
+      }),
+      this.deps.readModels.findConversation(appId, me, conversationId),
       this.deps.readModels.findGlobalPins(appId),
     ]);
+    if (!users) {
+      const found = await this.deps.readModels.findUsers(appId, [me, other]);
+      throw uidNotFound(found.has(me) ? peerUid : actingUid);
+    }
+    const peer = users.get(other) as PeerUserDoc;
     if (!doc?.hasMessages) {
       throw new ApiError(
         'ERR_CONVERSATION_NOT_ACCESSIBLE',
-        `User ${me.uid} has no conversation with ${peer.uid} yet: no message was exchanged.`,
+        `User ${me} has no conversation with ${other} yet: no message was exchanged.`,
       );
     }
-    const ref: ConversationRef = {
-      uid: me.uid,
-      conversationId,
-      conversationType: 'user',
-      conversationWith: peer.uid,
-    };
+    const ref: ConversationRef = { uid: me, conversationId, conversationType: 'user', conversationWith: other };
     return { ref, doc, peer, globalPins };
   }
 

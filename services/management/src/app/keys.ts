@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { ApiKeyScope } from '@chat/contracts';
 import type { KeyRef, NewApiKey } from '../domain/app.js';
 
@@ -8,7 +8,7 @@ export const API_KEY_PATTERN = /^[0-9a-f]{40}$/;
 export const KEY_ID_PATTERN = /^[0-9a-f]{16}$/;
 
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 export function keyIdOf(keyHash: string): string {
