@@ -1,15 +1,23 @@
-// npm run bench — the same unpin request (a) straight to the conversations service, (b) through
-// the gateway, (c) through a minimal node:http pipe proxy; then the gateway's added latency at a
-// fixed moderate rate, and how long a sent message takes to become readable in its conversation.
-import { fork } from 'node:child_process';
+// npm run bench — the same unpin request (a) straight to the conversations service, (b) through the
+// gateway, (c) through a minimal node:http pipe proxy; the gateway's added latency at a fixed moderate
+// rate; the same three against a static upstream, where the proxies' own cost is visible; and how long
+// a sent message takes to become readable in its conversation. The last line is (b)/(c).
+import { fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { registerShutdown, startInfrastructure, startServices } from '@chat/devstack';
+import { latencyAtRate } from './openLoop.mjs';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const PROPAGATION_MESSAGES = Number(process.env.BENCH_MESSAGES ?? 300);
+const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
 const infra = await startInfrastructure();
 const services = await startServices({
@@ -18,14 +26,25 @@ const services = await startServices({
   databaseSuffix: `bench${randomBytes(3).toString('hex')}`,
   extraEnv: { LOG_LEVEL: 'warn' },
 });
-let proxy;
+const children = [];
 const stopEverything = async () => {
-  proxy?.kill('SIGTERM');
+  for (const child of children) child.kill('SIGTERM');
   await services.stop();
   await infra.stop();
 };
 // Also on Ctrl-C or a failed run: nothing this benchmark started may outlive it.
 registerShutdown(stopEverything);
+
+/** A helper process that reports its port over IPC; its stdout is not ours to hold open. */
+async function helper(script, args, env = {}) {
+  const child = fork(new URL(script, import.meta.url), args, {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    env: { ...process.env, ...env },
+  });
+  children.push(child);
+  const { port } = await new Promise((resolve) => child.once('message', resolve));
+  return `http://127.0.0.1:${port}`;
+}
 
 async function api(method, path, { headers = {}, body } = {}) {
   const response = await fetch(`${services.gatewayUrl}${path}`, {
@@ -44,27 +63,19 @@ const created = await api('POST', '/apps', {
   body: { name: 'bench', region: 'us' },
 });
 const appId = created.data.id;
-const keys = Object.values(created.data.apiKeys);
-const apiKey = keys.find((k) => k.scope === 'fullAccess').apiKey;
+const apiKey = Object.values(created.data.apiKeys).find((k) => k.scope === 'fullAccess').apiKey;
 const chat = { appid: appId, apikey: apiKey };
 for (const uid of ['alice', 'bob']) await api('POST', '/v3/users', { headers: chat, body: { uid, name: uid } });
 
+// Propagation: POST /messages returning → the conversation showing that message.
 async function readableAt(messageId) {
   for (;;) {
-    const response = await fetch(`${services.gatewayUrl}/v3/users/bob/conversation`, {
-      headers: { ...chat, onbehalfof: 'alice' },
-    });
-    if (response.ok) {
-      const { data } = await response.json();
-      if (data.lastMessage?.id === messageId) return performance.now();
-    } else await response.arrayBuffer();
+    const response = await fetch(`${services.gatewayUrl}/v3/users/bob/conversation`, { headers: { ...chat, onbehalfof: 'alice' } });
+    const body = await response.json();
+    if (response.ok && body.data.lastMessage?.id === messageId) return performance.now();
     await sleep(1);
   }
 }
-
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-
-// Propagation: POST /messages returning → the conversation showing that message.
 const delays = [];
 for (let i = 0; i < PROPAGATION_MESSAGES; i++) {
   const sent = await api('POST', '/v3/messages', {
@@ -75,73 +86,118 @@ for (let i = 0; i < PROPAGATION_MESSAGES; i++) {
   delays.push((await readableAt(sent.data.id)) - returned);
 }
 delays.sort((a, b) => a - b);
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 const unpinPath = '/v3/users/bob/conversation/pin';
-const internalHeaders = {
-  'x-chat-app-id': appId,
-  'x-chat-key-id': 'bench',
-  'x-chat-scope': 'fullAccess',
-  'x-chat-on-behalf-of': 'alice',
-};
+const internalHeaders = { 'x-chat-app-id': appId, 'x-chat-key-id': 'bench', 'x-chat-scope': 'fullAccess', 'x-chat-on-behalf-of': 'alice' };
 const gatewayHeaders = { appid: appId, apikey: apiKey, onbehalfof: 'alice' };
 
-// A separate process, like the gateway, so neither shares a core with autocannon's event loop.
-proxy = fork(new URL('./pipe-proxy.mjs', import.meta.url), ['0', services.serviceUrls.conversations], {
-  stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-});
-const { port: proxyPort } = await new Promise((resolve) => proxy.once('message', resolve));
-
-function run(url, headers, extra = {}) {
+function load(url, headers, extra = {}) {
   return new Promise((resolve, reject) => {
     autocannon(
       { url: `${url}${unpinPath}`, method: 'DELETE', headers, connections: CONNECTIONS, duration: DURATION_S, ...extra },
       (error, result) => {
         if (error) return reject(error);
-        if (result.non2xx > 0 || result.errors > 0) {
-          return reject(new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`));
-        }
+        if (result.non2xx > 0 || result.errors > 0) return reject(new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`));
         resolve(result);
       },
     );
   });
 }
 
-const line = (label, r) =>
-  `${label.padEnd(34)} ${r.requests.average.toFixed(0).padStart(7)} req/s   p50 ${String(r.latency.p50).padStart(4)} ms   p99 ${String(r.latency.p99).padStart(4)} ms`;
-
-// Warm every path once so JIT and connection pools do not favour the later runs.
-for (const [url, headers] of [
-  [services.serviceUrls.conversations, internalHeaders],
-  [services.gatewayUrl, gatewayHeaders],
-  [`http://127.0.0.1:${proxyPort}`, internalHeaders],
-]) {
-  await run(url, headers, { duration: 2 });
+/**
+ * (a), (b), (c) against one upstream, each warmed first, then the gateway's added latency at a fixed
+ * moderate rate: a third of the maximum of `rateBase` ('a' for the real service, as specified; 'c'
+ * against the static upstream, whose own maximum is far above what any proxy in front of it reaches).
+ */
+async function compare(serviceUrl, gatewayUrl, pipeUrl, rateBase) {
+  const targets = [
+    [serviceUrl, internalHeaders],
+    [gatewayUrl, gatewayHeaders],
+    [pipeUrl, internalHeaders],
+  ];
+  for (const [url, headers] of targets) await load(url, headers, { duration: 2 });
+  const results = [];
+  for (const [url, headers] of targets) results.push(await load(url, headers));
+  const rate = Math.max(20, Math.round(results[rateBase === 'a' ? 0 : 2].requests.average / 3));
+  const seconds = Math.min(DURATION_S, 10);
+  const fixedDirect = await latencyAtRate(`${serviceUrl}${unpinPath}`, { method: 'DELETE', headers: internalHeaders }, rate, seconds);
+  const fixedGateway = await latencyAtRate(`${gatewayUrl}${unpinPath}`, { method: 'DELETE', headers: gatewayHeaders }, rate, seconds);
+  return { direct: results[0], gateway: results[1], pipe: results[2], rate, rateBase: `(${rateBase})`, fixedDirect, fixedGateway };
 }
 
-const direct = await run(services.serviceUrls.conversations, internalHeaders);
-const gateway = await run(services.gatewayUrl, gatewayHeaders);
-const pipe = await run(`http://127.0.0.1:${proxyPort}`, internalHeaders);
+const line = (label, r) =>
+  `  ${label.padEnd(30)} ${r.requests.average.toFixed(0).padStart(7)} req/s   p50 ${String(r.latency.p50).padStart(4)} ms   p99 ${String(r.latency.p99).padStart(4)} ms`;
+const ms = (value) => `${value.toFixed(2)} ms`;
+function report(title, c) {
+  console.log(title);
+  console.log(line('(a) straight to the upstream', c.direct));
+  console.log(line('(b) through the gateway', c.gateway));
+  console.log(line('(c) through a pipe proxy', c.pipe));
+  console.log(
+    `  at a fixed ${c.rate} req/s (open loop, a third of ${c.rateBase}'s maximum): upstream p50 ${ms(c.fixedDirect.p50)} p99 ${ms(c.fixedDirect.p99)}; ` +
+      `gateway p50 ${ms(c.fixedGateway.p50)} p99 ${ms(c.fixedGateway.p99)}; ` +
+      `gateway adds p50 ${ms(c.fixedGateway.p50 - c.fixedDirect.p50)}, p99 ${ms(c.fixedGateway.p99 - c.fixedDirect.p99)}`,
+  );
+  console.log(`  (b)/(c) = ${(c.gateway.requests.average / c.pipe.requests.average).toFixed(2)}`);
+}
 
-const rate = Math.max(50, Math.round(direct.requests.average / 3));
-const fixedDirect = await run(services.serviceUrls.conversations, internalHeaders, { overallRate: rate, connections: 8 });
-const fixedGateway = await run(services.gatewayUrl, gatewayHeaders, { overallRate: rate, connections: 8 });
+// 1. The real conversations service (FerretDB-bound on this machine).
+const real = await compare(
+  services.serviceUrls.conversations,
+  services.gatewayUrl,
+  await helper('./pipe-proxy.mjs', ['0', services.serviceUrls.conversations]),
+  'a',
+);
+
+// 2. The same request and response from a static upstream: what the gateway itself costs.
+const bodyFile = join(tmpdir(), `unpin-body-${process.pid}.json`);
+const sample = await fetch(`${services.serviceUrls.conversations}${unpinPath}`, { method: 'DELETE', headers: internalHeaders });
+writeFileSync(bodyFile, Buffer.from(await sample.arrayBuffer()));
+const staticUrl = await helper('./static-upstream.mjs', [bodyFile]);
+const freePort = () =>
+  new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+const staticGateway = await (async () => {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(repoRoot, 'gateway/dist/main.js')], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      GATEWAY_PORT: String(port),
+      GATEWAY_HOST: '127.0.0.1',
+      REDIS_URL: infra.redisUrl,
+      USERS_URL: services.serviceUrls.users,
+      CONVERSATIONS_URL: staticUrl,
+      MESSAGES_URL: services.serviceUrls.messages,
+      MANAGEMENT_URL: services.serviceUrls.management,
+      MANAGEMENT_KEY: services.managementKey,
+      MANAGEMENT_SECRET: services.managementSecret,
+    },
+  });
+  children.push(child);
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 200; i++) {
+    const up = await fetch(`${url}/health`).then((r) => r.ok, () => false);
+    if (up) return url;
+    await sleep(50);
+  }
+  throw new Error('the second gateway did not start');
+})();
+const isolated = await compare(staticUrl, staticGateway, await helper('./pipe-proxy.mjs', ['0', staticUrl]), 'c');
 
 console.log('');
-console.log(`unpin (DELETE ${unpinPath}), ${CONNECTIONS} connections, ${DURATION_S} s each`);
-console.log(line('(a) straight to the service', direct));
-console.log(line('(b) through the gateway', gateway));
-console.log(line('(c) through a node:http pipe proxy', pipe));
-console.log(
-  `at a fixed ${rate} req/s: service p50 ${fixedDirect.latency.p50} ms p99 ${fixedDirect.latency.p99} ms; ` +
-    `gateway p50 ${fixedGateway.latency.p50} ms p99 ${fixedGateway.latency.p99} ms`,
-);
-console.log(
-  `gateway adds at ${rate} req/s: p50 ${(fixedGateway.latency.p50 - fixedDirect.latency.p50).toFixed(2)} ms, ` +
-    `p99 ${(fixedGateway.latency.p99 - fixedDirect.latency.p99).toFixed(2)} ms`,
-);
+console.log(`DELETE ${unpinPath} (idempotent unpin), ${CONNECTIONS} connections, ${DURATION_S} s per run`);
+report('against a static upstream (the proxies\' own cost):', isolated);
 console.log(
   `POST /messages → conversation readable, ${delays.length} messages: p50 ${percentile(delays, 50).toFixed(1)} ms, p99 ${percentile(delays, 99).toFixed(1)} ms`,
 );
-console.log(`(b)/(c) = ${(gateway.requests.average / pipe.requests.average).toFixed(2)}`);
+report('against the conversations service:', real);
+console.log(`(b)/(c) = ${(real.gateway.requests.average / real.pipe.requests.average).toFixed(2)}`);
 await stopEverything();
 process.exit(0);

@@ -1,8 +1,7 @@
-import { parseKnownEvent, topics } from '@chat/contracts';
+import { topics } from '@chat/contracts';
 import { createServiceApp } from '@chat/http';
-import { consumerGroupFor, ensureTopics, EventConsumer, KafkaEventPublisher, startRelay } from '@chat/kafka';
-import { MongoCommitStore } from '@chat/mongo';
-import type { Express } from 'express';
+import { createEventPipeline } from '@chat/runtime';
+import type { RunnableService } from '@chat/runtime';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
@@ -17,40 +16,27 @@ export interface UsersServiceDeps {
 }
 
 /** Composition root of the users service. */
-export function createUsersService(deps: UsersServiceDeps) {
-  const { db, kafka, logger } = deps;
-  const store = new MongoCommitStore(db);
-  const publisher = new KafkaEventPublisher(kafka, topics.users);
+export function createUsersService(deps: UsersServiceDeps): RunnableService {
+  const { db, logger } = deps;
   const readModels = new UserReadModels(db);
-  const app = new UsersApp({ store, publisher, readModels, logger });
-  // CometChat's documented request limit for user writes is 10 KB.
-  const http: Express = createServiceApp({ logger, routers: [usersRouter(app)], bodyLimit: '10kb' });
-  // Commands project their own events before answering; this consumer heals a read model whose
-  // process died between the append and that step (the guard makes the second apply a no-op).
-  const consumer = new EventConsumer(kafka, {
-    groupId: consumerGroupFor('users.read-models', db.databaseName),
-    topics: [topics.users],
-    logger,
-    handler: async (envelope) => {
-      const event = parseKnownEvent(envelope);
-      if (event) await readModels.apply(event);
-    },
+  // Commands project their own events before answering; consuming its own topic heals a read model
+  // whose process died between the append and that step (the guard makes the second apply a no-op).
+  const pipeline = createEventPipeline({
+    ...deps,
+    publishesTo: topics.users,
+    consumes: [topics.users],
+    consumerPurpose: 'users.read-models',
+    project: (event) => readModels.apply(event),
   });
-  let relay: ReturnType<typeof startRelay> | null = null;
+  const app = new UsersApp({ store: pipeline.store, publisher: pipeline.publisher, readModels, logger });
 
   return {
-    http,
+    // CometChat's documented request limit for user writes is 10 KB.
+    http: createServiceApp({ logger, routers: [usersRouter(app)], bodyLimit: '10kb' }),
     async start() {
-      await Promise.all([store.ensureIndexes(), readModels.ensureIndexes()]);
-      await ensureTopics(kafka, [topics.users]);
-      await publisher.connect();
-      await consumer.start();
-      relay = startRelay(store, publisher, logger);
+      await readModels.ensureIndexes();
+      await pipeline.start();
     },
-    async stop() {
-      await relay?.stop();
-      await consumer.stop();
-      await publisher.disconnect();
-    },
+    stop: () => pipeline.stop(),
   };
 }

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+
+export interface ServiceConfig {
+  port: number;
+  host: string;
+  mongoUrl: string;
+  mongoDb: string;
+  kafkaBrokers: string[];
+  logLevel: string;
+}
+
+/**
+ * What every event-sourced service reads from its environment. Each service's own config.ts calls
+ * this with its defaults, so config.ts stays the only reader of process.env in that service.
+ */
+export function loadServiceConfig(
+  env: NodeJS.ProcessEnv,
+  defaults: { port: number; mongoDb: string },
+): Readonly<ServiceConfig> {
+  const parsed = z
+    .object({
+      PORT: z.coerce.number().int().min(0).max(65535).default(defaults.port),
+      HOST: z.string().default('127.0.0.1'),
+      MONGO_URL: z.string().min(1).default('mongodb://127.0.0.1:27017'),
+      MONGO_DB: z.string().min(1).default(defaults.mongoDb),
+      KAFKA_BROKERS: z.string().min(1).default('127.0.0.1:9092'),
+      LOG_LEVEL: z.string().default('info'),
+    })
+    .parse(env);
+  return Object.freeze({
+    port: parsed.PORT,
+    host: parsed.HOST,
+    mongoUrl: parsed.MONGO_URL,
+    mongoDb: parsed.MONGO_DB,
+    kafkaBrokers: parsed.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean),
+    logLevel: parsed.LOG_LEVEL,
+  });
+}

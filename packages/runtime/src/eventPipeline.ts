@@ -1,0 +1,64 @@
+import { parseKnownEvent } from '@chat/contracts';
+import type { KnownEvent, Topic } from '@chat/contracts';
+import { EventConsumer, KafkaEventPublisher, consumerGroupFor, ensureTopics, startRelay } from '@chat/kafka';
+import { MongoCommitStore } from '@chat/mongo';
+import type { Kafka } from 'kafkajs';
+import type { Db } from 'mongodb';
+import type { Logger } from 'pino';
+
+export interface EventPipelineOptions {
+  db: Db;
+  kafka: Kafka;
+  logger: Logger;
+  /** The topic this service owns and publishes to. */
+  publishesTo: Topic;
+  /** Topics whose events feed this service's read models (its own included, to heal after a crash). */
+  consumes: readonly Topic[];
+  /** Names the consumer group, together with the database it projects into. */
+  consumerPurpose: string;
+  project(event: KnownEvent): Promise<void>;
+}
+
+export interface EventPipeline {
+  store: MongoCommitStore;
+  publisher: KafkaEventPublisher;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The event plumbing every event-sourced service has: its commit store, its producer, the relay of
+ * unpublished commits, and one consumer that feeds validated events to its projections.
+ */
+export function createEventPipeline(options: EventPipelineOptions): EventPipeline {
+  const { db, kafka, logger } = options;
+  const store = new MongoCommitStore(db);
+  const publisher = new KafkaEventPublisher(kafka, options.publishesTo);
+  const consumer = new EventConsumer(kafka, {
+    groupId: consumerGroupFor(options.consumerPurpose, db.databaseName),
+    topics: options.consumes,
+    logger,
+    handler: async (envelope) => {
+      const event = parseKnownEvent(envelope);
+      if (event) await options.project(event);
+    },
+  });
+  let relay: ReturnType<typeof startRelay> | null = null;
+
+  return {
+    store,
+    publisher,
+    async start() {
+      await store.ensureIndexes();
+      await ensureTopics(kafka, [...new Set([options.publishesTo, ...options.consumes])]);
+      await publisher.connect();
+      await consumer.start();
+      relay = startRelay(store, publisher, logger);
+    },
+    async stop() {
+      await relay?.stop();
+      await consumer.stop();
+      await publisher.disconnect();
+    },
+  };
+}
