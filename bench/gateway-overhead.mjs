@@ -123,7 +123,9 @@ async function compare(serviceUrl, gatewayUrl, pipeUrl, rateBase) {
   const seconds = Math.min(DURATION_S, 10);
   const fixedDirect = await latencyAtRate(`${serviceUrl}${unpinPath}`, { method: 'DELETE', headers: internalHeaders }, rate, seconds);
   const fixedGateway = await latencyAtRate(`${gatewayUrl}${unpinPath}`, { method: 'DELETE', headers: gatewayHeaders }, rate, seconds);
-  return { direct: results[0], gateway: results[1], pipe: results[2], rate, rateBase: `(${rateBase})`, fixedDirect, fixedGateway };
+  // The pipe proxy at the same rate separates what any extra hop costs from what the gateway adds.
+  const fixedPipe = await latencyAtRate(`${pipeUrl}${unpinPath}`, { method: 'DELETE', headers: internalHeaders }, rate, seconds);
+  return { direct: results[0], gateway: results[1], pipe: results[2], rate, rateBase: `(${rateBase})`, fixedDirect, fixedGateway, fixedPipe };
 }
 
 const line = (label, r) =>
@@ -137,7 +139,11 @@ function report(title, c) {
   console.log(
     `  at a fixed ${c.rate} req/s (open loop, a third of ${c.rateBase}'s maximum): upstream p50 ${ms(c.fixedDirect.p50)} p99 ${ms(c.fixedDirect.p99)}; ` +
       `gateway p50 ${ms(c.fixedGateway.p50)} p99 ${ms(c.fixedGateway.p99)}; ` +
-      `gateway adds p50 ${ms(c.fixedGateway.p50 - c.fixedDirect.p50)}, p99 ${ms(c.fixedGateway.p99 - c.fixedDirect.p99)}`,
+      `pipe proxy p50 ${ms(c.fixedPipe.p50)} p99 ${ms(c.fixedPipe.p99)}`,
+  );
+  console.log(
+    `  added by the gateway: p50 ${ms(c.fixedGateway.p50 - c.fixedDirect.p50)}, p99 ${ms(c.fixedGateway.p99 - c.fixedDirect.p99)}` +
+      ` (a bare pipe proxy adds p50 ${ms(c.fixedPipe.p50 - c.fixedDirect.p50)}, p99 ${ms(c.fixedPipe.p99 - c.fixedDirect.p99)})`,
   );
   console.log(`  (b)/(c) = ${(c.gateway.requests.average / c.pipe.requests.average).toFixed(2)}`);
 }

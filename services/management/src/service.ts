@@ -1,8 +1,7 @@
-import { parseKnownEvent, topics, deadLetterTopic } from '@chat/contracts';
+import { topics } from '@chat/contracts';
 import { createServiceApp } from '@chat/http';
-import { consumerGroupFor, ensureTopics, EventConsumer, KafkaEventPublisher, startRelay } from '@chat/kafka';
 import type { createKafka } from '@chat/kafka';
-import { MongoCommitStore } from '@chat/mongo';
+import { createEventPipeline } from '@chat/runtime';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Db } from 'mongodb';
@@ -29,7 +28,6 @@ export interface ManagementDeps {
 
 export interface ManagementService {
   app: Express;
-  consumers: readonly EventConsumer[];
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -37,13 +35,25 @@ export interface ManagementService {
 /** Composition root: wires the store, read models, Kafka and Redis into the HTTP app and consumer. */
 export function createManagementService(config: Readonly<ManagementConfig>, deps: ManagementDeps): ManagementService {
   const { db, kafka, redis, logger } = deps;
-  const store = new MongoCommitStore(db);
   const readModels = new ManagementReadModels(db);
-  const publisher = new KafkaEventPublisher(kafka, topics.management);
   const invalidator = new ApiKeyCacheInvalidator(redis, logger);
+  // Our own topic, consumed by ourselves: heals a crash between append and projection, and repeats
+  // the cache invalidation. Both are idempotent, so redelivery is harmless.
+  const pipeline = createEventPipeline({
+    db,
+    kafka,
+    logger,
+    publishesTo: topics.management,
+    consumes: [topics.management],
+    consumerPurpose: PROJECTION_GROUP,
+    project: async (event) => {
+      await readModels.apply([event]);
+      await invalidator.invalidate(keyHashesOf([event]));
+    },
+  });
   const commands = new ManagementCommands({
-    store,
-    publisher: new BoundedPublisher(publisher, PUBLISH_WAIT_MS),
+    store: pipeline.store,
+    publisher: new BoundedPublisher(pipeline.publisher, PUBLISH_WAIT_MS),
     readModels,
     invalidator,
     logger,
@@ -58,40 +68,15 @@ export function createManagementService(config: Readonly<ManagementConfig>, deps
     bodyLimit: '16kb',
   });
 
-  // Our own topic, consumed by ourselves: heals a crash between append and projection, and repeats
-  // the cache invalidation. Both are idempotent, so redelivery is harmless.
-  const consumer = new EventConsumer(kafka, {
-    groupId: consumerGroupFor(PROJECTION_GROUP, db.databaseName),
-    topics: [topics.management],
-    logger,
-    handler: async (envelope) => {
-      const event = parseKnownEvent(envelope);
-      if (!event) {
-        logger.warn({ eventId: envelope.id, type: envelope.type }, 'skipping an event this service does not understand');
-        return;
-      }
-      await readModels.apply([event]);
-      await invalidator.invalidate(keyHashesOf([event]));
-    },
-  });
-
-  let relay: ReturnType<typeof startRelay> | undefined;
   return {
     app,
-    consumers: [consumer],
     async start() {
-      await store.ensureIndexes();
       await readModels.ensureIndexes();
-      await ensureTopics(kafka, [topics.management, deadLetterTopic(PROJECTION_GROUP)]);
-      await publisher.connect();
-      relay = startRelay(store, publisher, logger);
-      await consumer.start();
+      await pipeline.start();
     },
     async stop() {
       invalidator.stop();
-      await consumer.stop();
-      await relay?.stop();
-      await publisher.disconnect();
+      await pipeline.stop();
     },
   };
 }
