@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel } from 'kafkajs';
 import type { LogEntry } from 'kafkajs';
 import type { Logger } from 'pino';
@@ -18,18 +19,35 @@ export function createKafka(clientId: string, brokers: readonly string[], logger
   });
 }
 
-/** Creates the topics a service produces to or consumes from; existing topics are left alone. */
-export async function ensureTopics(kafka: Kafka, topicNames: readonly string[], numPartitions = 3): Promise<void> {
+/**
+ * Creates the topics a service produces to or consumes from, and waits until every partition has a
+ * leader. Several services start at once against a fresh broker and race to create the same topics,
+ * so any failure (already exists, no leader yet, unknown topic) is retried from the top.
+ */
+export async function ensureTopics(
+  kafka: Kafka,
+  topicNames: readonly string[],
+  numPartitions = 3,
+  attempts = 15,
+): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   try {
-    const existing = new Set(await admin.listTopics());
-    const missing = topicNames.filter((t) => !existing.has(t));
-    if (missing.length > 0) {
-      await admin.createTopics({
-        waitForLeaders: true,
-        topics: missing.map((topic) => ({ topic, numPartitions, replicationFactor: 1 })),
-      });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const existing = new Set(await admin.listTopics());
+        const missing = topicNames.filter((t) => !existing.has(t));
+        if (missing.length > 0) {
+          await admin.createTopics({ topics: missing.map((topic) => ({ topic, numPartitions, replicationFactor: 1 })) });
+        }
+        const { topics } = await admin.fetchTopicMetadata({ topics: [...topicNames] });
+        const ready = topics.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0));
+        if (ready) return;
+        throw new Error(`topics ${topicNames.join(', ')} have no leader yet`);
+      } catch (error) {
+        if (attempt >= attempts) throw error;
+        await sleep(Math.min(2_000, 100 * attempt));
+      }
     }
   } finally {
     await admin.disconnect();
