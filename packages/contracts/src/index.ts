@@ -18,7 +18,8 @@ export { actorSchema, eventEnvelopeSchema, eventHeaderNames } from './envelope.j
 export type { EventEnvelope } from './envelope.js';
 export { currentSchemaVersion, eventCatalog, isKnownEventType, parseKnownEvent } from './events/registry.js';
 export type { EventData, EventType, KnownEvent } from './events/registry.js';
-export type { AuthTokenCreated, UserCreated } from './events/users.js';
+export { userProfileFields } from './events/users.js';
+export type { AuthTokenCreated, UserCreated, UserProfileFields } from './events/users.js';
 export { userEntitySchema } from './events/messages.js';
 export type { MessageSent, UserEntity } from './events/messages.js';
 export type {

@@ -28,3 +28,24 @@ export const userEventSchemas = {
 
 export type UserCreated = z.infer<typeof userCreatedV1>;
 export type AuthTokenCreated = z.infer<typeof authTokenCreatedV1>;
+
+/** The public profile every service that shows a user copies from `UserCreated`, absent fields omitted. */
+export interface UserProfileFields {
+  uid: string;
+  name: string;
+  avatar?: string;
+  link?: string;
+  role: string;
+  createdAt: number;
+}
+
+export function userProfileFields(user: UserCreated): UserProfileFields {
+  return {
+    uid: user.uid,
+    name: user.name,
+    ...(user.avatar !== undefined ? { avatar: user.avatar } : {}),
+    ...(user.link !== undefined ? { link: user.link } : {}),
+    role: user.role,
+    createdAt: user.createdAt,
+  };
+}

@@ -1,3 +1,4 @@
+import { userProfileFields } from '@chat/contracts';
 import type { EventEnvelope, UserCreated } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
 import type { PeerUserDoc } from '../domain/conversationView.js';
@@ -15,16 +16,6 @@ export const usersProjection: Projection<PeerUserDoc, Handled> = {
   documentIds: (event) => [userDocId(event.appId, event.data.uid)],
   sourceOf: () => 'user',
   evolve(_doc, event) {
-    const user = event.data;
-    return {
-      appId: event.appId,
-      uid: user.uid,
-      name: user.name,
-      ...(user.avatar !== undefined ? { avatar: user.avatar } : {}),
-      ...(user.link !== undefined ? { link: user.link } : {}),
-      role: user.role,
-      status: 'offline',
-      createdAt: user.createdAt,
-    };
+    return { appId: event.appId, ...userProfileFields(event.data), status: 'offline' };
   },
 };

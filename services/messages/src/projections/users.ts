@@ -1,3 +1,4 @@
+import { userProfileFields } from '@chat/contracts';
 import type { EventEnvelope, UserCreated } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
 
@@ -24,14 +25,5 @@ export const knownUsersProjection: Projection<KnownUserDoc, Handled> = {
   canHandle: (event: EventEnvelope): event is Handled => event.type === 'UserCreated',
   documentIds: (event) => [knownUserId(event.appId, event.data.uid)],
   sourceOf: () => 'user',
-  evolve: (_doc, event) => ({
-    appId: event.appId,
-    uid: event.data.uid,
-    name: event.data.name,
-    ...(event.data.avatar !== undefined ? { avatar: event.data.avatar } : {}),
-    ...(event.data.link !== undefined ? { link: event.data.link } : {}),
-    role: event.data.role,
-    createdAt: event.data.createdAt,
-    deactivated: false,
-  }),
+  evolve: (_doc, event) => ({ appId: event.appId, ...userProfileFields(event.data), deactivated: false }),
 };

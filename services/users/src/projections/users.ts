@@ -1,3 +1,4 @@
+import { userProfileFields } from '@chat/contracts';
 import type { EventEnvelope, UserCreated } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
 
@@ -32,16 +33,11 @@ export const usersProjection: Projection<UserDoc, Handled> = {
     const user = event.data;
     return {
       appId: event.appId,
-      uid: user.uid,
-      name: user.name,
-      ...(user.avatar !== undefined ? { avatar: user.avatar } : {}),
-      ...(user.link !== undefined ? { link: user.link } : {}),
-      role: user.role,
+      ...userProfileFields(user),
       ...(user.statusMessage !== undefined ? { statusMessage: user.statusMessage } : {}),
       ...(user.metadata !== undefined ? { metadata: JSON.stringify(user.metadata) } : {}),
       tags: user.tags,
       status: 'offline',
-      createdAt: user.createdAt,
       updatedAt: user.createdAt,
     };
   },
