@@ -1,4 +1,4 @@
-import type { GlobalPin } from '@chat/contracts';
+import type { GlobalPin, UserProfileFields } from '@chat/contracts';
 
 /** `pinnedBy` of a conversation pinned for every user by the app (CometChat's literal). */
 export const APP_SYSTEM = 'app_system';
@@ -29,15 +29,9 @@ export interface UserConversationDoc {
   pinOrder?: number;
 }
 
-export interface PeerUserDoc {
+export interface PeerUserDoc extends UserProfileFields {
   appId: string;
-  uid: string;
-  name: string;
-  avatar?: string;
-  link?: string;
-  role: string;
   status: string;
-  createdAt: number;
   updatedAt?: number;
 }
 

@@ -1,16 +1,10 @@
 import { userProfileFields } from '@chat/contracts';
-import type { EventEnvelope, UserCreated } from '@chat/contracts';
+import type { EventEnvelope, UserCreated, UserProfileFields } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
 
 /** What sending needs to know of a user: that it exists and is active, and its entity snapshot. */
-export interface KnownUserDoc {
+export interface KnownUserDoc extends UserProfileFields {
   appId: string;
-  uid: string;
-  name: string;
-  avatar?: string;
-  link?: string;
-  role: string;
-  createdAt: number;
   deactivated: boolean;
 }
 

@@ -1,20 +1,14 @@
 import { userProfileFields } from '@chat/contracts';
-import type { EventEnvelope, UserCreated } from '@chat/contracts';
+import type { EventEnvelope, UserCreated, UserProfileFields } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
 
-export interface UserDoc {
+export interface UserDoc extends UserProfileFields {
   appId: string;
-  uid: string;
-  name: string;
-  avatar?: string;
-  link?: string;
-  role: string;
   statusMessage?: string;
   /** JSON text: metadata keys are the client's and may contain dots or a leading `$` (ADR 0002). */
   metadata?: string;
   tags: string[];
   status: string;
-  createdAt: number;
   updatedAt: number;
 }
 
