@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto';
+import type { EventEnvelope } from '@chat/contracts';
+import { MongoClient } from 'mongodb';
+import type { Db } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConversationReadModels } from './readModels.js';
+
+// The guarded writer against the real FerretDB: redelivery and a rebuild from scratch give the same documents.
+let sequence = 0;
+function envelope(type: string, streamId: string, version: number, data: Record<string, unknown>): EventEnvelope {
+  sequence += 1;
+  return {
+    id: `event-${sequence}`,
+    type,
+    schemaVersion: 1,
+    appId: 'app1',
+    streamId,
+    version,
+    occurredAt: new Date(0).toISOString(),
+    actor: { keyId: 'k', scope: 'fullAccess' },
+    correlationId: 'c',
+    causationId: null,
+    data,
+  };
+}
+const userCreated = (uid: string) =>
+  envelope('UserCreated', `user:app1:${uid}`, 1, { uid, name: uid.toUpperCase(), role: 'default', tags: [], createdAt: 10 });
+const message = (version: number, id: string, sender: string, receiver: string) =>
+  envelope('MessageSent', 'messages:app1:a_user_b', version, {
+    id,
+    conversationId: 'a_user_b',
+    sender,
+    receiver,
+    receiverType: 'user',
+    category: 'message',
+    type: 'text',
+    data: { text: `m${id}`, metadata: { 'dotted.key': [[1]] } },
+    sentAt: 100 + version,
+  });
+const pin = (type: 'ConversationPinned' | 'ConversationUnpinned', version: number) =>
+  envelope(type, 'conversation-pins:app1:a', version, {
+    uid: 'a',
+    conversationId: 'a_user_b',
+    conversationType: 'user',
+    conversationWith: 'b',
+    ...(type === 'ConversationPinned' ? { pinnedAt: 50 + version } : {}),
+  });
+const globalPins = envelope('GlobalPinnedConversationsReplaced', 'app-pins:app1', 1, {
+  pinnedConversations: [{ conversationType: 'user', conversationWith: 'b', pinnedAt: 70 }],
+});
+
+const history = [
+  userCreated('a'),
+  userCreated('b'),
+  message(1, '1', 'a', 'b'),
+  pin('ConversationPinned', 1),
+  message(2, '2', 'b', 'a'),
+  globalPins,
+  message(3, '3', 'b', 'a'),
+  pin('ConversationUnpinned', 2),
+  pin('ConversationPinned', 3),
+];
+
+describe('conversation read models on FerretDB', () => {
+  // The system tier's global setup exports MONGO_URL (its own FerretDB, or the one given).
+  const client = new MongoClient(process.env['MONGO_URL'] ?? 'mongodb://127.0.0.1:27017');
+  const databases: Db[] = [];
+  const freshDb = () => {
+    const db = client.db(`projection_test_${randomBytes(4).toString('hex')}`);
+    databases.push(db);
+    return db;
+  };
+  const dump = async (db: Db) =>
+    Object.fromEntries(
+      await Promise.all(
+        ['user_conversations', 'users', 'global_pins'].map(async (name) => [
+          name,
+          await db.collection(name).find({}).sort({ _id: 1 }).toArray(),
+        ]),
+      ),
+    );
+  const applyAll = async (models: ConversationReadModels, events: readonly EventEnvelope[]) => {
+    for (const event of events) await models.apply(event);
+  };
+
+  beforeAll(async () => {
+    await client.connect();
+  });
+  afterAll(async () => {
+    for (const db of databases) await db.dropDatabase();
+    await client.close();
+  });
+
+  it('builds both participants’ views', async () => {
+    const db = freshDb();
+    const models = new ConversationReadModels(db);
+    await applyAll(models, history);
+    const forA = await models.findConversation('app1', 'a', 'a_user_b');
+    expect(forA).toMatchObject({ owner: 'a', peer: 'b', unreadCount: 2, pinnedAt: 53, hasMessages: true });
+    expect(JSON.parse(forA?.lastMessage ?? '{}')).toMatchObject({ id: '3', data: { metadata: { 'dotted.key': [[1]] } } });
+    expect(await models.findConversation('app1', 'b', 'a_user_b')).toMatchObject({ unreadCount: 1 });
+    expect(await models.findGlobalPins('app1')).toEqual([{ conversationType: 'user', conversationWith: 'b', pinnedAt: 70 }]);
+  });
+
+  it('is unchanged when every event is delivered again', async () => {
+    const db = freshDb();
+    const models = new ConversationReadModels(db);
+    await applyAll(models, history);
+    const once = await dump(db);
+    await applyAll(models, history);
+    await applyAll(models, [...history].reverse());
+    expect(await dump(db)).toEqual(once);
+  });
+
+  it('gives identical documents when rebuilt from scratch, whatever the interleaving of sources', async () => {
+    const live = freshDb();
+    await applyAll(new ConversationReadModels(live), history);
+    const bySource = (wanted: (e: EventEnvelope) => boolean) => history.filter(wanted);
+    const isMessage = (e: EventEnvelope) => e.type === 'MessageSent';
+    const rebuilt = freshDb();
+    await applyAll(new ConversationReadModels(rebuilt), [...bySource((e) => !isMessage(e)), ...bySource(isMessage)]);
+    expect(await dump(rebuilt)).toEqual(await dump(live));
+  });
+});
