@@ -1,0 +1,60 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+
+// The compose file and Kubernetes manifests cannot run on our machines (no container engine), so
+// their agreement with the code is checked here: each command runs a real entry point, and every
+// variable they set is one the code reads.
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const read = (path: string) => readFileSync(join(root, path), 'utf8');
+
+/** Variable names the processes' config schemas read (their upper-case keys). */
+const configSources = ['packages/runtime/src/config.ts', 'services/management/src/config.ts', 'gateway/src/config.ts'];
+const knownVariables = new Set(configSources.flatMap((file) => [...read(file).matchAll(/^\s+([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1] as string)));
+
+function entryPointExists(command: unknown): boolean {
+  const path = Array.isArray(command) ? String(command.at(-1)) : '';
+  return /\/dist\/main\.js$/.test(path) && existsSync(join(root, path.replace('/dist/main.js', '/src/main.ts')));
+}
+
+interface ComposeService {
+  command?: unknown;
+  environment?: Record<string, unknown>;
+}
+
+describe('deployment manifests', () => {
+  it('knows which variables the code reads', () => {
+    expect(knownVariables).toContain('MONGO_URL');
+    expect(knownVariables).toContain('CONVERSATIONS_URL');
+  });
+
+  it('compose: every platform service runs a real entry point with variables the code reads', () => {
+    const compose = parse(read('infra/compose/compose.yaml'), { merge: true }) as { services: Record<string, ComposeService> };
+    const platform = Object.entries(compose.services).filter(([, s]) => s.command !== undefined);
+    expect(platform.map(([name]) => name).sort()).toEqual(['conversations', 'gateway', 'management', 'messages', 'users']);
+    for (const [name, service] of platform) {
+      expect(entryPointExists(service.command), name).toBe(true);
+      for (const variable of Object.keys(service.environment ?? {})) expect(knownVariables, `${name}: ${variable}`).toContain(variable);
+    }
+  });
+
+  it('kubernetes: every deployment runs a real entry point with variables the code reads', () => {
+    const documents = parseAllDocuments(read('infra/k8s/chat-platform.yaml')).map((d) => d.toJS() as Record<string, any>);
+    const configMap = documents.find((d) => d['kind'] === 'ConfigMap');
+    const secret = documents.find((d) => d['kind'] === 'Secret');
+    const shared = [...Object.keys(configMap?.['data'] ?? {}), ...Object.keys(secret?.['stringData'] ?? {})];
+    for (const variable of shared) expect(knownVariables, variable).toContain(variable);
+
+    const deployments = documents.filter((d) => d['kind'] === 'Deployment');
+    expect(deployments).toHaveLength(5);
+    for (const deployment of deployments) {
+      const container = deployment['spec']['template']['spec']['containers'][0];
+      expect(entryPointExists(container.command), deployment['metadata']['name']).toBe(true);
+      for (const { name } of container.env as Array<{ name: string }>) expect(knownVariables, name).toContain(name);
+      const services = documents.filter((d) => d['kind'] === 'Service' && d['metadata']['name'] === deployment['metadata']['name']);
+      expect(services).toHaveLength(1);
+    }
+  });
+});
