@@ -80,7 +80,8 @@ if [ -n "$want_ferretdb" ]; then
   src="$ROOT/infra/ferretdb"
   bin="$INFRA/bin/ferretdb"
   stamp="$INFRA/bin/ferretdb.stamp"
-  want=$( (cat "$src/main.go" "$src/go.mod" "$src/go.sum"; go version) | sha256sum | cut -d' ' -f1)
+  # Every Go source counts: a change to any of them (the write-serialising proxy too) rebuilds.
+  want=$( (cat "$src"/*.go "$src/go.mod" "$src/go.sum"; go version) | sha256sum | cut -d' ' -f1)
   if [ -x "$bin" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
     say "ferretdb runner: cached"
   else
