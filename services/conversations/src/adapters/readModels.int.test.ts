@@ -3,49 +3,16 @@ import type { EventEnvelope } from '@chat/contracts';
 import { MongoClient } from 'mongodb';
 import type { Db } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { messageSent, pinChanged, testEnvelope } from '../projections/testEvents.js';
 import { ConversationReadModels } from './readModels.js';
 
 // The guarded writer against the real FerretDB: redelivery and a rebuild from scratch give the same documents.
-let sequence = 0;
-function envelope(type: string, streamId: string, version: number, data: Record<string, unknown>): EventEnvelope {
-  sequence += 1;
-  return {
-    id: `event-${sequence}`,
-    type,
-    schemaVersion: 1,
-    appId: 'app1',
-    streamId,
-    version,
-    occurredAt: new Date(0).toISOString(),
-    actor: { keyId: 'k', scope: 'fullAccess' },
-    correlationId: 'c',
-    causationId: null,
-    data,
-  };
-}
 const userCreated = (uid: string) =>
-  envelope('UserCreated', `user:app1:${uid}`, 1, { uid, name: uid.toUpperCase(), role: 'default', tags: [], createdAt: 10 });
+  testEnvelope('UserCreated', `user:app1:${uid}`, 1, { uid, name: uid.toUpperCase(), role: 'default', tags: [], createdAt: 10 });
 const message = (version: number, id: string, sender: string, receiver: string) =>
-  envelope('MessageSent', 'messages:app1:a_user_b', version, {
-    id,
-    conversationId: 'a_user_b',
-    sender,
-    receiver,
-    receiverType: 'user',
-    category: 'message',
-    type: 'text',
-    data: { text: `m${id}`, metadata: { 'dotted.key': [[1]] } },
-    sentAt: 100 + version,
-  });
-const pin = (type: 'ConversationPinned' | 'ConversationUnpinned', version: number) =>
-  envelope(type, 'conversation-pins:app1:a', version, {
-    uid: 'a',
-    conversationId: 'a_user_b',
-    conversationType: 'user',
-    conversationWith: 'b',
-    ...(type === 'ConversationPinned' ? { pinnedAt: 50 + version } : {}),
-  });
-const globalPins = envelope('GlobalPinnedConversationsReplaced', 'app-pins:app1', 1, {
+  messageSent(version, id, sender, receiver, { metadata: { 'dotted.key': [[1]] } });
+const pin = (type: 'ConversationPinned' | 'ConversationUnpinned', version: number) => pinChanged(type, version, 50 + version);
+const globalPins = testEnvelope('GlobalPinnedConversationsReplaced', 'app-pins:app1', 1, {
   pinnedConversations: [{ conversationType: 'user', conversationWith: 'b', pinnedAt: 70 }],
 });
 

@@ -5,7 +5,7 @@ import { readWithPatience } from '@chat/mongo';
 import type { CommandMetadata, CommitStore, EventPublisher } from '@chat/eventsourcing';
 import type { Logger } from 'pino';
 import type { ConversationReadModels } from '../adapters/readModels.js';
-import { renderConversation } from '../domain/conversationView.js';
+import { isGloballyPinned, renderConversation } from '../domain/conversationView.js';
 import type { ConversationResource, PeerUserDoc, UserConversationDoc } from '../domain/conversationView.js';
 import { globalPinsDecider, globalPinsStream } from '../domain/globalPins.js';
 import type { GlobalPinTarget } from '../domain/globalPins.js';
@@ -113,7 +113,7 @@ export class ConversationsApp {
     type: 'PinConversation' | 'UnpinConversation',
   ): Promise<ConversationResource> {
     const { ref, doc, peer, globalPins } = await this.userConversation(context.actor, actingUid, peerUid);
-    const globallyPinned = globalPins.some((p) => p.conversationType === 'user' && p.conversationWith === peer.uid);
+    const globallyPinned = isGloballyPinned(globalPins, peer.uid) !== undefined;
     const now = this.clock();
     const command =
       type === 'PinConversation'

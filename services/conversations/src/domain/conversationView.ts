@@ -53,17 +53,9 @@ export function isGloballyPinned(pins: readonly GlobalPin[], peer: string): Glob
 
 function renderPeer(peer: PeerUserDoc | null, peerUid: string, conversationId: string): Record<string, unknown> {
   if (!peer) return { uid: peerUid, conversationId };
-  return {
-    uid: peer.uid,
-    name: peer.name,
-    ...(peer.link !== undefined ? { link: peer.link } : {}),
-    ...(peer.avatar !== undefined ? { avatar: peer.avatar } : {}),
-    role: peer.role,
-    status: peer.status,
-    createdAt: peer.createdAt,
-    ...(peer.updatedAt !== undefined ? { updatedAt: peer.updatedAt } : {}),
-    conversationId,
-  };
+  const { appId, ...user } = peer;
+  void appId;
+  return { ...user, conversationId };
 }
 
 /**

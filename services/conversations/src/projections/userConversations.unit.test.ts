@@ -1,46 +1,8 @@
 import type { EventEnvelope } from '@chat/contracts';
 import { describe, expect, it } from 'vitest';
 import type { UserConversationDoc } from '../domain/conversationView.js';
+import { messageSent as message, pinChanged as pinEvent } from './testEvents.js';
 import { userConversationsProjection } from './userConversations.js';
-
-let seq = 0;
-function envelope(type: string, streamId: string, version: number, data: Record<string, unknown>): EventEnvelope {
-  seq += 1;
-  return {
-    id: `e${seq}`,
-    type,
-    schemaVersion: 1,
-    appId: 'app1',
-    streamId,
-    version,
-    occurredAt: new Date(0).toISOString(),
-    actor: { keyId: 'k', scope: 'fullAccess' },
-    correlationId: 'c',
-    causationId: null,
-    data,
-  };
-}
-
-const message = (version: number, id: string, sender: string, receiver: string, sentAt: number) =>
-  envelope('MessageSent', 'messages:app1:a_user_b', version, {
-    id,
-    conversationId: 'a_user_b',
-    sender,
-    receiver,
-    receiverType: 'user',
-    category: 'message',
-    type: 'text',
-    data: { text: `m${id}` },
-    sentAt,
-  });
-const pinEvent = (type: 'ConversationPinned' | 'ConversationUnpinned', version: number) =>
-  envelope(type, 'conversation-pins:app1:a', version, {
-    uid: 'a',
-    conversationId: 'a_user_b',
-    conversationType: 'user',
-    conversationWith: 'b',
-    ...(type === 'ConversationPinned' ? { pinnedAt: 50 } : {}),
-  });
 
 /** The guarded writer's logic over a map: what GuardedProjectionWriter does against MongoDB. */
 function applyAll(events: readonly EventEnvelope[], store = new Map<string, { doc: UserConversationDoc; positions: Record<string, number> }>()) {
@@ -59,10 +21,10 @@ function applyAll(events: readonly EventEnvelope[], store = new Map<string, { do
 }
 
 const history = [
-  message(1, '1', 'a', 'b', 100),
+  message(1, '1', 'a', 'b'),
   pinEvent('ConversationPinned', 1),
-  message(2, '2', 'b', 'a', 101),
-  message(3, '3', 'b', 'a', 102),
+  message(2, '2', 'b', 'a'),
+  message(3, '3', 'b', 'a'),
   pinEvent('ConversationUnpinned', 2),
   pinEvent('ConversationPinned', 3),
 ];

@@ -1,17 +1,11 @@
-import type { ApiKeyCreated, ApiKeyDeleted, ApiKeyScope, ApiKeyUpdated, EventEnvelope } from '@chat/contracts';
+import type { ApiKeyCreated, ApiKeyDeleted, ApiKeyUpdated, EventEnvelope } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
+import type { ApiKeyState } from '../domain/app.js';
 
 export const API_KEYS_COLLECTION = 'apikeys';
 
-export interface ApiKeyDocument {
+export interface ApiKeyDocument extends ApiKeyState {
   appId: string;
-  keyId: string;
-  keyHash: string;
-  maskedKey: string;
-  name: string;
-  scope: ApiKeyScope;
-  createdBy: string;
-  createdAt: number;
   updatedAt: number;
   /**
    * Deleted keys stay as tombstones: the writer's position guard lives in the document, so removing

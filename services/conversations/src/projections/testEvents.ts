@@ -1,0 +1,47 @@
+import type { EventEnvelope } from '@chat/contracts';
+
+// Event builders shared by the projection tests (the pure one and the one on FerretDB).
+let sequence = 0;
+
+export function testEnvelope(type: string, streamId: string, version: number, data: Record<string, unknown>): EventEnvelope {
+  sequence += 1;
+  return {
+    id: `event-${sequence}`,
+    type,
+    schemaVersion: 1,
+    appId: 'app1',
+    streamId,
+    version,
+    occurredAt: new Date(0).toISOString(),
+    actor: { keyId: 'k', scope: 'fullAccess' },
+    correlationId: 'c',
+    causationId: null,
+    data,
+  };
+}
+
+/** Message `version` of the conversation a_user_b, sent at second 99 + version (100, 101, …). */
+export function messageSent(version: number, id: string, sender: string, receiver: string, data: Record<string, unknown> = {}) {
+  return testEnvelope('MessageSent', 'messages:app1:a_user_b', version, {
+    id,
+    conversationId: 'a_user_b',
+    sender,
+    receiver,
+    receiverType: 'user',
+    category: 'message',
+    type: 'text',
+    data: { text: `m${id}`, ...data },
+    sentAt: 99 + version,
+  });
+}
+
+/** User a pins or unpins its conversation with b (event `version` of a's pin stream). */
+export function pinChanged(type: 'ConversationPinned' | 'ConversationUnpinned', version: number, pinnedAt = 50) {
+  return testEnvelope(type, 'conversation-pins:app1:a', version, {
+    uid: 'a',
+    conversationId: 'a_user_b',
+    conversationType: 'user',
+    conversationWith: 'b',
+    ...(type === 'ConversationPinned' ? { pinnedAt } : {}),
+  });
+}
