@@ -21,7 +21,7 @@ declare module 'vitest' {
  * to this run. Everything this started is stopped at the end, also when a test fails.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const infra = await startInfrastructure();
+  const infra = await startInfrastructure({ freshKafkaData: true });
   process.env['KAFKA_BROKERS'] = infra.kafkaBrokers;
   process.env['MONGO_URL'] = infra.mongoUrl;
   process.env['REDIS_URL'] = infra.redisUrl;

@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +24,11 @@ export interface InfrastructureOptions {
   /** Defaults to the repository this package sits in. */
   repoRoot?: string;
   log?: (line: string) => void;
+  /**
+   * Start a Kafka this call spawns on an empty data directory. Test runs use it: every run makes new
+   * consumer groups that read from the beginning, so a kept log would replay every earlier run's events.
+   */
+  freshKafkaData?: boolean;
 }
 
 type PartName = 'kafka' | 'ferretdb' | 'redis';
@@ -53,7 +58,7 @@ const run = promisify(execFile);
 export async function startInfrastructure(options: InfrastructureOptions = {}): Promise<RunningInfrastructure> {
   const root = resolve(options.repoRoot ?? fileURLToPath(new URL('../../../', import.meta.url)));
   const log = options.log ?? ((line: string) => process.stderr.write(`[devstack] ${line}\n`));
-  const parts = defineParts(root);
+  const parts = defineParts(root, options.freshKafkaData ?? false);
   const urls = {} as Record<PartName, string>;
   const reused: PartName[] = [];
   const toStart: Part[] = [];
@@ -114,7 +119,7 @@ export async function startInfrastructure(options: InfrastructureOptions = {}): 
   };
 }
 
-function defineParts(root: string): Part[] {
+function defineParts(root: string, freshKafkaData: boolean): Part[] {
   const kafkaPort = portFromEnv('KAFKA_PORT', 9092);
   const controllerPort = portFromEnv('KAFKA_CONTROLLER_PORT', 9093);
   const mongoPort = portFromEnv('MONGO_PORT', 27017);
@@ -135,6 +140,7 @@ function defineParts(root: string): Part[] {
       command: async () => {
         const dir = join(infra, 'kafka');
         const dataDir = join(dir, `data-${kafkaPort}`);
+        if (freshKafkaData) await rm(dataDir, { recursive: true, force: true });
         await mkdir(dataDir, { recursive: true });
         const template = await readFile(join(root, 'infra', 'kafka', 'server.properties'), 'utf8');
         const propsFile = join(dir, `server-${kafkaPort}.properties`);

@@ -1,9 +1,18 @@
+import { conversationsErrorStatus } from './errorCodes/conversations.js';
+import { groupsErrorStatus } from './errorCodes/groups.js';
+import { messagesErrorStatus } from './errorCodes/messages.js';
+import { usersErrorStatus } from './errorCodes/users.js';
+
 /**
  * The closed set of error codes this platform answers with, and the HTTP status of each.
  * CometChat documents most codes without a status; where it is silent we chose the conventional
  * one (see docs/errors.md). Codes marked "ours" have no CometChat equivalent.
  */
 export const errorStatus = {
+  ...usersErrorStatus,
+  ...groupsErrorStatus,
+  ...messagesErrorStatus,
+  ...conversationsErrorStatus,
   // authentication and tenancy (gateway)
   AUTH_ERR_EMPTY_APIKEY: 401,
   AUTH_ERR_APIKEY_NOT_FOUND: 401,

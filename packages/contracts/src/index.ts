@@ -18,16 +18,11 @@ export { actorSchema, eventEnvelopeSchema, eventHeaderNames } from './envelope.j
 export type { EventEnvelope } from './envelope.js';
 export { currentSchemaVersion, eventCatalog, isKnownEventType, parseKnownEvent } from './events/registry.js';
 export type { EventData, EventType, KnownEvent } from './events/registry.js';
-export { userProfileFields } from './events/users.js';
-export type { AuthTokenCreated, UserCreated, UserProfileFields } from './events/users.js';
-export { userEntitySchema } from './events/messages.js';
-export type { MessageSent, UserEntity } from './events/messages.js';
-export type {
-  ConversationPinned,
-  ConversationUnpinned,
-  GlobalPin,
-  GlobalPinnedConversationsReplaced,
-} from './events/conversations.js';
+// Each event module is a published contract: its schemas and types are all public.
+export * from './events/users.js';
+export * from './events/groups.js';
+export * from './events/messages.js';
+export * from './events/conversations.js';
 export type { ApiKeyCreated, ApiKeyDeleted, ApiKeyUpdated, AppCreated } from './events/management.js';
 export { CHAT_API_PREFIX, routeCatalog, serviceNames } from './routes.js';
 export type { HttpMethod, OnBehalfOfRule, RequiredScope, RouteSpec, ServiceName } from './routes.js';

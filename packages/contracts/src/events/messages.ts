@@ -23,12 +23,63 @@ export const messageSentV1 = z.object({
   data: z.record(z.string(), z.unknown()),
   tags: z.array(z.string()).optional(),
   muid: z.string().optional(),
+  /** Set on a thread reply: the id of the message that started the thread. */
+  parentId: z.string().optional(),
+  quotedMessageId: z.string().optional(),
+  mentionedUids: z.array(z.string()).optional(),
   sentAt: z.number().int(),
+});
+
+/** The whole new `data` (not a diff), so a consumer can replace what it shows. */
+export const messageEditedV1 = z.object({
+  id: z.string(),
+  conversationId: z.string(),
+  data: z.record(z.string(), z.unknown()),
+  tags: z.array(z.string()).optional(),
+  editedBy: z.string().optional(),
+  editedAt: z.number().int(),
+});
+
+/**
+ * Soft delete keeps the message (shown with `deletedAt`/`deletedBy`); `permanent` erases it, and consumers
+ * drop every copy they hold.
+ */
+export const messageDeletedV1 = z.object({
+  id: z.string(),
+  conversationId: z.string(),
+  sender: z.string(),
+  permanent: z.boolean(),
+  deletedBy: z.string().optional(),
+  deletedAt: z.number().int(),
+});
+
+export const messageReactionAddedV1 = z.object({
+  id: z.string(),
+  conversationId: z.string(),
+  reaction: z.string(),
+  uid: z.string(),
+  reactedAt: z.number().int(),
+});
+
+export const messageReactionRemovedV1 = z.object({
+  id: z.string(),
+  conversationId: z.string(),
+  reaction: z.string(),
+  uid: z.string(),
+  removedAt: z.number().int(),
 });
 
 export const messageEventSchemas = {
   MessageSent: { 1: messageSentV1 },
+  MessageEdited: { 1: messageEditedV1 },
+  MessageDeleted: { 1: messageDeletedV1 },
+  MessageReactionAdded: { 1: messageReactionAddedV1 },
+  MessageReactionRemoved: { 1: messageReactionRemovedV1 },
 } as const;
 
 export type UserEntity = z.infer<typeof userEntitySchema>;
 export type MessageSent = z.infer<typeof messageSentV1>;
+export type MessageEdited = z.infer<typeof messageEditedV1>;
+export type MessageDeleted = z.infer<typeof messageDeletedV1>;
+export type MessageReactionAdded = z.infer<typeof messageReactionAddedV1>;
+export type MessageReactionRemoved = z.infer<typeof messageReactionRemovedV1>;

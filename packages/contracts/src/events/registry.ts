@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { conversationEventSchemas } from './conversations.js';
+import { groupEventSchemas } from './groups.js';
 import { managementEventSchemas } from './management.js';
 import { messageEventSchemas } from './messages.js';
 import { userEventSchemas } from './users.js';
@@ -10,6 +11,7 @@ export const eventCatalog = {
   ...userEventSchemas,
   ...messageEventSchemas,
   ...conversationEventSchemas,
+  ...groupEventSchemas,
   ...managementEventSchemas,
 } as const;
 
