@@ -5,6 +5,8 @@ import { managementEventSchemas } from './management.js';
 import { messageEventSchemas } from './messages.js';
 import { userEventSchemas } from './users.js';
 import type { EventEnvelope } from '../envelope.js';
+import { topics } from '../topics.js';
+import type { Topic } from '../topics.js';
 
 /** Every published event type, by name and schema version. Published shapes never change in place. */
 export const eventCatalog = {
@@ -14,6 +16,20 @@ export const eventCatalog = {
   ...groupEventSchemas,
   ...managementEventSchemas,
 } as const;
+
+/** Which topic carries each event type: a service publishes only on its own topic. */
+const eventTypesByTopic: ReadonlyArray<readonly [Topic, Record<string, unknown>]> = [
+  [topics.users, userEventSchemas],
+  [topics.messages, messageEventSchemas],
+  [topics.conversations, { ...conversationEventSchemas, ...groupEventSchemas }],
+  [topics.management, managementEventSchemas],
+];
+
+export function topicOf(type: EventType): Topic {
+  const found = eventTypesByTopic.find(([, schemas]) => Object.hasOwn(schemas, type));
+  if (!found) throw new Error(`event type ${type} has no topic`);
+  return found[0];
+}
 
 type Catalog = typeof eventCatalog;
 export type EventType = keyof Catalog;

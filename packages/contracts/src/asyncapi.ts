@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { eventEnvelopeSchema } from './envelope.js';
+import { eventCatalog, topicOf } from './events/registry.js';
+import type { EventType } from './events/registry.js';
+import { topics } from './topics.js';
+
+/**
+ * The AsyncAPI 3 document of every topic and event type, generated from the zod schemas the services
+ * validate with, so the published description cannot drift from the code (a unit test compares it with
+ * `docs/asyncapi.json`; `npm run asyncapi` rewrites that file).
+ */
+export function asyncApiDocument(): Record<string, unknown> {
+  const types = (Object.keys(eventCatalog) as EventType[]).sort();
+  const channelOf = (topic: string): string => Object.entries(topics).find(([, t]) => t === topic)?.[0] ?? topic;
+  const channels: Record<string, { address: string; messages: Record<string, unknown> }> = {};
+  for (const [name, address] of Object.entries(topics)) channels[name] = { address, messages: {} };
+  const messages: Record<string, unknown> = {};
+  for (const type of types) {
+    const versions: Record<number, z.ZodType> = eventCatalog[type];
+    const channel = channels[channelOf(topicOf(type))];
+    for (const [version, schema] of Object.entries(versions)) {
+      const name = `${type}.v${version}`;
+      channel!.messages[name] = { $ref: `#/components/messages/${name}` };
+      messages[name] = {
+        name: type,
+        headers: {
+          type: 'object',
+          properties: { type: { const: type }, appId: { type: 'string' }, schemaVersion: { const: String(version) } },
+        },
+        payload: {
+          allOf: [
+            { $ref: '#/components/schemas/Envelope' },
+            { type: 'object', properties: { type: { const: type }, schemaVersion: { const: Number(version) }, data: jsonSchemaOf(schema) } },
+          ],
+        },
+      };
+    }
+  }
+  return {
+    asyncapi: '3.0.0',
+    info: {
+      title: 'Chat platform events',
+      version: '1.0.0',
+      description:
+        'Every service publishes its events on its own topic, keyed by stream id, so one stream\'s events stay in order ' +
+        'in one partition. Values are JSON envelopes; headers carry type, appId and schemaVersion. Delivery is at least ' +
+        'once: de-duplicate on (streamId, version). Shapes never change in place: a new shape gets a new schemaVersion. ' +
+        'Generated from packages/contracts/src/events (npm run asyncapi).',
+    },
+    defaultContentType: 'application/json',
+    channels,
+    operations: Object.fromEntries(
+      Object.keys(topics).map((name) => [`receive-${name}`, { action: 'receive', channel: { $ref: `#/channels/${name}` } }]),
+    ),
+    components: { schemas: { Envelope: jsonSchemaOf(eventEnvelopeSchema) }, messages },
+  };
+}
+
+function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
+  // The draft marker belongs to a standalone JSON Schema file, not to a schema embedded in AsyncAPI.
+  const generated = z.toJSONSchema(schema, { io: 'output' }) as Record<string, unknown>;
+  delete generated['$schema'];
+  return generated;
+}
