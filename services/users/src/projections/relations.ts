@@ -10,6 +10,7 @@ export interface RelationDoc {
   owner: string;
   other: string;
   active: boolean;
+  /** When the edge took its current state (befriended, blocked, or ended). */
   since: number;
   /** `occurredAt` of the last event applied: a friendship changes from both users' streams. */
   changedAt: string;
@@ -20,10 +21,6 @@ export function relationDocId(appId: string, owner: string, other: string): stri
 }
 
 type FriendEvent = EventEnvelope<'FriendsAdded', FriendsAdded> | EventEnvelope<'FriendsRemoved', FriendsRemoved>;
-
-function friendUids(event: FriendEvent): string[] {
-  return event.data.friendUids;
-}
 
 /** The other end of an edge document id, given the acting user. */
 function edgeEnds(event: FriendEvent, documentId: string): { owner: string; other: string } {
@@ -40,7 +37,7 @@ export const friendsProjection: Projection<RelationDoc, FriendEvent> = {
   name: 'friends',
   canHandle: (event: EventEnvelope): event is FriendEvent => event.type === 'FriendsAdded' || event.type === 'FriendsRemoved',
   documentIds: (event) =>
-    friendUids(event).flatMap((friend) => [
+    event.data.friendUids.flatMap((friend) => [
       relationDocId(event.appId, event.data.uid, friend),
       relationDocId(event.appId, friend, event.data.uid),
     ]),
@@ -49,7 +46,8 @@ export const friendsProjection: Projection<RelationDoc, FriendEvent> = {
     if (doc && doc.changedAt > event.occurredAt) return doc;
     const { owner, other } = edgeEnds(event, documentId);
     const active = event.type === 'FriendsAdded';
-    const since = active ? event.data.addedAt : (doc?.since ?? event.data.removedAt);
+    // `since` is when the edge took its current state, so any order of replay agrees on it.
+    const since = active ? event.data.addedAt : event.data.removedAt;
     return { appId: event.appId, owner, other, active, since, changedAt: event.occurredAt };
   },
 };
@@ -69,6 +67,6 @@ export const blocksProjection: Projection<RelationDoc, BlockEvent> = {
     if (event.type === 'UsersBlocked') {
       return { appId: event.appId, owner: event.data.uid, other, active: true, since: event.data.blockedAt, changedAt: event.occurredAt };
     }
-    return doc ? { ...doc, active: false, changedAt: event.occurredAt } : null;
+    return doc ? { ...doc, active: false, since: event.data.unblockedAt, changedAt: event.occurredAt } : null;
   },
 };
