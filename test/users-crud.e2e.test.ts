@@ -112,37 +112,52 @@ describe('users: list filters and paging', () => {
     expectOk(await app.call('DELETE', '/v3/users', { body: { uidsToDeactivate: ['u-dave'] } }));
   });
 
-  it('lists active users by name with CometChat pagination, without tags unless asked', async () => {
+  it('lists active users in creation order with CometChat pagination, without tags unless asked', async () => {
     const listed = expectOk(await app.call('GET', '/v3/users'));
-    expect(listed.data.map((u: { uid: string }) => u.uid)).toEqual(['u-alice', 'u-bob', 'u-carol']);
+    expect(listed.data.map((u: { uid: string }) => u.uid)).toEqual(['u-carol', 'u-alice', 'u-bob']);
     expect(listed.meta.pagination).toEqual({ total: 3, count: 3, per_page: 100, current_page: 1, total_pages: 1 });
     expect(listed.data[0].tags).toBeUndefined();
     const withTags = expectOk(await app.call('GET', '/v3/users?withTags=true'));
-    expect(withTags.data[0].tags).toEqual(['red', 'blue']);
+    expect(withTags.data[0].tags).toEqual(['red']);
     const page2 = expectOk(await app.call('GET', '/v3/users?perPage=2&page=2'));
-    expect(page2.data.map((u: { uid: string }) => u.uid)).toEqual(['u-carol']);
+    expect(page2.data.map((u: { uid: string }) => u.uid)).toEqual(['u-bob']);
     expect(page2.meta.pagination).toEqual({ total: 3, count: 1, per_page: 2, current_page: 2, total_pages: 2 });
   });
 
   it.each([
-    ['searchKey in name and uid', '?searchKey=smith', ['u-bob', 'u-carol']],
+    ['searchKey in name and uid', '?searchKey=smith', ['u-carol', 'u-bob']],
     ['searchKey only in uid', '?searchKey=smith&searchIn=uid', []],
     ['searchKey case-insensitively in name', '?searchKey=ALICE&searchIn=name', ['u-alice']],
     ['searchKey in uid', '?searchKey=u-b&searchIn=uid', ['u-bob']],
     ['a role', '?role=admin', ['u-carol']],
-    ['several roles', '?roles=admin,mod', ['u-bob', 'u-carol']],
+    ['several roles', '?roles=admin,mod', ['u-carol', 'u-bob']],
     ['repeated roles', '?roles[]=default&roles[]=mod', ['u-alice', 'u-bob']],
-    ['tags (any of)', '?tags=red', ['u-alice', 'u-carol']],
-    ['tags as a list', '?tags=blue,red', ['u-alice', 'u-bob', 'u-carol']],
-    ['status offline', '?status=offline', ['u-alice', 'u-bob', 'u-carol']],
+    ['tags (any of)', '?tags=red', ['u-carol', 'u-alice']],
+    ['tags as a list', '?tags=blue,red', ['u-carol', 'u-alice', 'u-bob']],
+    ['status offline', '?status=offline', ['u-carol', 'u-alice', 'u-bob']],
     ['status available (no presence: nobody)', '?status=available', []],
     ['only deactivated users', '?onlyDeactivated=true', ['u-dave']],
-    ['deactivated users too', '?withDeactivated=true', ['u-alice', 'u-bob', 'u-carol', 'u-dave']],
-    ['count accepted', '?count=true&perPage=1', ['u-alice']],
+    ['deactivated users too', '?withDeactivated=true', ['u-carol', 'u-alice', 'u-bob', 'u-dave']],
+    ['count accepted', '?count=true&perPage=1', ['u-carol']],
   ])('filters by %s', async (_label, query, expected) => {
     const listed = await app.call('GET', `/v3/users${query}`);
     expect(uidsOf(listed)).toEqual(expected);
     expect(listed.body.meta.pagination.count).toBe(expected.length);
+  });
+
+  it('keeps the default listing in step with deactivation, reactivation and deletion', async () => {
+    await makeUser(app, 'u-eve');
+    await makeUser(app, 'u-fay');
+    expect(uidsOf(await app.call('GET', '/v3/users?perPage=2&page=2'))).toEqual(['u-bob', 'u-eve']);
+    expectOk(await app.call('DELETE', '/v3/users', { body: { uidsToDeactivate: ['u-alice'] } }));
+    expect(uidsOf(await app.call('GET', '/v3/users?perPage=2&page=2'))).toEqual(['u-eve', 'u-fay']);
+    expectOk(await app.call('PUT', '/v3/users', { body: { uidsToActivate: ['u-alice'] } }));
+    expectOk(await app.call('DELETE', '/v3/users/u-eve'));
+    const listed = expectOk(await app.call('GET', '/v3/users'));
+    expect(listed.data.map((u: { uid: string }) => u.uid)).toEqual(['u-carol', 'u-alice', 'u-bob', 'u-fay']);
+    expect(listed.meta.pagination.total).toBe(4);
+    expectOk(await app.call('DELETE', '/v3/users/u-fay', { body: { permanent: true } }));
+    expect(uidsOf(await app.call('GET', '/v3/users'))).toEqual(['u-carol', 'u-alice', 'u-bob']);
   });
 
   it.each([

@@ -10,6 +10,7 @@ import { roleDocId, rolesProjection } from '../projections/roles.js';
 import type { RoleDoc } from '../projections/roles.js';
 import { userDocId, usersProjection } from '../projections/users.js';
 import type { UserDoc, UserDocState } from '../projections/users.js';
+import { UserDirectory } from './userDirectory.js';
 
 export interface Page<T> {
   total: number;
@@ -29,6 +30,9 @@ export interface UserQuery {
 
 export type RelationKind = 'friends' | 'blocks';
 
+/** Events that change whether (or where) a user appears in the default listing. */
+const listingEvents = new Set(['UserCreated', 'UserDeactivated', 'UserReactivated', 'UserDeleted']);
+
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
@@ -39,6 +43,7 @@ export class UserReadModels {
   private readonly tokens: GuardedProjectionWriter<AuthTokenDoc>;
   private readonly relations: Record<RelationKind, GuardedProjectionWriter<RelationDoc>>;
   private readonly roles: GuardedProjectionWriter<RoleDoc>;
+  readonly directory: UserDirectory;
 
   constructor(private readonly db: Db) {
     this.users = new GuardedProjectionWriter(db, 'users', usersProjection);
@@ -48,11 +53,12 @@ export class UserReadModels {
       blocks: new GuardedProjectionWriter(db, 'blocks', blocksProjection),
     };
     this.roles = new GuardedProjectionWriter(db, 'roles', rolesProjection);
+    this.directory = new UserDirectory(db);
   }
 
   async ensureIndexes(): Promise<void> {
     await ensureIndexes(this.db, 'users', [
-      { keys: { appId: 1, state: 1, sortName: 1, uid: 1 }, options: { name: 'app_state_name' } },
+      { keys: { appId: 1, state: 1, listKey: 1 }, options: { name: 'app_state_order' } },
       { keys: { appId: 1, role: 1 }, options: { name: 'app_role' } },
       { keys: { appId: 1, tags: 1 }, options: { name: 'app_tags' } },
     ]);
@@ -65,6 +71,10 @@ export class UserReadModels {
 
   async apply(event: EventEnvelope): Promise<void> {
     await this.users.apply(event);
+    if (listingEvents.has(event.type)) {
+      const doc = await this.findUser(event.appId, String(event.data['uid']));
+      if (doc) await this.directory.sync(doc);
+    }
     await this.tokens.apply(event);
     await this.relations.friends.apply(event);
     await this.relations.blocks.apply(event);
@@ -82,7 +92,19 @@ export class UserReadModels {
     return new Map(docs.filter((doc): doc is UserDoc => doc !== null).map((doc) => [doc.uid, doc]));
   }
 
+  /** Without filters, a page of the default listing costs a few primary-key reads (see userDirectory). */
+  private async listFromDirectory(appId: string, page: number, perPage: number): Promise<Page<UserDoc>> {
+    const { total, uids } = await this.directory.page(appId, page, perPage);
+    const docs = await this.findUsers(appId, uids);
+    const items = uids.map((uid) => docs.get(uid)).filter((doc): doc is UserDoc => doc?.state === 'active');
+    return { total, items };
+  }
+
   async listUsers(appId: string, query: UserQuery): Promise<Page<UserDoc>> {
+    const unfiltered = !query.search && !query.roles && !query.tags && !query.uids;
+    if (unfiltered && query.states.length === 1 && query.states[0] === 'active') {
+      return this.listFromDirectory(appId, query.page, query.perPage);
+    }
     const filter: Record<string, unknown> = { appId, state: query.states.length === 1 ? query.states[0] : { $in: query.states } };
     if (query.roles) filter['role'] = { $in: query.roles };
     if (query.tags) filter['tags'] = { $in: query.tags };
@@ -97,7 +119,7 @@ export class UserReadModels {
     }
     const collection = this.users.documents();
     const typed = filter as Filter<Stored<UserDoc>>;
-    const sort: Sort = { sortName: 1, uid: 1 };
+    const sort: Sort = { listKey: 1 };
     const [total, docs] = await Promise.all([
       collection.countDocuments(typed),
       collection

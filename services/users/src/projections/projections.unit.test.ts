@@ -67,6 +67,7 @@ describe('users projection', () => {
       uid: 'ann',
       name: 'Anna',
       sortName: 'anna',
+      listKey: `${userHistory[0]!.occurredAt}|ann`,
       role: 'default',
       statusMessage: 'hi',
       metadata: '{"x.y":1}',

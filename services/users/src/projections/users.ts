@@ -7,6 +7,7 @@ import type {
   UserUpdated,
 } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
+import { listKey } from './userDirectory.js';
 
 export type UserDocState = 'active' | 'deactivated' | 'deleted';
 
@@ -18,8 +19,10 @@ export interface UserDoc {
   appId: string;
   uid: string;
   name: string;
-  /** Lower-cased name: the sort and search key. */
+  /** Lower-cased name: the search key, and the order of friend and blocked-user lists. */
   sortName: string;
+  /** Creation time (ms) then uid: the order of user lists. */
+  listKey: string;
   avatar?: string;
   link?: string;
   role: string;
@@ -47,12 +50,14 @@ export function userDocId(appId: string, uid: string): string {
   return `${appId}:${uid}`;
 }
 
-function created(appId: string, user: UserCreated): UserDoc {
+function created(event: EventEnvelope<'UserCreated', UserCreated>): UserDoc {
+  const user = event.data;
   return {
-    appId,
+    appId: event.appId,
     uid: user.uid,
     name: user.name,
     sortName: user.name.toLowerCase(),
+    listKey: listKey(event.occurredAt, user.uid),
     ...(user.avatar !== undefined ? { avatar: user.avatar } : {}),
     ...(user.link !== undefined ? { link: user.link } : {}),
     role: user.role,
@@ -92,6 +97,7 @@ function tombstone(doc: UserDoc | null, event: EventEnvelope<'UserDeleted', User
     uid: event.data.uid,
     name: '',
     sortName: '',
+    listKey: doc?.listKey ?? listKey(event.occurredAt, event.data.uid),
     role: '',
     tags: [],
     status: 'offline',
@@ -109,7 +115,7 @@ export const usersProjection: Projection<UserDoc, Handled> = {
   evolve(doc, event) {
     switch (event.type) {
       case 'UserCreated':
-        return created(event.appId, event.data);
+        return created(event);
       case 'UserUpdated':
         return doc && doc.state !== 'deleted' ? updated(doc, event.data) : doc;
       case 'UserDeactivated':
