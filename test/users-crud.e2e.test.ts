@@ -158,6 +158,9 @@ describe('users: list filters and paging', () => {
     expect(listed.meta.pagination.total).toBe(4);
     expectOk(await app.call('DELETE', '/v3/users/u-fay', { body: { permanent: true } }));
     expect(uidsOf(await app.call('GET', '/v3/users'))).toEqual(['u-carol', 'u-alice', 'u-bob']);
+    expectOk(await app.call('PUT', '/v3/users/u-bob', { body: { name: 'Robert', unset: ['tags'] } }));
+    const renamed = expectOk(await app.call('GET', '/v3/users?withTags=true')).data[2];
+    expect(renamed).toMatchObject({ uid: 'u-bob', name: 'Robert', tags: [] });
   });
 
   it.each([

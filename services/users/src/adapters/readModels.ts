@@ -31,7 +31,7 @@ export interface UserQuery {
 export type RelationKind = 'friends' | 'blocks';
 
 /** Events that change whether (or where) a user appears in the default listing. */
-const listingEvents = new Set(['UserCreated', 'UserDeactivated', 'UserReactivated', 'UserDeleted']);
+const listingEvents = new Set(['UserCreated', 'UserUpdated', 'UserDeactivated', 'UserReactivated', 'UserDeleted']);
 
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -92,12 +92,10 @@ export class UserReadModels {
     return new Map(docs.filter((doc): doc is UserDoc => doc !== null).map((doc) => [doc.uid, doc]));
   }
 
-  /** Without filters, a page of the default listing costs a few primary-key reads (see userDirectory). */
+  /** Without filters, a page of the default listing costs two small reads (see projections/userDirectory). */
   private async listFromDirectory(appId: string, page: number, perPage: number): Promise<Page<UserDoc>> {
-    const { total, uids } = await this.directory.page(appId, page, perPage);
-    const docs = await this.findUsers(appId, uids);
-    const items = uids.map((uid) => docs.get(uid)).filter((doc): doc is UserDoc => doc?.state === 'active');
-    return { total, items };
+    const { total, users } = await this.directory.page(appId, page, perPage);
+    return { total, items: users };
   }
 
   async listUsers(appId: string, query: UserQuery): Promise<Page<UserDoc>> {

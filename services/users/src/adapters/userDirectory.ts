@@ -3,6 +3,7 @@ import type { Collection, Db } from 'mongodb';
 import {
   buildChunks,
   chunkIndexFor,
+  directoryEntry,
   liveCount,
   needsNewChunk,
   pageWindow,
@@ -11,23 +12,35 @@ import {
 import type { DirectoryChunkRef, DirectoryEntry } from '../projections/userDirectory.js';
 import type { UserDoc } from '../projections/users.js';
 
+/**
+ * Both documents keep their lists as JSON text: FerretDB's SQLite backend parses every stored row
+ * it passes while looking for a match, and a long string is far cheaper to pass than nested
+ * documents (and it sidesteps the key restrictions of ADR 0002).
+ */
 interface DirectoryDoc {
   _id: string;
-  chunks: DirectoryChunkRef[];
+  chunks: string;
   rev: number;
 }
 
 interface ChunkDoc {
   _id: string;
+  entries: string;
+  rev: number;
+}
+
+interface Directory {
+  chunks: DirectoryChunkRef[];
+  rev: number;
+}
+
+interface Chunk {
+  id: string;
   entries: DirectoryEntry[];
   rev: number;
 }
 
 const MAX_ATTEMPTS = 30;
-
-function entryOf(doc: UserDoc): DirectoryEntry {
-  return { k: doc.listKey, uid: doc.uid, live: doc.state === 'active' };
-}
 
 /**
  * Keeps the per-app directory in step with the users read model. `sync` is state-based (it makes
@@ -47,8 +60,18 @@ export class UserDirectory {
     return `${appId}:${id}`;
   }
 
+  private async readDirectory(appId: string): Promise<Directory | null> {
+    const doc = await this.directories.findOne({ _id: appId });
+    return doc ? { chunks: JSON.parse(doc.chunks) as DirectoryChunkRef[], rev: doc.rev } : null;
+  }
+
+  private async readChunk(appId: string, id: number): Promise<Chunk | null> {
+    const doc = await this.chunks.findOne({ _id: this.chunkId(appId, id) });
+    return doc ? { id: doc._id, entries: JSON.parse(doc.entries) as DirectoryEntry[], rev: doc.rev } : null;
+  }
+
   async sync(doc: UserDoc): Promise<void> {
-    const entry = entryOf(doc);
+    const entry = directoryEntry(doc);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       if (await this.trySync(doc.appId, entry)) return;
     }
@@ -56,11 +79,11 @@ export class UserDirectory {
   }
 
   private async trySync(appId: string, entry: DirectoryEntry): Promise<boolean> {
-    const directory = await this.directories.findOne({ _id: appId });
+    const directory = await this.readDirectory(appId);
     if (!directory) return entry.live ? this.openChunk(appId, null, 0, entry) : true;
     const index = chunkIndexFor(directory.chunks, entry.k);
     const ref = directory.chunks[index] as DirectoryChunkRef;
-    const chunk = await this.chunks.findOne({ _id: this.chunkId(appId, ref.id) });
+    const chunk = await this.readChunk(appId, ref.id);
     if (!chunk) return this.openChunk(appId, directory, ref.id, entry);
     const isTail = index === directory.chunks.length - 1;
     if (needsNewChunk(isTail, chunk.entries, entry)) {
@@ -68,7 +91,7 @@ export class UserDirectory {
     }
     const next = placeEntry(chunk.entries, entry);
     if (next) {
-      const replaced = await this.chunks.replaceOne({ _id: chunk._id, rev: chunk.rev }, { entries: next, rev: chunk.rev + 1 });
+      const replaced = await this.chunks.replaceOne({ _id: chunk.id, rev: chunk.rev }, { entries: JSON.stringify(next), rev: chunk.rev + 1 });
       if (replaced.matchedCount !== 1) return false;
     }
     await this.recount(appId, ref.id, liveCount(next ?? chunk.entries), entry.k);
@@ -76,21 +99,23 @@ export class UserDirectory {
   }
 
   /** A new chunk holding `entry`; an orphan left by a crash between the two writes is adopted. */
-  private async openChunk(appId: string, directory: DirectoryDoc | null, id: number, entry: DirectoryEntry): Promise<boolean> {
+  private async openChunk(appId: string, directory: Directory | null, id: number, entry: DirectoryEntry): Promise<boolean> {
     let entries = [entry];
     try {
-      await this.chunks.insertOne({ _id: this.chunkId(appId, id), entries, rev: 1 });
+      await this.chunks.insertOne({ _id: this.chunkId(appId, id), entries: JSON.stringify(entries), rev: 1 });
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
-      const orphan = await this.chunks.findOne({ _id: this.chunkId(appId, id) });
+      const orphan = await this.readChunk(appId, id);
       if (!orphan || orphan.entries.length === 0) return false;
       entries = orphan.entries;
     }
     const ref: DirectoryChunkRef = { id, first: (entries[0] as DirectoryEntry).k, live: liveCount(entries) };
+    // Adopting an orphan does not place `entry` yet: the caller's next attempt does.
+    const placed = entries.some((e) => e.k === entry.k);
     if (!directory) {
       try {
-        await this.directories.insertOne({ _id: appId, chunks: [ref], rev: 1 });
-        return entries.some((e) => e.k === entry.k);
+        await this.directories.insertOne({ _id: appId, chunks: JSON.stringify([ref]), rev: 1 });
+        return placed;
       } catch (error) {
         if (isDuplicateKeyError(error)) return false;
         throw error;
@@ -99,44 +124,44 @@ export class UserDirectory {
     if (directory.chunks.some((c) => c.id === id)) return false;
     const updated = await this.directories.replaceOne(
       { _id: appId, rev: directory.rev },
-      { chunks: [...directory.chunks, ref], rev: directory.rev + 1 },
+      { chunks: JSON.stringify([...directory.chunks, ref]), rev: directory.rev + 1 },
     );
-    // Adopting an orphan does not place `entry` yet: the next attempt does.
-    return updated.matchedCount === 1 && entries.some((e) => e.k === entry.k);
+    return updated.matchedCount === 1 && placed;
   }
 
   private async recount(appId: string, chunkId: number, live: number, key: string): Promise<void> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const directory = await this.directories.findOne({ _id: appId });
+      const directory = await this.readDirectory(appId);
       if (!directory) return;
-      const chunks = directory.chunks.map((c) =>
-        c.id === chunkId ? { ...c, live, first: c.first <= key ? c.first : key } : c,
-      );
+      const chunks = directory.chunks.map((c) => (c.id === chunkId ? { ...c, live, first: c.first <= key ? c.first : key } : c));
       const unchanged = chunks.every((c, i) => c.live === directory.chunks[i]?.live && c.first === directory.chunks[i]?.first);
       if (unchanged) return;
-      const updated = await this.directories.replaceOne({ _id: appId, rev: directory.rev }, { chunks, rev: directory.rev + 1 });
+      const updated = await this.directories.replaceOne({ _id: appId, rev: directory.rev }, { chunks: JSON.stringify(chunks), rev: directory.rev + 1 });
       if (updated.matchedCount === 1) return;
     }
   }
 
-  /** The uids of one page of the default listing and the number of listed users. */
-  async page(appId: string, page: number, perPage: number): Promise<{ total: number; uids: string[] }> {
-    const directory = await this.directories.findOne({ _id: appId });
-    if (!directory) return { total: 0, uids: [] };
+  /** One page of the default listing (the users' documents, in order) and the number of listed users. */
+  async page(appId: string, page: number, perPage: number): Promise<{ total: number; users: UserDoc[] }> {
+    const directory = await this.readDirectory(appId);
+    if (!directory) return { total: 0, users: [] };
     const window = pageWindow(directory.chunks, (page - 1) * perPage, perPage);
-    const chunks = await Promise.all(window.chunkIds.map((id) => this.chunks.findOne({ _id: this.chunkId(appId, id) })));
+    const chunks = await Promise.all(window.chunkIds.map((id) => this.readChunk(appId, id)));
     const live = chunks.flatMap((chunk) => (chunk ? chunk.entries.filter((e) => e.live) : []));
-    return { total: window.total, uids: live.slice(window.skip, window.skip + perPage).map((e) => e.uid) };
+    const users = live.slice(window.skip, window.skip + perPage).flatMap((e) => (e.user ? [e.user] : []));
+    return { total: window.total, users };
   }
 
   /** Writes a whole app's directory at once from its user documents (bulk seeding and rebuilds). */
   async replaceAll(appId: string, docs: readonly UserDoc[]): Promise<void> {
-    const entries = docs.map(entryOf).sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+    const entries = docs.map(directoryEntry).sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
     const { refs, chunks } = buildChunks(entries);
     await this.chunks.deleteMany({ _id: { $regex: `^${appId}:` } });
     if (chunks.length > 0) {
-      await this.chunks.insertMany(chunks.map((chunkEntries, id) => ({ _id: this.chunkId(appId, id), entries: chunkEntries, rev: 1 })));
+      await this.chunks.insertMany(
+        chunks.map((chunkEntries, id) => ({ _id: this.chunkId(appId, id), entries: JSON.stringify(chunkEntries), rev: 1 })),
+      );
     }
-    await this.directories.replaceOne({ _id: appId }, { chunks: refs, rev: 1 }, { upsert: true });
+    await this.directories.replaceOne({ _id: appId }, { chunks: JSON.stringify(refs), rev: 1 }, { upsert: true });
   }
 }

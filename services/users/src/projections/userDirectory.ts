@@ -1,17 +1,29 @@
+import type { UserDoc } from './users.js';
+
 /**
- * The default user listing as ordered chunks of uids, so a page costs a few primary-key reads
- * whatever the app's size. FerretDB v1 answers only `findOne({_id})` from an index; any other
- * filter, sort or count scans the whole collection (measured: ~2 s at 50,000 users).
+ * The default user listing as ordered chunks holding the listed users themselves, so a page costs
+ * two reads of small documents whatever the app's size. Measured on FerretDB v1 (SQLite): no index
+ * is ever used (its `_id` index expression differs from the one its queries use), so every filter,
+ * sort and count scans the collection (~2 s at 50,000 users), and even `findOne({_id})` costs in
+ * proportion to the rows stored before the match.
  *
  * Pure: the adapter reads and writes the documents these functions compute.
  */
-export const DIRECTORY_CHUNK_SIZE = 1000;
+export const DIRECTORY_CHUNK_SIZE = 250;
 
-/** `k` is the user's list key (creation time, then uid); `live` means listed by default. */
+/**
+ * `k` is the user's list key (creation time, then uid); `live` means listed by default, and then
+ * `user` is the user's read-model document as the list shows it.
+ */
 export interface DirectoryEntry {
   k: string;
   uid: string;
   live: boolean;
+  user?: UserDoc;
+}
+
+export function directoryEntry(doc: UserDoc): DirectoryEntry {
+  return doc.state === 'active' ? { k: doc.listKey, uid: doc.uid, live: true, user: doc } : { k: doc.listKey, uid: doc.uid, live: false };
 }
 
 export interface DirectoryChunkRef {
@@ -36,13 +48,13 @@ export function liveCount(entries: readonly DirectoryEntry[]): number {
   return entries.reduce((count, entry) => count + (entry.live ? 1 : 0), 0);
 }
 
-/** The entries with `entry` in place (inserted in key order, or its `live` flag changed); null when nothing changes. */
+/** The entries with `entry` in place (inserted in key order, or replacing its older self); null when nothing changes. */
 export function placeEntry(entries: readonly DirectoryEntry[], entry: DirectoryEntry): DirectoryEntry[] | null {
   const at = entries.findIndex((existing) => existing.k >= entry.k);
   const existing = at === -1 ? undefined : entries[at];
   if (existing && existing.k === entry.k) {
-    if (existing.live === entry.live) return null;
-    return entries.map((e, i) => (i === at ? { ...e, live: entry.live } : e));
+    if (JSON.stringify(existing) === JSON.stringify(entry)) return null;
+    return entries.map((e, i) => (i === at ? entry : e));
   }
   if (!entry.live) return null;
   const next = [...entries];
