@@ -4,6 +4,8 @@ import { handleCommand } from '@chat/eventsourcing';
 import type { CommitStore, Decider, DomainEvent, EventPublisher } from '@chat/eventsourcing';
 import type { Logger } from 'pino';
 import type { UserReadModels } from '../adapters/readModels.js';
+import { userDecider, userStream } from '../domain/user.js';
+import type { UserCommand } from '../domain/user.js';
 
 export interface UsersDeps {
   store: CommitStore;
@@ -74,5 +76,10 @@ export class CommandRunner {
     );
     for (const event of result.events) await this.deps.readModels.apply(event);
     return result.events;
+  }
+
+  /** A command on one user's stream, given the time of the request in epoch seconds. */
+  onUser(context: RequestContext, uid: string, command: (now: number) => UserCommand, now = this.now()): Promise<EventEnvelope[]> {
+    return this.run(context, userDecider, userStream(context.actor.appId, uid), command(epochSeconds(now)), now);
   }
 }

@@ -1,6 +1,5 @@
 import { ApiError, userConversationId } from '@chat/contracts';
 import type { RelationKind, UserReadModels } from '../adapters/readModels.js';
-import { userDecider, userStream } from '../domain/user.js';
 import type { UserDoc } from '../projections/users.js';
 import { CommandRunner, pagination } from './context.js';
 import type { RequestContext, UsersDeps } from './context.js';
@@ -68,8 +67,7 @@ export class RelationsApp {
     const existing = await Promise.all(accepted.map((friend) => this.readModels.relation('friends', appId, uid, friend)));
     const already = new Set(accepted.filter((_, index) => existing[index] !== null));
     const fresh = accepted.filter((friend) => !already.has(friend));
-    const now = this.runner.now();
-    await this.runner.run(context, userDecider, userStream(appId, uid), { type: 'AddFriends', uid, friendUids: fresh, now: this.runner.epochNow() }, now);
+    await this.runner.onUser(context, uid, (now) => ({ type: 'AddFriends', uid, friendUids: fresh, now }));
     const results: Record<string, PerUidResult> = {};
     for (const friend of accepted) {
       results[friend] = already.has(friend)
@@ -84,8 +82,7 @@ export class RelationsApp {
     await this.users.activeUser(appId, uid);
     const existing = await Promise.all(friends.map((friend) => this.readModels.relation('friends', appId, uid, friend)));
     const current = friends.filter((_, index) => existing[index] !== null);
-    const now = this.runner.now();
-    await this.runner.run(context, userDecider, userStream(appId, uid), { type: 'RemoveFriends', uid, friendUids: current, now: this.runner.epochNow() }, now);
+    await this.runner.onUser(context, uid, (now) => ({ type: 'RemoveFriends', uid, friendUids: current, now }));
     return { success: true, message: `Deleted ${current.length} friend relation(s) of the user with uid ${uid} successfully.` };
   }
 
@@ -94,8 +91,7 @@ export class RelationsApp {
     await this.users.activeUser(appId, uid);
     if (targets.includes(uid)) throw new ApiError('ERR_CANNOT_BLOCK_SELF', 'A user cannot block themselves.');
     await this.requireUsers(appId, targets);
-    const now = this.runner.now();
-    await this.runner.run(context, userDecider, userStream(appId, uid), { type: 'BlockUsers', uid, targets, now: this.runner.epochNow() }, now);
+    await this.runner.onUser(context, uid, (now) => ({ type: 'BlockUsers', uid, targets, now }));
     const results: Record<string, PerUidResult> = {};
     for (const target of targets) {
       results[target] = { success: true, message: `The user with UID ${uid} has blocked user with UID ${target} successfully.` };
@@ -108,8 +104,7 @@ export class RelationsApp {
     await this.users.activeUser(appId, uid);
     const existing = await Promise.all(targets.map((target) => this.readModels.relation('blocks', appId, uid, target)));
     const blocked = new Set(targets.filter((_, index) => existing[index] !== null));
-    const now = this.runner.now();
-    await this.runner.run(context, userDecider, userStream(appId, uid), { type: 'UnblockUsers', uid, targets, now: this.runner.epochNow() }, now);
+    await this.runner.onUser(context, uid, (now) => ({ type: 'UnblockUsers', uid, targets, now }));
     const results: Record<string, PerUidResult> = {};
     for (const target of targets) {
       results[target] = blocked.has(target)

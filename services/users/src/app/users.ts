@@ -2,7 +2,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { ApiError, epochSeconds } from '@chat/contracts';
 import type { UserReadModels } from '../adapters/readModels.js';
 import { DEFAULT_ROLE } from '../domain/roles.js';
-import { userDecider, userStream } from '../domain/user.js';
 import type { NewAuthToken, ProfileChanges, RemovableProfileField, TokenDetails, UserProfile } from '../domain/user.js';
 import type { UserDoc } from '../projections/users.js';
 import type { AuthTokenDoc } from '../projections/authTokens.js';
@@ -102,13 +101,7 @@ export class UsersApp {
     await this.requireRole(context.actor.appId, profile.role);
     const now = this.runner.now();
     const issued = withAuthToken ? issueAuthToken(profile.uid, now) : undefined;
-    await this.runner.run(
-      context,
-      userDecider,
-      userStream(context.actor.appId, profile.uid),
-      { type: 'CreateUser', profile, ...(issued ? { authToken: issued.spec } : {}), now: epochSeconds(now) },
-      now,
-    );
+    await this.runner.onUser(context, profile.uid, (seconds) => ({ type: 'CreateUser', profile, ...(issued ? { authToken: issued.spec } : {}), now: seconds }), now);
     const doc = await this.readBack(context.actor.appId, profile.uid);
     return { ...renderUser(doc), ...(issued ? { authToken: issued.token } : {}) };
   }
@@ -149,28 +142,15 @@ export class UsersApp {
     removed: RemovableProfileField[],
   ): Promise<UserResource> {
     await this.requireRole(context.actor.appId, changes.role);
-    const now = this.runner.now();
-    await this.runner.run(
-      context,
-      userDecider,
-      userStream(context.actor.appId, uid),
-      { type: 'UpdateUser', uid, changes, removed, now: epochSeconds(now) },
-      now,
-    );
+    await this.runner.onUser(context, uid, (now) => ({ type: 'UpdateUser', uid, changes, removed, now }));
     return renderUser(await this.readBack(context.actor.appId, uid));
   }
 
   async deleteUser(context: RequestContext, uid: string, permanent: boolean) {
     const { appId } = context.actor;
     const friends = await this.readModels.relationsOf('friends', appId, uid);
-    const now = this.runner.now();
-    await this.runner.run(
-      context,
-      userDecider,
-      userStream(appId, uid),
-      { type: 'DeleteUser', uid, permanent, friendUids: friends.map((edge) => edge.other), now: epochSeconds(now) },
-      now,
-    );
+    const friendUids = friends.map((edge) => edge.other);
+    await this.runner.onUser(context, uid, (now) => ({ type: 'DeleteUser', uid, permanent, friendUids, now }));
     return { success: true, message: `User with uid ${uid} has been deleted successfully.` };
   }
 
@@ -178,12 +158,8 @@ export class UsersApp {
   async setActivation(context: RequestContext, uids: string[], activate: boolean): Promise<BulkResult> {
     const done: string[] = [];
     for (const uid of [...new Set(uids)]) {
-      const now = this.runner.now();
-      const command = activate
-        ? { type: 'ReactivateUser' as const, uid, now: epochSeconds(now) }
-        : { type: 'DeactivateUser' as const, uid, now: epochSeconds(now) };
       try {
-        await this.runner.run(context, userDecider, userStream(context.actor.appId, uid), command, now);
+        await this.runner.onUser(context, uid, (now) => ({ type: activate ? 'ReactivateUser' : 'DeactivateUser', uid, now }));
         done.push(uid);
       } catch (error) {
         if (!(error instanceof ApiError) || error.code !== 'ERR_UID_NOT_FOUND') throw error;
@@ -195,13 +171,7 @@ export class UsersApp {
   async createAuthToken(context: RequestContext, uid: string, device: { platform?: string; deviceId?: string }) {
     const now = this.runner.now();
     const issued = issueAuthToken(uid, now, device);
-    await this.runner.run(
-      context,
-      userDecider,
-      userStream(context.actor.appId, uid),
-      { type: 'CreateAuthToken', uid, authToken: issued.spec, now: epochSeconds(now) },
-      now,
-    );
+    await this.runner.onUser(context, uid, (seconds) => ({ type: 'CreateAuthToken', uid, authToken: issued.spec, now: seconds }), now);
     const doc = await this.readModels.findToken(context.actor.appId, issued.spec.tokenId);
     if (!doc) throw new Error('auth token missing from the read model right after its creation');
     return renderToken(doc, issued.token);
@@ -227,32 +197,17 @@ export class UsersApp {
   }
 
   async updateAuthToken(context: RequestContext, uid: string, reference: TokenReference, details: TokenDetails) {
-    const now = this.runner.now();
-    await this.runner.run(
-      context,
-      userDecider,
-      userStream(context.actor.appId, uid),
-      { type: 'UpdateAuthToken', uid, tokenId: reference.tokenId, details, now: epochSeconds(now) },
-      now,
-    );
+    await this.runner.onUser(context, uid, (now) => ({ type: 'UpdateAuthToken', uid, tokenId: reference.tokenId, details, now }));
     return renderToken(await this.liveToken(context, uid, reference), reference.token);
   }
 
   async deleteAuthToken(context: RequestContext, uid: string, reference: TokenReference) {
-    const now = this.runner.now();
-    await this.runner.run(
-      context,
-      userDecider,
-      userStream(context.actor.appId, uid),
-      { type: 'DeleteAuthToken', uid, tokenId: reference.tokenId, now: epochSeconds(now) },
-      now,
-    );
+    await this.runner.onUser(context, uid, (now) => ({ type: 'DeleteAuthToken', uid, tokenId: reference.tokenId, now }));
     return { success: true, message: `The auth token of the user with uid ${uid} has been deleted successfully.` };
   }
 
   async flushAuthTokens(context: RequestContext, uid: string) {
-    const now = this.runner.now();
-    await this.runner.run(context, userDecider, userStream(context.actor.appId, uid), { type: 'FlushAuthTokens', uid, now: epochSeconds(now) }, now);
+    await this.runner.onUser(context, uid, (now) => ({ type: 'FlushAuthTokens', uid, now }));
     return { success: true, message: `Cleared Auth Tokens successfully for uid ${uid}.` };
   }
 
