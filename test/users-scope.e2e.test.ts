@@ -61,6 +61,16 @@ describe('users service: key scopes and tenants', () => {
     expectError(response, 401, 'AUTH_ERR_APIKEY_NOT_FOUND');
   });
 
+  it.each([
+    ['POST', '/v3/users', { uid: 'intruder', name: 'I' }],
+    ['POST', '/v3/users/subject/auth_tokens', {}],
+  ])("another app's keys (either scope) may not %s %s", async (method, path, body) => {
+    for (const apiKey of [other.fullAccessKey, other.authOnlyKey]) {
+      expectError(await call(method, path, { appId: app.appId, apiKey, body }), 401, 'AUTH_ERR_APIKEY_NOT_FOUND');
+    }
+    expectError(await app.call('GET', '/v3/users/intruder'), 404, 'ERR_UID_NOT_FOUND');
+  });
+
   it('an authOnly key may create users and auth tokens, and nothing else', async () => {
     const user = await app.call('POST', '/v3/users', { apiKey: app.authOnlyKey, body: { uid: 'self-signup', name: 'S' } });
     expect(expectOk(user).data.uid).toBe('self-signup');
