@@ -124,6 +124,9 @@ describe('RBAC role permissions', () => {
     expect(unset.permissions.sendMessage).toBe('allow');
     expect(unset.permissions['listUsers.mode']).toBe('friends');
     await userEvent(app.appId, 'RolePermissionsReset', (data) => data.role === 'agent');
+    // Ids with a dot go through the gateway's path matching too.
+    const dotted = expectOk(await app.call('DELETE', '/v3/roles/agent/permissions/listUsers.mode')).data;
+    expect(dotted.permissions['listUsers.mode']).toBe('all');
   });
 
   it('sets permissions on the default role too', async () => {
