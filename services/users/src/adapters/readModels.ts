@@ -86,10 +86,17 @@ export class UserReadModels {
     return doc ? stripStoredFields(doc) : null;
   }
 
-  /** One primary-key read per uid: FerretDB answers `_id` look-ups from its index, `$in` by scanning. */
+  /**
+   * One `_id` read per uid, one after the other: FerretDB scans for `$in`, and measured 100 concurrent
+   * `findOne`s there took seconds where 100 sequential ones took ~0.2 s.
+   */
   async findUsers(appId: string, uids: readonly string[]): Promise<Map<string, UserDoc>> {
-    const docs = await Promise.all([...new Set(uids)].map((uid) => this.findUser(appId, uid)));
-    return new Map(docs.filter((doc): doc is UserDoc => doc !== null).map((doc) => [doc.uid, doc]));
+    const found = new Map<string, UserDoc>();
+    for (const uid of new Set(uids)) {
+      const doc = await this.findUser(appId, uid);
+      if (doc) found.set(uid, doc);
+    }
+    return found;
   }
 
   /** Without filters, a page of the default listing costs two small reads (see projections/userDirectory). */
@@ -159,9 +166,14 @@ export class UserReadModels {
     return docs.map((doc) => stripStoredFields(doc));
   }
 
-  async relation(kind: RelationKind, appId: string, owner: string, other: string): Promise<RelationDoc | null> {
-    const doc = await this.relations[kind].documents().findOne({ _id: relationDocId(appId, owner, other) } as Filter<Stored<RelationDoc>>);
-    return doc && doc.active ? stripStoredFields(doc) : null;
+  /** Which of `others` `owner` has a live edge to (read one by one, as `findUsers`). */
+  async related(kind: RelationKind, appId: string, owner: string, others: readonly string[]): Promise<Set<string>> {
+    const related = new Set<string>();
+    for (const other of new Set(others)) {
+      const doc = await this.relations[kind].documents().findOne({ _id: relationDocId(appId, owner, other) } as Filter<Stored<RelationDoc>>);
+      if (doc?.active) related.add(other);
+    }
+    return related;
   }
 
   async findRole(appId: string, role: string): Promise<RoleDoc | null> {

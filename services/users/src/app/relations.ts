@@ -64,9 +64,8 @@ export class RelationsApp {
     const { appId } = context.actor;
     await this.users.activeUser(appId, uid);
     await this.requireUsers(appId, accepted);
-    const existing = await Promise.all(accepted.map((friend) => this.readModels.relation('friends', appId, uid, friend)));
-    const already = new Set(accepted.filter((_, index) => existing[index] !== null));
-    const fresh = accepted.filter((friend) => !already.has(friend));
+    const already = await this.readModels.related('friends', appId, uid, accepted);
+    const fresh = [...new Set(accepted)].filter((friend) => !already.has(friend));
     await this.runner.onUser(context, uid, (now) => ({ type: 'AddFriends', uid, friendUids: fresh, now }));
     const results: Record<string, PerUidResult> = {};
     for (const friend of accepted) {
@@ -80,8 +79,8 @@ export class RelationsApp {
   async removeFriends(context: RequestContext, uid: string, friends: string[]) {
     const { appId } = context.actor;
     await this.users.activeUser(appId, uid);
-    const existing = await Promise.all(friends.map((friend) => this.readModels.relation('friends', appId, uid, friend)));
-    const current = friends.filter((_, index) => existing[index] !== null);
+    const related = await this.readModels.related('friends', appId, uid, friends);
+    const current = [...new Set(friends)].filter((friend) => related.has(friend));
     await this.runner.onUser(context, uid, (now) => ({ type: 'RemoveFriends', uid, friendUids: current, now }));
     return { success: true, message: `Deleted ${current.length} friend relation(s) of the user with uid ${uid} successfully.` };
   }
@@ -102,8 +101,7 @@ export class RelationsApp {
   async unblock(context: RequestContext, uid: string, targets: string[]) {
     const { appId } = context.actor;
     await this.users.activeUser(appId, uid);
-    const existing = await Promise.all(targets.map((target) => this.readModels.relation('blocks', appId, uid, target)));
-    const blocked = new Set(targets.filter((_, index) => existing[index] !== null));
+    const blocked = await this.readModels.related('blocks', appId, uid, targets);
     await this.runner.onUser(context, uid, (now) => ({ type: 'UnblockUsers', uid, targets, now }));
     const results: Record<string, PerUidResult> = {};
     for (const target of targets) {
