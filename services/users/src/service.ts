@@ -6,6 +6,8 @@ import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import { UserReadModels } from './adapters/readModels.js';
+import { RelationsApp } from './app/relations.js';
+import { RolesApp } from './app/roles.js';
 import { UsersApp } from './app/users.js';
 import { usersRouter } from './http/router.js';
 
@@ -28,11 +30,13 @@ export function createUsersService(deps: UsersServiceDeps): RunnableService {
     consumerPurpose: 'users.read-models',
     project: (event) => readModels.apply(event),
   });
-  const app = new UsersApp({ store: pipeline.store, publisher: pipeline.publisher, readModels, logger });
+  const appDeps = { store: pipeline.store, publisher: pipeline.publisher, readModels, logger };
+  const users = new UsersApp(appDeps);
+  const apis = { users, relations: new RelationsApp(appDeps, users), roles: new RolesApp(appDeps) };
 
   return {
     // CometChat's documented request limit for user writes is 10 KB.
-    http: createServiceApp({ logger, routers: [usersRouter(app)], bodyLimit: '10kb' }),
+    http: createServiceApp({ logger, routers: [usersRouter(apis)], bodyLimit: '10kb' }),
     async start() {
       await readModels.ensureIndexes();
       await pipeline.start();

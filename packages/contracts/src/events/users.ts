@@ -18,6 +18,8 @@ export const authTokenCreatedV1 = z.object({
   tokenId: z.string(),
   platform: z.string().optional(),
   deviceId: z.string().optional(),
+  /** The token's last four characters, so lists can show a recognisable masked token. */
+  tokenHint: z.string().optional(),
   createdAt: z.number().int(),
 });
 
@@ -49,6 +51,61 @@ export const userDeletedV1 = z.object({ uid: z.string(), permanent: z.boolean(),
 export const usersBlockedV1 = z.object({ uid: z.string(), blockedUids: z.array(z.string()).min(1), blockedAt: z.number().int() });
 export const usersUnblockedV1 = z.object({ uid: z.string(), unblockedUids: z.array(z.string()).min(1), unblockedAt: z.number().int() });
 
+/** Device details a client attached to one of a user's tokens; `appInfo` is the client's JSON object. */
+export const authTokenUpdatedV1 = z.object({
+  uid: z.string(),
+  tokenId: z.string(),
+  platform: z.string().optional(),
+  userAgent: z.string().optional(),
+  appInfo: z.record(z.string(), z.unknown()).optional(),
+  updatedAt: z.number().int(),
+});
+/** Revoked tokens stop authenticating at once; `tokenIds` are fingerprints, never tokens. */
+export const authTokensRevokedV1 = z.object({
+  uid: z.string(),
+  tokenIds: z.array(z.string()).min(1),
+  reason: z.enum(['deleted', 'flushed', 'limit', 'userDeleted']),
+  revokedAt: z.number().int(),
+});
+
+/** Friendship is mutual: `uid` and each of `friendUids` are now friends of each other. */
+export const friendsAddedV1 = z.object({ uid: z.string(), friendUids: z.array(z.string()).min(1), addedAt: z.number().int() });
+/** Ends the mutual friendship between `uid` and each of `friendUids`. */
+export const friendsRemovedV1 = z.object({ uid: z.string(), friendUids: z.array(z.string()).min(1), removedAt: z.number().int() });
+
+/** Roles live in one stream per app (`roles:<appId>`); `metadata` and `settings` are the client's JSON. */
+export const roleCreatedV1 = z.object({
+  role: z.string(),
+  name: z.string(),
+  description: z.string().optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  settings: z.record(z.string(), z.unknown()).optional(),
+  createdAt: z.number().int(),
+});
+export const roleUpdatedV1 = z.object({
+  role: z.string(),
+  changes: z.object({
+    name: z.string().optional(),
+    description: z.string().optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    settings: z.record(z.string(), z.unknown()).optional(),
+  }),
+  removed: z.array(z.enum(['description', 'metadata', 'settings'])),
+  updatedAt: z.number().int(),
+});
+export const roleDeletedV1 = z.object({ role: z.string(), deletedAt: z.number().int() });
+/** RBAC: `permissions` maps a permission id (`sendMessage`, `listUsers.mode`, …) to its new value. */
+export const rolePermissionsSetV1 = z.object({
+  role: z.string(),
+  permissions: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
+  updatedAt: z.number().int(),
+});
+/** The listed permission ids are back to their default values. */
+export const rolePermissionsResetV1 = z.object({ role: z.string(), permissionIds: z.array(z.string()).min(1), updatedAt: z.number().int() });
+/** Feature keys (`u.listUsers`, …) users of `role` may no longer (or again) use. */
+export const roleFeaturesRestrictedV1 = z.object({ role: z.string(), features: z.array(z.string()).min(1), restrictedAt: z.number().int() });
+export const roleFeaturesAllowedV1 = z.object({ role: z.string(), features: z.array(z.string()).min(1), allowedAt: z.number().int() });
+
 export const userEventSchemas = {
   UserCreated: { 1: userCreatedV1 },
   UserUpdated: { 1: userUpdatedV1 },
@@ -58,6 +115,17 @@ export const userEventSchemas = {
   AuthTokenCreated: { 1: authTokenCreatedV1 },
   UsersBlocked: { 1: usersBlockedV1 },
   UsersUnblocked: { 1: usersUnblockedV1 },
+  AuthTokenUpdated: { 1: authTokenUpdatedV1 },
+  AuthTokensRevoked: { 1: authTokensRevokedV1 },
+  FriendsAdded: { 1: friendsAddedV1 },
+  FriendsRemoved: { 1: friendsRemovedV1 },
+  RoleCreated: { 1: roleCreatedV1 },
+  RoleUpdated: { 1: roleUpdatedV1 },
+  RoleDeleted: { 1: roleDeletedV1 },
+  RolePermissionsSet: { 1: rolePermissionsSetV1 },
+  RolePermissionsReset: { 1: rolePermissionsResetV1 },
+  RoleFeaturesRestricted: { 1: roleFeaturesRestrictedV1 },
+  RoleFeaturesAllowed: { 1: roleFeaturesAllowedV1 },
 } as const;
 
 export type UserCreated = z.infer<typeof userCreatedV1>;
@@ -68,6 +136,17 @@ export type UserDeleted = z.infer<typeof userDeletedV1>;
 export type AuthTokenCreated = z.infer<typeof authTokenCreatedV1>;
 export type UsersBlocked = z.infer<typeof usersBlockedV1>;
 export type UsersUnblocked = z.infer<typeof usersUnblockedV1>;
+export type AuthTokenUpdated = z.infer<typeof authTokenUpdatedV1>;
+export type AuthTokensRevoked = z.infer<typeof authTokensRevokedV1>;
+export type FriendsAdded = z.infer<typeof friendsAddedV1>;
+export type FriendsRemoved = z.infer<typeof friendsRemovedV1>;
+export type RoleCreated = z.infer<typeof roleCreatedV1>;
+export type RoleUpdated = z.infer<typeof roleUpdatedV1>;
+export type RoleDeleted = z.infer<typeof roleDeletedV1>;
+export type RolePermissionsSet = z.infer<typeof rolePermissionsSetV1>;
+export type RolePermissionsReset = z.infer<typeof rolePermissionsResetV1>;
+export type RoleFeaturesRestricted = z.infer<typeof roleFeaturesRestrictedV1>;
+export type RoleFeaturesAllowed = z.infer<typeof roleFeaturesAllowedV1>;
 
 /** The public profile every service that shows a user copies from `UserCreated`, absent fields omitted. */
 export interface UserProfileFields {

@@ -1,144 +1,225 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { ApiError, epochSeconds } from '@chat/contracts';
-import type { Actor } from '@chat/contracts';
-import { handleCommand } from '@chat/eventsourcing';
-import type { CommitStore, EventPublisher } from '@chat/eventsourcing';
-import type { Logger } from 'pino';
 import type { UserReadModels } from '../adapters/readModels.js';
-import { userDecider, userStream } from '../domain/user.js';
-import type { NewAuthToken, UserProfile } from '../domain/user.js';
+import { DEFAULT_ROLE } from '../domain/roles.js';
+import type { NewAuthToken, ProfileChanges, RemovableProfileField, TokenDetails, UserProfile } from '../domain/user.js';
 import type { UserDoc } from '../projections/users.js';
-
-export interface UsersDeps {
-  store: CommitStore;
-  publisher: EventPublisher;
-  readModels: UserReadModels;
-  logger: Logger;
-  clock?: () => Date;
-}
-
-export interface RequestContext {
-  actor: Actor;
-  requestId: string;
-}
-
-export interface UserResource {
-  uid: string;
-  name: string;
-  link?: string;
-  avatar?: string;
-  metadata?: Record<string, unknown>;
-  status: string;
-  role: string;
-  statusMessage?: string;
-  createdAt: number;
-  updatedAt?: number;
-  tags?: string[];
-  authToken?: string;
-}
+import type { AuthTokenDoc } from '../projections/authTokens.js';
+import { CommandRunner, pagination } from './context.js';
+import type { RequestContext, UsersDeps } from './context.js';
+import { renderToken, renderUser } from './views.js';
+import type { UserResource } from './views.js';
 
 export interface IssuedToken {
   token: string;
   spec: NewAuthToken;
 }
 
+export function tokenFingerprint(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
 /**
  * CometChat's token shape (`<uid>_<seconds><40 hex>`). Only its SHA-256 is stored and published,
  * so neither a leaked database nor the event stream yields a usable token.
  */
-export function issueAuthToken(uid: string, now: Date, platform?: string, deviceId?: string): IssuedToken {
+export function issueAuthToken(uid: string, now: Date, device: { platform?: string; deviceId?: string } = {}): IssuedToken {
   const token = `${uid}_${epochSeconds(now)}${randomBytes(20).toString('hex')}`;
-  const tokenId = createHash('sha256').update(token).digest('hex');
   return {
     token,
     spec: {
-      tokenId,
-      ...(platform !== undefined ? { platform } : {}),
-      ...(deviceId !== undefined ? { deviceId } : {}),
+      tokenId: tokenFingerprint(token),
+      tokenHint: token.slice(-4),
+      ...(device.platform !== undefined ? { platform: device.platform } : {}),
+      ...(device.deviceId !== undefined ? { deviceId: device.deviceId } : {}),
     },
   };
 }
 
-export function renderUser(doc: UserDoc): UserResource {
-  return {
-    uid: doc.uid,
-    name: doc.name,
-    ...(doc.link !== undefined ? { link: doc.link } : {}),
-    ...(doc.avatar !== undefined ? { avatar: doc.avatar } : {}),
-    ...(doc.metadata !== undefined ? { metadata: JSON.parse(doc.metadata) as Record<string, unknown> } : {}),
-    status: doc.status,
-    role: doc.role,
-    ...(doc.statusMessage !== undefined ? { statusMessage: doc.statusMessage } : {}),
-    createdAt: doc.createdAt,
-    updatedAt: doc.updatedAt,
-    tags: doc.tags,
-  };
+const TOKEN_ID_PATTERN = /^[0-9a-f]{64}$/;
+
+/** A token path segment names a token by the token itself, or by the `tokenId` lists show. */
+export interface TokenReference {
+  tokenId: string;
+  /** The token as the client sent it, echoed back since the client already holds it. */
+  token?: string;
+}
+
+export function tokenReference(segment: string): TokenReference {
+  return TOKEN_ID_PATTERN.test(segment) ? { tokenId: segment } : { tokenId: tokenFingerprint(segment), token: segment };
+}
+
+export interface UserListQuery {
+  searchKey?: string;
+  searchIn: ('name' | 'uid')[];
+  status?: 'available' | 'offline';
+  roles?: string[];
+  tags?: string[];
+  withTags: boolean;
+  onlyDeactivated: boolean;
+  withDeactivated: boolean;
+  page: number;
+  perPage: number;
+}
+
+export interface BulkResult {
+  uids: string[];
+}
+
+function userNotFound(uid: string): ApiError {
+  return new ApiError('ERR_UID_NOT_FOUND', `The user with uid ${uid} does not exist.`);
 }
 
 export class UsersApp {
-  private readonly clock: () => Date;
+  private readonly runner: CommandRunner;
+  private readonly readModels: UserReadModels;
 
-  constructor(private readonly deps: UsersDeps) {
-    this.clock = deps.clock ?? (() => new Date());
+  constructor(deps: UsersDeps) {
+    this.runner = new CommandRunner(deps);
+    this.readModels = deps.readModels;
   }
 
-  private options() {
-    return {
-      publisher: this.deps.publisher,
-      onPublishError: (err: unknown) => this.deps.logger.warn({ err }, 'publish deferred to relay'),
-    };
+  private async requireRole(appId: string, role: string | undefined): Promise<void> {
+    if (role === undefined || role === DEFAULT_ROLE) return;
+    if (!(await this.readModels.findRole(appId, role))) throw new ApiError('ERR_ROLE_NOT_FOUND', `The role ${role} does not exist.`);
+  }
+
+  /** The user as the API may show it: deactivated and deleted users are not found (CometChat). */
+  async activeUser(appId: string, uid: string): Promise<UserDoc> {
+    const doc = await this.readModels.findUser(appId, uid);
+    if (!doc || doc.state !== 'active') throw userNotFound(uid);
+    return doc;
+  }
+
+  private async readBack(appId: string, uid: string): Promise<UserDoc> {
+    const doc = await this.readModels.findUser(appId, uid);
+    if (!doc) throw new Error(`user ${uid} missing from the read model right after a command`);
+    return doc;
   }
 
   async createUser(context: RequestContext, profile: UserProfile, withAuthToken: boolean): Promise<UserResource> {
-    const now = this.clock();
+    await this.requireRole(context.actor.appId, profile.role);
+    const now = this.runner.now();
     const issued = withAuthToken ? issueAuthToken(profile.uid, now) : undefined;
-    const result = await handleCommand(
-      this.deps.store,
-      userDecider,
-      userStream(context.actor.appId, profile.uid),
-      { type: 'CreateUser', profile, ...(issued ? { authToken: issued.spec } : {}), now: epochSeconds(now) },
-      { appId: context.actor.appId, actor: context.actor, correlationId: context.requestId, now },
-      this.options(),
-    );
-    for (const event of result.events) await this.deps.readModels.apply(event);
-    const doc = await this.deps.readModels.findUser(context.actor.appId, profile.uid);
-    if (!doc) throw new Error(`user ${profile.uid} missing from the read model right after its creation`);
+    await this.runner.onUser(context, profile.uid, (seconds) => ({ type: 'CreateUser', profile, ...(issued ? { authToken: issued.spec } : {}), now: seconds }), now);
+    const doc = await this.readBack(context.actor.appId, profile.uid);
     return { ...renderUser(doc), ...(issued ? { authToken: issued.token } : {}) };
   }
 
   async getUser(context: RequestContext, uid: string): Promise<UserResource> {
-    const doc = await this.deps.readModels.findUser(context.actor.appId, uid);
-    if (!doc) throw new ApiError('ERR_UID_NOT_FOUND', `The user with uid ${uid} does not exist.`);
-    return renderUser(doc);
+    const { appId, uid: viewer } = context.actor;
+    if (viewer !== undefined && viewer !== uid) await this.activeUser(appId, viewer);
+    const doc = await this.activeUser(appId, uid);
+    return renderUser(doc, { withTags: true, ...(viewer !== undefined ? { viewer } : {}) });
   }
 
-  async listUsers(context: RequestContext, page: number, perPage: number) {
-    const { total, items } = await this.deps.readModels.listUsers(context.actor.appId, page, perPage);
+  async listUsers(context: RequestContext, query: UserListQuery) {
+    const states: UserDoc['state'][] = query.onlyDeactivated ? ['deactivated'] : query.withDeactivated ? ['active', 'deactivated'] : ['active'];
+    // Presence is not tracked yet: every user is offline, so asking for available users finds none.
+    const nobody = query.status === 'available';
+    const { total, items } = nobody
+      ? { total: 0, items: [] }
+      : await this.readModels.listUsers(context.actor.appId, {
+          states,
+          ...(query.searchKey
+            ? { search: { key: query.searchKey, inName: query.searchIn.includes('name'), inUid: query.searchIn.includes('uid') } }
+            : {}),
+          ...(query.roles ? { roles: query.roles } : {}),
+          ...(query.tags ? { tags: query.tags } : {}),
+          page: query.page,
+          perPage: query.perPage,
+        });
     return {
-      data: items.map(renderUser),
-      meta: {
-        pagination: {
-          total,
-          count: items.length,
-          per_page: perPage,
-          current_page: page,
-          total_pages: Math.max(1, Math.ceil(total / perPage)),
-        },
-      },
+      data: items.map((doc) => renderUser(doc, { withTags: query.withTags })),
+      meta: { pagination: pagination(total, items.length, query.page, query.perPage) },
     };
   }
 
-  async createAuthToken(context: RequestContext, uid: string) {
-    const now = this.clock();
-    const issued = issueAuthToken(uid, now);
-    await handleCommand(
-      this.deps.store,
-      userDecider,
-      userStream(context.actor.appId, uid),
-      { type: 'CreateAuthToken', uid, authToken: issued.spec, now: epochSeconds(now) },
-      { appId: context.actor.appId, actor: context.actor, correlationId: context.requestId, now },
-      this.options(),
-    );
-    return { uid, authToken: issued.token, createdAt: epochSeconds(now) };
+  async updateUser(
+    context: RequestContext,
+    uid: string,
+    changes: ProfileChanges,
+    removed: RemovableProfileField[],
+  ): Promise<UserResource> {
+    await this.requireRole(context.actor.appId, changes.role);
+    await this.runner.onUser(context, uid, (now) => ({ type: 'UpdateUser', uid, changes, removed, now }));
+    return renderUser(await this.readBack(context.actor.appId, uid));
+  }
+
+  async deleteUser(context: RequestContext, uid: string, permanent: boolean) {
+    const { appId } = context.actor;
+    const friends = await this.readModels.relationsOf('friends', appId, uid);
+    const friendUids = friends.map((edge) => edge.other);
+    await this.runner.onUser(context, uid, (now) => ({ type: 'DeleteUser', uid, permanent, friendUids, now }));
+    return { success: true, message: `User with uid ${uid} has been deleted successfully.` };
+  }
+
+  /** Each uid is its own stream; unknown and deleted uids are left out of the answer. */
+  async setActivation(context: RequestContext, uids: string[], activate: boolean): Promise<BulkResult> {
+    const done: string[] = [];
+    for (const uid of [...new Set(uids)]) {
+      try {
+        await this.runner.onUser(context, uid, (now) => ({ type: activate ? 'ReactivateUser' : 'DeactivateUser', uid, now }));
+        done.push(uid);
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.code !== 'ERR_UID_NOT_FOUND') throw error;
+      }
+    }
+    return { uids: done };
+  }
+
+  async createAuthToken(context: RequestContext, uid: string, device: { platform?: string; deviceId?: string }) {
+    const now = this.runner.now();
+    const issued = issueAuthToken(uid, now, device);
+    await this.runner.onUser(context, uid, (seconds) => ({ type: 'CreateAuthToken', uid, authToken: issued.spec, now: seconds }), now);
+    const doc = await this.readModels.findToken(context.actor.appId, issued.spec.tokenId);
+    if (!doc) throw new Error('auth token missing from the read model right after its creation');
+    return renderToken(doc, issued.token);
+  }
+
+  private async liveToken(context: RequestContext, uid: string, reference: TokenReference): Promise<AuthTokenDoc> {
+    await this.activeUser(context.actor.appId, uid);
+    const doc = await this.readModels.findToken(context.actor.appId, reference.tokenId);
+    if (!doc || doc.revoked || doc.uid !== uid) {
+      throw new ApiError('ERR_AUTH_TOKEN_NOT_FOUND', `The auth token does not exist for the user with uid ${uid}.`);
+    }
+    return doc;
+  }
+
+  async listAuthTokens(context: RequestContext, uid: string, page: number, perPage: number) {
+    await this.activeUser(context.actor.appId, uid);
+    const { total, items } = await this.readModels.listTokens(context.actor.appId, uid, page, perPage);
+    return { data: items.map((doc) => renderToken(doc)), meta: { pagination: pagination(total, items.length, page, perPage) } };
+  }
+
+  async getAuthToken(context: RequestContext, uid: string, reference: TokenReference) {
+    return renderToken(await this.liveToken(context, uid, reference), reference.token);
+  }
+
+  async updateAuthToken(context: RequestContext, uid: string, reference: TokenReference, details: TokenDetails) {
+    await this.runner.onUser(context, uid, (now) => ({ type: 'UpdateAuthToken', uid, tokenId: reference.tokenId, details, now }));
+    return renderToken(await this.liveToken(context, uid, reference), reference.token);
+  }
+
+  async deleteAuthToken(context: RequestContext, uid: string, reference: TokenReference) {
+    await this.runner.onUser(context, uid, (now) => ({ type: 'DeleteAuthToken', uid, tokenId: reference.tokenId, now }));
+    return { success: true, message: `The auth token of the user with uid ${uid} has been deleted successfully.` };
+  }
+
+  async flushAuthTokens(context: RequestContext, uid: string) {
+    await this.runner.onUser(context, uid, (now) => ({ type: 'FlushAuthTokens', uid, now }));
+    return { success: true, message: `Cleared Auth Tokens successfully for uid ${uid}.` };
+  }
+
+  /**
+   * Who a token authenticates, for whatever logs users in (SDK sessions). A token works only while
+   * it is live and its user active: deactivating or deleting the user stops it at once, since the
+   * command updates this read model before it answers.
+   */
+  async verifyAuthToken(appId: string, token: string): Promise<{ appId: string; uid: string } | null> {
+    const doc = await this.readModels.findToken(appId, tokenFingerprint(token));
+    if (!doc || doc.revoked) return null;
+    const user = await this.readModels.findUser(appId, doc.uid);
+    return user && user.state === 'active' ? { appId, uid: doc.uid } : null;
   }
 }

@@ -1,47 +1,270 @@
-import { isUid, normalizeUid, ApiError } from '@chat/contracts';
+import { ApiError, isUid, normalizeUid } from '@chat/contracts';
 import { actorOf, parseWith, requestIdOf } from '@chat/http';
 import { Router } from 'express';
 import type { Request } from 'express';
-import type { RequestContext, UsersApp } from '../app/users.js';
-import { createAuthTokenSchema, createUserSchema, pagingSchema } from './schemas.js';
+import type { RequestContext } from '../app/context.js';
+import type { RelationsApp } from '../app/relations.js';
+import type { RolesApp } from '../app/roles.js';
+import { tokenReference } from '../app/users.js';
+import type { UsersApp } from '../app/users.js';
+import type { ProfileChanges } from '../domain/user.js';
+import {
+  addFriendsSchema,
+  allowFeaturesSchema,
+  blockedUidsSchema,
+  createAuthTokenSchema,
+  createRoleSchema,
+  createUserSchema,
+  deactivateUsersSchema,
+  deleteUserSchema,
+  listFriendsSchema,
+  listUsersSchema,
+  pagingSchema,
+  reactivateUsersSchema,
+  removeFriendsSchema,
+  restrictFeaturesSchema,
+  roleIdSchema,
+  setPermissionsSchema,
+  updateAuthTokenSchema,
+  updateRoleSchema,
+  updateUserSchema,
+  verifyTokenSchema,
+} from './schemas.js';
+
+export interface UsersApis {
+  users: UsersApp;
+  relations: RelationsApp;
+  roles: RolesApp;
+}
 
 function contextOf(req: Request): RequestContext {
   return { actor: actorOf(req), requestId: requestIdOf(req) };
 }
 
+function param(req: Request, name: string): string {
+  return String(req.params[name] ?? '');
+}
+
 /** A path uid that cannot be valid cannot exist either: answer as for an unknown user. */
 function pathUid(req: Request): string {
-  const raw = String(req.params['uid'] ?? '');
+  const raw = param(req, 'uid');
   const uid = normalizeUid(raw);
   if (!isUid(uid)) throw new ApiError('ERR_UID_NOT_FOUND', `The user with uid ${raw} does not exist.`);
   return uid;
 }
 
-export function usersRouter(app: UsersApp): Router {
-  const router = Router();
+function pathRole(req: Request): string {
+  const raw = param(req, 'role');
+  const parsed = roleIdSchema.safeParse(raw);
+  if (!parsed.success) throw new ApiError('ERR_ROLE_NOT_FOUND', `The role ${raw} does not exist.`);
+  return parsed.data;
+}
 
+/** Bodies are optional on DELETE and on some POSTs: a missing body reads as `{}`. */
+function optionalBody(req: Request): unknown {
+  return req.body ?? {};
+}
+
+function profileChanges(body: ReturnType<typeof updateUserSchema.parse>): ProfileChanges {
+  const { unset, ...fields } = body;
+  void unset;
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+}
+
+function usersRoutes(router: Router, { users }: UsersApis): void {
   router.post('/v3/users', async (req, res) => {
     const context = contextOf(req);
     const { withAuthToken, ...profile } = parseWith(createUserSchema, req.body ?? null);
-    res.json({ data: await app.createUser(context, profile, withAuthToken) });
+    res.json({ data: await users.createUser(context, profile, withAuthToken) });
   });
-
   router.get('/v3/users', async (req, res) => {
     const context = contextOf(req);
-    const { page, perPage } = parseWith(pagingSchema, req.query);
-    res.json(await app.listUsers(context, page, perPage));
+    const query = parseWith(listUsersSchema, req.query);
+    const roles = query.roles ?? (query.role !== undefined ? [query.role] : undefined);
+    res.json(await users.listUsers(context, { ...query, ...(roles ? { roles } : {}) }));
   });
-
+  router.delete('/v3/users', async (req, res) => {
+    const context = contextOf(req);
+    const { uidsToDeactivate } = parseWith(deactivateUsersSchema, req.body ?? null);
+    const result = await users.setActivation(context, uidsToDeactivate, false);
+    res.json({ data: { deactivatedUids: result.uids } });
+  });
+  router.put('/v3/users', async (req, res) => {
+    const context = contextOf(req);
+    const { uidsToActivate } = parseWith(reactivateUsersSchema, req.body ?? null);
+    const result = await users.setActivation(context, uidsToActivate, true);
+    res.json({ data: { nonDeactivatedUids: result.uids } });
+  });
   router.get('/v3/users/:uid', async (req, res) => {
     const context = contextOf(req);
-    res.json({ data: await app.getUser(context, pathUid(req)) });
+    res.json({ data: await users.getUser(context, pathUid(req)) });
   });
+  router.put('/v3/users/:uid', async (req, res) => {
+    const context = contextOf(req);
+    const uid = pathUid(req);
+    const body = parseWith(updateUserSchema, req.body ?? null);
+    res.json({ data: await users.updateUser(context, uid, profileChanges(body), body.unset) });
+  });
+  router.delete('/v3/users/:uid', async (req, res) => {
+    const context = contextOf(req);
+    const uid = pathUid(req);
+    const { permanent } = parseWith(deleteUserSchema, optionalBody(req));
+    res.json({ data: await users.deleteUser(context, uid, permanent) });
+  });
+}
 
+function tokenRoutes(router: Router, { users }: UsersApis): void {
   router.post('/v3/users/:uid/auth_tokens', async (req, res) => {
     const context = contextOf(req);
-    parseWith(createAuthTokenSchema, req.body);
-    res.json({ data: await app.createAuthToken(context, pathUid(req)) });
+    const uid = pathUid(req);
+    const { platform, deviceId } = parseWith(createAuthTokenSchema, optionalBody(req));
+    res.json({
+      data: await users.createAuthToken(context, uid, { ...(platform ? { platform } : {}), ...(deviceId ? { deviceId } : {}) }),
+    });
   });
+  router.get('/v3/users/:uid/auth_tokens', async (req, res) => {
+    const context = contextOf(req);
+    const uid = pathUid(req);
+    const { page, perPage } = parseWith(pagingSchema, req.query);
+    res.json(await users.listAuthTokens(context, uid, page, perPage));
+  });
+  router.delete('/v3/users/:uid/auth_tokens', async (req, res) => {
+    const context = contextOf(req);
+    res.json({ data: await users.flushAuthTokens(context, pathUid(req)) });
+  });
+  router.get('/v3/users/:uid/auth_tokens/:authToken', async (req, res) => {
+    const context = contextOf(req);
+    res.json({ data: await users.getAuthToken(context, pathUid(req), tokenReference(param(req, 'authToken'))) });
+  });
+  router.put('/v3/users/:uid/auth_tokens/:authToken', async (req, res) => {
+    const context = contextOf(req);
+    const uid = pathUid(req);
+    const body = parseWith(updateAuthTokenSchema, req.body ?? null);
+    const details = Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+    res.json({ data: await users.updateAuthToken(context, uid, tokenReference(param(req, 'authToken')), details) });
+  });
+  router.delete('/v3/users/:uid/auth_tokens/:authToken', async (req, res) => {
+    const context = contextOf(req);
+    res.json({ data: await users.deleteAuthToken(context, pathUid(req), tokenReference(param(req, 'authToken'))) });
+  });
+  // Not in the gateway's catalogue: for whatever turns an auth token into a session.
+  router.post('/internal/authtokens/verify', async (req, res) => {
+    const { appId, authToken } = parseWith(verifyTokenSchema, req.body ?? null);
+    const identity = await users.verifyAuthToken(appId, authToken);
+    if (!identity) throw new ApiError('ERR_AUTH_TOKEN_NOT_FOUND', 'The auth token is unknown, revoked, or its user is not active.');
+    res.json({ data: identity });
+  });
+}
 
+function relationRoutes(router: Router, { relations }: UsersApis): void {
+  router.get('/v3/users/:uid/friends', async (req, res) => {
+    const context = contextOf(req);
+    const uid = pathUid(req);
+    const { page, perPage, searchKey } = parseWith(listFriendsSchema, req.query);
+    res.json(await relations.listFriends(context, uid, page, perPage, searchKey));
+  });
+  router.post('/v3/users/:uid/friends', async (req, res) => {
+    const context = contextOf(req);
+    const uid = pathUid(req);
+    const { accepted } = parseWith(addFriendsSchema, req.body ?? null);
+    res.json({ data: await relations.addFriends(context, uid, accepted) });
+  });
+  router.delete('/v3/users/:uid/friends', async (req, res) => {
+    const context = contextOf(req);
+    const uid = pathUid(req);
+    const { friends } = parseWith(removeFriendsSchema, req.body ?? null);
+    res.json({ data: await relations.removeFriends(context, uid, friends) });
+  });
+  router.get('/v3/users/:uid/blockedusers', async (req, res) => {
+    const context = contextOf(req);
+    const uid = pathUid(req);
+    const { page, perPage } = parseWith(pagingSchema, req.query);
+    res.json(await relations.listBlocked(context, uid, page, perPage));
+  });
+  router.post('/v3/users/:uid/blockedusers', async (req, res) => {
+    const context = contextOf(req);
+    const uid = pathUid(req);
+    const { blockedUids } = parseWith(blockedUidsSchema, req.body ?? null);
+    res.json({ data: await relations.block(context, uid, blockedUids) });
+  });
+  router.delete('/v3/users/:uid/blockedusers', async (req, res) => {
+    const context = contextOf(req);
+    const uid = pathUid(req);
+    const { blockedUids } = parseWith(blockedUidsSchema, req.body ?? null);
+    res.json({ data: await relations.unblock(context, uid, blockedUids) });
+  });
+}
+
+function roleRoutes(router: Router, { roles }: UsersApis): void {
+  router.get('/v3/roles', async (req, res) => {
+    const context = contextOf(req);
+    const { page, perPage } = parseWith(pagingSchema, req.query);
+    res.json(await roles.list(context, page, perPage));
+  });
+  router.post('/v3/roles', async (req, res) => {
+    const context = contextOf(req);
+    const { description, metadata, settings, ...role } = parseWith(createRoleSchema, req.body ?? null);
+    res.json({
+      data: await roles.create(context, {
+        ...role,
+        ...(description !== undefined ? { description } : {}),
+        ...(metadata !== undefined ? { metadata } : {}),
+        ...(settings !== undefined ? { settings } : {}),
+      }),
+    });
+  });
+  router.get('/v3/roles/:role', async (req, res) => {
+    const context = contextOf(req);
+    res.json({ data: await roles.get(context, pathRole(req)) });
+  });
+  router.put('/v3/roles/:role', async (req, res) => {
+    const context = contextOf(req);
+    const role = pathRole(req);
+    const { unset, ...fields } = parseWith(updateRoleSchema, req.body ?? null);
+    const changes = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+    res.json({ data: await roles.update(context, role, changes, unset) });
+  });
+  router.delete('/v3/roles/:role', async (req, res) => {
+    const context = contextOf(req);
+    res.json({ data: await roles.delete(context, pathRole(req)) });
+  });
+  router.get('/v3/roles/:role/permissions', async (req, res) => {
+    const context = contextOf(req);
+    res.json(await roles.listPermissions(context, pathRole(req)));
+  });
+  router.put('/v3/roles/:role/permissions', async (req, res) => {
+    const context = contextOf(req);
+    const role = pathRole(req);
+    const { permissions } = parseWith(setPermissionsSchema, req.body ?? null);
+    res.json({ data: await roles.setPermissions(context, role, permissions) });
+  });
+  router.delete('/v3/roles/:role/permissions/:permission', async (req, res) => {
+    const context = contextOf(req);
+    res.json({ data: await roles.unsetPermission(context, pathRole(req), param(req, 'permission')) });
+  });
+  router.get('/v3/roles/:role/restrictedfeatures', async (req, res) => {
+    const context = contextOf(req);
+    res.json(await roles.listRestricted(context, pathRole(req)));
+  });
+  router.post('/v3/roles/:role/restrictedfeatures', async (req, res) => {
+    const context = contextOf(req);
+    const role = pathRole(req);
+    const { featuresToRestrict } = parseWith(restrictFeaturesSchema, req.body ?? null);
+    res.json({ data: await roles.restrict(context, role, featuresToRestrict) });
+  });
+  router.delete('/v3/roles/:role/restrictedfeatures', async (req, res) => {
+    const context = contextOf(req);
+    const role = pathRole(req);
+    const body = parseWith(allowFeaturesSchema, req.body ?? null);
+    res.json({ data: await roles.allow(context, role, body.allowAll === true ? 'all' : (body.featuresToAllow ?? [])) });
+  });
+}
+
+export function usersRouter(apis: UsersApis): Router {
+  const router = Router();
+  usersRoutes(router, apis);
+  tokenRoutes(router, apis);
+  relationRoutes(router, apis);
+  roleRoutes(router, apis);
   return router;
 }

@@ -1,38 +1,137 @@
-import { userProfileFields } from '@chat/contracts';
-import type { EventEnvelope, UserCreated, UserProfileFields } from '@chat/contracts';
+import type {
+  EventEnvelope,
+  UserCreated,
+  UserDeactivated,
+  UserDeleted,
+  UserReactivated,
+  UserUpdated,
+} from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
+import { listKey } from './userDirectory.js';
 
-export interface UserDoc extends UserProfileFields {
+export type UserDocState = 'active' | 'deactivated' | 'deleted';
+
+/**
+ * A user as the API shows it. A deleted user stays as a tombstone without its profile, so a late
+ * redelivery of its creation cannot bring it back (the per-source position survives).
+ */
+export interface UserDoc {
   appId: string;
+  uid: string;
+  name: string;
+  /** Lower-cased name: the search key, and the order of friend and blocked-user lists. */
+  sortName: string;
+  /** Creation time (ms) then uid: the order of user lists. */
+  listKey: string;
+  avatar?: string;
+  link?: string;
+  role: string;
   statusMessage?: string;
   /** JSON text: metadata keys are the client's and may contain dots or a leading `$` (ADR 0002). */
   metadata?: string;
   tags: string[];
   status: string;
+  state: UserDocState;
+  createdAt: number;
   updatedAt: number;
+  deactivatedAt?: number;
 }
 
-type Handled = EventEnvelope<'UserCreated', UserCreated>;
+type Handled =
+  | EventEnvelope<'UserCreated', UserCreated>
+  | EventEnvelope<'UserUpdated', UserUpdated>
+  | EventEnvelope<'UserDeactivated', UserDeactivated>
+  | EventEnvelope<'UserReactivated', UserReactivated>
+  | EventEnvelope<'UserDeleted', UserDeleted>;
+
+const handled = new Set(['UserCreated', 'UserUpdated', 'UserDeactivated', 'UserReactivated', 'UserDeleted']);
 
 export function userDocId(appId: string, uid: string): string {
   return `${appId}:${uid}`;
 }
 
+function created(event: EventEnvelope<'UserCreated', UserCreated>): UserDoc {
+  const user = event.data;
+  return {
+    appId: event.appId,
+    uid: user.uid,
+    name: user.name,
+    sortName: user.name.toLowerCase(),
+    listKey: listKey(event.occurredAt, user.uid),
+    ...(user.avatar !== undefined ? { avatar: user.avatar } : {}),
+    ...(user.link !== undefined ? { link: user.link } : {}),
+    role: user.role,
+    ...(user.statusMessage !== undefined ? { statusMessage: user.statusMessage } : {}),
+    ...(user.metadata !== undefined ? { metadata: JSON.stringify(user.metadata) } : {}),
+    tags: user.tags,
+    status: 'offline',
+    state: 'active',
+    createdAt: user.createdAt,
+    updatedAt: user.createdAt,
+  };
+}
+
+function updated(doc: UserDoc, update: UserUpdated): UserDoc {
+  const next: UserDoc = { ...doc, updatedAt: update.updatedAt };
+  const { changes } = update;
+  if (changes.name !== undefined) {
+    next.name = changes.name;
+    next.sortName = changes.name.toLowerCase();
+  }
+  if (changes.avatar !== undefined) next.avatar = changes.avatar;
+  if (changes.link !== undefined) next.link = changes.link;
+  if (changes.role !== undefined) next.role = changes.role;
+  if (changes.statusMessage !== undefined) next.statusMessage = changes.statusMessage;
+  if (changes.metadata !== undefined) next.metadata = JSON.stringify(changes.metadata);
+  if (changes.tags !== undefined) next.tags = changes.tags;
+  for (const field of update.removed) {
+    if (field === 'tags') next.tags = [];
+    else delete next[field];
+  }
+  return next;
+}
+
+function tombstone(doc: UserDoc | null, event: EventEnvelope<'UserDeleted', UserDeleted>): UserDoc {
+  return {
+    appId: event.appId,
+    uid: event.data.uid,
+    name: '',
+    sortName: '',
+    listKey: doc?.listKey ?? listKey(event.occurredAt, event.data.uid),
+    role: '',
+    tags: [],
+    status: 'offline',
+    state: 'deleted',
+    createdAt: doc?.createdAt ?? event.data.deletedAt,
+    updatedAt: event.data.deletedAt,
+  };
+}
+
 export const usersProjection: Projection<UserDoc, Handled> = {
   name: 'users',
-  canHandle: (event: EventEnvelope): event is Handled => event.type === 'UserCreated',
+  canHandle: (event: EventEnvelope): event is Handled => handled.has(event.type),
   documentIds: (event) => [userDocId(event.appId, event.data.uid)],
   sourceOf: () => 'user',
-  evolve(_doc, event) {
-    const user = event.data;
-    return {
-      appId: event.appId,
-      ...userProfileFields(user),
-      ...(user.statusMessage !== undefined ? { statusMessage: user.statusMessage } : {}),
-      ...(user.metadata !== undefined ? { metadata: JSON.stringify(user.metadata) } : {}),
-      tags: user.tags,
-      status: 'offline',
-      updatedAt: user.createdAt,
-    };
+  evolve(doc, event) {
+    switch (event.type) {
+      case 'UserCreated':
+        return created(event);
+      case 'UserUpdated':
+        return doc && doc.state !== 'deleted' ? updated(doc, event.data) : doc;
+      case 'UserDeactivated':
+        return doc && doc.state === 'active' ? { ...doc, state: 'deactivated', deactivatedAt: event.data.deactivatedAt } : doc;
+      case 'UserReactivated': {
+        if (!doc || doc.state !== 'deactivated') return doc;
+        const { deactivatedAt, ...rest } = doc;
+        void deactivatedAt;
+        return { ...rest, state: 'active', updatedAt: event.data.reactivatedAt };
+      }
+      case 'UserDeleted':
+        return tombstone(doc, event);
+      default: {
+        const unreachable: never = event;
+        throw new Error(`unhandled ${JSON.stringify(unreachable)}`);
+      }
+    }
   },
 };

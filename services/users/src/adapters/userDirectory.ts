@@ -1,0 +1,167 @@
+import { isDuplicateKeyError } from '@chat/mongo';
+import type { Collection, Db } from 'mongodb';
+import {
+  buildChunks,
+  chunkIndexFor,
+  directoryEntry,
+  liveCount,
+  needsNewChunk,
+  pageWindow,
+  placeEntry,
+} from '../projections/userDirectory.js';
+import type { DirectoryChunkRef, DirectoryEntry } from '../projections/userDirectory.js';
+import type { UserDoc } from '../projections/users.js';
+
+/**
+ * Both documents keep their lists as JSON text: FerretDB's SQLite backend parses every stored row
+ * it passes while looking for a match, and a long string is far cheaper to pass than nested
+ * documents (and it sidesteps the key restrictions of ADR 0002).
+ */
+interface DirectoryDoc {
+  _id: string;
+  chunks: string;
+  rev: number;
+}
+
+interface ChunkDoc {
+  _id: string;
+  entries: string;
+  rev: number;
+}
+
+interface Directory {
+  chunks: DirectoryChunkRef[];
+  rev: number;
+}
+
+interface Chunk {
+  id: string;
+  entries: DirectoryEntry[];
+  rev: number;
+}
+
+const MAX_ATTEMPTS = 30;
+
+/**
+ * Keeps the per-app directory in step with the users read model. `sync` is state-based (it makes
+ * the directory agree with the user's current document), so running it again, or for a redelivered
+ * event, changes nothing. Chunk and directory writes are compare-and-set on `rev`.
+ */
+export class UserDirectory {
+  private readonly directories: Collection<DirectoryDoc>;
+  private readonly chunks: Collection<ChunkDoc>;
+
+  constructor(db: Db) {
+    this.directories = db.collection<DirectoryDoc>('userdirectories');
+    this.chunks = db.collection<ChunkDoc>('userdirectorychunks');
+  }
+
+  private chunkId(appId: string, id: number): string {
+    return `${appId}:${id}`;
+  }
+
+  private async readDirectory(appId: string): Promise<Directory | null> {
+    const doc = await this.directories.findOne({ _id: appId });
+    return doc ? { chunks: JSON.parse(doc.chunks) as DirectoryChunkRef[], rev: doc.rev } : null;
+  }
+
+  private async readChunk(appId: string, id: number): Promise<Chunk | null> {
+    const doc = await this.chunks.findOne({ _id: this.chunkId(appId, id) });
+    return doc ? { id: doc._id, entries: JSON.parse(doc.entries) as DirectoryEntry[], rev: doc.rev } : null;
+  }
+
+  async sync(doc: UserDoc): Promise<void> {
+    const entry = directoryEntry(doc);
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      if (await this.trySync(doc.appId, entry)) return;
+    }
+    throw new Error(`user directory of ${doc.appId} kept changing while listing ${doc.uid}`);
+  }
+
+  private async trySync(appId: string, entry: DirectoryEntry): Promise<boolean> {
+    const directory = await this.readDirectory(appId);
+    if (!directory) return entry.live ? this.openChunk(appId, null, 0, entry) : true;
+    const index = chunkIndexFor(directory.chunks, entry.k);
+    const ref = directory.chunks[index] as DirectoryChunkRef;
+    const chunk = await this.readChunk(appId, ref.id);
+    if (!chunk) return this.openChunk(appId, directory, ref.id, entry);
+    const isTail = index === directory.chunks.length - 1;
+    if (needsNewChunk(isTail, chunk.entries, entry)) {
+      return this.openChunk(appId, directory, Math.max(...directory.chunks.map((c) => c.id)) + 1, entry);
+    }
+    const next = placeEntry(chunk.entries, entry);
+    if (next) {
+      const replaced = await this.chunks.replaceOne({ _id: chunk.id, rev: chunk.rev }, { entries: JSON.stringify(next), rev: chunk.rev + 1 });
+      if (replaced.matchedCount !== 1) return false;
+    }
+    await this.recount(appId, ref.id, liveCount(next ?? chunk.entries), entry.k);
+    return true;
+  }
+
+  /** A new chunk holding `entry`; an orphan left by a crash between the two writes is adopted. */
+  private async openChunk(appId: string, directory: Directory | null, id: number, entry: DirectoryEntry): Promise<boolean> {
+    let entries = [entry];
+    try {
+      await this.chunks.insertOne({ _id: this.chunkId(appId, id), entries: JSON.stringify(entries), rev: 1 });
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
+      const orphan = await this.readChunk(appId, id);
+      if (!orphan || orphan.entries.length === 0) return false;
+      entries = orphan.entries;
+    }
+    const ref: DirectoryChunkRef = { id, first: (entries[0] as DirectoryEntry).k, live: liveCount(entries) };
+    // Adopting an orphan does not place `entry` yet: the caller's next attempt does.
+    const placed = entries.some((e) => e.k === entry.k);
+    if (!directory) {
+      try {
+        await this.directories.insertOne({ _id: appId, chunks: JSON.stringify([ref]), rev: 1 });
+        return placed;
+      } catch (error) {
+        if (isDuplicateKeyError(error)) return false;
+        throw error;
+      }
+    }
+    if (directory.chunks.some((c) => c.id === id)) return false;
+    const updated = await this.directories.replaceOne(
+      { _id: appId, rev: directory.rev },
+      { chunks: JSON.stringify([...directory.chunks, ref]), rev: directory.rev + 1 },
+    );
+    return updated.matchedCount === 1 && placed;
+  }
+
+  private async recount(appId: string, chunkId: number, live: number, key: string): Promise<void> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const directory = await this.readDirectory(appId);
+      if (!directory) return;
+      const chunks = directory.chunks.map((c) => (c.id === chunkId ? { ...c, live, first: c.first <= key ? c.first : key } : c));
+      const unchanged = chunks.every((c, i) => c.live === directory.chunks[i]?.live && c.first === directory.chunks[i]?.first);
+      if (unchanged) return;
+      const updated = await this.directories.replaceOne({ _id: appId, rev: directory.rev }, { chunks: JSON.stringify(chunks), rev: directory.rev + 1 });
+      if (updated.matchedCount === 1) return;
+    }
+  }
+
+  /** One page of the default listing (the users' documents, in order) and the number of listed users. */
+  async page(appId: string, page: number, perPage: number): Promise<{ total: number; users: UserDoc[] }> {
+    const directory = await this.readDirectory(appId);
+    if (!directory) return { total: 0, users: [] };
+    const window = pageWindow(directory.chunks, (page - 1) * perPage, perPage);
+    const chunks = await Promise.all(window.chunkIds.map((id) => this.readChunk(appId, id)));
+    const live = chunks.flatMap((chunk) => (chunk ? chunk.entries.filter((e) => e.live) : []));
+    const users = live.slice(window.skip, window.skip + perPage).flatMap((e) => (e.user ? [e.user] : []));
+    return { total: window.total, users };
+  }
+
+  /** Writes a whole app's directory at once from its user documents (bulk seeding and rebuilds). */
+  async replaceAll(appId: string, docs: readonly UserDoc[]): Promise<void> {
+    const entries = docs.map(directoryEntry).sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+    const { refs, chunks } = buildChunks(entries);
+    await this.chunks.deleteMany({ _id: { $regex: `^${appId}:` } });
+    if (chunks.length > 0) {
+      await this.chunks.insertMany(
+        chunks.map((chunkEntries, id) => ({ _id: this.chunkId(appId, id), entries: JSON.stringify(chunkEntries), rev: 1 })),
+      );
+    }
+    await this.directories.replaceOne({ _id: appId }, { chunks: JSON.stringify(refs), rev: 1 }, { upsert: true });
+  }
+}

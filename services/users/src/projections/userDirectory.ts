@@ -1,0 +1,101 @@
+import type { UserDoc } from './users.js';
+
+/**
+ * The default user listing as ordered chunks holding the listed users themselves, so a page costs
+ * two reads of small documents whatever the app's size. Measured on FerretDB v1 (SQLite): no index
+ * is ever used (its `_id` index expression differs from the one its queries use), so every filter,
+ * sort and count scans the collection (~2 s at 50,000 users), and even `findOne({_id})` costs in
+ * proportion to the rows stored before the match.
+ *
+ * Pure: the adapter reads and writes the documents these functions compute.
+ */
+export const DIRECTORY_CHUNK_SIZE = 250;
+
+/**
+ * `k` is the user's list key (creation time, then uid); `live` means listed by default, and then
+ * `user` is the user's read-model document as the list shows it.
+ */
+export interface DirectoryEntry {
+  k: string;
+  uid: string;
+  live: boolean;
+  user?: UserDoc;
+}
+
+export function directoryEntry(doc: UserDoc): DirectoryEntry {
+  return doc.state === 'active' ? { k: doc.listKey, uid: doc.uid, live: true, user: doc } : { k: doc.listKey, uid: doc.uid, live: false };
+}
+
+export interface DirectoryChunkRef {
+  id: number;
+  /** Smallest key the chunk may hold; keys below every chunk's `first` go to the first chunk. */
+  first: string;
+  live: number;
+}
+
+export function listKey(occurredAt: string, uid: string): string {
+  return `${occurredAt}|${uid}`;
+}
+
+/** Index (in `chunks`) of the chunk whose key range holds `key`. */
+export function chunkIndexFor(chunks: readonly DirectoryChunkRef[], key: string): number {
+  let index = 0;
+  for (let i = 0; i < chunks.length; i++) if ((chunks[i] as DirectoryChunkRef).first <= key) index = i;
+  return index;
+}
+
+export function liveCount(entries: readonly DirectoryEntry[]): number {
+  return entries.reduce((count, entry) => count + (entry.live ? 1 : 0), 0);
+}
+
+/** The entries with `entry` in place (inserted in key order, or replacing its older self); null when nothing changes. */
+export function placeEntry(entries: readonly DirectoryEntry[], entry: DirectoryEntry): DirectoryEntry[] | null {
+  const at = entries.findIndex((existing) => existing.k >= entry.k);
+  const existing = at === -1 ? undefined : entries[at];
+  if (existing && existing.k === entry.k) {
+    if (JSON.stringify(existing) === JSON.stringify(entry)) return null;
+    return entries.map((e, i) => (i === at ? entry : e));
+  }
+  if (!entry.live) return null;
+  const next = [...entries];
+  next.splice(at === -1 ? entries.length : at, 0, entry);
+  return next;
+}
+
+/** Whether `entry` opens a new chunk: the tail is full and the key lies beyond its last entry. */
+export function needsNewChunk(isTail: boolean, entries: readonly DirectoryEntry[], entry: DirectoryEntry): boolean {
+  const last = entries.at(-1);
+  return entry.live && isTail && entries.length >= DIRECTORY_CHUNK_SIZE && last !== undefined && entry.k > last.k;
+}
+
+export interface PageWindow {
+  total: number;
+  /** Chunk ids to read, in order. */
+  chunkIds: number[];
+  /** Live entries to skip in those chunks before the page starts. */
+  skip: number;
+}
+
+export function pageWindow(chunks: readonly DirectoryChunkRef[], offset: number, limit: number): PageWindow {
+  const total = chunks.reduce((sum, chunk) => sum + chunk.live, 0);
+  const chunkIds: number[] = [];
+  let before = 0;
+  let skip = 0;
+  for (const chunk of chunks) {
+    const end = before + chunk.live;
+    if (chunk.live > 0 && end > offset && before < offset + limit) {
+      if (chunkIds.length === 0) skip = offset - before;
+      chunkIds.push(chunk.id);
+    }
+    before = end;
+  }
+  return { total, chunkIds, skip };
+}
+
+/** Chunks for entries already in key order: what a rebuild or a bulk seed writes. */
+export function buildChunks(entries: readonly DirectoryEntry[]): { refs: DirectoryChunkRef[]; chunks: DirectoryEntry[][] } {
+  const chunks: DirectoryEntry[][] = [];
+  for (let i = 0; i < entries.length; i += DIRECTORY_CHUNK_SIZE) chunks.push(entries.slice(i, i + DIRECTORY_CHUNK_SIZE));
+  const refs = chunks.map((chunk, id) => ({ id, first: (chunk[0] as DirectoryEntry).k, live: liveCount(chunk) }));
+  return { refs, chunks };
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { DIRECTORY_CHUNK_SIZE, buildChunks, chunkIndexFor, needsNewChunk, pageWindow, placeEntry } from './userDirectory.js';
+import type { DirectoryEntry } from './userDirectory.js';
+
+const entry = (k: string, live = true): DirectoryEntry => ({ k, uid: k, live });
+
+describe('user directory', () => {
+  it('places entries in key order, flips liveness, and reports no-ops', () => {
+    const entries = [entry('a'), entry('c')];
+    expect(placeEntry(entries, entry('b'))?.map((e) => e.k)).toEqual(['a', 'b', 'c']);
+    expect(placeEntry(entries, entry('d'))?.map((e) => e.k)).toEqual(['a', 'c', 'd']);
+    expect(placeEntry(entries, entry('a'))).toBeNull();
+    expect(placeEntry(entries, entry('b', false))).toBeNull();
+    expect(placeEntry(entries, entry('c', false))).toEqual([entry('a'), entry('c', false)]);
+  });
+
+  it('finds the chunk for a key and opens a new one only past a full tail', () => {
+    const refs = [{ id: 0, first: 'a', live: 2 }, { id: 1, first: 'm', live: 1 }];
+    expect(chunkIndexFor(refs, '0')).toBe(0);
+    expect(chunkIndexFor(refs, 'k')).toBe(0);
+    expect(chunkIndexFor(refs, 'z')).toBe(1);
+    const full = Array.from({ length: DIRECTORY_CHUNK_SIZE }, (_, i) => entry(`k${String(i).padStart(5, '0')}`));
+    expect(needsNewChunk(true, full, entry('z'))).toBe(true);
+    expect(needsNewChunk(false, full, entry('z'))).toBe(false);
+    expect(needsNewChunk(true, full, entry('a'))).toBe(false);
+    expect(needsNewChunk(true, full, entry('z', false))).toBe(false);
+  });
+
+  it('maps a page onto the chunks that hold it, counting live entries only', () => {
+    const refs = [{ id: 0, first: 'a', live: 3 }, { id: 1, first: 'f', live: 0 }, { id: 2, first: 'k', live: 4 }];
+    expect(pageWindow(refs, 0, 2)).toEqual({ total: 7, chunkIds: [0], skip: 0 });
+    expect(pageWindow(refs, 2, 3)).toEqual({ total: 7, chunkIds: [0, 2], skip: 2 });
+    expect(pageWindow(refs, 5, 10)).toEqual({ total: 7, chunkIds: [2], skip: 2 });
+    expect(pageWindow(refs, 7, 10)).toEqual({ total: 7, chunkIds: [], skip: 0 });
+  });
+
+  it('builds chunks of the fixed size with their first keys and live counts', () => {
+    const entries = Array.from({ length: DIRECTORY_CHUNK_SIZE + 5 }, (_, i) => entry(`k${String(i).padStart(5, '0')}`, i !== 0));
+    const { refs, chunks } = buildChunks(entries);
+    expect(chunks.map((c) => c.length)).toEqual([DIRECTORY_CHUNK_SIZE, 5]);
+    expect(refs).toEqual([
+      { id: 0, first: 'k00000', live: DIRECTORY_CHUNK_SIZE - 1 },
+      { id: 1, first: `k${String(DIRECTORY_CHUNK_SIZE).padStart(5, '0')}`, live: 5 },
+    ]);
+  });
+});
