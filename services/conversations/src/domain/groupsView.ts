@@ -20,7 +20,7 @@ export interface GroupResource {
   conversationId: string;
   hasJoined?: boolean;
   createdAt: number;
-  updatedAt?: number;
+  updatedAt: number;
   tags?: string[];
 }
 
@@ -46,7 +46,7 @@ export function renderGroup(doc: GroupDoc, perspective: Perspective, withTags = 
     conversationId: groupConversationId(doc.guid),
     ...(perspective.uid !== undefined ? { hasJoined: member !== null } : {}),
     createdAt: doc.createdAt,
-    ...(doc.updatedAt !== doc.createdAt ? { updatedAt: doc.updatedAt } : {}),
+    updatedAt: doc.updatedAt,
     ...(withTags ? { tags: doc.tags } : {}),
   };
 }
