@@ -78,8 +78,8 @@ export class GroupReadModels {
     const guid = (event.data as { guid: string }).guid;
     const filter = { appId: event.appId, guid, '_positions.group': { $lt: event.version } };
     const update = { $set: { active: false, '_positions.group': event.version }, $inc: { _rev: 1 } };
-    await this.members.documents().updateMany(filter as Filter<Stored<MemberDoc>>, update);
-    await this.bans.documents().updateMany(filter as Filter<Stored<BanDoc>>, update);
+    await this.members.documents().updateMany(filter, update);
+    await this.bans.documents().updateMany(filter, update);
   }
 
   async findGroup(appId: string, guid: string): Promise<GroupDoc | null> {

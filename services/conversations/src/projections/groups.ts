@@ -63,30 +63,18 @@ function updated(doc: GroupDoc, data: GroupUpdated): GroupDoc {
   return next;
 }
 
-/** The time a membership event happened, and the member count it leaves. */
-function membership(event: GroupEventEnvelope): { at: number; membersCount?: number } | null {
-  switch (event.type) {
-    case 'GroupMemberJoined':
-      return { at: event.data.joinedAt, ...(event.data.membersCount !== undefined ? { membersCount: event.data.membersCount } : {}) };
-    case 'GroupMembersAdded':
-      return { at: event.data.addedAt, ...(event.data.membersCount !== undefined ? { membersCount: event.data.membersCount } : {}) };
-    case 'GroupMemberLeft':
-      return { at: event.data.leftAt, ...(event.data.membersCount !== undefined ? { membersCount: event.data.membersCount } : {}) };
-    case 'GroupMemberKicked':
-      return { at: event.data.kickedAt, ...(event.data.membersCount !== undefined ? { membersCount: event.data.membersCount } : {}) };
-    case 'GroupMemberBanned':
-      return { at: event.data.bannedAt, ...(event.data.membersCount !== undefined ? { membersCount: event.data.membersCount } : {}) };
-    case 'GroupMemberScopeChanged':
-      return { at: event.data.changedAt };
-    default:
-      return null;
-  }
+/** A membership change: the group's `updatedAt` moves and, when the event says, its member count. */
+function membershipChanged(doc: GroupDoc | null, at: number, membersCount: number | undefined): GroupDoc | null {
+  if (!doc || doc.deleted) return doc;
+  return { ...doc, updatedAt: Math.max(doc.updatedAt, at), ...(membersCount !== undefined ? { membersCount } : {}) };
 }
 
+type Handled = Exclude<GroupEventEnvelope, { type: 'GroupMemberUnbanned' | 'GroupScopePermissionsChanged' }>;
+
 /** Groups of every app, for listing and reading; membership events keep `membersCount` and `updatedAt`. */
-export const groupsProjection: Projection<GroupDoc, GroupEventEnvelope> = {
+export const groupsProjection: Projection<GroupDoc, Handled> = {
   name: 'groups',
-  canHandle: (event: EventEnvelope): event is GroupEventEnvelope =>
+  canHandle: (event: EventEnvelope): event is Handled =>
     isGroupEvent(event) && event.type !== 'GroupMemberUnbanned' && event.type !== 'GroupScopePermissionsChanged',
   documentIds: (event) => [groupDocId(event.appId, event.data.guid)],
   sourceOf: () => 'group',
@@ -98,14 +86,21 @@ export const groupsProjection: Projection<GroupDoc, GroupEventEnvelope> = {
         return doc && !doc.deleted ? updated(doc, event.data) : doc;
       case 'GroupDeleted':
         return doc ? { ...doc, deleted: true, updatedAt: Math.max(doc.updatedAt, event.data.deletedAt) } : null;
+      case 'GroupMemberJoined':
+        return membershipChanged(doc, event.data.joinedAt, event.data.membersCount);
+      case 'GroupMembersAdded':
+        return membershipChanged(doc, event.data.addedAt, event.data.membersCount);
+      case 'GroupMemberLeft':
+        return membershipChanged(doc, event.data.leftAt, event.data.membersCount);
+      case 'GroupMemberKicked':
+        return membershipChanged(doc, event.data.kickedAt, event.data.membersCount);
+      case 'GroupMemberBanned':
+        return membershipChanged(doc, event.data.bannedAt, event.data.membersCount);
+      case 'GroupMemberScopeChanged':
+        return membershipChanged(doc, event.data.changedAt, undefined);
       default: {
-        const change = membership(event);
-        if (!doc || doc.deleted || !change) return doc;
-        return {
-          ...doc,
-          updatedAt: Math.max(doc.updatedAt, change.at),
-          ...(change.membersCount !== undefined ? { membersCount: change.membersCount } : {}),
-        };
+        const unreachable: never = event;
+        throw new Error(`unhandled event ${JSON.stringify(unreachable)}`);
       }
     }
   },
