@@ -3,4 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-exec node bench/gateway-overhead.mjs "$@"
+node bench/gateway-overhead.mjs "$@"
+node bench/groups-operations.mjs

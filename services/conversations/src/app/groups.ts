@@ -16,6 +16,7 @@ import { hashGroupPassword, passwordMatches } from './groupsPassword.js';
 
 /** Who exists: the service's own projection of users (read only; the users service owns them). */
 export interface UserDirectory {
+  findUser(appId: string, uid: string): Promise<PeerUserDoc | null>;
   findUsers(appId: string, uids: readonly string[]): Promise<Map<string, PeerUserDoc>>;
 }
 
@@ -149,6 +150,12 @@ export class GroupsApp {
   private async existingUsers(appId: string, uids: readonly string[]): Promise<Set<string>> {
     const wanted = [...new Set(uids)].filter(isUid);
     if (wanted.length === 0) return new Set();
+    if (wanted.length === 1) {
+      // One user (the acting one, mostly): a read by id, the cheapest query there is.
+      const uid: string = wanted[0] ?? '';
+      const user = await readWithPatience(() => this.deps.users.findUser(appId, uid));
+      return new Set(user ? [uid] : []);
+    }
     let last = new Map<string, PeerUserDoc>();
     await readWithPatience(async () => {
       last = await this.deps.users.findUsers(appId, wanted);
