@@ -25,12 +25,13 @@ function applyAll(projection: Projection<object, EventEnvelope>, events: readonl
 }
 
 const projections = [groupsProjection, membersProjection, bansProjection] as unknown as Array<Projection<object, EventEnvelope>>;
+const groups = groupsProjection as unknown as Projection<object, EventEnvelope>;
 const history = groupHistory('g', lifeOfAGroup);
 
 describe('group projections', () => {
   it('follow a group through its life: profile, count, members and bans', () => {
-    const [groups, members, bans] = projections.map((p) => applyAll(p, history));
-    expect(groups?.get('app1:g')?.doc).toEqual({
+    const [groupDocs, members, bans] = projections.map((p) => applyAll(p, history));
+    expect(groupDocs?.get('app1:g')?.doc).toEqual({
       appId: 'app1',
       guid: 'g',
       name: 'Gee 2',
@@ -59,15 +60,15 @@ describe('group projections', () => {
 
   it('keep a deleted group as a tombstone that older events cannot revive, and start over on re-creation', () => {
     const deleted = deletedAfter(history);
-    const groups = applyAll(groupsProjection as never, deleted);
-    expect(groups.get('app1:g')?.doc).toMatchObject({ deleted: true });
-    expect(applyAll(groupsProjection as never, history, structuredClone(groups))).toEqual(groups);
+    const store = applyAll(groups, deleted);
+    expect(store.get('app1:g')?.doc).toMatchObject({ deleted: true });
+    expect(applyAll(groups, history, structuredClone(store))).toEqual(store);
     const reborn = groupHistory(
       'g',
       [{ type: 'CreateGroup', profile: { guid: 'g', name: 'New', type: 'private', owner: '', tags: [] }, members: [], usersToBan: [], now: 30 }],
       deleted.length + 1,
     );
-    expect(applyAll(groupsProjection as never, reborn, groups).get('app1:g')?.doc).toEqual({
+    expect(applyAll(groups, reborn, store).get('app1:g')?.doc).toEqual({
       appId: 'app1',
       guid: 'g',
       name: 'New',
