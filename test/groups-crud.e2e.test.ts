@@ -1,9 +1,9 @@
 import { eventEnvelopeSchema } from '@chat/contracts';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { call, createApp } from './support/api.js';
 import type { TestApp } from './support/api.js';
 import { createGroup, createUsers, expectError, memberScopes } from './support/groups.js';
-import { readBack } from './support/kafka.js';
+import { groupHasConsumed, readBack } from './support/kafka.js';
 import { commitCount } from './support/mongo.js';
 
 describe('groups: create, get, list, update, delete', () => {
@@ -86,6 +86,11 @@ describe('groups: create, get, list, update, delete', () => {
       (v) => v['type'] === 'GroupMembersAdded' && v['appId'] === app.appId && (v['data'] as { guid?: string }).guid === 'evented',
     );
     expect(added.value).toMatchObject({ version: 2, data: { members: [{ uid: 'owner1', scope: 'admin' }], addedBy: 'owner1', membersCount: 1 } });
+
+    // The service's own consumer applies the same events again: the read model does not move.
+    const before = await app.call('GET', '/v3/groups/evented', { onBehalfOf: 'owner1' });
+    await groupHasConsumed(`conversations.read-models.chat_conversations_${inject('databaseSuffix')}`, 'chat.conversations.events', added.partition, added.offset);
+    expect(await app.call('GET', '/v3/groups/evented', { onBehalfOf: 'owner1' })).toMatchObject({ status: 200, body: before.body });
   });
 
   it('creates a group without an owner when the app acts alone: no owner, no member', async () => {
@@ -160,6 +165,17 @@ describe('groups: create, get, list, update, delete', () => {
     expect(handedOver.status, JSON.stringify(handedOver.body)).toBe(200);
     expect(handedOver.body.data.owner).toBe('other');
     expect(await memberScopes(app, 'upd')).toEqual({ owner1: 'admin', other: 'admin' });
+    const event = await readBack(
+      'chat.conversations.events',
+      (v) => v['type'] === 'GroupUpdated' && v['appId'] === app.appId && (v['data'] as { changes: { owner?: string } }).changes.owner === 'other',
+    );
+    expect(event.value).toMatchObject({ streamId: `group:${app.appId}:upd`, data: { guid: 'upd', changes: { owner: 'other' }, removed: [], updatedBy: 'owner1' } });
+    const updatedAt = event.value['version'] as number;
+    const promoted = await readBack(
+      'chat.conversations.events',
+      (v) => v['type'] === 'GroupMembersAdded' && v['streamId'] === `group:${app.appId}:upd` && v['version'] === updatedAt - 1,
+    );
+    expect(promoted.value['data']).toMatchObject({ guid: 'upd', members: [{ uid: 'other', scope: 'admin' }], addedBy: 'owner1' });
     // The old owner is an admin now, and may no longer hand over the ownership.
     expectError(await app.call('PUT', '/v3/groups/upd', { onBehalfOf: 'owner1', body: { owner: 'owner1' } }), 403, 'ERR_GROUP_NO_CLEARANCE');
   });
@@ -187,6 +203,8 @@ describe('groups: create, get, list, update, delete', () => {
     const deleted = await app.call('DELETE', '/v3/groups/doomed', { onBehalfOf: 'owner1' });
     expect(deleted.status).toBe(200);
     expect(deleted.body).toEqual({ data: { success: true, message: expect.stringContaining('doomed') } });
+    const event = await readBack('chat.conversations.events', (v) => v['type'] === 'GroupDeleted' && v['appId'] === app.appId);
+    expect(event.value).toMatchObject({ streamId: `group:${app.appId}:doomed`, data: { guid: 'doomed', deletedBy: 'owner1' } });
     expectError(await app.call('GET', '/v3/groups/doomed'), 404, 'ERR_GUID_NOT_FOUND');
     expectError(await app.call('GET', '/v3/groups/doomed/members'), 404, 'ERR_GUID_NOT_FOUND');
     expectError(await app.call('DELETE', '/v3/groups/doomed'), 404, 'ERR_GUID_NOT_FOUND');
