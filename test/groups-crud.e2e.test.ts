@@ -256,6 +256,7 @@ describe('groups: list filters, sorting and paging', () => {
     expect(await guids('?searchKey=CLUB')).toEqual(['bravo']);
     expect(await guids('?searchKey=plans&searchIn=description')).toEqual(['charlie']);
     expect(await guids('?searchKey=a.*')).toEqual([]);
+    expect(await guids('?searchKey=&tags=')).toHaveLength(4);
     const tagged = await app.call('GET', '/v3/groups?withTags=true&tags=work');
     expect(tagged.body.data.map((g: { tags: string[] }) => g.tags)).toEqual([['work'], ['work', 'fun']]);
     expect(await guids(`?updatedAt=${Math.floor(Date.now() / 1000) + 100}&affix=append`)).toEqual([]);

@@ -121,34 +121,40 @@ export const pagingSchema = z.object({
   page: z.coerce.number().int().min(1).max(1_000_000).default(1),
 });
 
-/** A list in a query string: `a,b` or the parameter repeated. */
+/** An empty query parameter (`?searchKey=`) means the parameter was not given. */
+function blankAsAbsent(value: unknown): unknown {
+  return value === '' ? undefined : value;
+}
+
+/** An optional list in a query string: `a,b` or the parameter repeated. */
 function listOf<T extends z.ZodType<string, string>>(item: T) {
   return z.preprocess(
-    (value) => (Array.isArray(value) ? value.join(',') : value),
+    (value) => blankAsAbsent(Array.isArray(value) ? value.join(',') : value),
     z
       .string()
       .transform((value) => value.split(',').map((part) => part.trim()).filter((part) => part.length > 0))
-      .pipe(z.array(item).min(1).max(100)),
+      .pipe(z.array(item).min(1).max(100))
+      .optional(),
   );
 }
 
 const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 
 export const listGroupsSchema = pagingSchema.extend({
-  searchKey: z.string().trim().min(1).max(100).optional(),
-  searchIn: listOf(z.enum(['name', 'guid', 'description'])).optional(),
+  searchKey: z.preprocess(blankAsAbsent, z.string().trim().min(1).max(100).optional()),
+  searchIn: listOf(z.enum(['name', 'guid', 'description'])),
   sortBy: z.enum(['name', 'guid', 'createdAt']).default('name'),
   sortOrder: z.enum(['asc', 'desc']).default('asc'),
   affix: z.enum(['append', 'prepend']).optional(),
   updatedAt: z.coerce.number().int().min(0).optional(),
   withTags: booleanFlag.default(false),
-  tags: listOf(z.string().min(1).max(100)).optional(),
+  tags: listOf(z.string().min(1).max(100)),
   type: z.enum(groupTypes).optional(),
-  types: listOf(z.enum(groupTypes)).optional(),
+  types: listOf(z.enum(groupTypes)),
   hasJoined: booleanFlag.optional(),
 });
 
 export const listMembersSchema = pagingSchema.extend({
-  scopes: listOf(z.enum(groupScopes)).optional(),
+  scopes: listOf(z.enum(groupScopes)),
   status: z.enum(['available', 'offline']).optional(),
 });
