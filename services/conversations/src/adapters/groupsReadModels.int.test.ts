@@ -56,6 +56,29 @@ describe('group read models on FerretDB', () => {
     expect(await dump(db)).toEqual(once);
   });
 
+  it('adds many members in one write, brings former members back, and survives a racing second applier', async () => {
+    const { db, models } = freshModels();
+    const newcomers = Array.from({ length: 40 }, (_, i) => `n${i}`);
+    const readd = groupHistory(
+      'g',
+      [{ type: 'AddMembers', members: ['q', ...newcomers].map((uid) => ({ uid, scope: 'participant' as const })), usersToBan: [], knownUsers: ['q', ...newcomers], now: 30 }],
+      history.length + 1,
+      asDomainEvents(history),
+    );
+    await applyAll(models, history);
+    await Promise.all([applyAll(models, readd), applyAll(models, readd)]);
+    const members = await models.listMembers('app1', 'g', undefined, 1, 100);
+    expect(members.total).toBe(43);
+    expect(await models.findMember('app1', 'g', 'q')).toMatchObject({ scope: 'participant', joinedAt: 30, active: true });
+    expect(await models.findGroup('app1', 'g')).toMatchObject({ membersCount: 43 });
+    const once = await dump(db);
+    await applyAll(models, [...history, ...readd]);
+    expect(await dump(db)).toEqual(once);
+    const rebuilt = freshModels();
+    await applyAll(rebuilt.models, [...history, ...readd]);
+    expect(await dump(rebuilt.db)).toEqual(once);
+  });
+
   it('retires a deleted group with its members and bans, for good, and rebuilds to the same documents', async () => {
     const { db, models } = freshModels();
     const deleted = deletedAfter([...history, ...groupHistory('g', [{ type: 'BanMember', uid: 'q', now: 19 }], history.length + 1, asDomainEvents(history))]);

@@ -1,5 +1,5 @@
-import type { EventEnvelope, GroupScope, GroupType } from '@chat/contracts';
-import { GuardedProjectionWriter, ensureIndexes, stripStoredFields } from '@chat/mongo';
+import type { EventEnvelope, GroupMembersAdded, GroupScope, GroupType } from '@chat/contracts';
+import { GuardedProjectionWriter, ensureIndexes, isDuplicateKeyError, stripStoredFields } from '@chat/mongo';
 import type { Stored } from '@chat/mongo';
 import type { Collection, Db, Filter, Sort } from 'mongodb';
 import { bansProjection } from '../projections/bans.js';
@@ -64,9 +64,42 @@ export class GroupReadModels {
   /** Applies one event to every group read model; safe to call any number of times, in any order. */
   async apply(event: EventEnvelope): Promise<void> {
     await this.groups.apply(event);
-    await this.members.apply(event);
+    if (event.type === 'GroupMembersAdded') await this.applyMembersAdded(event as EventEnvelope<'GroupMembersAdded', GroupMembersAdded>);
+    else await this.members.apply(event);
     await this.bans.apply(event);
     if (event.type === 'GroupDeleted') await this.retireGroup(event);
+  }
+
+  /**
+   * Adding hundreds of members one guarded write at a time takes seconds on FerretDB, so new member
+   * documents go in with one insertMany carrying the same position guard; only documents that exist
+   * already (former members) take the per-document guarded path. A duplicate key (the consumer racing
+   * read-your-writes) falls back to the guarded path, which skips what is already applied.
+   */
+  private async applyMembersAdded(event: EventEnvelope<'GroupMembersAdded', GroupMembersAdded>): Promise<void> {
+    const ids = membersProjection.documentIds(event);
+    const collection = this.members.documents();
+    const existing = await collection.find({ _id: { $in: ids } } as Filter<Stored<MemberDoc>>).toArray();
+    const existingIds = new Set(existing.map((doc) => doc._id));
+    const fresh = ids.filter((id) => !existingIds.has(id));
+    if (fresh.length > 0) {
+      const docs = fresh.flatMap((id) => {
+        const doc = membersProjection.evolve(null, event, id);
+        return doc ? [{ ...doc, _id: id, _positions: { group: event.version }, _rev: 1 }] : [];
+      });
+      try {
+        await collection.insertMany(docs, { ordered: false });
+      } catch (error) {
+        if (!isDuplicateKeyError(error)) throw error;
+        await this.members.apply(event);
+        return;
+      }
+    }
+    const stale = existing.filter((doc) => (doc._positions['group'] ?? 0) < event.version).map((doc) => doc.uid);
+    if (stale.length > 0) {
+      const members = event.data.members.filter((member) => stale.includes(member.uid));
+      await this.members.apply({ ...event, data: { ...event.data, members } });
+    }
   }
 
   /**
