@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# npm run bench: the same set-up, then the benchmark (starts and stops everything it needs).
+# npm run bench: the same set-up, then each benchmark in turn (each starts and stops everything it needs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+node bench/gateway-overhead.mjs "$@"
 node bench/users-list.mjs
-exec node bench/gateway-overhead.mjs "$@"
+node bench/groups-operations.mjs

@@ -6,7 +6,10 @@ import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import { ConversationReadModels } from './adapters/readModels.js';
+import { GroupReadModels } from './adapters/groupsReadModels.js';
 import { ConversationsApp } from './app/conversations.js';
+import { GroupsApp } from './app/groups.js';
+import { groupsRouter } from './http/groups.js';
 import { conversationsRouter } from './http/router.js';
 
 export interface ConversationsServiceDeps {
@@ -21,19 +24,25 @@ export const CONSUMER_PURPOSE = 'conversations.read-models';
 export function createConversationsService(deps: ConversationsServiceDeps): RunnableService {
   const { db, logger } = deps;
   const readModels = new ConversationReadModels(db);
+  const groupReadModels = new GroupReadModels(db);
   const pipeline = createEventPipeline({
     ...deps,
     publishesTo: topics.conversations,
     consumes: [topics.users, topics.messages, topics.conversations],
     consumerPurpose: CONSUMER_PURPOSE,
-    project: (event) => readModels.apply(event),
+    project: async (event) => {
+      await readModels.apply(event);
+      await groupReadModels.apply(event);
+    },
   });
   const app = new ConversationsApp({ store: pipeline.store, publisher: pipeline.publisher, readModels, logger });
+  const groups = new GroupsApp({ store: pipeline.store, publisher: pipeline.publisher, readModels: groupReadModels, users: readModels, logger });
 
   return {
-    http: createServiceApp({ logger, routers: [conversationsRouter(app)] }),
+    http: createServiceApp({ logger, routers: [conversationsRouter(app), groupsRouter(groups)] }),
     async start() {
       await readModels.ensureIndexes(db);
+      await groupReadModels.ensureIndexes();
       await pipeline.start();
     },
     stop: () => pipeline.stop(),

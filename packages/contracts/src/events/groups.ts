@@ -6,6 +6,7 @@ import { z } from 'zod';
  * changes into `category: action` messages; the conversation read model follows membership.
  */
 export const groupTypes = ['public', 'private', 'password'] as const;
+/** Highest first: the order that decides who may act on whom. */
 export const groupScopes = ['admin', 'moderator', 'participant'] as const;
 
 const groupProfile = {
@@ -20,6 +21,8 @@ const groupProfile = {
 };
 
 /**
+ * `owner` is empty when the app created the group without `owner` and without `onBehalfOf`: the group
+ * then has no owning user (and no member) until someone is added.
  * `passwordHash` is a salted scrypt hash (`scrypt$<salt>$<hash>`), never the password: the event store is
  * the source of truth, so the hash has to live in an event, and downstream readers cannot log in with it.
  */
@@ -51,17 +54,36 @@ export const groupDeletedV1 = z.object({ guid: z.string(), deletedBy: z.string()
 
 const groupMember = z.object({ uid: z.string(), scope: z.enum(groupScopes) });
 
+/**
+ * `membersCount` (optional on every membership event) is the group's member count right after the
+ * event, so a reader can show it without counting, in any replay order of one stream.
+ */
+const membersCount = z.number().int().nonnegative().optional();
+
 /** A user joined by themselves (public group, or password group with the right password). */
-export const groupMemberJoinedV1 = z.object({ guid: z.string(), uid: z.string(), scope: z.enum(groupScopes), joinedAt: z.number().int() });
+export const groupMemberJoinedV1 = z.object({
+  guid: z.string(),
+  uid: z.string(),
+  scope: z.enum(groupScopes),
+  joinedAt: z.number().int(),
+  membersCount,
+});
 /** Members added by someone else (`addedBy` absent: the app itself), including the owner at creation. */
 export const groupMembersAddedV1 = z.object({
   guid: z.string(),
   members: z.array(groupMember).min(1),
   addedBy: z.string().optional(),
   addedAt: z.number().int(),
+  membersCount,
 });
-export const groupMemberLeftV1 = z.object({ guid: z.string(), uid: z.string(), leftAt: z.number().int() });
-export const groupMemberKickedV1 = z.object({ guid: z.string(), uid: z.string(), kickedBy: z.string().optional(), kickedAt: z.number().int() });
+export const groupMemberLeftV1 = z.object({ guid: z.string(), uid: z.string(), leftAt: z.number().int(), membersCount });
+export const groupMemberKickedV1 = z.object({
+  guid: z.string(),
+  uid: z.string(),
+  kickedBy: z.string().optional(),
+  kickedAt: z.number().int(),
+  membersCount,
+});
 export const groupMemberScopeChangedV1 = z.object({
   guid: z.string(),
   uid: z.string(),
@@ -70,9 +92,50 @@ export const groupMemberScopeChangedV1 = z.object({
   changedBy: z.string().optional(),
   changedAt: z.number().int(),
 });
-/** A ban also removes membership: a banned user is no longer a member. */
-export const groupMemberBannedV1 = z.object({ guid: z.string(), uid: z.string(), bannedBy: z.string().optional(), bannedAt: z.number().int() });
+/** A ban also removes membership: a banned user is no longer a member (`wasMember` says whether it was one). */
+export const groupMemberBannedV1 = z.object({
+  guid: z.string(),
+  uid: z.string(),
+  bannedBy: z.string().optional(),
+  bannedAt: z.number().int(),
+  wasMember: z.boolean().optional(),
+  membersCount,
+});
 export const groupMemberUnbannedV1 = z.object({ guid: z.string(), uid: z.string(), unbannedBy: z.string().optional(), unbannedAt: z.number().int() });
+
+/**
+ * The permissions a group scope can be given (CometChat's group scope permissions). `allow`/`deny`
+ * switches, and list-valued refinements (`stringArray`) whose values come from `availableValues`.
+ */
+export const groupScopePermissionCatalog = {
+  sendMessage: { dataType: 'string', availableValues: ['allow', 'deny'], defaultValue: 'allow', title: 'Allows/Denies sending messages' },
+  sendThreadedMessage: { dataType: 'string', availableValues: ['allow', 'deny'], defaultValue: 'allow', title: 'Allows/Denies sending threaded replies' },
+  editMessage: { dataType: 'string', availableValues: ['allow', 'deny'], defaultValue: 'allow', title: 'Allows/Denies editing own messages' },
+  addReaction: { dataType: 'string', availableValues: ['allow', 'deny'], defaultValue: 'allow', title: 'Allows/Denies reacting to messages' },
+  listReactions: { dataType: 'string', availableValues: ['allow', 'deny'], defaultValue: 'allow', title: 'Allows/Denies listing reactions' },
+  'listReactions.allowedScopes': { dataType: 'stringArray', availableValues: [...groupScopes], defaultValue: [], title: 'Restricts listing reactions to members of the given scopes' },
+  listMembers: { dataType: 'string', availableValues: ['allow', 'deny'], defaultValue: 'allow', title: 'Allows/Denies listing the group members' },
+  'listMembers.allowedScopes': { dataType: 'stringArray', availableValues: [...groupScopes], defaultValue: [], title: 'Allows member to list the members with specified scope' },
+  initiateCall: { dataType: 'string', availableValues: ['allow', 'deny'], defaultValue: 'allow', title: 'Allows/Denies starting a group call' },
+  'initiateCall.allowedScopes': { dataType: 'stringArray', availableValues: [...groupScopes], defaultValue: [], title: 'Restricts calls to members of the given scopes' },
+  'initiateCall.allowedType': { dataType: 'stringArray', availableValues: ['audio', 'video'], defaultValue: [], title: 'Allows members to initiate call with the specified types' },
+} as const satisfies Record<string, { dataType: 'string' | 'stringArray'; availableValues: readonly string[]; defaultValue: string | readonly string[]; title: string }>;
+
+export type GroupScopePermissionId = keyof typeof groupScopePermissionCatalog;
+export const groupScopePermissionIds = Object.keys(groupScopePermissionCatalog) as GroupScopePermissionId[];
+
+/**
+ * The permissions of one scope in one group changed: `permissions` holds the values set by this change
+ * (strings for `string` permissions, string arrays for `stringArray` ones); `removed` the ids reset to
+ * their default. Absent ids keep their previous value.
+ */
+export const groupScopePermissionsChangedV1 = z.object({
+  guid: z.string(),
+  scope: z.enum(groupScopes),
+  permissions: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
+  removed: z.array(z.string()),
+  changedAt: z.number().int(),
+});
 
 export const groupEventSchemas = {
   GroupCreated: { 1: groupCreatedV1 },
@@ -85,6 +148,7 @@ export const groupEventSchemas = {
   GroupMemberScopeChanged: { 1: groupMemberScopeChangedV1 },
   GroupMemberBanned: { 1: groupMemberBannedV1 },
   GroupMemberUnbanned: { 1: groupMemberUnbannedV1 },
+  GroupScopePermissionsChanged: { 1: groupScopePermissionsChangedV1 },
 } as const;
 
 export type GroupType = (typeof groupTypes)[number];
@@ -99,3 +163,4 @@ export type GroupMemberKicked = z.infer<typeof groupMemberKickedV1>;
 export type GroupMemberScopeChanged = z.infer<typeof groupMemberScopeChangedV1>;
 export type GroupMemberBanned = z.infer<typeof groupMemberBannedV1>;
 export type GroupMemberUnbanned = z.infer<typeof groupMemberUnbannedV1>;
+export type GroupScopePermissionsChanged = z.infer<typeof groupScopePermissionsChangedV1>;

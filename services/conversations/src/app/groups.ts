@@ -1,0 +1,428 @@
+import { ApiError, epochSeconds, isUid } from '@chat/contracts';
+import type { Actor, GroupScope, GroupScopePermissionId, GroupType } from '@chat/contracts';
+import { fold, handleCommand } from '@chat/eventsourcing';
+import type { CommandMetadata, CommitStore, EventPublisher } from '@chat/eventsourcing';
+import { readWithPatience } from '@chat/mongo';
+import type { Logger } from 'pino';
+import type { GroupQuery, GroupReadModels } from '../adapters/groupsReadModels.js';
+import type { PeerUserDoc } from '../domain/conversationView.js';
+import { groupDecider, groupNotFound, groupStream, memberRefusal, rankOf } from '../domain/group.js';
+import type { GroupCommand, GroupEvent, GroupProfile, GroupState, MemberRequest, PermissionValue } from '../domain/group.js';
+import { renderBannedUser, renderGroup, renderMember } from '../domain/groupsView.js';
+import type { BannedUserResource, GroupResource, MemberResource } from '../domain/groupsView.js';
+import { effectivePermissions, listScopePermissions } from '../domain/scopePermissions.js';
+import type { ScopePermissionResource } from '../domain/scopePermissions.js';
+import { hashGroupPassword, passwordMatches } from './groupsPassword.js';
+
+/** Who exists: the service's own projection of users (read only; the users service owns them). */
+export interface UserDirectory {
+  findUser(appId: string, uid: string): Promise<PeerUserDoc | null>;
+  findUsers(appId: string, uids: readonly string[]): Promise<Map<string, PeerUserDoc>>;
+}
+
+export interface GroupsDeps {
+  store: CommitStore;
+  publisher: EventPublisher;
+  readModels: GroupReadModels;
+  users: UserDirectory;
+  logger: Logger;
+  clock?: () => Date;
+}
+
+export interface GroupRequestContext {
+  actor: Actor;
+  requestId: string;
+}
+
+export interface MemberLists {
+  admins: string[];
+  moderators: string[];
+  participants: string[];
+  usersToBan: string[];
+}
+
+export interface NewGroup {
+  guid: string;
+  name: string;
+  type: GroupType;
+  password?: string;
+  icon?: string;
+  description?: string;
+  metadata?: Record<string, unknown>;
+  owner?: string;
+  tags: string[];
+  members: MemberLists;
+}
+
+export interface GroupChanges {
+  name?: string;
+  type?: GroupType;
+  password?: string;
+  icon?: string;
+  description?: string;
+  metadata?: Record<string, unknown>;
+  owner?: string;
+  tags?: string[];
+  unset: Array<'icon' | 'description' | 'metadata'>;
+}
+
+export interface GroupListFilters {
+  query: Omit<GroupQuery, 'guidsIn' | 'guidsNotIn' | 'privateVisibleTo'>;
+  hasJoined?: boolean;
+  withTags: boolean;
+}
+
+export interface Pagination {
+  total: number;
+  count: number;
+  per_page: number;
+  current_page: number;
+  total_pages: number;
+}
+
+export interface Outcome {
+  success: boolean;
+  message: string;
+}
+
+export type MemberResult =
+  | { success: true; data?: { guid: string; uid: string; scope: GroupScope; joinedAt: number } }
+  | { success: false; error: { code: string; message: string } };
+
+export type AddMembersResult = Partial<Record<keyof MemberLists, Record<string, MemberResult>>>;
+
+function pagination(total: number, count: number, perPage: number, page: number): Pagination {
+  return { total, count, per_page: perPage, current_page: page, total_pages: Math.max(1, Math.ceil(total / perPage)) };
+}
+
+function uidNotFound(uid: string): ApiError {
+  return new ApiError('ERR_UID_NOT_FOUND', `The user with uid ${uid} does not exist.`);
+}
+
+const memberListScopes: Array<[keyof MemberLists, GroupScope]> = [
+  ['admins', 'admin'],
+  ['moderators', 'moderator'],
+  ['participants', 'participant'],
+];
+
+function memberRequests(lists: MemberLists): MemberRequest[] {
+  return memberListScopes.flatMap(([list, scope]) => lists[list].map((uid) => ({ uid, scope })));
+}
+
+/** Use cases of groups, members, bans and scope permissions: gather facts → command → answer. */
+export class GroupsApp {
+  private readonly clock: () => Date;
+
+  constructor(private readonly deps: GroupsDeps) {
+    this.clock = deps.clock ?? (() => new Date());
+  }
+
+  private metadata(context: GroupRequestContext, now: Date): CommandMetadata {
+    return { appId: context.actor.appId, actor: context.actor, correlationId: context.requestId, now };
+  }
+
+  /** Runs a command on the group's stream and applies its events to the read models before answering. */
+  private async execute(context: GroupRequestContext, guid: string, command: GroupCommand, now: Date) {
+    const result = await handleCommand(
+      this.deps.store,
+      groupDecider(guid),
+      groupStream(context.actor.appId, guid),
+      command,
+      this.metadata(context, now),
+      { publisher: this.deps.publisher, onPublishError: (err) => this.deps.logger.warn({ err }, 'publish deferred to relay') },
+    );
+    for (const event of result.events) await this.deps.readModels.apply(event);
+    return result;
+  }
+
+  /** The group's current state straight from its stream (the snapshot of its last commit). */
+  private async loadGroup(appId: string, guid: string): Promise<GroupState> {
+    const decider = groupDecider(guid);
+    const streamId = groupStream(appId, guid);
+    const head = await this.deps.store.readHead(streamId);
+    if (!head) return decider.initialState();
+    if (head.snapshot?.version === decider.snapshotVersion) return head.snapshot.state as GroupState;
+    const envelopes = await this.deps.store.readStream(streamId);
+    return fold(decider, envelopes.map((e) => ({ type: e.type, data: e.data }) as GroupEvent));
+  }
+
+  /** Which of these uids exist, waiting briefly for users created a moment ago to reach this service. */
+  private async existingUsers(appId: string, uids: readonly string[]): Promise<Set<string>> {
+    const wanted = [...new Set(uids)].filter(isUid);
+    if (wanted.length === 0) return new Set();
+    if (wanted.length === 1) {
+      // One user (the acting one, mostly): a read by id, the cheapest query there is.
+      const uid: string = wanted[0] ?? '';
+      const user = await readWithPatience(() => this.deps.users.findUser(appId, uid));
+      return new Set(user ? [uid] : []);
+    }
+    let last = new Map<string, PeerUserDoc>();
+    await readWithPatience(async () => {
+      last = await this.deps.users.findUsers(appId, wanted);
+      return last.size === wanted.length ? last : null;
+    });
+    return new Set(last.keys());
+  }
+
+  /** The acting user (onBehalfOf), who must exist; undefined when the app acts by itself. */
+  private async actingUser(actor: Actor): Promise<string | undefined> {
+    if (actor.uid === undefined) return undefined;
+    const found = await this.existingUsers(actor.appId, [actor.uid]);
+    if (!found.has(actor.uid)) throw uidNotFound(actor.uid);
+    return actor.uid;
+  }
+
+  private async view(appId: string, guid: string, by: string | undefined): Promise<GroupResource> {
+    const [doc, membership] = await Promise.all([
+      this.deps.readModels.findGroup(appId, guid),
+      by !== undefined ? this.deps.readModels.findMember(appId, guid, by) : Promise.resolve(null),
+    ]);
+    if (!doc) throw groupNotFound(guid);
+    return renderGroup(doc, { ...(by !== undefined ? { uid: by } : {}), membership });
+  }
+
+  private async existingGroup(appId: string, guid: string) {
+    const doc = await this.deps.readModels.findGroup(appId, guid);
+    if (!doc) throw groupNotFound(guid);
+    return doc;
+  }
+
+  async createGroup(context: GroupRequestContext, input: NewGroup): Promise<GroupResource> {
+    const { appId } = context.actor;
+    const by = await this.actingUser(context.actor);
+    const owner = input.owner ?? by ?? '';
+    const members = memberRequests(input.members);
+    const everyone = [...(owner ? [owner] : []), ...members.map((m) => m.uid), ...input.members.usersToBan];
+    const known = await this.existingUsers(appId, everyone);
+    const unknown = everyone.find((uid) => !known.has(uid));
+    if (unknown !== undefined) throw uidNotFound(unknown);
+
+    const now = this.clock();
+    const profile: GroupProfile = {
+      guid: input.guid,
+      name: input.name,
+      type: input.type,
+      owner,
+      ...(input.icon !== undefined ? { icon: input.icon } : {}),
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+      tags: input.tags,
+    };
+    const passwordHash = input.type === 'password' && input.password !== undefined ? await hashGroupPassword(input.password) : undefined;
+    await this.execute(
+      context,
+      input.guid,
+      {
+        type: 'CreateGroup',
+        profile,
+        ...(passwordHash !== undefined ? { passwordHash } : {}),
+        members,
+        usersToBan: input.members.usersToBan,
+        ...(by !== undefined ? { by } : {}),
+        now: epochSeconds(now),
+      },
+      now,
+    );
+    return this.view(appId, input.guid, by);
+  }
+
+  async getGroup(context: GroupRequestContext, guid: string): Promise<GroupResource> {
+    // The hottest read: the acting user's check and the group's documents are read at the same time.
+    const [by, group] = await Promise.all([this.actingUser(context.actor), this.view(context.actor.appId, guid, context.actor.uid)]);
+    if (by !== undefined && group.type === 'private' && !group.hasJoined) {
+      throw new ApiError('ERR_GROUP_NOT_JOINED', `The group ${guid} is private and the user ${by} is not a member of it.`);
+    }
+    return group;
+  }
+
+  async listGroups(context: GroupRequestContext, filters: GroupListFilters, page: number, perPage: number) {
+    const { appId } = context.actor;
+    const by = await this.actingUser(context.actor);
+    const query: GroupQuery = { ...filters.query };
+    let memberships = new Map<string, Awaited<ReturnType<GroupReadModels['findMember']>>>();
+    if (by !== undefined) {
+      memberships = await this.deps.readModels.membershipsOf(appId, by);
+      const joined = [...memberships.keys()];
+      query.privateVisibleTo = joined;
+      if (filters.hasJoined === true) query.guidsIn = joined;
+      if (filters.hasJoined === false) query.guidsNotIn = joined;
+    } else if (filters.hasJoined !== undefined) {
+      throw new ApiError('ERR_EMPTY_ON_BEHALF_OF', 'hasJoined filters by the acting user: send onBehalfOf with it.');
+    }
+    const result = await this.deps.readModels.listGroups(appId, query, page, perPage);
+    const data = result.items.map((doc) =>
+      renderGroup(doc, { ...(by !== undefined ? { uid: by } : {}), membership: memberships.get(doc.guid) ?? null }, filters.withTags),
+    );
+    const newest = result.items.reduce((max, doc) => Math.max(max, doc.updatedAt), query.updatedAt?.value ?? 0);
+    return {
+      data,
+      meta: {
+        pagination: pagination(result.total, data.length, perPage, page),
+        cursor: { updatedAt: newest, affix: query.updatedAt?.affix ?? 'append' },
+      },
+    };
+  }
+
+  async updateGroup(context: GroupRequestContext, guid: string, input: GroupChanges): Promise<GroupResource> {
+    const { appId } = context.actor;
+    const by = await this.actingUser(context.actor);
+    if (input.owner !== undefined) {
+      const known = await this.existingUsers(appId, [input.owner]);
+      if (!known.has(input.owner)) throw uidNotFound(input.owner);
+    }
+    const now = this.clock();
+    const { password, unset, ...rest } = input;
+    const changes = { ...rest, ...(password !== undefined ? { passwordHash: await hashGroupPassword(password) } : {}) };
+    await this.execute(context, guid, { type: 'UpdateGroup', changes, removed: unset, ...(by !== undefined ? { by } : {}), now: epochSeconds(now) }, now);
+    return this.view(appId, guid, by);
+  }
+
+  async deleteGroup(context: GroupRequestContext, guid: string): Promise<Outcome> {
+    const by = await this.actingUser(context.actor);
+    const now = this.clock();
+    await this.execute(context, guid, { type: 'DeleteGroup', ...(by !== undefined ? { by } : {}), now: epochSeconds(now) }, now);
+    return { success: true, message: `Group with guid ${guid} has been deleted successfully.` };
+  }
+
+  async addMembers(context: GroupRequestContext, guid: string, lists: MemberLists, password?: string): Promise<AddMembersResult> {
+    const { appId } = context.actor;
+    const by = await this.actingUser(context.actor);
+    const members = memberRequests(lists);
+    const requested = [...members.map((m) => m.uid), ...lists.usersToBan];
+    const known = await this.existingUsers(appId, requested);
+
+    let passwordCheck: { verifiedHash?: string } | undefined;
+    if (password !== undefined && by !== undefined && requested.length === 1 && requested[0] === by) {
+      const state = await this.loadGroup(appId, guid);
+      passwordCheck = (await passwordMatches(password, state.passwordHash)) && state.passwordHash ? { verifiedHash: state.passwordHash } : {};
+    }
+    const now = this.clock();
+    const result = await this.execute(
+      context,
+      guid,
+      {
+        type: 'AddMembers',
+        members,
+        usersToBan: lists.usersToBan,
+        knownUsers: [...known],
+        ...(passwordCheck ? { password: passwordCheck } : {}),
+        ...(by !== undefined ? { by } : {}),
+        now: epochSeconds(now),
+      },
+      now,
+    );
+
+    const succeeded = new Set<string>();
+    for (const event of result.events) {
+      const data = event.data as { uid?: string; members?: MemberRequest[] };
+      if (data.uid !== undefined) succeeded.add(data.uid);
+      for (const member of data.members ?? []) succeeded.add(member.uid);
+    }
+    const state = result.state;
+    const actorRank = by === undefined ? Number.POSITIVE_INFINITY : rankOf(state, by);
+    const outcome = (uid: string, kind: 'add' | 'ban'): MemberResult => {
+      if (succeeded.has(uid)) {
+        const member = state.members[uid];
+        return kind === 'add' && member ? { success: true, data: { guid, uid, scope: member.scope, joinedAt: member.joinedAt } } : { success: true };
+      }
+      const refusal =
+        memberRefusal(state, uid, kind, known, actorRank) ??
+        new ApiError(kind === 'add' ? 'ERR_ALREADY_JOINED' : 'ERR_ALREADY_BANNED', `Nothing changed for ${uid}.`);
+      return { success: false, error: { code: refusal.code, message: refusal.message } };
+    };
+
+    const response: AddMembersResult = {};
+    for (const [list] of memberListScopes) {
+      if (lists[list].length > 0) response[list] = Object.fromEntries(lists[list].map((uid) => [uid, outcome(uid, 'add')]));
+    }
+    if (lists.usersToBan.length > 0) response.usersToBan = Object.fromEntries(lists.usersToBan.map((uid) => [uid, outcome(uid, 'ban')]));
+    return response;
+  }
+
+  async listMembers(context: GroupRequestContext, guid: string, scopes: GroupScope[] | undefined, status: 'available' | 'offline' | undefined, page: number, perPage: number) {
+    const { appId } = context.actor;
+    await this.existingGroup(appId, guid);
+    // No presence is tracked yet: every user is offline, so nobody is "available".
+    const result = status === 'available' ? { total: 0, items: [] } : await this.deps.readModels.listMembers(appId, guid, scopes, page, perPage);
+    const users = await this.deps.users.findUsers(appId, result.items.map((m) => m.uid));
+    const data: MemberResource[] = result.items.map((member) => renderMember(member, users.get(member.uid)));
+    const newest = result.items.reduce((max, member) => Math.max(max, member.updatedAt), 0);
+    return { data, meta: { pagination: pagination(result.total, data.length, perPage, page) }, cursor: { updatedAt: newest, affix: 'append' } };
+  }
+
+  async changeMemberScope(context: GroupRequestContext, guid: string, uid: string, scope: GroupScope) {
+    const by = await this.actingUser(context.actor);
+    const now = this.clock();
+    const result = await this.execute(context, guid, { type: 'ChangeMemberScope', uid, scope, ...(by !== undefined ? { by } : {}), now: epochSeconds(now) }, now);
+    const member = result.state.members[uid];
+    return { guid, uid, scope, joinedAt: member?.joinedAt ?? epochSeconds(now) };
+  }
+
+  async kickMember(context: GroupRequestContext, guid: string, uid: string): Promise<Outcome> {
+    const by = await this.actingUser(context.actor);
+    const now = this.clock();
+    await this.execute(context, guid, { type: 'KickMember', uid, ...(by !== undefined ? { by } : {}), now: epochSeconds(now) }, now);
+    return by === uid
+      ? { success: true, message: `The member with uid ${uid} has left the Group with guid ${guid}.` }
+      : { success: true, message: `The member with uid ${uid} has been kicked from the Group with guid ${guid}.` };
+  }
+
+  async banUser(context: GroupRequestContext, guid: string, uid: string): Promise<Outcome> {
+    const { appId } = context.actor;
+    const by = await this.actingUser(context.actor);
+    const known = await this.existingUsers(appId, [uid]);
+    if (!known.has(uid)) {
+      await this.existingGroup(appId, guid);
+      throw uidNotFound(uid);
+    }
+    const now = this.clock();
+    await this.execute(context, guid, { type: 'BanMember', uid, ...(by !== undefined ? { by } : {}), now: epochSeconds(now) }, now);
+    return { success: true, message: `The user with uid ${uid} has been banned from the Group with guid ${guid}.` };
+  }
+
+  async unbanUser(context: GroupRequestContext, guid: string, uid: string): Promise<Outcome> {
+    const by = await this.actingUser(context.actor);
+    const now = this.clock();
+    await this.execute(context, guid, { type: 'UnbanMember', uid, ...(by !== undefined ? { by } : {}), now: epochSeconds(now) }, now);
+    return { success: true, message: `The user with uid ${uid} has been unbanned from the Group with guid ${guid}.` };
+  }
+
+  async listBannedUsers(context: GroupRequestContext, guid: string, page: number, perPage: number) {
+    const { appId } = context.actor;
+    await this.existingGroup(appId, guid);
+    const result = await this.deps.readModels.listBans(appId, guid, page, perPage);
+    const users = await this.deps.users.findUsers(appId, result.items.map((ban) => ban.uid));
+    const data: BannedUserResource[] = result.items.map((ban) => renderBannedUser(ban, users.get(ban.uid)));
+    return { data, meta: { pagination: pagination(result.total, data.length, perPage, page) } };
+  }
+
+  async listScopePermissions(context: GroupRequestContext, guid: string, scope: GroupScope) {
+    const state = await this.loadGroup(context.actor.appId, guid);
+    if (!state.exists) throw groupNotFound(guid);
+    const data: ScopePermissionResource[] = listScopePermissions(state, scope);
+    return { data, meta: { pagination: pagination(data.length, data.length, 100, 1) } };
+  }
+
+  async setScopePermissions(
+    context: GroupRequestContext,
+    guid: string,
+    scope: GroupScope,
+    permissions: Partial<Record<GroupScopePermissionId, PermissionValue>>,
+  ) {
+    const now = this.clock();
+    const result = await this.execute(context, guid, { type: 'SetScopePermissions', scope, permissions, now: epochSeconds(now) }, now);
+    const outcomes = Object.fromEntries(
+      Object.keys(permissions).map((id) => [
+        id,
+        { success: true, message: `Permission with id ${id} have been mapped successfully to scope ${scope} on group ${guid}.` },
+      ]),
+    );
+    return { ...outcomes, permissions: effectivePermissions(result.state, scope) };
+  }
+
+  async unsetScopePermission(context: GroupRequestContext, guid: string, scope: GroupScope, permission: GroupScopePermissionId) {
+    const now = this.clock();
+    const result = await this.execute(context, guid, { type: 'UnsetScopePermission', scope, permission, now: epochSeconds(now) }, now);
+    return { permissions: effectivePermissions(result.state, scope) };
+  }
+}

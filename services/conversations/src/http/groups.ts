@@ -1,0 +1,162 @@
+import { ApiError, normalizeUid } from '@chat/contracts';
+import { actorOf, parseWith, requestIdOf } from '@chat/http';
+import { Router } from 'express';
+import type { Request } from 'express';
+import { z } from 'zod';
+import type { GroupRequestContext, GroupsApp } from '../app/groups.js';
+import { parseScopePermissions, isScopePermissionId } from '../domain/scopePermissions.js';
+import {
+  GUID_PATTERN,
+  addMembersSchema,
+  changeScopeSchema,
+  createGroupSchema,
+  listGroupsSchema,
+  listMembersSchema,
+  pagingSchema,
+  scopeSchema,
+  setScopePermissionsSchema,
+  updateGroupSchema,
+} from './groupsSchemas.js';
+
+function contextOf(req: Request): GroupRequestContext {
+  return { actor: actorOf(req), requestId: requestIdOf(req) };
+}
+
+/** A path guid that cannot be valid cannot exist either: answer as for an unknown group. */
+function pathGuid(req: Request): string {
+  const raw = String(req.params['guid'] ?? '');
+  const guid = raw.toLowerCase();
+  if (!GUID_PATTERN.test(guid)) throw new ApiError('ERR_GUID_NOT_FOUND', `The group with guid ${raw} does not exist.`);
+  return guid;
+}
+
+function pathUid(req: Request): string {
+  return normalizeUid(String(req.params['uid'] ?? ''));
+}
+
+function pathScope(req: Request) {
+  return parseWith(z.object({ scope: scopeSchema }), { scope: req.params['scope'] }).scope;
+}
+
+export function groupsRouter(app: GroupsApp): Router {
+  const router = Router();
+
+  router.post('/v3/groups', async (req, res) => {
+    const context = contextOf(req);
+    const body = parseWith(createGroupSchema, req.body ?? null);
+    if (body.type === 'password' && body.password === undefined) {
+      throw new ApiError('ERR_EMPTY_GROUP_PASS', 'password: a password group needs a password.', {
+        fields: [{ field: 'password', problem: 'required when type is password' }],
+      });
+    }
+    res.json({ data: await app.createGroup(context, body) });
+  });
+
+  router.get('/v3/groups', async (req, res) => {
+    const context = contextOf(req);
+    const query = parseWith(listGroupsSchema, req.query);
+    const types = query.types ?? (query.type ? [query.type] : undefined);
+    res.json(
+      await app.listGroups(
+        context,
+        {
+          query: {
+            ...(query.searchKey !== undefined ? { search: { key: query.searchKey, fields: query.searchIn ?? ['name', 'guid'] } } : {}),
+            ...(types ? { types } : {}),
+            ...(query.tags ? { tags: query.tags } : {}),
+            ...(query.updatedAt !== undefined ? { updatedAt: { value: query.updatedAt, affix: query.affix ?? 'append' } } : {}),
+            sortBy: query.sortBy,
+            sortOrder: query.sortOrder,
+          },
+          ...(query.hasJoined !== undefined ? { hasJoined: query.hasJoined } : {}),
+          withTags: query.withTags,
+        },
+        query.page,
+        query.perPage,
+      ),
+    );
+  });
+
+  router.get('/v3/groups/:guid', async (req, res) => {
+    res.json({ data: await app.getGroup(contextOf(req), pathGuid(req)) });
+  });
+
+  router.put('/v3/groups/:guid', async (req, res) => {
+    const context = contextOf(req);
+    const guid = pathGuid(req);
+    const body = parseWith(updateGroupSchema, req.body ?? {});
+    res.json({ data: await app.updateGroup(context, guid, body) });
+  });
+
+  router.delete('/v3/groups/:guid', async (req, res) => {
+    res.json({ data: await app.deleteGroup(contextOf(req), pathGuid(req)) });
+  });
+
+  router.get('/v3/groups/:guid/members', async (req, res) => {
+    const context = contextOf(req);
+    const guid = pathGuid(req);
+    const query = parseWith(listMembersSchema, req.query);
+    res.json(await app.listMembers(context, guid, query.scopes, query.status, query.page, query.perPage));
+  });
+
+  router.post('/v3/groups/:guid/members', async (req, res) => {
+    const context = contextOf(req);
+    const guid = pathGuid(req);
+    const body = parseWith(addMembersSchema, req.body ?? null);
+    res.json({ data: await app.addMembers(context, guid, body.lists, body.password) });
+  });
+
+  router.put('/v3/groups/:guid/members/:uid', async (req, res) => {
+    const context = contextOf(req);
+    const guid = pathGuid(req);
+    const { scope } = parseWith(changeScopeSchema, req.body ?? {});
+    res.json({ data: await app.changeMemberScope(context, guid, pathUid(req), scope) });
+  });
+
+  router.delete('/v3/groups/:guid/members/:uid', async (req, res) => {
+    res.json({ data: await app.kickMember(contextOf(req), pathGuid(req), pathUid(req)) });
+  });
+
+  router.get('/v3/groups/:guid/bannedusers', async (req, res) => {
+    const context = contextOf(req);
+    const guid = pathGuid(req);
+    const { page, perPage } = parseWith(pagingSchema, req.query);
+    res.json(await app.listBannedUsers(context, guid, page, perPage));
+  });
+
+  router.post('/v3/groups/:guid/bannedusers/:uid', async (req, res) => {
+    res.json({ data: await app.banUser(contextOf(req), pathGuid(req), pathUid(req)) });
+  });
+
+  router.delete('/v3/groups/:guid/bannedusers/:uid', async (req, res) => {
+    res.json({ data: await app.unbanUser(contextOf(req), pathGuid(req), pathUid(req)) });
+  });
+
+  router.get('/v3/groups/:guid/scopes/:scope/permissions', async (req, res) => {
+    const context = contextOf(req);
+    res.json(await app.listScopePermissions(context, pathGuid(req), pathScope(req)));
+  });
+
+  router.put('/v3/groups/:guid/scopes/:scope/permissions', async (req, res) => {
+    const context = contextOf(req);
+    const guid = pathGuid(req);
+    const scope = pathScope(req);
+    const body = parseWith(setScopePermissionsSchema, req.body ?? null);
+    res.json({ data: await app.setScopePermissions(context, guid, scope, parseScopePermissions(body.permissions)) });
+  });
+
+  router.delete('/v3/groups/:guid/scopes/:scope/permissions/:permission', async (req, res) => {
+    const context = contextOf(req);
+    const guid = pathGuid(req);
+    const scope = pathScope(req);
+    const permission = String(req.params['permission'] ?? '');
+    if (!isScopePermissionId(permission)) {
+      throw new ApiError('ERR_BAD_REQUEST', `permission: unknown permission ${permission}.`, {
+        fields: [{ field: 'permission', problem: 'unknown permission' }],
+      });
+    }
+    res.json({ data: await app.unsetScopePermission(context, guid, scope, permission) });
+  });
+
+  return router;
+}
