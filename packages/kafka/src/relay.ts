@@ -2,6 +2,12 @@ import type { CommitStore, EventPublisher } from '@chat/eventsourcing';
 import type { Logger } from 'pino';
 
 export interface RelayOptions {
+  /**
+   * The safety sweep's period. Commits are normally published right after their append, and a failure
+   * the process sees asks for a sweep at once (`requestSweep`), so the periodic sweep only catches what
+   * another, vanished replica left behind. On FerretDB v1 every sweep is a scan of the commits collection,
+   * so it must stay rare.
+   */
   intervalMs?: number;
   /** Only commits older than this are swept, so the relay does not race a command still publishing. */
   graceMs?: number;
@@ -10,15 +16,16 @@ export interface RelayOptions {
 
 /**
  * Publishes commits that were appended but never marked published (the process died between
- * append and produce, or Kafka was down). Runs once at start-up, then periodically.
+ * append and produce, or Kafka was down). Runs once at start-up, soon after any publish failure this
+ * process reports, and periodically as a safety net.
  */
 export function startRelay(
   store: CommitStore,
   publisher: EventPublisher,
   logger: Logger,
   options: RelayOptions = {},
-): { stop(): Promise<void>; sweep(): Promise<number> } {
-  const intervalMs = options.intervalMs ?? 5_000;
+): { stop(): Promise<void>; sweep(): Promise<number>; requestSweep(): void } {
+  const intervalMs = options.intervalMs ?? 60_000;
   const graceMs = options.graceMs ?? 2_000;
   const batchSize = options.batchSize ?? 200;
   let running: Promise<number> | null = null;
@@ -50,11 +57,24 @@ export function startRelay(
 
   const timer = setInterval(() => void sweep(), intervalMs);
   timer.unref();
+  let requested: NodeJS.Timeout | null = null;
+  let stopped = false;
   void sweep(new Date());
   return {
     sweep: () => sweep(),
+    requestSweep() {
+      // After the grace period, so the failed commit is old enough to be swept; one timer for a burst of failures.
+      if (stopped || requested) return;
+      requested = setTimeout(() => {
+        requested = null;
+        void sweep();
+      }, graceMs + 100);
+      requested.unref();
+    },
     async stop() {
+      stopped = true;
       clearInterval(timer);
+      if (requested) clearTimeout(requested);
       await running;
     },
   };

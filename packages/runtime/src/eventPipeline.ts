@@ -2,6 +2,7 @@ import { parseKnownEvent } from '@chat/contracts';
 import type { KnownEvent, Topic } from '@chat/contracts';
 import { EventConsumer, KafkaEventPublisher, consumerGroupFor, ensureTopics, startRelay } from '@chat/kafka';
 import { MongoCommitStore } from '@chat/mongo';
+import type { EventPublisher } from '@chat/eventsourcing';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
@@ -21,7 +22,8 @@ export interface EventPipelineOptions {
 
 export interface EventPipeline {
   store: MongoCommitStore;
-  publisher: KafkaEventPublisher;
+  /** Publishes to the service's topic; a failure also asks the relay to sweep soon. */
+  publisher: EventPublisher;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -33,7 +35,7 @@ export interface EventPipeline {
 export function createEventPipeline(options: EventPipelineOptions): EventPipeline {
   const { db, kafka, logger } = options;
   const store = new MongoCommitStore(db);
-  const publisher = new KafkaEventPublisher(kafka, options.publishesTo);
+  const producer = new KafkaEventPublisher(kafka, options.publishesTo);
   const consumer = new EventConsumer(kafka, {
     groupId: consumerGroupFor(options.consumerPurpose, db.databaseName),
     topics: options.consumes,
@@ -44,6 +46,16 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
     },
   });
   let relay: ReturnType<typeof startRelay> | null = null;
+  const publisher: EventPublisher = {
+    async publish(events) {
+      try {
+        await producer.publish(events);
+      } catch (error) {
+        relay?.requestSweep();
+        throw error;
+      }
+    },
+  };
 
   return {
     store,
@@ -51,14 +63,14 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
     async start() {
       await store.ensureIndexes();
       await ensureTopics(kafka, [...new Set([options.publishesTo, ...options.consumes])]);
-      await publisher.connect();
+      await producer.connect();
       await consumer.start();
       relay = startRelay(store, publisher, logger);
     },
     async stop() {
       await relay?.stop();
       await consumer.stop();
-      await publisher.disconnect();
+      await producer.disconnect();
     },
   };
 }
