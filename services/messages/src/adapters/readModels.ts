@@ -1,7 +1,11 @@
 import type { EventEnvelope } from '@chat/contracts';
-import { GuardedProjectionWriter, isDuplicateKeyError, stripStoredFields } from '@chat/mongo';
+import { GuardedProjectionWriter, ensureIndexes, isDuplicateKeyError, stripStoredFields } from '@chat/mongo';
 import type { Stored } from '@chat/mongo';
-import type { Db, Filter } from 'mongodb';
+import type { Collection, Db, Filter } from 'mongodb';
+import { groupFactsProjection, knownGroupId, membershipId } from '../projections/groups.js';
+import type { GroupFactDoc, KnownGroupDoc, MembershipDoc } from '../projections/groups.js';
+import { messageDocId, messagesProjection } from '../projections/messages.js';
+import type { MessageDoc } from '../projections/messages.js';
 import { knownUserId, knownUsersProjection } from '../projections/users.js';
 import type { KnownUserDoc } from '../projections/users.js';
 
@@ -10,36 +14,224 @@ interface SequenceDoc {
   value: number;
 }
 
+/** Users, groups and memberships share one collection so a command reads all its facts at once. */
+type FactDoc = KnownUserDoc | GroupFactDoc;
+
+export interface FactsRequest {
+  users: readonly string[];
+  guid?: string;
+  /** Whose membership of `guid` to read. */
+  members?: readonly string[];
+}
+
+export interface Facts {
+  users: Map<string, KnownUserDoc>;
+  group: KnownGroupDoc | null;
+  memberships: Map<string, MembershipDoc>;
+}
+
+export type MessageCursor = { field: 'seq' | 'sentAt'; direction: 'before' | 'after'; value: number };
+
+/** A message list query; every condition is optional except the app. */
+export interface MessageQuery {
+  appId: string;
+  conversationId?: string;
+  /** Only messages this user can see: their one-on-one messages and their groups' messages. */
+  visibleTo?: { uid: string; guids: readonly string[] };
+  parentId?: string;
+  sender?: string;
+  receiver?: string;
+  receiverType?: 'user' | 'group';
+  categories?: readonly string[];
+  types?: readonly string[];
+  tags?: readonly string[];
+  hideDeleted?: boolean;
+  onlyDeleted?: boolean;
+  hideReplies?: boolean;
+  hasReactions?: boolean;
+  hasMentions?: boolean;
+  mentionedUid?: string;
+  hasAttachments?: boolean;
+  attachmentTypes?: readonly string[];
+  hasLinks?: boolean;
+  searchKey?: string;
+  fromTimestamp?: number;
+  toTimestamp?: number;
+  excludeSenders?: readonly string[];
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function filterOf(query: MessageQuery, cursor: MessageCursor | null): Filter<Stored<MessageDoc>> {
+  const and: Filter<Stored<MessageDoc>>[] = [];
+  const filter: Record<string, unknown> = { appId: query.appId };
+  if (query.conversationId !== undefined) filter['conversationId'] = query.conversationId;
+  if (query.parentId !== undefined) filter['parentId'] = query.parentId;
+  if (query.sender !== undefined) filter['sender'] = query.sender;
+  if (query.receiver !== undefined) filter['receiver'] = query.receiver;
+  if (query.receiverType !== undefined) filter['receiverType'] = query.receiverType;
+  if (query.categories?.length) filter['category'] = { $in: [...query.categories] };
+  if (query.types?.length) filter['type'] = { $in: [...query.types] };
+  if (query.tags?.length) filter['tags'] = { $in: [...query.tags] };
+  if (query.hideDeleted) filter['isDeleted'] = false;
+  if (query.onlyDeleted) filter['isDeleted'] = true;
+  if (query.hideReplies) filter['isReply'] = false;
+  if (query.hasReactions) filter['hasReactions'] = true;
+  if (query.hasAttachments) filter['hasAttachments'] = true;
+  if (query.attachmentTypes?.length) {
+    filter['hasAttachments'] = true;
+    and.push({ type: { $in: [...query.attachmentTypes] } });
+  }
+  if (query.hasLinks) filter['hasLinks'] = true;
+  if (query.mentionedUid !== undefined) filter['mentionedUids'] = query.mentionedUid;
+  else if (query.hasMentions) filter['hasMentions'] = true;
+  if (query.searchKey) filter['searchText'] = { $regex: escapeRegex(query.searchKey.toLowerCase()) };
+  if (query.excludeSenders?.length) and.push({ sender: { $nin: [...query.excludeSenders] } });
+  const sentAt: Record<string, number> = {};
+  if (query.fromTimestamp !== undefined) sentAt['$gte'] = query.fromTimestamp;
+  if (query.toTimestamp !== undefined) sentAt['$lte'] = query.toTimestamp;
+  if (Object.keys(sentAt).length > 0) and.push({ sentAt });
+  if (cursor) and.push({ [cursor.field]: { [cursor.direction === 'before' ? '$lt' : '$gt']: cursor.value } });
+  if (query.visibleTo) {
+    const { uid, guids } = query.visibleTo;
+    and.push({
+      $or: [
+        { receiverType: 'user', sender: uid },
+        { receiverType: 'user', receiver: uid },
+        ...(guids.length > 0 ? [{ receiverType: 'group' as const, receiver: { $in: [...guids] } }] : []),
+      ],
+    });
+  }
+  return (and.length > 0 ? { ...filter, $and: and } : filter);
+}
+
+/**
+ * The messages service's read models: what it knows of users, groups and memberships (from other
+ * services' events) and every message (from its own). Kafka consumer and read-your-writes path both
+ * write through the guarded writers.
+ */
 export class MessagesReadModels {
   private readonly users: GuardedProjectionWriter<KnownUserDoc>;
+  private readonly groups: GuardedProjectionWriter<GroupFactDoc>;
+  private readonly messages: GuardedProjectionWriter<MessageDoc>;
+  private readonly facts: Collection<Stored<FactDoc>>;
 
   constructor(private readonly db: Db) {
-    this.users = new GuardedProjectionWriter(db, 'known_users', knownUsersProjection);
+    this.users = new GuardedProjectionWriter(db, 'facts', knownUsersProjection);
+    this.groups = new GuardedProjectionWriter(db, 'facts', groupFactsProjection);
+    this.messages = new GuardedProjectionWriter(db, 'messages', messagesProjection);
+    this.facts = db.collection<Stored<FactDoc>>('facts');
   }
 
-  apply(event: EventEnvelope): Promise<void> {
-    return this.users.apply(event);
+  async ensureIndexes(): Promise<void> {
+    await ensureIndexes(this.db, 'facts', [
+      { keys: { appId: 1, kind: 1, uid: 1, standing: 1 }, options: { name: 'memberships_of_user' } },
+    ]);
+    await ensureIndexes(this.db, 'messages', [
+      { keys: { appId: 1, seq: 1 }, options: { name: 'app_order' } },
+      { keys: { appId: 1, sentAt: 1 }, options: { name: 'app_time' } },
+      { keys: { appId: 1, conversationId: 1, seq: 1 }, options: { name: 'conversation_order' } },
+      { keys: { appId: 1, parentId: 1, seq: 1 }, options: { name: 'thread_order' } },
+      { keys: { appId: 1, sender: 1, seq: 1 }, options: { name: 'sender_order' } },
+      { keys: { appId: 1, receiver: 1, seq: 1 }, options: { name: 'receiver_order' } },
+    ]);
   }
 
-  async findUser(appId: string, uid: string): Promise<KnownUserDoc | null> {
-    const doc = await this.users.documents().findOne({ _id: knownUserId(appId, uid) } as Filter<Stored<KnownUserDoc>>);
-    return doc ? stripStoredFields(doc) : null;
+  /** Applies one event to every read model that cares; safe to call any number of times. */
+  async apply(event: EventEnvelope): Promise<void> {
+    if (this.messages.handles(event)) await this.messages.apply(event);
+    else if (this.users.handles(event)) await this.users.apply(event);
+    else if (this.groups.handles(event)) await this.groups.apply(event);
+  }
+
+  /** Every fact a command needs, in one query. */
+  async findFacts(appId: string, request: FactsRequest): Promise<Facts> {
+    const ids = [...new Set(request.users)].map((uid) => knownUserId(appId, uid));
+    if (request.guid !== undefined) {
+      const { guid } = request;
+      ids.push(knownGroupId(appId, guid), ...(request.members ?? []).map((uid) => membershipId(appId, guid, uid)));
+    }
+    const docs = ids.length === 0 ? [] : await this.facts.find({ _id: { $in: ids } } as Filter<Stored<FactDoc>>).toArray();
+    const facts: Facts = { users: new Map(), group: null, memberships: new Map() };
+    for (const stored of docs) {
+      const doc = stripStoredFields(stored) as FactDoc;
+      if (doc.kind === 'user') facts.users.set(doc.uid, doc);
+      else if (doc.kind === 'group') facts.group = doc.deleted ? null : doc;
+      else facts.memberships.set(doc.uid, doc);
+    }
+    return facts;
+  }
+
+  /** The groups a user is a member of (for what `GET /messages` shows on their behalf). */
+  async groupsOf(appId: string, uid: string): Promise<string[]> {
+    const docs = await this.facts
+      .find({ appId, kind: 'member', uid, standing: 'member' } as Filter<Stored<FactDoc>>)
+      .toArray();
+    return docs.map((doc) => (doc as Stored<MembershipDoc>).guid);
+  }
+
+  async findMessages(appId: string, ids: readonly string[]): Promise<Map<string, MessageDoc>> {
+    if (ids.length === 0) return new Map();
+    const docs = await this.messages
+      .documents()
+      .find({ _id: { $in: ids.map((id) => messageDocId(appId, id)) } } as Filter<Stored<MessageDoc>>)
+      .toArray();
+    return new Map(docs.map((doc) => [doc.id, stripStoredFields(doc)]));
+  }
+
+  async findMessage(appId: string, id: string): Promise<MessageDoc | null> {
+    return (await this.findMessages(appId, [id])).get(id) ?? null;
   }
 
   /**
-   * Message ids increase per app (CometChat ids are decimal strings). An atomic `$inc` on one
-   * document per app; the first two concurrent upserts may collide on `_id`, and the loser retries.
+   * Up to `limit` messages after or before the cursor, returned oldest first. `before` takes the
+   * newest ones below the cursor (the page just before it).
    */
-  async nextMessageId(appId: string): Promise<string> {
+  async listMessages(query: MessageQuery, cursor: MessageCursor | null, limit: number): Promise<MessageDoc[]> {
+    const backwards = cursor?.direction === 'before';
+    const sortField = cursor?.field ?? 'seq';
+    const docs = await this.messages
+      .documents()
+      .find(filterOf(query, cursor))
+      .sort(sortField === 'seq' ? { seq: backwards ? -1 : 1 } : { sentAt: backwards ? -1 : 1, seq: backwards ? -1 : 1 })
+      .limit(limit)
+      .toArray();
+    if (backwards) docs.reverse();
+    return docs.map((doc) => stripStoredFields(doc));
+  }
+
+  /** One page in id order, and how many messages match in all. */
+  async pageMessages(query: MessageQuery, page: number, perPage: number): Promise<{ total: number; items: MessageDoc[] }> {
+    const filter = filterOf(query, null);
+    const collection = this.messages.documents();
+    const [total, docs] = await Promise.all([
+      collection.countDocuments(filter),
+      collection.find(filter).sort({ seq: 1 }).skip((page - 1) * perPage).limit(perPage).toArray(),
+    ]);
+    return { total, items: docs.map((doc) => stripStoredFields(doc)) };
+  }
+
+  async countMessages(query: MessageQuery): Promise<number> {
+    return this.messages.documents().countDocuments(filterOf(query, null));
+  }
+
+  /**
+   * Reserves `count` consecutive message ids of an app (CometChat ids are decimal strings that grow).
+   * One atomic `$inc` on one document per app; two first-ever upserts may collide on `_id`, and the
+   * loser retries.
+   */
+  async allocateMessageIds(appId: string, count = 1): Promise<string[]> {
     const sequences = this.db.collection<SequenceDoc>('message_sequences');
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
         const doc = await sequences.findOneAndUpdate(
           { _id: appId },
-          { $inc: { value: 1 } },
+          { $inc: { value: count } },
           { upsert: true, returnDocument: 'after' },
         );
-        if (doc) return String(doc.value);
+        if (doc) return Array.from({ length: count }, (_, index) => String(doc.value - count + 1 + index));
       } catch (error) {
         if (!isDuplicateKeyError(error)) throw error;
       }
