@@ -5,6 +5,7 @@ import type { RunnableService } from '@chat/runtime';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
+import { CachedHeadsCommitStore } from './adapters/cachedHeads.js';
 import { MessagesReadModels } from './adapters/readModels.js';
 import { MessagesApp } from './app/messages.js';
 import { GroupActionMessages } from './consumers/groupActions.js';
@@ -34,8 +35,9 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
       if (isGroupEvent(event)) await groupActions?.handle(event);
     },
   });
-  const app = new MessagesApp({ store: pipeline.store, publisher: pipeline.publisher, readModels, logger });
-  groupActions = new GroupActionMessages(app, readModels, pipeline.store);
+  const store = new CachedHeadsCommitStore(pipeline.store);
+  const app = new MessagesApp({ store, publisher: pipeline.publisher, readModels, logger });
+  groupActions = new GroupActionMessages(app, readModels, store);
 
   return {
     http: createServiceApp({ logger, routers: [messagesRouter(app)], bodyLimit: '80kb' }),
