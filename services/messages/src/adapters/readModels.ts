@@ -141,9 +141,36 @@ export class MessagesReadModels {
 
   /** Applies one event to every read model that cares; safe to call any number of times. */
   async apply(event: EventEnvelope): Promise<void> {
+    if (await this.insertNewMessage(event)) return;
     if (this.messages.handles(event)) await this.messages.apply(event);
     else if (this.users.handles(event)) await this.users.apply(event);
     else if (this.groups.handles(event)) await this.groups.apply(event);
+  }
+
+  /**
+   * A new message that is not a reply touches one document that cannot exist yet: insert it with its
+   * guard fields straight away instead of reading first (one FerretDB round trip fewer per send).
+   * A duplicate key means it was applied already, and the guarded path confirms it changes nothing.
+   */
+  private async insertNewMessage(event: EventEnvelope): Promise<boolean> {
+    if (event.type !== 'MessageSent' || !messagesProjection.canHandle(event)) return false;
+    const documentIds = messagesProjection.documentIds(event);
+    const documentId = documentIds[0];
+    if (documentId === undefined || documentIds.length > 1) return false;
+    const doc = messagesProjection.evolve(null, event, documentId);
+    if (!doc) return false;
+    try {
+      await this.messages.documents().insertOne({
+        ...doc,
+        _id: documentId,
+        _positions: { [messagesProjection.sourceOf(event, documentId)]: event.version },
+        _rev: 1,
+      });
+      return true;
+    } catch (error) {
+      if (isDuplicateKeyError(error)) return false;
+      throw error;
+    }
   }
 
   /** Every fact a command needs, in one query. */
