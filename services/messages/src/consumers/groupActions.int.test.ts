@@ -9,28 +9,11 @@ import { CachedHeadsCommitStore } from '../adapters/cachedHeads.js';
 import { MessagesReadModels } from '../adapters/readModels.js';
 import { MessagesApp } from '../app/messages.js';
 import { isGroupEvent } from '../projections/groups.js';
+import { testEnvelope as envelope } from '../projections/testEvents.js';
 import { GroupActionMessages } from './groupActions.js';
 
 // Action messages on the real FerretDB: a redelivered group event, and the same events replayed by a
 // restarted consumer (a new process: empty caches, same database), append nothing more.
-let sequence = 0;
-function envelope(type: string, streamId: string, version: number, data: Record<string, unknown>): EventEnvelope {
-  sequence += 1;
-  return {
-    id: `event-${sequence}`,
-    type,
-    schemaVersion: 1,
-    appId: 'app1',
-    streamId,
-    version,
-    occurredAt: new Date(0).toISOString(),
-    actor: { keyId: 'k', scope: 'fullAccess' },
-    correlationId: `c${sequence}`,
-    causationId: null,
-    data,
-  };
-}
-
 const user = (uid: string) => envelope('UserCreated', `user:app1:${uid}`, 1, { uid, name: uid.toUpperCase(), role: 'default', tags: [], createdAt: 1 });
 const group = (version: number, type: string, data: Record<string, unknown>) => envelope(type, 'group:app1:g', version, { guid: 'g', ...data });
 const history = [

@@ -1,24 +1,11 @@
-import type { EventEnvelope } from '@chat/contracts';
 import { describe, expect, it } from 'vitest';
 import type { GroupEvent, KnownGroupDoc } from '../projections/groups.js';
+import { testEnvelope } from '../projections/testEvents.js';
 import type { KnownUserDoc } from '../projections/users.js';
 import { actionMessageCount, actionMessages, planGroupActions } from './groupActions.js';
 
 function groupEvent(type: string, version: number, data: Record<string, unknown>): GroupEvent {
-  const envelope: EventEnvelope = {
-    id: `e${version}`,
-    type,
-    schemaVersion: 1,
-    appId: 'app1',
-    streamId: 'group:app1:g',
-    version,
-    occurredAt: new Date(0).toISOString(),
-    actor: { keyId: 'k', scope: 'fullAccess' },
-    correlationId: 'c',
-    causationId: null,
-    data: { guid: 'g', ...data },
-  };
-  return envelope as GroupEvent;
+  return testEnvelope(type, 'group:app1:g', version, { guid: 'g', ...data }) as GroupEvent;
 }
 
 const group: KnownGroupDoc = {

@@ -115,26 +115,25 @@ export function messagesRouter(app: MessagesApp): Router {
     res.json({ data: await sendAs(req, actingUid(actorOf(req)), parentId) });
   });
 
-  router.get('/v3/messages', async (req, res) => {
-    const context = contextOf(req);
+  /** A cursor list (`limit`, `id`/`sentAt` + `affix`) within `base`, with the catalogue's filters. */
+  const cursorList = async (req: Request, context: RequestContext, base: MessageQuery) => {
     const filters = filtersOf(req);
-    const visibleTo = await app.visibilityOf(context);
-    const query = await queryOf(app, context, { appId: context.actor.appId, ...(visibleTo ? { visibleTo } : {}) }, filters);
-    const limit = filters.limit ?? 100;
-    const cursor = cursorOf(filters, 'append');
-    const items = await app.listByCursor(context, query, cursor, limit);
-    res.json({ data: items, meta: cursorMeta(items, limit, cursor) });
-  });
-
-  router.get('/v3/groups/:guid/messages', async (req, res) => {
-    const context = contextOf(req);
-    const filters = filtersOf(req);
-    const base = await app.groupConversationQuery(context, pathGuid(req));
     const query = await queryOf(app, context, base, filters);
     const limit = filters.limit ?? 100;
     const cursor = cursorOf(filters, 'append');
     const items = await app.listByCursor(context, query, cursor, limit);
-    res.json({ data: items, meta: cursorMeta(items, limit, cursor) });
+    return { data: items, meta: cursorMeta(items, limit, cursor) };
+  };
+
+  router.get('/v3/messages', async (req, res) => {
+    const context = contextOf(req);
+    const visibleTo = await app.visibilityOf(context);
+    res.json(await cursorList(req, context, { appId: context.actor.appId, ...(visibleTo ? { visibleTo } : {}) }));
+  });
+
+  router.get('/v3/groups/:guid/messages', async (req, res) => {
+    const context = contextOf(req);
+    res.json(await cursorList(req, context, await app.groupConversationQuery(context, pathGuid(req))));
   });
 
   router.get('/v3/users/:uid/messages', async (req, res) => {

@@ -2,6 +2,7 @@ import { ApiError, UID_PATTERN } from '@chat/contracts';
 import type { ErrorCode } from '@chat/contracts';
 import { parseWith } from '@chat/http';
 import { z } from 'zod';
+import type { SendInput } from '../app/messages.js';
 
 /** CometChat: a message, metadata included, is at most 65,536 characters of JSON. */
 export const MAX_MESSAGE_CHARS = 65_536;
@@ -80,17 +81,8 @@ function checkCustom(data: Record<string, unknown>): void {
   if (!isObject(custom)) fail('ERR_INVALID_CUSTOM_DATA', 'data.customData', 'customData must be a JSON object');
 }
 
-export interface ParsedSend {
-  receiver: string;
-  receiverType: 'user' | 'group';
-  category: 'message' | 'custom';
-  type: string;
-  data: Record<string, unknown>;
-  tags?: string[];
-  muid?: string;
-  quotedMessageId?: string;
-  mentionedUids: string[];
-}
+/** A send as the body gives it; the sender and thread come from the path or `onBehalfOf`. */
+export type ParsedSend = Omit<SendInput, 'sender' | 'parentId'>;
 
 /** The body of a send (plain, thread or bot), checked in CometChat's order with its error codes. */
 export function parseSendBody(body: unknown): ParsedSend {

@@ -5,26 +5,9 @@ import { groupFactsProjection, knownGroupId, membershipId } from './groups.js';
 import type { GroupFactDoc } from './groups.js';
 import { messageDocId, messagesProjection } from './messages.js';
 import type { MessageDoc } from './messages.js';
+import { testEnvelope as envelope } from './testEvents.js';
 import { knownUserId, knownUsersProjection } from './users.js';
 import type { KnownUserDoc } from './users.js';
-
-let sequence = 0;
-function envelope(type: string, streamId: string, version: number, data: Record<string, unknown>): EventEnvelope {
-  sequence += 1;
-  return {
-    id: `event-${sequence}`,
-    type,
-    schemaVersion: 1,
-    appId: 'app1',
-    streamId,
-    version,
-    occurredAt: new Date(0).toISOString(),
-    actor: { keyId: 'k', scope: 'fullAccess' },
-    correlationId: 'c',
-    causationId: null,
-    data,
-  };
-}
 
 /**
  * The guarded writer's rule in memory: per document and source, an event at or below the stored
