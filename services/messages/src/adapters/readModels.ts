@@ -14,6 +14,11 @@ interface SequenceDoc {
   value: number;
 }
 
+interface IdQueue {
+  waiting: { count: number; resolve: (ids: string[]) => void; reject: (error: unknown) => void }[];
+  busy: boolean;
+}
+
 /** Users, groups and memberships share one collection so a command reads all its facts at once. */
 type FactDoc = KnownUserDoc | GroupFactDoc;
 
@@ -117,6 +122,7 @@ export class MessagesReadModels {
   private readonly groups: GuardedProjectionWriter<GroupFactDoc>;
   private readonly messages: GuardedProjectionWriter<MessageDoc>;
   private readonly facts: Collection<Stored<FactDoc>>;
+  private readonly idRequests = new Map<string, IdQueue>();
 
   constructor(private readonly db: Db) {
     this.users = new GuardedProjectionWriter(db, 'facts', knownUsersProjection);
@@ -246,23 +252,50 @@ export class MessagesReadModels {
 
   /**
    * Reserves `count` consecutive message ids of an app (CometChat ids are decimal strings that grow).
-   * One atomic `$inc` on one document per app; two first-ever upserts may collide on `_id`, and the
-   * loser retries.
+   * Concurrent requests of one app share one atomic `$inc` on the app's counter document: while one
+   * increment is in flight the next callers queue, and the following increment serves them all, in
+   * arrival order — one write for a burst of sends instead of one each.
    */
-  async allocateMessageIds(appId: string, count = 1): Promise<string[]> {
+  allocateMessageIds(appId: string, count = 1): Promise<string[]> {
+    return new Promise((resolve, reject) => {
+      const queue = this.idRequests.get(appId) ?? { waiting: [], busy: false };
+      queue.waiting.push({ count, resolve, reject });
+      this.idRequests.set(appId, queue);
+      if (!queue.busy) void this.serveIdRequests(appId, queue);
+    });
+  }
+
+  private async serveIdRequests(appId: string, queue: IdQueue): Promise<void> {
+    queue.busy = true;
+    while (queue.waiting.length > 0) {
+      const batch = queue.waiting.splice(0);
+      const total = batch.reduce((sum, request) => sum + request.count, 0);
+      try {
+        let next = (await this.incrementSequence(appId, total)) - total + 1;
+        for (const request of batch) {
+          request.resolve(Array.from({ length: request.count }, (_, index) => String(next + index)));
+          next += request.count;
+        }
+      } catch (error) {
+        for (const request of batch) request.reject(error);
+      }
+    }
+    queue.busy = false;
+    this.idRequests.delete(appId);
+  }
+
+  /** Adds `count` to the app's counter and returns the new value; the first two upserts may collide. */
+  private async incrementSequence(appId: string, count: number): Promise<number> {
     const sequences = this.db.collection<SequenceDoc>('message_sequences');
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
-        const doc = await sequences.findOneAndUpdate(
-          { _id: appId },
-          { $inc: { value: count } },
-          { upsert: true, returnDocument: 'after' },
-        );
-        if (doc) return Array.from({ length: count }, (_, index) => String(doc.value - count + 1 + index));
+        const doc = await sequences.findOneAndUpdate({ _id: appId }, { $inc: { value: count } }, { upsert: true, returnDocument: 'after' });
+        if (doc) return doc.value;
       } catch (error) {
         if (!isDuplicateKeyError(error)) throw error;
       }
     }
     throw new Error(`could not allocate a message id for app ${appId}`);
   }
+
 }
