@@ -65,6 +65,17 @@ export interface MessageQuery {
   excludeSenders?: readonly string[];
 }
 
+/**
+ * Documents by id, one `_id` lookup each, in parallel. FerretDB (SQLite backend) answers an `_id`
+ * equality from its primary key but evaluates `$in` by scanning the collection: measured 1.5 ms per
+ * lookup against 5.7 ms for a three-id `$in` on a tiny collection, and the scan grows with it.
+ */
+async function byIds<Doc extends { _id: string }>(collection: Collection<Doc>, ids: readonly string[]): Promise<Doc[]> {
+  const unique = [...new Set(ids)];
+  const found = await Promise.all(unique.map((_id) => collection.findOne({ _id } as Filter<Doc>)));
+  return found.filter((doc): doc is NonNullable<typeof doc> => doc !== null) as Doc[];
+}
+
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
@@ -186,10 +197,10 @@ export class MessagesReadModels {
       const { guid } = request;
       ids.push(knownGroupId(appId, guid), ...(request.members ?? []).map((uid) => membershipId(appId, guid, uid)));
     }
-    const docs = ids.length === 0 ? [] : await this.facts.find({ _id: { $in: ids } } as Filter<Stored<FactDoc>>).toArray();
+    const docs = await byIds(this.facts, ids);
     const facts: Facts = { users: new Map(), group: null, memberships: new Map() };
     for (const stored of docs) {
-      const doc = stripStoredFields(stored) as FactDoc;
+      const doc = stripStoredFields<FactDoc>(stored);
       if (doc.kind === 'user') facts.users.set(doc.uid, doc);
       else if (doc.kind === 'group') facts.group = doc.deleted ? null : doc;
       else facts.memberships.set(doc.uid, doc);
@@ -206,11 +217,7 @@ export class MessagesReadModels {
   }
 
   async findMessages(appId: string, ids: readonly string[]): Promise<Map<string, MessageDoc>> {
-    if (ids.length === 0) return new Map();
-    const docs = await this.messages
-      .documents()
-      .find({ _id: { $in: ids.map((id) => messageDocId(appId, id)) } } as Filter<Stored<MessageDoc>>)
-      .toArray();
+    const docs = await byIds(this.messages.documents(), ids.map((id) => messageDocId(appId, id)));
     return new Map(docs.map((doc) => [doc.id, stripStoredFields(doc)]));
   }
 
