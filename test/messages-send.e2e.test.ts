@@ -196,6 +196,25 @@ describe('blocked and deactivated users', () => {
   });
 });
 
+describe('deleted users', () => {
+  it('a deleted user cannot send or receive; a permanent deletion erases their messages', async () => {
+    await createUser(app, 'hank');
+    await createUser(app, 'ivy');
+    const toIvy = await sendMessage(app, 'hank', text('ivy', 'to be erased'));
+    const fromIvy = await sendMessage(app, 'ivy', text('hank', 'also erased'));
+    const kept = await sendMessage(app, 'ivy', text('alice', 'kept'));
+    await events.deleteUser('hank', true);
+    const refused = await eventually(() => sendMessage(app, 'ivy', text('hank', 'x')), (r) => r.status === 404);
+    expect(refused.body.error.code).toBe('ERR_UID_NOT_FOUND');
+    expect((await sendMessage(app, 'hank', text('ivy', 'x'))).status).toBe(404);
+    for (const id of [toIvy.body.data.id, fromIvy.body.data.id]) {
+      const gone = await eventually(() => app.call('GET', `/v3/messages/${id}`), (r) => r.status === 404);
+      expect(gone.body.error.code).toBe('ERR_MESSAGE_ID_NOT_FOUND');
+    }
+    expect((await app.call('GET', `/v3/messages/${kept.body.data.id}`)).status).toBe(200);
+  });
+});
+
 describe('POST /v3/bots/{uid}/messages', () => {
   it('sends as the bot uid, ignoring onBehalfOf; an unknown bot is refused', async () => {
     await createUser(app, 'helper-bot', 'Helper');

@@ -151,6 +151,11 @@ export class InjectedEvents {
     await this.publish('chat.users.events', [envelope]);
   }
 
+  async deleteUser(uid: string, permanent: boolean) {
+    const envelope = this.envelope(`user-status:${this.app.appId}:${uid}`, 'UserDeleted', { uid, permanent, deletedAt: now() });
+    await this.publish('chat.users.events', [envelope]);
+  }
+
   async reactivate(uid: string) {
     const envelope = this.envelope(`user-status:${this.app.appId}:${uid}`, 'UserReactivated', { uid, reactivatedAt: now() });
     await this.publish('chat.users.events', [envelope]);

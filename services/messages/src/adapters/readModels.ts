@@ -159,9 +159,24 @@ export class MessagesReadModels {
   /** Applies one event to every read model that cares; safe to call any number of times. */
   async apply(event: EventEnvelope): Promise<void> {
     if (await this.insertNewMessage(event)) return;
+    if (event.type === 'UserDeleted') await this.eraseMessagesOf(event);
     if (this.messages.handles(event)) await this.messages.apply(event);
     else if (this.users.handles(event)) await this.users.apply(event);
     else if (this.groups.handles(event)) await this.groups.apply(event);
+  }
+
+  /**
+   * A permanent user deletion erases the user's messages (`UserDeleted` contract): what they sent
+   * anywhere and the one-on-one messages they received. Deleting what is already gone is a no-op, so
+   * redelivery is safe.
+   */
+  private async eraseMessagesOf(event: EventEnvelope): Promise<void> {
+    const { uid, permanent } = event.data as { uid?: unknown; permanent?: unknown };
+    if (permanent !== true || typeof uid !== 'string') return;
+    await this.messages.documents().deleteMany({
+      appId: event.appId,
+      $or: [{ sender: uid }, { receiverType: 'user', receiver: uid }],
+    });
   }
 
   /**
