@@ -11,7 +11,7 @@ import { registerShutdown, startInfrastructure, startServices } from '@chat/devs
 
 const CLIENTS = 20;
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
-const RATES = (process.env.BENCH_RATES ?? '25,50,100,200,300,500').split(',').map(Number);
+const RATES = (process.env.BENCH_RATES ?? '10,20,40,80,160,320,500').split(',').map(Number);
 const POLL_MS = 10;
 const GOAL_MS = 100;
 

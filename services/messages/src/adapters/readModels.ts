@@ -158,7 +158,6 @@ export class MessagesReadModels {
 
   /** Applies one event to every read model that cares; safe to call any number of times. */
   async apply(event: EventEnvelope): Promise<void> {
-    if (await this.insertNewMessage(event)) return;
     if (event.type === 'UserDeleted') await this.eraseMessagesOf(event);
     if (this.messages.handles(event)) await this.messages.apply(event);
     else if (this.users.handles(event)) await this.users.apply(event);
@@ -180,10 +179,17 @@ export class MessagesReadModels {
   }
 
   /**
-   * A new message that is not a reply touches one document that cannot exist yet: insert it with its
-   * guard fields straight away instead of reading first (one FerretDB round trip fewer per send).
-   * A duplicate key means it was applied already, and the guarded path confirms it changes nothing.
+   * Read-your-writes for this service's own new events. A new message that is not a reply touches
+   * one document that cannot exist yet: it is inserted with its guard fields straight away instead
+   * of read first (one FerretDB round trip fewer per send). The Kafka consumer, which mostly meets
+   * events already applied here, keeps the guarded read-then-skip path: a failed insert would cost
+   * a write where a read suffices.
    */
+  async applyOwn(event: EventEnvelope): Promise<void> {
+    if (!(await this.insertNewMessage(event))) await this.apply(event);
+  }
+
+  /** True when inserted; false when the event is not a new plain message or was applied already. */
   private async insertNewMessage(event: EventEnvelope): Promise<boolean> {
     if (event.type !== 'MessageSent' || !messagesProjection.canHandle(event)) return false;
     const documentIds = messagesProjection.documentIds(event);

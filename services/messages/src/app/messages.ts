@@ -106,7 +106,7 @@ export class MessagesApp {
       },
     );
     // Read-your-writes: the next request sees this command's effect even before Kafka delivers it.
-    for (const event of result.events) await this.deps.readModels.apply(event);
+    for (const event of result.events) await this.deps.readModels.applyOwn(event);
     return result.events;
   }
 
