@@ -142,6 +142,9 @@ describe('reactions', () => {
     const tooLong = await app.call('POST', `/v3/messages/${m.id}/reactions/${'x'.repeat(101)}`, { onBehalfOf: 'bill' });
     expect(tooLong.status).toBe(400);
     expect(tooLong.body.error.code).toBe('ERR_INVALID_REACTION');
+    const badEncoding = await app.call('POST', `/v3/messages/${m.id}/reactions/%E0%A4%A`, { onBehalfOf: 'bill' });
+    expect(badEncoding.status).toBe(400);
+    expect(badEncoding.body.error.code).toBe('ERR_BAD_REQUEST');
     const unknown = await app.call('GET', '/v3/messages/88888888/reactions');
     expect(unknown.status).toBe(404);
     expect((await app.call('GET', '/v3/messages?hasReactions=true&limit=1000')).body.data.map((x: any) => x.id)).toEqual([m.id]);
