@@ -135,6 +135,11 @@ describe('refused sends change nothing', () => {
     ['unknown guid', text('no-such-group', 'x', 'group'), 404, 'ERR_GUID_NOT_FOUND'],
     ['unknown quoted message', { ...text('bob', 'x'), quotedMessageId: '999999' }, 404, 'ERR_MESSAGE_ID_NOT_FOUND'],
     ['multiple receivers', { ...text('bob', 'x'), multipleReceivers: { uids: ['carol'] } }, 400, 'ERR_BAD_REQUEST'],
+    ['an empty tag', { ...text('bob', 'x'), tags: [''] }, 400, 'ERR_BAD_REQUEST'],
+    ['muid not a string', { ...text('bob', 'x'), muid: 5 }, 400, 'ERR_BAD_REQUEST'],
+    ['quotedMessageId not an id', { ...text('bob', 'x'), quotedMessageId: 'abc' }, 400, 'ERR_INVALID_MESSAGE_ID'],
+    ['mentionedUsers not a list', { ...text('bob', 'x'), mentionedUsers: 'carol' }, 400, 'ERR_BAD_REQUEST'],
+    ['a receiver over 100 characters', text('b'.repeat(101), 'x'), 400, 'ERR_EMPTY_RECEIVER'],
   ])('refuses %s', async (_name, body, status, code) => {
     const before = await countAll();
     const response = await sendMessage(app, 'alice', body as Record<string, unknown>);
