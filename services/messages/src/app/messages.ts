@@ -322,29 +322,20 @@ export class MessagesApp {
     return this.actionAbout(context, 'deleted', shown, facts, deletedAt);
   }
 
-  async react(context: RequestContext, id: string, reaction: string): Promise<ApiObject> {
+  /** Adds or removes the acting user's reaction; answers with the message and its reaction summary. */
+  async changeReaction(context: RequestContext, id: string, reaction: string, change: 'add' | 'remove'): Promise<ApiObject> {
     const { appId } = context.actor;
     const uid = context.actor.uid ?? '';
     const { doc, actor } = await this.messageContext(context, id);
-    await this.run(context, doc.conversationId, {
-      type: 'ReactToMessage',
-      target: factsOf(doc),
-      actor,
-      reaction: { id: doc.id, conversationId: doc.conversationId, reaction, uid, reactedAt: epochSeconds(this.clock()) },
-    });
-    return messageView(await this.existingMessage(appId, id), uid);
-  }
-
-  async unreact(context: RequestContext, id: string, reaction: string): Promise<ApiObject> {
-    const { appId } = context.actor;
-    const uid = context.actor.uid ?? '';
-    const { doc, actor } = await this.messageContext(context, id);
-    await this.run(context, doc.conversationId, {
-      type: 'RemoveReaction',
-      target: factsOf(doc),
-      actor,
-      removal: { id: doc.id, conversationId: doc.conversationId, reaction, uid, removedAt: epochSeconds(this.clock()) },
-    });
+    const at = epochSeconds(this.clock());
+    const about = { id: doc.id, conversationId: doc.conversationId, reaction, uid };
+    await this.run(
+      context,
+      doc.conversationId,
+      change === 'add'
+        ? { type: 'ReactToMessage', target: factsOf(doc), actor, reaction: { ...about, reactedAt: at } }
+        : { type: 'RemoveReaction', target: factsOf(doc), actor, removal: { ...about, removedAt: at } },
+    );
     return messageView(await this.existingMessage(appId, id), uid);
   }
 

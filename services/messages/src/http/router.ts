@@ -209,13 +209,13 @@ export function messagesRouter(app: MessagesApp): Router {
   router.post('/v3/messages/:id/reactions/:reaction', async (req, res) => {
     const context = contextOf(req);
     actingUid(context.actor);
-    res.json({ data: await app.react(context, pathMessageId(String(req.params['id'])), pathReaction(String(req.params['reaction']))) });
+    res.json({ data: await app.changeReaction(context, pathMessageId(String(req.params['id'])), pathReaction(String(req.params['reaction'])), 'add') });
   });
 
   router.delete('/v3/messages/:id/reactions/:reaction', async (req, res) => {
     const context = contextOf(req);
     actingUid(context.actor);
-    res.json({ data: await app.unreact(context, pathMessageId(String(req.params['id'])), pathReaction(String(req.params['reaction']))) });
+    res.json({ data: await app.changeReaction(context, pathMessageId(String(req.params['id'])), pathReaction(String(req.params['reaction'])), 'remove') });
   });
 
   // A path segment that is not valid percent-encoding fails in express's parameter decoding, which
