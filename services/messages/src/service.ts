@@ -6,6 +6,7 @@ import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import { CachedHeadsCommitStore } from './adapters/cachedHeads.js';
+import { CoalescingPublisher } from './adapters/coalescingPublisher.js';
 import { MessagesReadModels } from './adapters/readModels.js';
 import { MessagesApp } from './app/messages.js';
 import { GroupActionMessages } from './consumers/groupActions.js';
@@ -36,7 +37,7 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
     },
   });
   const store = new CachedHeadsCommitStore(pipeline.store);
-  const app = new MessagesApp({ store, publisher: pipeline.publisher, readModels, logger });
+  const app = new MessagesApp({ store, publisher: new CoalescingPublisher(pipeline.publisher), readModels, logger });
   groupActions = new GroupActionMessages(app, readModels, store);
 
   return {

@@ -2,6 +2,7 @@ import type { EventEnvelope } from '@chat/contracts';
 import { GuardedProjectionWriter, ensureIndexes, isDuplicateKeyError, stripStoredFields } from '@chat/mongo';
 import type { Stored } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
+import { Coalescer } from './coalescer.js';
 import { groupFactsProjection, knownGroupId, membershipId } from '../projections/groups.js';
 import type { GroupFactDoc, KnownGroupDoc, MembershipDoc } from '../projections/groups.js';
 import { messageDocId, messagesProjection } from '../projections/messages.js';
@@ -12,11 +13,6 @@ import type { KnownUserDoc } from '../projections/users.js';
 interface SequenceDoc {
   _id: string;
   value: number;
-}
-
-interface IdQueue {
-  waiting: { count: number; resolve: (ids: string[]) => void; reject: (error: unknown) => void }[];
-  busy: boolean;
 }
 
 /** Users, groups and memberships share one collection so a command reads all its facts at once. */
@@ -133,7 +129,7 @@ export class MessagesReadModels {
   private readonly groups: GuardedProjectionWriter<GroupFactDoc>;
   private readonly messages: GuardedProjectionWriter<MessageDoc>;
   private readonly facts: Collection<Stored<FactDoc>>;
-  private readonly idRequests = new Map<string, IdQueue>();
+  private readonly idRequests = new Coalescer<number, string[]>((appId, counts) => this.allocateBatch(appId, counts));
 
   constructor(private readonly db: Db) {
     this.users = new GuardedProjectionWriter(db, 'facts', knownUsersProjection);
@@ -280,36 +276,21 @@ export class MessagesReadModels {
 
   /**
    * Reserves `count` consecutive message ids of an app (CometChat ids are decimal strings that grow).
-   * Concurrent requests of one app share one atomic `$inc` on the app's counter document: while one
-   * increment is in flight the next callers queue, and the following increment serves them all, in
-   * arrival order — one write for a burst of sends instead of one each.
+   * Concurrent requests of one app share one atomic `$inc` on the app's counter document, handed out
+   * in arrival order: one write for a burst of sends instead of one each.
    */
   allocateMessageIds(appId: string, count = 1): Promise<string[]> {
-    return new Promise((resolve, reject) => {
-      const queue = this.idRequests.get(appId) ?? { waiting: [], busy: false };
-      queue.waiting.push({ count, resolve, reject });
-      this.idRequests.set(appId, queue);
-      if (!queue.busy) void this.serveIdRequests(appId, queue);
-    });
+    return this.idRequests.submit(appId, count);
   }
 
-  private async serveIdRequests(appId: string, queue: IdQueue): Promise<void> {
-    queue.busy = true;
-    while (queue.waiting.length > 0) {
-      const batch = queue.waiting.splice(0);
-      const total = batch.reduce((sum, request) => sum + request.count, 0);
-      try {
-        let next = (await this.incrementSequence(appId, total)) - total + 1;
-        for (const request of batch) {
-          request.resolve(Array.from({ length: request.count }, (_, index) => String(next + index)));
-          next += request.count;
-        }
-      } catch (error) {
-        for (const request of batch) request.reject(error);
-      }
-    }
-    queue.busy = false;
-    this.idRequests.delete(appId);
+  private async allocateBatch(appId: string, counts: number[]): Promise<string[][]> {
+    const total = counts.reduce((sum, count) => sum + count, 0);
+    let next = (await this.incrementSequence(appId, total)) - total + 1;
+    return counts.map((count) => {
+      const ids = Array.from({ length: count }, (_, index) => String(next + index));
+      next += count;
+      return ids;
+    });
   }
 
   /** Adds `count` to the app's counter and returns the new value; the first two upserts may collide. */
