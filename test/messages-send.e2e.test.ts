@@ -97,6 +97,7 @@ describe('POST /v3/messages to a user', () => {
     expect(sent.body.data.quotedMessageId).toBe(first.body.data.id);
     expect(sent.body.data.mentionedUids.sort()).toEqual(['carol', 'dave']);
     expect(Object.keys(sent.body.data.data.mentions).sort()).toEqual(['carol', 'dave']);
+    expect(sent.body.data.mentionedUsers.map((u: any) => u.uid).sort()).toEqual(['carol', 'dave']);
     const mentions = await app.call('GET', '/v3/messages?hasMentions=true');
     expect(mentions.body.data.map((m: any) => m.id)).toEqual([sent.body.data.id]);
 

@@ -52,6 +52,12 @@ export function reactionSummary(reactions: readonly StoredReaction[], viewer?: s
   return [...summary].map(([reaction, { count, mine }]) => ({ reaction, count, ...(mine ? { reactedByMe: true } : {}) }));
 }
 
+/** The SDKs' `mentionedUsers`: the user entities snapshotted in `data.mentions`. */
+function mentionedUsersOf(data: Record<string, unknown>): unknown[] {
+  const mentions = data['mentions'];
+  return typeof mentions === 'object' && mentions !== null ? Object.values(mentions) : [];
+}
+
 /** A stored message in CometChat's shape, as `viewer` (the onBehalfOf user, if any) sees it. */
 export function messageView(doc: MessageDoc, viewer?: string): Record<string, unknown> {
   const data = JSON.parse(doc.data) as Record<string, unknown>;
@@ -69,7 +75,7 @@ export function messageView(doc: MessageDoc, viewer?: string): Record<string, un
     ...(doc.muid !== undefined ? { muid: doc.muid } : {}),
     ...(doc.parentId !== undefined ? { parentId: doc.parentId } : {}),
     ...(doc.quotedMessageId !== undefined ? { quotedMessageId: doc.quotedMessageId } : {}),
-    ...(doc.mentionedUids.length > 0 ? { mentionedUids: doc.mentionedUids } : {}),
+    ...(doc.mentionedUids.length > 0 ? { mentionedUids: doc.mentionedUids, mentionedUsers: mentionedUsersOf(data) } : {}),
     ...(doc.replyCount > 0 ? { replyCount: doc.replyCount } : {}),
     sentAt: doc.sentAt,
     ...(doc.editedAt !== undefined ? { editedAt: doc.editedAt } : {}),
