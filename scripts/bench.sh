@@ -6,3 +6,4 @@ bash scripts/setup.sh
 node bench/gateway-overhead.mjs "$@"
 node bench/users-list.mjs
 node bench/groups-operations.mjs
+node bench/messages-send.mjs

@@ -5,9 +5,13 @@ import type { RunnableService } from '@chat/runtime';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
+import { CachedHeadsCommitStore } from './adapters/cachedHeads.js';
+import { CoalescingPublisher } from './adapters/coalescingPublisher.js';
 import { MessagesReadModels } from './adapters/readModels.js';
 import { MessagesApp } from './app/messages.js';
+import { GroupActionMessages } from './consumers/groupActions.js';
 import { messagesRouter } from './http/router.js';
+import { isGroupEvent } from './projections/groups.js';
 
 export interface MessagesServiceDeps {
   db: Db;
@@ -19,19 +23,29 @@ export interface MessagesServiceDeps {
 export function createMessagesService(deps: MessagesServiceDeps): RunnableService {
   const { db, logger } = deps;
   const readModels = new MessagesReadModels(db);
-  // Who may send is learnt from the users service's events, never from its database.
+  let groupActions: GroupActionMessages | null = null;
+  // Who may send is learnt from the users and conversations services' events, never from their
+  // databases; its own topic heals the messages read model after a crash between append and apply.
   const pipeline = createEventPipeline({
     ...deps,
     publishesTo: topics.messages,
-    consumes: [topics.users],
-    consumerPurpose: 'messages.known-users',
-    project: (event) => readModels.apply(event),
+    consumes: [topics.users, topics.conversations, topics.messages],
+    consumerPurpose: 'messages.projections',
+    project: async (event) => {
+      await readModels.apply(event);
+      if (isGroupEvent(event)) await groupActions?.handle(event);
+    },
   });
-  const app = new MessagesApp({ store: pipeline.store, publisher: pipeline.publisher, readModels, logger });
+  const store = new CachedHeadsCommitStore(pipeline.store);
+  const app = new MessagesApp({ store, publisher: new CoalescingPublisher(pipeline.publisher), readModels, logger });
+  groupActions = new GroupActionMessages(app, readModels, store);
 
   return {
     http: createServiceApp({ logger, routers: [messagesRouter(app)], bodyLimit: '80kb' }),
-    start: () => pipeline.start(),
+    start: async () => {
+      await readModels.ensureIndexes();
+      await pipeline.start();
+    },
     stop: () => pipeline.stop(),
   };
 }

@@ -28,6 +28,11 @@ export const messageSentV1 = z.object({
   quotedMessageId: z.string().optional(),
   mentionedUids: z.array(z.string()).optional(),
   sentAt: z.number().int(),
+  /**
+   * Set on a `category: action` message made from another service's event (a group membership
+   * change): that event's stream and version, the action message's identity for de-duplication.
+   */
+  sourceEvent: z.object({ streamId: z.string(), version: z.number().int() }).optional(),
 });
 
 /** The whole new `data` (not a diff), so a consumer can replace what it shows. */

@@ -1,11 +1,16 @@
-import { epochSeconds, userConversationId } from '@chat/contracts';
-import type { Actor, MessageSent, UserEntity } from '@chat/contracts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiError, epochSeconds, groupConversationId, userConversationId } from '@chat/contracts';
+import type { Actor, EventEnvelope, MessageSent } from '@chat/contracts';
 import { handleCommand } from '@chat/eventsourcing';
-import { readWithPatience } from '@chat/mongo';
 import type { CommitStore, EventPublisher } from '@chat/eventsourcing';
 import type { Logger } from 'pino';
-import type { MessagesReadModels } from '../adapters/readModels.js';
-import { conversationLogDecider, conversationLogStream } from '../domain/conversationLog.js';
+import type { Facts, MessageCursor, MessageQuery, MessagesReadModels } from '../adapters/readModels.js';
+import { StaleMessageIdError, conversationLogDecider, conversationLogStream } from '../domain/conversationLog.js';
+import type { ConversationLogCommand, GroupFacts, MessageActor, UserFacts } from '../domain/conversationLog.js';
+import { APP_SYSTEM, appSystemEntity, groupEntityOf, messageView, userEntityOf } from '../domain/messageView.js';
+import type { KnownGroupDoc } from '../projections/groups.js';
+import { docOfSent, factsOf } from '../projections/messages.js';
+import type { MessageDoc } from '../projections/messages.js';
 import type { KnownUserDoc } from '../projections/users.js';
 
 export interface MessagesDeps {
@@ -21,29 +26,45 @@ export interface RequestContext {
   requestId: string;
 }
 
-export interface TextMessageInput {
+/** A message to send, validated: `data` is the client's own part (no entities yet). */
+export interface SendInput {
   sender: string;
   receiver: string;
-  receiverType: 'user';
-  category: 'message';
-  type: 'text';
-  text: string;
-  metadata?: Record<string, unknown>;
+  receiverType: 'user' | 'group';
+  category: 'message' | 'custom';
+  type: string;
+  data: Record<string, unknown>;
   tags?: string[];
   muid?: string;
+  parentId?: string;
+  quotedMessageId?: string;
+  /** Uids named in `mentionedUsers` or as `<@uid:…>` in the text. */
+  mentionedUids: string[];
 }
 
-function entityOf(user: KnownUserDoc, conversationId?: string): UserEntity {
-  return {
-    uid: user.uid,
-    name: user.name,
-    ...(user.avatar !== undefined ? { avatar: user.avatar } : {}),
-    ...(user.link !== undefined ? { link: user.link } : {}),
-    status: 'offline',
-    role: user.role,
-    createdAt: user.createdAt,
-    ...(conversationId !== undefined ? { conversationId } : {}),
-  };
+export interface EditInput {
+  data: Record<string, unknown>;
+  tags?: string[];
+}
+
+export type ApiObject = Record<string, unknown>;
+
+export interface CursorPage {
+  items: ApiObject[];
+  limit: number;
+}
+
+/** How long a command waits for another service's events to reach this service's projections. */
+const FACTS_PATIENCE_MS = 1_000;
+const ID_ATTEMPTS = 5;
+
+function userFacts(user: KnownUserDoc | undefined): UserFacts | null {
+  if (!user || user.deleted) return null;
+  return { uid: user.uid, active: !user.deactivated, blocked: user.blocked };
+}
+
+function present(user: KnownUserDoc | undefined): user is KnownUserDoc {
+  return user !== undefined && !user.deleted && !user.deactivated;
 }
 
 export class MessagesApp {
@@ -53,20 +74,103 @@ export class MessagesApp {
     this.clock = deps.clock ?? (() => new Date());
   }
 
-  async sendTextMessage(context: RequestContext, input: TextMessageInput): Promise<MessageSent> {
+  /**
+   * Reads the facts a command needs, waiting briefly while one that must exist is missing: other
+   * services' events reach this service asynchronously, so a user or group created a moment ago,
+   * or a membership just granted, may not be projected yet. Genuinely unknown ids pay the wait once.
+   */
+  private async factsWithPatience(
+    appId: string,
+    request: Parameters<MessagesReadModels['findFacts']>[1],
+    complete: (facts: Facts) => boolean,
+  ): Promise<Facts> {
+    const deadline = Date.now() + FACTS_PATIENCE_MS;
+    for (;;) {
+      const facts = await this.deps.readModels.findFacts(appId, request);
+      if (complete(facts) || Date.now() >= deadline) return facts;
+      await sleep(25);
+    }
+  }
+
+  private async run(context: RequestContext, conversationId: string, command: ConversationLogCommand): Promise<EventEnvelope[]> {
     const { appId } = context.actor;
-    const [sender, receiver] = await Promise.all([
-      readWithPatience(() => this.deps.readModels.findUser(appId, input.sender)),
-      readWithPatience(() => this.deps.readModels.findUser(appId, input.receiver)),
+    const result = await handleCommand(
+      this.deps.store,
+      conversationLogDecider,
+      conversationLogStream(appId, conversationId),
+      command,
+      { appId, actor: context.actor, correlationId: context.requestId, now: this.clock() },
+      {
+        publisher: this.deps.publisher,
+        onPublishError: (err) => this.deps.logger.warn({ err }, 'publish deferred to relay'),
+      },
+    );
+    // Read-your-writes: the next request sees this command's effect even before Kafka delivers it.
+    for (const event of result.events) await this.deps.readModels.applyOwn(event);
+    return result.events;
+  }
+
+  /**
+   * Appends messages whose ids were allocated beforehand. Refusals are found by a dry run first, so
+   * they burn no id; a concurrent send that got a higher id and was appended first makes the stream
+   * refuse the lower one, which then takes a fresh id.
+   */
+  async appendWithIds(
+    context: RequestContext,
+    conversationId: string,
+    count: number,
+    commandFor: (ids: string[]) => ConversationLogCommand,
+  ): Promise<EventEnvelope[]> {
+    const dryRun = commandFor(Array.from({ length: count }, () => '1'));
+    conversationLogDecider.decide(dryRun, conversationLogDecider.initialState());
+    for (let attempt = 1; ; attempt++) {
+      const ids = await this.deps.readModels.allocateMessageIds(context.actor.appId, count);
+      try {
+        return await this.run(context, conversationId, commandFor(ids));
+      } catch (error) {
+        if (!(error instanceof StaleMessageIdError) || attempt >= ID_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  async send(context: RequestContext, input: SendInput): Promise<ApiObject> {
+    const { appId } = context.actor;
+    const toGroup = input.receiverType === 'group';
+    const partyUids = toGroup ? [input.sender] : [input.sender, input.receiver];
+    const referenced = [input.parentId, input.quotedMessageId].filter((id): id is string => id !== undefined);
+    const [facts, messages] = await Promise.all([
+      this.factsWithPatience(
+        appId,
+        {
+          users: [...partyUids, ...input.mentionedUids],
+          ...(toGroup ? { guid: input.receiver, members: [input.sender] } : {}),
+        },
+        (f) =>
+          partyUids.every((uid) => f.users.has(uid)) &&
+          (!toGroup || (f.group !== null && f.memberships.get(input.sender)?.standing === 'member')),
+      ),
+      this.deps.readModels.findMessages(appId, referenced),
     ]);
-    const conversationId = userConversationId(input.sender, input.receiver);
-    const now = this.clock();
-    const sentAt = epochSeconds(now);
-    // Allocated only once the parties are known, so refused sends do not burn ids.
-    const id = sender && receiver && !sender.deactivated && !receiver.deactivated
-      ? await this.deps.readModels.nextMessageId(appId)
-      : '0';
-    const message: MessageSent = {
+
+    const conversationId = toGroup ? groupConversationId(input.receiver) : userConversationId(input.sender, input.receiver);
+    const sender = facts.users.get(input.sender);
+    const receiverUser = toGroup ? undefined : facts.users.get(input.receiver);
+    const mentioned = input.mentionedUids.map((uid) => facts.users.get(uid)).filter(present);
+    const entities = present(sender)
+      ? {
+          sender: { entity: userEntityOf(sender), entityType: 'user' },
+          receiver: toGroup
+            ? facts.group ? { entity: groupEntityOf(facts.group), entityType: 'group' } : undefined
+            : present(receiverUser) ? { entity: userEntityOf(receiverUser, conversationId), entityType: 'user' } : undefined,
+        }
+      : undefined;
+    const data: Record<string, unknown> = {
+      ...input.data,
+      ...(entities?.receiver ? { entities } : {}),
+      ...(mentioned.length > 0 ? { mentions: Object.fromEntries(mentioned.map((u) => [u.uid, userEntityOf(u)])) } : {}),
+    };
+    const sentAt = epochSeconds(this.clock());
+    const messageWith = (id: string): MessageSent => ({
       id,
       conversationId,
       sender: input.sender,
@@ -74,38 +178,251 @@ export class MessagesApp {
       receiverType: input.receiverType,
       category: input.category,
       type: input.type,
-      data: {
-        text: input.text,
-        ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
-        ...(sender && receiver
-          ? {
-              entities: {
-                sender: { entity: entityOf(sender), entityType: 'user' },
-                receiver: { entity: entityOf(receiver, conversationId), entityType: 'user' },
-              },
-            }
-          : {}),
-      },
+      data,
       ...(input.tags !== undefined ? { tags: input.tags } : {}),
       ...(input.muid !== undefined ? { muid: input.muid } : {}),
+      ...(input.parentId !== undefined ? { parentId: input.parentId } : {}),
+      ...(input.quotedMessageId !== undefined ? { quotedMessageId: input.quotedMessageId } : {}),
+      ...(mentioned.length > 0 ? { mentionedUids: mentioned.map((u) => u.uid) } : {}),
       sentAt,
+    });
+    const group: GroupFacts | null = facts.group
+      ? { guid: facts.group.guid, senderStanding: facts.memberships.get(input.sender)?.standing ?? 'none' }
+      : null;
+    const parentDoc = input.parentId !== undefined ? messages.get(input.parentId) : undefined;
+    const quotedDoc = input.quotedMessageId !== undefined ? messages.get(input.quotedMessageId) : undefined;
+    const events = await this.appendWithIds(context, conversationId, 1, ([id]) => ({
+      type: 'SendMessage',
+      message: messageWith(id ?? '0'),
+      sender: userFacts(sender),
+      receiver: toGroup ? { kind: 'group', group } : { kind: 'user', user: userFacts(receiverUser) },
+      ...(input.parentId !== undefined ? { parent: parentDoc ? factsOf(parentDoc) : null } : {}),
+      ...(input.quotedMessageId !== undefined ? { quoted: quotedDoc ? factsOf(quotedDoc) : null } : {}),
+    }));
+    const sent = events[0]?.data as MessageSent;
+    return messageView(docOfSent(appId, sent), input.sender);
+  }
+
+  /** The stored message, refused as unknown when missing. */
+  private async existingMessage(appId: string, id: string): Promise<MessageDoc> {
+    const doc = await this.deps.readModels.findMessage(appId, id);
+    if (!doc) throw new ApiError('ERR_MESSAGE_ID_NOT_FOUND', `The message ${id} does not exist.`);
+    return doc;
+  }
+
+  /** The message, its conversation's facts, and where the acting user stands in that conversation. */
+  private async messageContext(context: RequestContext, id: string) {
+    const { appId, uid } = context.actor;
+    const doc = await this.existingMessage(appId, id);
+    const toGroup = doc.receiverType === 'group';
+    const users = [doc.sender, ...(toGroup ? [] : [doc.receiver]), ...(uid ? [uid] : [])];
+    const facts = await this.deps.readModels.findFacts(appId, {
+      users,
+      ...(toGroup ? { guid: doc.receiver, members: uid ? [uid] : [] } : {}),
+    });
+    let actor: MessageActor = { kind: 'app' };
+    if (uid) {
+      let standing: 'participant' | 'moderator' | 'outsider' = 'outsider';
+      if (toGroup) {
+        const membership = facts.memberships.get(uid);
+        if (membership?.standing === 'member') {
+          standing = membership.scope === 'admin' || membership.scope === 'moderator' ? 'moderator' : 'participant';
+        }
+      } else if (uid === doc.sender || uid === doc.receiver) {
+        standing = 'participant';
+      }
+      actor = { kind: 'user', uid, standing };
+    }
+    return { doc, facts, actor };
+  }
+
+  /** The acting user's entity (or `app_system`'s) for `entities.by`. */
+  private byEntity(facts: Facts, uid: string | undefined) {
+    const user = uid ? facts.users.get(uid) : undefined;
+    return { entity: user ? userEntityOf(user) : uid ? { uid, name: uid, status: 'offline', role: 'default' } : appSystemEntity(), entityType: 'user' };
+  }
+
+  private forEntity(doc: MessageDoc, facts: Facts) {
+    if (doc.receiverType === 'group') {
+      const group: KnownGroupDoc | null = facts.group;
+      return group ? { entity: groupEntityOf(group), entityType: 'group' } : { entity: { guid: doc.receiver }, entityType: 'group' };
+    }
+    const user = facts.users.get(doc.receiver);
+    return { entity: user ? userEntityOf(user, doc.conversationId) : { uid: doc.receiver }, entityType: 'user' };
+  }
+
+  /** CometChat answers an edit or delete with an action message about it. */
+  private async actionAbout(
+    context: RequestContext,
+    action: 'edited' | 'deleted',
+    target: MessageDoc,
+    facts: Facts,
+    at: number,
+  ): Promise<ApiObject> {
+    const [id] = await this.deps.readModels.allocateMessageIds(context.actor.appId, 1);
+    const uid = context.actor.uid;
+    return {
+      id,
+      conversationId: target.conversationId,
+      sender: uid ?? APP_SYSTEM,
+      receiverType: target.receiverType,
+      receiver: target.receiver,
+      category: 'action',
+      type: 'message',
+      data: {
+        action,
+        entities: {
+          by: this.byEntity(facts, uid),
+          for: this.forEntity(target, facts),
+          on: { entity: messageView(target, uid), entityType: 'message' },
+        },
+      },
+      sentAt: at,
+      updatedAt: at,
     };
-    await handleCommand(
-      this.deps.store,
-      conversationLogDecider,
-      conversationLogStream(appId, conversationId),
-      {
-        type: 'SendMessage',
-        message,
-        senderActive: sender !== null && !sender.deactivated,
-        receiverActive: receiver !== null && !receiver.deactivated,
+  }
+
+  async edit(context: RequestContext, id: string, input: EditInput): Promise<ApiObject> {
+    const { appId } = context.actor;
+    const { doc, facts, actor } = await this.messageContext(context, id);
+    const editedAt = epochSeconds(this.clock());
+    const current = JSON.parse(doc.data) as Record<string, unknown>;
+    // The given fields replace the old ones; the entities snapshotted at send time stay.
+    const data = { ...current, ...input.data };
+    await this.run(context, doc.conversationId, {
+      type: 'EditMessage',
+      target: factsOf(doc),
+      actor,
+      edit: {
+        id: doc.id,
+        conversationId: doc.conversationId,
+        data,
+        ...(input.tags !== undefined ? { tags: input.tags } : {}),
+        editedBy: context.actor.uid ?? APP_SYSTEM,
+        editedAt,
       },
-      { appId, actor: context.actor, correlationId: context.requestId, now },
-      {
-        publisher: this.deps.publisher,
-        onPublishError: (err) => this.deps.logger.warn({ err }, 'publish deferred to relay'),
-      },
+    });
+    const edited = await this.existingMessage(appId, id);
+    return this.actionAbout(context, 'edited', edited, facts, editedAt);
+  }
+
+  async delete(context: RequestContext, id: string, permanent: boolean): Promise<ApiObject> {
+    const { appId } = context.actor;
+    const { doc, facts, actor } = await this.messageContext(context, id);
+    const deletedAt = epochSeconds(this.clock());
+    const deletedBy = context.actor.uid ?? APP_SYSTEM;
+    await this.run(context, doc.conversationId, {
+      type: 'DeleteMessage',
+      target: factsOf(doc),
+      actor,
+      deletion: { id: doc.id, conversationId: doc.conversationId, sender: doc.sender, permanent, deletedBy, deletedAt },
+    });
+    const after = permanent ? null : await this.deps.readModels.findMessage(appId, id);
+    const shown: MessageDoc = after ?? { ...doc, deletedAt, deletedBy, isDeleted: true, updatedAt: deletedAt };
+    return this.actionAbout(context, 'deleted', shown, facts, deletedAt);
+  }
+
+  /** Adds or removes the acting user's reaction; answers with the message and its reaction summary. */
+  async changeReaction(context: RequestContext, id: string, reaction: string, change: 'add' | 'remove'): Promise<ApiObject> {
+    const { appId } = context.actor;
+    const uid = context.actor.uid ?? '';
+    const { doc, actor } = await this.messageContext(context, id);
+    const at = epochSeconds(this.clock());
+    const about = { id: doc.id, conversationId: doc.conversationId, reaction, uid };
+    await this.run(
+      context,
+      doc.conversationId,
+      change === 'add'
+        ? { type: 'ReactToMessage', target: factsOf(doc), actor, reaction: { ...about, reactedAt: at } }
+        : { type: 'RemoveReaction', target: factsOf(doc), actor, removal: { ...about, removedAt: at } },
     );
-    return message;
+    return messageView(await this.existingMessage(appId, id), uid);
+  }
+
+  /** A message as the caller may see it: on someone's behalf only from a conversation they are in. */
+  private async visibleMessage(context: RequestContext, id: string): Promise<MessageDoc> {
+    const { doc, actor } = await this.messageContext(context, id);
+    if (actor.kind === 'user' && actor.standing === 'outsider') {
+      throw new ApiError('ERR_MESSAGE_NO_ACCESS', `${actor.uid} is not a participant of the conversation of message ${id}.`);
+    }
+    return doc;
+  }
+
+  async get(context: RequestContext, id: string): Promise<ApiObject> {
+    return messageView(await this.visibleMessage(context, id), context.actor.uid);
+  }
+
+  async listReactions(context: RequestContext, id: string, reaction?: string): Promise<ApiObject[]> {
+    const { appId } = context.actor;
+    const doc = await this.visibleMessage(context, id);
+    const reactions = doc.reactions.filter((r) => reaction === undefined || r.reaction === reaction);
+    const { users } = await this.deps.readModels.findFacts(appId, { users: reactions.map((r) => r.uid) });
+    return reactions.map((r) => {
+      const user = users.get(r.uid);
+      return {
+        id: r.id,
+        messageId: doc.id,
+        reaction: r.reaction,
+        uid: r.uid,
+        reactedAt: r.reactedAt,
+        reactedBy: user ? userEntityOf(user) : { uid: r.uid },
+      };
+    });
+  }
+
+  /** Messages by cursor (`id`/`sentAt` with `affix`), oldest first. */
+  async listByCursor(context: RequestContext, query: MessageQuery, cursor: MessageCursor | null, limit: number): Promise<ApiObject[]> {
+    const docs = await this.deps.readModels.listMessages(query, cursor, limit);
+    return docs.map((doc) => messageView(doc, context.actor.uid));
+  }
+
+  async countMatching(query: MessageQuery): Promise<number> {
+    return this.deps.readModels.countMessages(query);
+  }
+
+  async listByPage(context: RequestContext, query: MessageQuery, page: number, perPage: number) {
+    const { total, items } = await this.deps.readModels.pageMessages(query, page, perPage);
+    return { total, items: items.map((doc) => messageView(doc, context.actor.uid)) };
+  }
+
+  /** What `GET /messages` may show: everything for the app, only the user's own conversations on their behalf. */
+  async visibilityOf(context: RequestContext): Promise<MessageQuery['visibleTo']> {
+    const { appId, uid } = context.actor;
+    if (!uid) return undefined;
+    return { uid, guids: await this.deps.readModels.groupsOf(appId, uid) };
+  }
+
+  async blockedBy(context: RequestContext): Promise<string[]> {
+    const { appId, uid } = context.actor;
+    if (!uid) return [];
+    const { users } = await this.deps.readModels.findFacts(appId, { users: [uid] });
+    return users.get(uid)?.blocked ?? [];
+  }
+
+  /** The conversation between the acting user and `peer`; the peer must exist. */
+  async userConversationQuery(context: RequestContext, peer: string): Promise<MessageQuery> {
+    const { appId, uid } = context.actor;
+    const facts = await this.factsWithPatience(appId, { users: [peer] }, (f) => f.users.has(peer));
+    if (!present(facts.users.get(peer))) throw new ApiError('ERR_UID_NOT_FOUND', `The user with uid ${peer} does not exist.`);
+    return { appId, conversationId: userConversationId(uid ?? '', peer) };
+  }
+
+  /** A group's conversation; on someone's behalf only for a member. */
+  async groupConversationQuery(context: RequestContext, guid: string): Promise<MessageQuery> {
+    const { appId, uid } = context.actor;
+    const facts = await this.factsWithPatience(appId, { users: [], guid, members: uid ? [uid] : [] }, (f) => f.group !== null);
+    if (!facts.group) throw new ApiError('ERR_GUID_NOT_FOUND', `The group with guid ${guid} does not exist.`);
+    if (uid) {
+      const standing = facts.memberships.get(uid)?.standing;
+      if (standing === 'banned') throw new ApiError('ERR_BANNED_GROUPMEMBER', `${uid} is banned from the group ${guid}.`);
+      if (standing !== 'member') throw new ApiError('ERR_NOT_A_MEMBER', `${uid} is not a member of the group ${guid}.`);
+    }
+    return { appId, conversationId: groupConversationId(guid) };
+  }
+
+  /** The replies of a thread; its first message must be visible to the caller. */
+  async threadQuery(context: RequestContext, parentId: string): Promise<MessageQuery> {
+    const parent = await this.visibleMessage(context, parentId);
+    return { appId: context.actor.appId, parentId: parent.id };
   }
 }

@@ -1,0 +1,54 @@
+import { groupConversationId } from '@chat/contracts';
+import type { CommitStore } from '@chat/eventsourcing';
+import type { MessagesReadModels } from '../adapters/readModels.js';
+import type { MessagesApp } from '../app/messages.js';
+import type { ConversationLogState } from '../domain/conversationLog.js';
+import { conversationLogDecider, conversationLogStream } from '../domain/conversationLog.js';
+import { actionMessageCount, actionMessages, planGroupActions } from '../domain/groupActions.js';
+import type { GroupEvent } from '../projections/groups.js';
+
+/**
+ * Turns group membership changes into `category: action` messages in the group's conversation.
+ * Runs after the event is projected (so `entities.for` shows the group as the event left it).
+ * Exactly once per group event: the conversation stream records the newest group-event version it
+ * turned into messages and its decider ignores anything not newer — a Kafka redelivery or a replay
+ * after a restart appends nothing. The check before allocating ids only saves ids; the decider is
+ * the guarantee.
+ */
+export class GroupActionMessages {
+  constructor(
+    private readonly app: MessagesApp,
+    private readonly readModels: MessagesReadModels,
+    private readonly store: CommitStore,
+  ) {}
+
+  private async alreadyRecorded(streamId: string, version: number): Promise<boolean> {
+    const head = await this.store.readHead(streamId);
+    const snapshot = head?.snapshot;
+    if (!snapshot || snapshot.version !== conversationLogDecider.snapshotVersion) return false;
+    return (snapshot.state as ConversationLogState).lastGroupEventVersion >= version;
+  }
+
+  async handle(event: GroupEvent): Promise<void> {
+    const { appId } = event;
+    const { guid } = event.data;
+    const conversationId = groupConversationId(guid);
+    if (await this.alreadyRecorded(conversationLogStream(appId, conversationId), event.version)) return;
+
+    const group = (await this.readModels.findFacts(appId, { users: [], guid })).group;
+    if (!group) return;
+    const plan = planGroupActions(event, group.owner);
+    if (!plan) return;
+    const { users } = await this.readModels.findFacts(appId, { users: [...(plan.actor ? [plan.actor] : []), ...plan.targets] });
+    const source = { streamId: event.streamId, version: event.version };
+    const context = {
+      actor: { appId, keyId: event.actor.keyId, scope: event.actor.scope as 'fullAccess', ...(plan.actor ? { uid: plan.actor } : {}) },
+      requestId: event.correlationId,
+    };
+    await this.app.appendWithIds(context, conversationId, actionMessageCount(plan), (ids) => ({
+      type: 'RecordGroupActions',
+      groupEventVersion: event.version,
+      messages: actionMessages(plan, source, group, users, ids),
+    }));
+  }
+}

@@ -1,0 +1,217 @@
+import { ApiError, UID_PATTERN } from '@chat/contracts';
+import type { ErrorCode } from '@chat/contracts';
+import { parseWith } from '@chat/http';
+import { z } from 'zod';
+import type { SendInput } from '../app/messages.js';
+
+/** CometChat: a message, metadata included, is at most 65,536 characters of JSON. */
+export const MAX_MESSAGE_CHARS = 65_536;
+export const MEDIA_TYPES = ['image', 'video', 'audio', 'file'] as const;
+const MESSAGE_TYPES = ['text', ...MEDIA_TYPES] as const;
+/** Parts of `data` this service writes itself; a client's copy would be ignored or contradict it. */
+const SERVER_DATA_KEYS = ['entities', 'reactions', 'mentions'];
+const MENTION_IN_TEXT = /<@uid:([a-z0-9_-]{1,100})>/gi;
+
+const tagsSchema = z.array(z.string().trim().min(1, 'a tag is 1–100 characters').max(100, 'a tag is 1–100 characters')).max(25, 'at most 25 tags');
+const messageIdSchema = z.union([z.string(), z.number()]).transform((v) => String(v)).pipe(z.string().regex(/^[1-9][0-9]{0,18}$/, 'a message id is a positive decimal'));
+
+const envelopeSchema = z.object({
+  receiver: z.string('receiver is required').trim().min(1, 'receiver is required').max(100, 'receiver is at most 100 characters'),
+  receiverType: z.enum(['user', 'group'], 'receiverType is user or group'),
+  category: z.enum(['message', 'custom'], 'category is message or custom').optional(),
+  type: z.string('type is a string').trim().min(1, 'type must not be empty').max(100).optional(),
+  data: z.record(z.string(), z.unknown(), 'data must be an object'),
+  tags: tagsSchema.optional(),
+  muid: z.string().max(100, 'muid is at most 100 characters').optional(),
+  quotedMessageId: messageIdSchema.optional(),
+  mentionedUsers: z.array(z.string().trim().toLowerCase().regex(UID_PATTERN, 'a uid')).max(100).optional(),
+  multipleReceivers: z.unknown().optional(),
+});
+
+const attachmentSchema = z.object({
+  url: z.string().trim().min(1, 'url is required').max(2_000),
+  name: z.string().max(500).optional(),
+  mimeType: z.string().max(200).optional(),
+  extension: z.string().max(50).optional(),
+  size: z.union([z.string(), z.number()]).optional(),
+});
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function fail(code: ErrorCode, field: string, problem: string): never {
+  throw new ApiError(code, `${field}: ${problem}`, { fields: [{ field, problem }] });
+}
+
+function clientData(data: Record<string, unknown>): Record<string, unknown> {
+  const own = { ...data };
+  for (const key of SERVER_DATA_KEYS) delete own[key];
+  return own;
+}
+
+function checkMetadata(data: Record<string, unknown>): void {
+  if (data['metadata'] !== undefined && !isObject(data['metadata'])) fail('ERR_INVALID_METADATA', 'data.metadata', 'metadata must be a JSON object');
+}
+
+function checkText(data: Record<string, unknown>): void {
+  const text = data['text'];
+  if (text === undefined || text === '') fail('ERR_EMPTY_MESSAGE_TEXT', 'data.text', 'a text message needs text');
+  if (typeof text !== 'string') fail('ERR_INVALID_MESSAGE_TEXT', 'data.text', 'text must be a string');
+  if (text.trim() === '') fail('ERR_EMPTY_MESSAGE_TEXT', 'data.text', 'a text message needs text');
+}
+
+function checkMedia(data: Record<string, unknown>): void {
+  const { url, attachments } = data;
+  if (url === undefined && attachments === undefined) fail('ERR_EMPTY_MESSAGE_FILE', 'data.attachments', 'a media message needs data.url or data.attachments');
+  if (url !== undefined && (typeof url !== 'string' || url.trim() === '')) fail('ERR_INVALID_MEDIA_MESSAGE', 'data.url', 'url must be a non-empty string');
+  if (attachments !== undefined) {
+    const parsed = z.array(attachmentSchema).min(1).max(10).safeParse(attachments);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      fail('ERR_INVALID_MEDIA_MESSAGE', ['data.attachments', ...(issue?.path ?? []).map(String)].join('.'), issue?.message ?? 'invalid attachments');
+    }
+  }
+  if (data['text'] !== undefined && typeof data['text'] !== 'string') fail('ERR_INVALID_MESSAGE_TEXT', 'data.text', 'text must be a string');
+}
+
+function checkCustom(data: Record<string, unknown>): void {
+  const custom = data['customData'];
+  if (custom === undefined) fail('ERR_EMPTY_CUSTOM_DATA', 'data.customData', 'a custom message needs customData');
+  if (!isObject(custom)) fail('ERR_INVALID_CUSTOM_DATA', 'data.customData', 'customData must be a JSON object');
+}
+
+/** A send as the body gives it; the sender and thread come from the path or `onBehalfOf`. */
+export type ParsedSend = Omit<SendInput, 'sender' | 'parentId'>;
+
+/** The body of a send (plain, thread or bot), checked in CometChat's order with its error codes. */
+export function parseSendBody(body: unknown): ParsedSend {
+  if (!isObject(body)) fail('ERR_INVALID_MESSAGE_DATA', '(body)', 'the body must be a JSON object');
+  if (JSON.stringify(body).length > MAX_MESSAGE_CHARS) {
+    throw new ApiError('ERR_PAYLOAD_TOO_LARGE', `A message is at most ${MAX_MESSAGE_CHARS} characters of JSON.`);
+  }
+  const input = parseWith(envelopeSchema, body, {
+    receiver: 'ERR_EMPTY_RECEIVER',
+    receiverType: 'ERR_INVALID_RECEIVER_TYPE',
+    category: 'ERR_INVALID_MESSAGE_CATEGORY',
+    type: 'ERR_INVALID_MESSAGE_TYPE',
+    data: 'ERR_INVALID_MESSAGE_DATA',
+    quotedMessageId: 'ERR_INVALID_MESSAGE_ID',
+  });
+  if (input.multipleReceivers !== undefined) {
+    fail('ERR_BAD_REQUEST', 'multipleReceivers', 'sending to multiple receivers in one request is not supported; send once per receiver');
+  }
+  const category = input.category ?? 'message';
+  const type = input.type ?? (category === 'message' ? 'text' : undefined);
+  if (type === undefined) fail('ERR_EMPTY_MESSAGE_TYPE', 'type', 'a custom message needs a type');
+  const data = clientData(input.data);
+  checkMetadata(data);
+  if (category === 'message') {
+    if (!(MESSAGE_TYPES as readonly string[]).includes(type)) {
+      fail('ERR_INVALID_MESSAGE_TYPE', 'type', `a message of category "message" has type ${MESSAGE_TYPES.join(', ')}`);
+    }
+    if (type === 'text') checkText(data);
+    else checkMedia(data);
+  } else {
+    checkCustom(data);
+  }
+  const text = typeof data['text'] === 'string' ? data['text'] : '';
+  const inText = [...text.matchAll(MENTION_IN_TEXT)].map((m) => (m[1] ?? '').toLowerCase());
+  const mentionedUids = [...new Set([...(input.mentionedUsers ?? []), ...inText])].slice(0, 100);
+  return {
+    receiver: input.receiver.toLowerCase(),
+    receiverType: input.receiverType,
+    category,
+    type,
+    data,
+    ...(input.tags !== undefined ? { tags: input.tags } : {}),
+    ...(input.muid !== undefined ? { muid: input.muid } : {}),
+    ...(input.quotedMessageId !== undefined ? { quotedMessageId: input.quotedMessageId } : {}),
+    mentionedUids,
+  };
+}
+
+const editSchema = z.object({
+  data: z.record(z.string(), z.unknown(), 'data must be an object').optional(),
+  tags: tagsSchema.optional(),
+});
+
+/** An edit replaces `text`, `metadata`, `customData`, `attachments`… of `data` and/or the tags. */
+export function parseEditBody(body: unknown): { data: Record<string, unknown>; tags?: string[] } {
+  if (!isObject(body)) fail('ERR_INVALID_MESSAGE_DATA', '(body)', 'the body must be a JSON object');
+  if (JSON.stringify(body).length > MAX_MESSAGE_CHARS) {
+    throw new ApiError('ERR_PAYLOAD_TOO_LARGE', `A message is at most ${MAX_MESSAGE_CHARS} characters of JSON.`);
+  }
+  const input = parseWith(editSchema, body, { data: 'ERR_INVALID_MESSAGE_DATA' });
+  if (input.data === undefined && input.tags === undefined) fail('ERR_INVALID_MESSAGE_DATA', 'data', 'give data and/or tags to change');
+  const data = clientData(input.data ?? {});
+  checkMetadata(data);
+  if (data['text'] !== undefined) checkText(data);
+  if (data['customData'] !== undefined) checkCustom(data);
+  return { data, ...(input.tags !== undefined ? { tags: input.tags } : {}) };
+}
+
+export const deleteSchema = z.object({ permanent: z.boolean('permanent is true or false').optional() });
+
+/** A path message id that cannot be valid cannot exist either: answer as for an unknown message. */
+export function pathMessageId(raw: string | undefined): string {
+  const id = raw ?? '';
+  if (!/^[1-9][0-9]{0,18}$/.test(id)) throw new ApiError('ERR_MESSAGE_ID_NOT_FOUND', `The message ${id} does not exist.`);
+  return id;
+}
+
+export function pathReaction(raw: string | undefined): string {
+  const reaction = (raw ?? '').trim();
+  if (reaction.length === 0 || reaction.length > 100) fail('ERR_INVALID_REACTION', 'reaction', 'a reaction is 1–100 characters');
+  return reaction;
+}
+
+// Query strings: booleans as true/false/1/0, lists comma-separated or repeated (style=form, explode=false).
+const flag = z
+  .union([z.boolean(), z.enum(['true', 'false', '1', '0'], 'true or false')])
+  .transform((v) => v === true || v === 'true' || v === '1')
+  .optional();
+const list = z
+  .union([z.string(), z.array(z.string())], 'a list')
+  .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s.length > 0))
+  .pipe(z.array(z.string().max(100)).max(100))
+  .optional();
+const count = (max: number) => z.coerce.number('a number').int('an integer').min(1, 'at least 1').max(max, `at most ${max}`);
+const timestamp = z.coerce.number('a number').int('an integer').min(0).optional();
+const uidParam = z.string().trim().toLowerCase().max(100).optional();
+
+export const messageFiltersSchema = z.object({
+  sender: uidParam,
+  receiver: uidParam,
+  receiverType: z.enum(['user', 'group'], 'user or group').optional(),
+  conversationId: z.string().max(250).optional(),
+  category: z.string().max(100).optional(),
+  categories: list,
+  type: z.string().max(100).optional(),
+  types: list,
+  tags: list,
+  withTags: flag,
+  hideDeleted: flag,
+  onlyDeleted: flag,
+  hideReplies: flag,
+  hasReactions: flag,
+  hasMentions: flag,
+  myMentionsOnly: flag,
+  hasAttachments: flag,
+  attachmentTypes: list,
+  hasLinks: flag,
+  hideMessagesFromBlockedUsers: flag,
+  searchKey: z.string().max(200).optional(),
+  fromTimestamp: timestamp,
+  toTimestamp: timestamp,
+  affix: z.enum(['append', 'prepend'], 'append or prepend').optional(),
+  id: messageIdSchema.optional(),
+  sentAt: timestamp,
+  limit: count(1000).optional(),
+  perPage: count(1000).optional(),
+  page: count(1_000_000).optional(),
+});
+
+export type MessageFilters = z.infer<typeof messageFiltersSchema>;
+
+export const threadPageSchema = z.object({ perPage: count(1000).default(100), page: count(1_000_000).default(1) });
