@@ -37,7 +37,7 @@ describe('sending to a group', () => {
 
     const outsider = await sendMessage(app, 'ben', text('club', 'let me in', 'group'));
     expect(outsider.status).toBe(403);
-    expect(outsider.body.error.code).toBe('ERR_NOT_A_MEMBER');
+    expect(outsider.body.error.code).toBe('ERR_GROUP_NOT_JOINED');
 
     await events.ban('club', 'ann', 'owner');
     const banned = await eventually(() => sendMessage(app, 'ann', text('club', 'x', 'group')), (r) => r.status === 403 && r.body.error.code === 'ERR_BANNED_GROUPMEMBER');
@@ -62,7 +62,7 @@ describe('sending to a group', () => {
     expect(list.body.meta.current).toMatchObject({ limit: 100, count: list.body.data.length });
     const outsider = await app.call('GET', '/v3/groups/readers/messages', { onBehalfOf: 'dan' });
     expect(outsider.status).toBe(403);
-    expect(outsider.body.error.code).toBe('ERR_NOT_A_MEMBER');
+    expect(outsider.body.error.code).toBe('ERR_GROUP_NOT_JOINED');
     const unknown = await app.call('GET', '/v3/groups/nope/messages');
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('ERR_GUID_NOT_FOUND');

@@ -415,7 +415,7 @@ export class MessagesApp {
     if (uid) {
       const standing = facts.memberships.get(uid)?.standing;
       if (standing === 'banned') throw new ApiError('ERR_BANNED_GROUPMEMBER', `${uid} is banned from the group ${guid}.`);
-      if (standing !== 'member') throw new ApiError('ERR_NOT_A_MEMBER', `${uid} is not a member of the group ${guid}.`);
+      if (standing !== 'member') throw new ApiError('ERR_GROUP_NOT_JOINED', `${uid} is not a member of the group ${guid}.`);
     }
     return { appId, conversationId: groupConversationId(guid) };
   }

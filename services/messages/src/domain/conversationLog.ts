@@ -153,7 +153,7 @@ function decideSend(command: SendMessage, state: ConversationLogState): Conversa
       throw new ApiError('ERR_BANNED_GROUPMEMBER', `${sender.uid} is banned from the group ${group.guid}.`);
     }
     if (group.senderStanding !== 'member') {
-      throw new ApiError('ERR_NOT_A_MEMBER', `${sender.uid} is not a member of the group ${group.guid}.`);
+      throw new ApiError('ERR_GROUP_NOT_JOINED', `${sender.uid} is not a member of the group ${group.guid}.`);
     }
   }
   if (command.parent !== undefined) {

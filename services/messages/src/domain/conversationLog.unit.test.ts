@@ -73,7 +73,7 @@ describe('conversation log decider', () => {
 
     it('to a group: members only, the banned and unknown guids refused', () => {
       spec.given([]).when(toGroup('1', 'member')).then([{ type: 'MessageSent', data: toGroup('1', 'member').message }]);
-      spec.given([]).when(toGroup('1', 'none')).thenThrows(refusedWith('ERR_NOT_A_MEMBER'));
+      spec.given([]).when(toGroup('1', 'none')).thenThrows(refusedWith('ERR_GROUP_NOT_JOINED'));
       spec.given([]).when(toGroup('1', 'banned')).thenThrows(refusedWith('ERR_BANNED_GROUPMEMBER'));
       spec.given([]).when(toGroup('1', null)).thenThrows(refusedWith('ERR_GUID_NOT_FOUND'));
     });
