@@ -82,8 +82,8 @@ export class ConversationProjector {
         const applies = member !== null && owned.has(id) && isNew(current?.positions, member);
         if (applies) {
           const owner = id.slice(event.appId.length + 1, id.length - conversationId.length - 1);
-          doc = evolveUserConversation(doc, member!, owner);
-          positions = advanced(positions, member!);
+          doc = evolveUserConversation(doc, member, owner);
+          positions = advanced(positions, member);
         }
         if (!doc) return current ? null : undefined;
         const sharedRev = sharedDoc?.rev ?? 0;

@@ -66,8 +66,19 @@ export function conversationOf(event: SharedEvent): string {
     case 'MessageDeleted':
     case 'ConversationDeleted':
       return event.data.conversationId;
-    default:
+    case 'GroupCreated':
+    case 'GroupUpdated':
+    case 'GroupDeleted':
+    case 'GroupMembersAdded':
+    case 'GroupMemberJoined':
+    case 'GroupMemberLeft':
+    case 'GroupMemberKicked':
+    case 'GroupMemberBanned':
       return groupConversationId(event.data.guid);
+    default: {
+      const unreachable: never = event;
+      throw new Error(`unhandled event ${JSON.stringify(unreachable)}`);
+    }
   }
 }
 
