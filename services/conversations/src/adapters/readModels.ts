@@ -1,3 +1,4 @@
+import { groupConversationId, userConversationId } from '@chat/contracts';
 import type { EventEnvelope, GlobalPin } from '@chat/contracts';
 import { GuardedProjectionWriter, ensureIndexes, isDuplicateKeyError, stripStoredFields } from '@chat/mongo';
 import type { Stored } from '@chat/mongo';
@@ -6,6 +7,8 @@ import type { ConversationType, PeerUserDoc, SharedConversationDoc, UserConversa
 import { ConversationProjector } from '../projections/conversationProjector.js';
 import type { Change, ConversationProjectionStore, Versioned } from '../projections/conversationProjector.js';
 import { globalPinsProjection } from '../projections/globalPins.js';
+import { listHeadDocId } from '../projections/listHead.js';
+import type { ListHeadDoc } from '../projections/listHead.js';
 import type { GlobalPinsDoc } from '../projections/globalPins.js';
 import { sharedConversationDocId } from '../projections/sharedConversations.js';
 import { userConversationDocId } from '../projections/userConversations.js';
@@ -68,6 +71,7 @@ class MongoProjectionStore implements ConversationProjectionStore {
   constructor(
     private readonly shared: Collection<AnyStored>,
     private readonly users: Collection<AnyStored>,
+    private readonly heads: Collection<AnyStored>,
   ) {}
 
   updateShared(id: string, change: (current: Versioned<SharedConversationDoc> | null) => Change<SharedConversationDoc>): Promise<void> {
@@ -82,6 +86,18 @@ class MongoProjectionStore implements ConversationProjectionStore {
     return compareAndSet(this.users, id, async (current) => {
       const shared = await this.shared.findOne({ _id: sharedId });
       return change(toVersioned(current), toVersioned(shared));
+    });
+  }
+
+  updateListHead(
+    headId: string,
+    userConversationId: string,
+    change: (head: Versioned<ListHeadDoc> | null, current: UserConversationDoc | null) => ListHeadDoc | undefined,
+  ): Promise<void> {
+    return compareAndSet(this.heads, headId, async (head) => {
+      const current = await this.users.findOne({ _id: userConversationId });
+      const next = change(toVersioned(head), toVersioned<UserConversationDoc>(current)?.doc ?? null);
+      return next === undefined ? undefined : { doc: next, positions: {} };
     });
   }
 
@@ -104,6 +120,7 @@ export class ConversationReadModels {
   private readonly globalPins: GuardedProjectionWriter<GlobalPinsDoc>;
   private readonly sharedDocs: Collection<AnyStored>;
   private readonly userDocs: Collection<AnyStored>;
+  private readonly headDocs: Collection<AnyStored>;
   private readonly projector: ConversationProjector;
 
   constructor(db: Db) {
@@ -111,7 +128,8 @@ export class ConversationReadModels {
     this.globalPins = new GuardedProjectionWriter(db, 'global_pins', globalPinsProjection);
     this.sharedDocs = db.collection<AnyStored>('shared_conversations');
     this.userDocs = db.collection<AnyStored>('user_conversations');
-    this.projector = new ConversationProjector(new MongoProjectionStore(this.sharedDocs, this.userDocs));
+    this.headDocs = db.collection<AnyStored>('conversation_list_heads');
+    this.projector = new ConversationProjector(new MongoProjectionStore(this.sharedDocs, this.userDocs, this.headDocs));
   }
 
   async ensureIndexes(db: Db): Promise<void> {
@@ -140,12 +158,11 @@ export class ConversationReadModels {
 
   async findUsers(appId: string, uids: readonly string[]): Promise<Map<string, PeerUserDoc>> {
     if (uids.length === 0) return new Map();
-    const ids = [...new Set(uids)].map((uid) => userDocId(appId, uid));
-    const docs = await this.users
-      .documents()
-      .find({ _id: { $in: ids } } as Filter<Stored<PeerUserDoc>>)
-      .toArray();
-    return new Map(docs.map((doc) => [doc.uid, stripStoredFields(doc)]));
+    // Reads by id, concurrently: FerretDB v1 answers `$in` by reading the whole collection.
+    const docs = await Promise.all(
+      [...new Set(uids)].map((uid) => this.users.documents().findOne({ _id: userDocId(appId, uid) } as Filter<Stored<PeerUserDoc>>)),
+    );
+    return new Map(docs.flatMap((doc) => (doc ? [[doc.uid, stripStoredFields(doc)] as const] : [])));
   }
 
   /** Uids of users with any of the tags and/or whose name or uid contains `search`. */
@@ -184,9 +201,10 @@ export class ConversationReadModels {
 
   async findSharedMany(appId: string, conversationIds: readonly string[]): Promise<Map<string, SharedConversationDoc>> {
     if (conversationIds.length === 0) return new Map();
-    const ids = [...new Set(conversationIds)].map((id) => sharedConversationDocId(appId, id));
-    const docs = await this.sharedDocs.find({ _id: { $in: ids } }).toArray();
-    return new Map(docs.map((doc) => [doc['conversationId'] as string, toVersioned<SharedConversationDoc>(doc)!.doc]));
+    const docs = await Promise.all(
+      [...new Set(conversationIds)].map((id) => this.sharedDocs.findOne({ _id: sharedConversationDocId(appId, id) })),
+    );
+    return new Map(docs.flatMap((doc) => (doc ? [[doc['conversationId'] as string, toVersioned<SharedConversationDoc>(doc)!.doc] as const] : [])));
   }
 
   async findGlobalPins(appId: string): Promise<GlobalPin[]> {
@@ -194,12 +212,65 @@ export class ConversationReadModels {
     return doc?.pins ?? [];
   }
 
+  /** The user's documents of these conversations, by id, in the order given (null where there is none). */
+  private async findUserConversations(appId: string, owner: string, conversationIds: readonly string[]): Promise<Array<UserConversationDoc | null>> {
+    const docs = await Promise.all(conversationIds.map((id) => this.userDocs.findOne({ _id: userConversationDocId(appId, owner, id) })));
+    return docs.map((doc) => toVersioned<UserConversationDoc>(doc)?.doc ?? null);
+  }
+
   /**
    * A user's conversations in CometChat's order: app-wide pins (in their configured order), then
-   * the user's own pins (newest first), then the rest by last activity. The pinned prefix is at
-   * most ten documents, so it is read whole and the rest is paged by index.
+   * the user's own pins (newest first), then the rest by last activity. Unfiltered pages inside the
+   * user's list head are read by id only; filtered lists and pages beyond the head use the query.
    */
   async listForUser(
+    appId: string,
+    owner: string,
+    globalPins: readonly GlobalPin[],
+    filter: ConversationFilter,
+    page: number,
+    perPage: number,
+  ): Promise<ConversationPage<UserConversationDoc>> {
+    if (Object.keys(filter).length === 0) {
+      const fromHead = await this.listFromHead(appId, owner, globalPins, page, perPage);
+      if (fromHead) return fromHead;
+    }
+    return this.listByQuery(appId, owner, globalPins, filter, page, perPage);
+  }
+
+  /** The page from the user's list head, or null when the page lies beyond it (or the head is behind). */
+  private async listFromHead(
+    appId: string,
+    owner: string,
+    globalPins: readonly GlobalPin[],
+    page: number,
+    perPage: number,
+  ): Promise<ConversationPage<UserConversationDoc> | null> {
+    const stored = await this.headDocs.findOne({ _id: listHeadDocId(appId, owner) });
+    const head = toVersioned<ListHeadDoc>(stored)?.doc ?? { appId, owner, total: 0, entries: [], pins: [] };
+    const globalIds = globalPins.map((pin) =>
+      pin.conversationType === 'user' ? userConversationId(owner, pin.conversationWith) : groupConversationId(pin.conversationWith),
+    );
+    const ownPinIds = head.pins.map((pin) => pin.conversationId).filter((id) => !globalIds.includes(id));
+    const prefix = (await this.findUserConversations(appId, owner, [...globalIds, ...ownPinIds])).filter(
+      (doc): doc is UserConversationDoc => doc?.listed === true,
+    );
+    const inPrefix = new Set(prefix.map((doc) => doc.conversationId));
+    const rest = head.entries.filter((entry) => !inPrefix.has(entry.conversationId));
+
+    const offset = (page - 1) * perPage;
+    const fromPrefix = prefix.slice(offset, offset + perPage);
+    const remaining = perPage - fromPrefix.length;
+    const restStart = Math.max(0, offset - prefix.length);
+    const complete = head.entries.length >= head.total;
+    if (remaining > 0 && !complete && rest.length < restStart + remaining) return null;
+    const wanted = remaining > 0 ? rest.slice(restStart, restStart + remaining).map((entry) => entry.conversationId) : [];
+    const docs = await this.findUserConversations(appId, owner, wanted);
+    if (!docs.every((doc) => doc?.listed === true)) return null;
+    return { total: head.total, items: [...fromPrefix, ...(docs as UserConversationDoc[])] };
+  }
+
+  private async listByQuery(
     appId: string,
     owner: string,
     globalPins: readonly GlobalPin[],

@@ -1,7 +1,10 @@
 import type { EventEnvelope } from '@chat/contracts';
 import type { SharedConversationDoc, UserConversationDoc } from '../domain/conversationView.js';
+import { listHeadDocId, updateListHead } from './listHead.js';
+import type { ListHeadDoc } from './listHead.js';
 import { conversationOf, evolveShared, isSharedEvent, sharedConversationDocId } from './sharedConversations.js';
 import { deriveUserConversation, evolveUserConversation, isMemberEvent, ownersOf, userConversationDocId } from './userConversations.js';
+import type { MemberEvent } from './userConversations.js';
 
 /** A stored document with the guard the writer keeps: per-stream positions and a revision. */
 export interface Versioned<Doc> {
@@ -25,6 +28,12 @@ export interface ConversationProjectionStore {
     id: string,
     sharedId: string,
     change: (current: Versioned<UserConversationDoc> | null, shared: Versioned<SharedConversationDoc> | null) => Change<UserConversationDoc>,
+  ): Promise<void>;
+  /** Reads the head, then the user's conversation document, on every attempt; `undefined` from the change means "no write". */
+  updateListHead(
+    headId: string,
+    userConversationId: string,
+    change: (head: Versioned<ListHeadDoc> | null, current: UserConversationDoc | null) => ListHeadDoc | undefined,
   ): Promise<void>;
   /** Ids of every user's document of one conversation. */
   userConversationIds(appId: string, conversationId: string): Promise<string[]>;
@@ -76,22 +85,42 @@ export class ConversationProjector {
     if (shared) for (const id of await this.store.userConversationIds(event.appId, conversationId)) ids.add(id);
 
     for (const id of ids) {
+      const owner = id.slice(event.appId.length + 1, id.length - conversationId.length - 1);
+      let listedDelta = 0;
+      let wrote = false;
       await this.store.updateUserConversation(id, sharedId, (current, sharedDoc) => {
-        let doc = current?.doc ?? null;
-        let positions = current?.positions ?? {};
-        const applies = member !== null && owned.has(id) && isNew(current?.positions, member);
-        if (applies) {
-          const owner = id.slice(event.appId.length + 1, id.length - conversationId.length - 1);
-          doc = evolveUserConversation(doc, member, owner);
-          positions = advanced(positions, member);
-        }
-        if (!doc) return current ? null : undefined;
-        const sharedRev = sharedDoc?.rev ?? 0;
-        if (!applies && current && current.doc.sharedRev > sharedRev) return undefined;
-        const derived = deriveUserConversation(doc, sharedDoc?.doc ?? null, sharedRev);
-        if (current && sameDoc(derived, current.doc) && sameDoc(positions, current.positions)) return undefined;
-        return { doc: derived, positions };
+        const change = this.nextUserConversation(owned.has(id) ? member : null, current, sharedDoc, owner);
+        wrote = change !== undefined;
+        listedDelta = (change?.doc.listed ? 1 : 0) - (current?.doc.listed ? 1 : 0);
+        return change;
+      });
+      if (!wrote) continue;
+      await this.store.updateListHead(listHeadDocId(event.appId, owner), id, (head, current) => {
+        const next = updateListHead(head?.doc ?? null, { appId: event.appId, owner, conversationId }, current, listedDelta);
+        return head && sameDoc(next, head.doc) ? undefined : next;
       });
     }
+  }
+
+  /** The owner's document after the event (their own facts, if it is theirs) and the shared document as it is now. */
+  private nextUserConversation(
+    member: MemberEvent | null,
+    current: Versioned<UserConversationDoc> | null,
+    sharedDoc: Versioned<SharedConversationDoc> | null,
+    owner: string,
+  ): Change<UserConversationDoc> {
+    let doc = current?.doc ?? null;
+    let positions = current?.positions ?? {};
+    const applies = member !== null && isNew(current?.positions, member);
+    if (applies) {
+      doc = evolveUserConversation(doc, member, owner);
+      positions = advanced(positions, member);
+    }
+    if (!doc) return current ? null : undefined;
+    const sharedRev = sharedDoc?.rev ?? 0;
+    if (!applies && current && current.doc.sharedRev > sharedRev) return undefined;
+    const derived = deriveUserConversation(doc, sharedDoc?.doc ?? null, sharedRev);
+    if (current && sameDoc(derived, current.doc) && sameDoc(positions, current.positions)) return undefined;
+    return { doc: derived, positions };
   }
 }

@@ -1,5 +1,6 @@
 import type { SharedConversationDoc, UserConversationDoc } from '../domain/conversationView.js';
 import type { Change, ConversationProjectionStore, Versioned } from './conversationProjector.js';
+import type { ListHeadDoc } from './listHead.js';
 
 function write<Doc>(map: Map<string, Versioned<Doc>>, id: string, current: Versioned<Doc> | null, change: Change<Doc>): void {
   if (change === undefined) return;
@@ -14,12 +15,14 @@ function write<Doc>(map: Map<string, Versioned<Doc>>, id: string, current: Versi
 export class MemoryProjectionStore implements ConversationProjectionStore {
   readonly shared = new Map<string, Versioned<SharedConversationDoc>>();
   readonly users = new Map<string, Versioned<UserConversationDoc>>();
+  readonly heads = new Map<string, Versioned<ListHeadDoc>>();
 
   /** A deep copy, to apply the same events again and compare. */
   clone(): MemoryProjectionStore {
     const copy = new MemoryProjectionStore();
     for (const [id, value] of this.shared) copy.shared.set(id, structuredClone(value));
     for (const [id, value] of this.users) copy.users.set(id, structuredClone(value));
+    for (const [id, value] of this.heads) copy.heads.set(id, structuredClone(value));
     return copy;
   }
 
@@ -37,6 +40,17 @@ export class MemoryProjectionStore implements ConversationProjectionStore {
     const current = this.users.get(id) ?? null;
     const shared = this.shared.get(sharedId) ?? null;
     write(this.users, id, current, change(current ? structuredClone(current) : null, shared ? structuredClone(shared) : null));
+    return Promise.resolve();
+  }
+
+  updateListHead(
+    headId: string,
+    userConversationId: string,
+    change: (head: Versioned<ListHeadDoc> | null, current: UserConversationDoc | null) => ListHeadDoc | undefined,
+  ): Promise<void> {
+    const head = this.heads.get(headId) ?? null;
+    const next = change(head ? structuredClone(head) : null, structuredClone(this.users.get(userConversationId)?.doc ?? null));
+    if (next !== undefined) write(this.heads, headId, head, { doc: next, positions: {} });
     return Promise.resolve();
   }
 

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { conversationMarksDecider } from '../domain/conversationMarks.js';
 import type { ConversationMarksCommand, ConversationMarksEvent } from '../domain/conversationMarks.js';
 import { ConversationProjector } from './conversationProjector.js';
+import { compareEntries } from './listHead.js';
 import { MemoryProjectionStore } from './memoryProjectionStore.js';
 import { T0, testEnvelope } from './testEvents.js';
 
@@ -231,9 +232,18 @@ describe('unread counts (property)', () => {
             expect(doc.unreadCount).toBeGreaterThanOrEqual(0);
           }
         }
+        // Each user's list head holds their listed conversations in list order, and their count.
+        for (const uid of USERS) {
+          const listed = [...live.users.values()].map((v) => v.doc).filter((doc) => doc.owner === uid && doc.listed);
+          const head = live.heads.get(`app1:${uid}`)?.doc;
+          expect(head?.total ?? 0).toBe(listed.length);
+          const order = listed.map((doc) => ({ conversationId: doc.conversationId, updatedAt: doc.updatedAt, lastMessageSeq: doc.lastMessageSeq })).sort(compareEntries);
+          expect(head?.entries ?? []).toEqual(order);
+        }
         const replayed = await project(reorder(events, seed));
         expect(sorted(replayed.users)).toEqual(sorted(live.users));
         expect(sorted(replayed.shared)).toEqual(sorted(live.shared));
+        expect(sorted(replayed.heads)).toEqual(sorted(live.heads));
       }),
       { numRuns: 300 },
     );
