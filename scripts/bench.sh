@@ -3,4 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+node bench/conversations-list.mjs
 exec node bench/gateway-overhead.mjs "$@"
