@@ -7,3 +7,4 @@ node bench/gateway-overhead.mjs "$@"
 node bench/users-list.mjs
 node bench/groups-operations.mjs
 node bench/messages-send.mjs
+node bench/conversations-list.mjs

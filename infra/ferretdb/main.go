@@ -78,6 +78,7 @@ func run(listenAddr, sqliteDir string, serializeWrites bool) error {
 
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return f.Run(ctx) })
+	g.Go(func() error { return keepIDIndexes(ctx, sqliteDir, logger) })
 	if front != nil {
 		g.Go(func() error { return serveSerialized(ctx, front, listener.Unix) })
 	}

@@ -1,16 +1,28 @@
-import { ApiError, epochSeconds, isUid, normalizeUid, userConversationId } from '@chat/contracts';
-import type { Actor, GlobalPin } from '@chat/contracts';
+import { ApiError, epochSeconds, groupConversationId, isUid, normalizeUid, userConversationId } from '@chat/contracts';
+import type { Actor, EventEnvelope, GlobalPin } from '@chat/contracts';
 import { handleCommand } from '@chat/eventsourcing';
+import type { CommandMetadata, CommitStore, Decider, DomainEvent, EventPublisher } from '@chat/eventsourcing';
 import { readWithPatience } from '@chat/mongo';
-import type { CommandMetadata, CommitStore, EventPublisher } from '@chat/eventsourcing';
 import type { Logger } from 'pino';
-import type { ConversationReadModels } from '../adapters/readModels.js';
-import { isGloballyPinned, renderConversation } from '../domain/conversationView.js';
-import type { ConversationResource, PeerUserDoc, UserConversationDoc } from '../domain/conversationView.js';
+import type { ConversationFilter, ConversationReadModels } from '../adapters/readModels.js';
+import { conversationDeletionDecider, conversationDeletionStream } from '../domain/conversationDeletion.js';
+import { conversationMarksDecider, conversationMarksStream } from '../domain/conversationMarks.js';
+import type { ConversationMarksCommand } from '../domain/conversationMarks.js';
+import { RENDER_ALL, isGloballyPinned, renderConversation, renderSharedConversation } from '../domain/conversationView.js';
+import type {
+  ConversationResource,
+  ConversationType,
+  GroupProfile,
+  PeerUserDoc,
+  RenderOptions,
+  SharedConversationDoc,
+  UserConversationDoc,
+} from '../domain/conversationView.js';
 import { globalPinsDecider, globalPinsStream } from '../domain/globalPins.js';
 import type { GlobalPinTarget } from '../domain/globalPins.js';
 import { userPinsDecider, userPinsStream } from '../domain/userPins.js';
 import type { ConversationRef } from '../domain/userPins.js';
+import { isActiveUser } from '../projections/users.js';
 
 export interface ConversationsDeps {
   store: CommitStore;
@@ -37,9 +49,54 @@ export interface Paged<T> {
   meta: { pagination: { total: number; count: number; per_page: number; current_page: number; total_pages: number } };
 }
 
+/** Who the conversation is with: a user (path `/users/{uid}`) or a group (path `/groups/{guid}`). */
+export interface Target {
+  type: ConversationType;
+  id: string;
+}
+
+export interface ListQuery {
+  page: number;
+  perPage: number;
+  conversationType?: ConversationType;
+  unread?: boolean;
+  withTags?: boolean;
+  tags?: string[];
+  withUserAndGroupTags?: boolean;
+  userTags?: string[];
+  groupTags?: string[];
+  searchKey?: string;
+}
+
+export interface Acknowledgement {
+  success: true;
+  message?: string;
+  /** CometChat spells it with a capital M in the user read/delivered answers. */
+  Message?: string;
+}
+
+export type Mark = 'read' | 'unread' | 'delivered';
+
+/** Everything an operation on one user's view of one conversation starts from, read in one round. */
+interface ConversationFacts {
+  me: string;
+  ref: ConversationRef;
+  doc: UserConversationDoc | null;
+  user?: PeerUserDoc;
+  group?: GroupProfile;
+  shared: SharedConversationDoc | null;
+  globalPins: GlobalPin[];
+}
+
 function uidNotFound(uid: string): ApiError {
   return new ApiError('ERR_UID_NOT_FOUND', `The user with uid ${uid} does not exist.`);
 }
+
+function guidNotFound(guid: string): ApiError {
+  return new ApiError('ERR_GUID_NOT_FOUND', `The group with guid ${guid} does not exist.`);
+}
+
+const GUID_PATTERN = /^[a-zA-Z0-9_-]{1,100}$/;
 
 export class ConversationsApp {
   private readonly clock: () => Date;
@@ -52,111 +109,319 @@ export class ConversationsApp {
     return { appId: context.actor.appId, actor: context.actor, correlationId: context.requestId, now };
   }
 
-  private async existingUser(appId: string, rawUid: string): Promise<PeerUserDoc> {
+  /** Runs a command and applies its events to the read models before answering (read-your-writes). */
+  private async run<S, C, E extends DomainEvent>(
+    context: RequestContext,
+    decider: Decider<S, C, E>,
+    streamId: string,
+    command: C,
+    now: Date,
+  ): Promise<EventEnvelope[]> {
+    const result = await handleCommand(this.deps.store, decider, streamId, command, this.metadata(context, now), {
+      publisher: this.deps.publisher,
+      onPublishError: (err) => this.deps.logger.warn({ err }, 'publish deferred to relay'),
+    });
+    for (const event of result.events) await this.deps.readModels.apply(event);
+    return result.events;
+  }
+
+  private async activeUser(appId: string, rawUid: string): Promise<PeerUserDoc> {
     const uid = normalizeUid(rawUid);
-    const user = isUid(uid) ? await readWithPatience(() => this.deps.readModels.findUser(appId, uid)) : null;
+    const user = isUid(uid) ? await readWithPatience(async () => {
+      const found = await this.deps.readModels.findUser(appId, uid);
+      return isActiveUser(found) ? found : null;
+    }) : null;
     if (!user) throw uidNotFound(rawUid);
     return user;
   }
 
-  /**
-   * The facts every one-on-one conversation operation starts from, read in one round: both users,
-   * the acting user's view of the conversation, and the app-wide pins.
-   */
-  private async userConversation(actor: Actor, actingUid: string, peerUid: string) {
+  private async existingGroup(appId: string, guid: string): Promise<SharedConversationDoc> {
+    const shared = GUID_PATTERN.test(guid)
+      ? await readWithPatience(async () => {
+          const found = await this.deps.readModels.findShared(appId, groupConversationId(guid));
+          return found?.group && found.groupDeleted !== true ? found : null;
+        })
+      : null;
+    if (!shared) throw guidNotFound(guid);
+    return shared;
+  }
+
+  private async facts(actor: Actor, actingUid: string, target: Target): Promise<ConversationFacts> {
     const { appId } = actor;
     const me = normalizeUid(actingUid);
-    const other = normalizeUid(peerUid);
     if (!isUid(me)) throw uidNotFound(actingUid);
-    if (!isUid(other)) throw uidNotFound(peerUid);
-    const conversationId = userConversationId(me, other);
-    const [users, doc, globalPins] = await Promise.all([
-      readWithPatience(async () => {
+    if (target.type === 'user') {
+      const other = normalizeUid(target.id);
+      if (!isUid(other)) throw uidNotFound(target.id);
+      const conversationId = userConversationId(me, other);
+      const [users, doc, shared, globalPins] = await Promise.all([
+        readWithPatience(async () => {
+          const found = await this.deps.readModels.findUsers(appId, [me, other]);
+          return isActiveUser(found.get(me)) && isActiveUser(found.get(other)) ? found : null;
+        }),
+        this.deps.readModels.findConversation(appId, me, conversationId),
+        this.deps.readModels.findShared(appId, conversationId),
+        this.deps.readModels.findGlobalPins(appId),
+      ]);
+      if (!users) {
         const found = await this.deps.readModels.findUsers(appId, [me, other]);
-        return found.has(me) && found.has(other) ? found : null;
-      }),
+        throw uidNotFound(isActiveUser(found.get(me)) ? target.id : actingUid);
+      }
+      const ref: ConversationRef = { uid: me, conversationId, conversationType: 'user', conversationWith: other };
+      return { me, ref, doc, user: users.get(other) as PeerUserDoc, shared, globalPins };
+    }
+    const conversationId = groupConversationId(target.id);
+    const [, shared, doc, globalPins] = await Promise.all([
+      this.activeUser(appId, me),
+      this.existingGroup(appId, target.id),
       this.deps.readModels.findConversation(appId, me, conversationId),
       this.deps.readModels.findGlobalPins(appId),
     ]);
-    if (!users) {
-      const found = await this.deps.readModels.findUsers(appId, [me, other]);
-      throw uidNotFound(found.has(me) ? peerUid : actingUid);
+    if (!doc?.membership) {
+      throw new ApiError('ERR_NOT_A_MEMBER', `User ${me} is not a member of the group ${target.id}.`);
     }
-    const peer = users.get(other) as PeerUserDoc;
-    if (!doc?.hasMessages) {
+    const ref: ConversationRef = { uid: me, conversationId, conversationType: 'group', conversationWith: target.id };
+    return { me, ref, doc, ...(shared.group ? { group: shared.group } : {}), shared, globalPins };
+  }
+
+  /** The facts of a conversation the acting user can see; refuses one that does not exist for them yet. */
+  private async accessible(actor: Actor, actingUid: string, target: Target): Promise<ConversationFacts & { doc: UserConversationDoc }> {
+    const facts = await this.facts(actor, actingUid, target);
+    if (!facts.doc?.listed) {
       throw new ApiError(
         'ERR_CONVERSATION_NOT_ACCESSIBLE',
-        `User ${me} has no conversation with ${other} yet: no message was exchanged.`,
+        target.type === 'user'
+          ? `User ${facts.me} has no conversation with ${facts.ref.conversationWith}: no message was exchanged yet.`
+          : `User ${facts.me} has no conversation in the group ${target.id} to show yet.`,
       );
     }
-    const ref: ConversationRef = { uid: me, conversationId, conversationType: 'user', conversationWith: other };
-    return { ref, doc, peer, globalPins };
+    return facts as ConversationFacts & { doc: UserConversationDoc };
   }
 
-  async getUserConversation(context: RequestContext, actingUid: string, peerUid: string): Promise<ConversationResource> {
-    const { doc, peer, globalPins } = await this.userConversation(context.actor, actingUid, peerUid);
-    return renderConversation(doc, peer, globalPins);
+  private render(facts: ConversationFacts, doc: UserConversationDoc, options: RenderOptions = RENDER_ALL): ConversationResource {
+    return renderConversation(doc, { user: facts.user ?? null, ...(facts.group ? { group: facts.group } : {}) }, facts.globalPins, options);
   }
 
-  async pinUserConversation(context: RequestContext, actingUid: string, peerUid: string): Promise<ConversationResource> {
-    return this.changeUserPin(context, actingUid, peerUid, 'PinConversation');
+  private async reread(appId: string, facts: ConversationFacts, fallback: UserConversationDoc): Promise<ConversationResource> {
+    const updated = await this.deps.readModels.findConversation(appId, facts.me, facts.ref.conversationId);
+    return this.render(facts, updated ?? fallback);
   }
 
-  async unpinUserConversation(context: RequestContext, actingUid: string, peerUid: string): Promise<ConversationResource> {
-    return this.changeUserPin(context, actingUid, peerUid, 'UnpinConversation');
+  async getConversation(context: RequestContext, actingUid: string, target: Target): Promise<ConversationResource> {
+    const facts = await this.accessible(context.actor, actingUid, target);
+    return this.render(facts, facts.doc);
   }
 
-  private async changeUserPin(
+  async updateConversation(context: RequestContext, actingUid: string, target: Target, tags: string[]): Promise<ConversationResource> {
+    const facts = await this.accessible(context.actor, actingUid, target);
+    const now = this.clock();
+    await this.runMarks(context, facts, { type: 'UpdateTags', conversation: facts.ref, tags, now: epochSeconds(now) }, now);
+    return this.reread(context.actor.appId, facts, facts.doc);
+  }
+
+  private runMarks(context: RequestContext, facts: ConversationFacts, command: ConversationMarksCommand, now: Date) {
+    const stream = conversationMarksStream(context.actor.appId, facts.me, facts.ref.conversationId);
+    return this.run(context, conversationMarksDecider, stream, command, now);
+  }
+
+  /** Deletes the conversation for the acting user: it shows again with the next message. */
+  async resetConversation(
     context: RequestContext,
     actingUid: string,
-    peerUid: string,
+    target: Target,
+    deleteMessagesPermanently: boolean,
+  ): Promise<Acknowledgement> {
+    const facts = await this.accessible(context.actor, actingUid, target);
+    const now = this.clock();
+    const upTo = Math.max(facts.doc.lastMessageSeq, facts.shared?.lastMessageSeq ?? 0);
+    if (upTo > 0) {
+      await this.runMarks(
+        context,
+        facts,
+        { type: 'Reset', conversation: facts.ref, upToMessageId: upTo, deleteMessagesPermanently, now: epochSeconds(now) },
+        now,
+      );
+    }
+    return {
+      success: true,
+      message: `The conversation ${facts.ref.conversationId} has been deleted successfully for UID ${facts.me}.`,
+    };
+  }
+
+  /** Read and delivered marks up to a message (default: the newest), unread marks after one. */
+  async mark(context: RequestContext, actingUid: string, target: Target, mark: Mark, messageId: number | undefined): Promise<Acknowledgement> {
+    const facts = await this.facts(context.actor, actingUid, target);
+    const ledger = facts.shared?.ledger ?? [];
+    const newest = facts.shared?.lastMessageSeq ?? 0;
+    if (target.type === 'user' && !facts.doc?.listed && newest === 0) {
+      throw new ApiError(
+        'ERR_CONVERSATION_NOT_ACCESSIBLE',
+        `User ${facts.me} has no conversation with ${facts.ref.conversationWith}: no message was exchanged yet.`,
+      );
+    }
+    if (messageId !== undefined) {
+      const oldestKnown = ledger[0]?.id ?? Number.POSITIVE_INFINITY;
+      if (messageId > newest || (messageId >= oldestKnown && !ledger.some((e) => e.id === messageId))) {
+        throw new ApiError('ERR_BAD_REQUEST', `messageId: ${messageId} is not a message of the conversation ${facts.ref.conversationId}.`, {
+          fields: [{ field: 'messageId', problem: 'not a message of this conversation' }],
+        });
+      }
+    }
+    const upTo = messageId ?? newest;
+    const now = this.clock();
+    const at = epochSeconds(now);
+    if (upTo > 0) {
+      const command: ConversationMarksCommand =
+        mark === 'read'
+          ? { type: 'MarkRead', conversation: facts.ref, messageId: upTo, now: at }
+          : mark === 'delivered'
+            ? { type: 'MarkDelivered', conversation: facts.ref, messageId: upTo, now: at }
+            : { type: 'MarkUnread', conversation: facts.ref, messageId: upTo, now: at };
+      await this.runMarks(context, facts, command, now);
+    }
+    return acknowledgement(target, mark, facts.me, upTo);
+  }
+
+  async pin(context: RequestContext, actingUid: string, target: Target): Promise<ConversationResource> {
+    return this.changePin(context, actingUid, target, 'PinConversation');
+  }
+
+  async unpin(context: RequestContext, actingUid: string, target: Target): Promise<ConversationResource> {
+    return this.changePin(context, actingUid, target, 'UnpinConversation');
+  }
+
+  private async changePin(
+    context: RequestContext,
+    actingUid: string,
+    target: Target,
     type: 'PinConversation' | 'UnpinConversation',
   ): Promise<ConversationResource> {
-    const { ref, doc, peer, globalPins } = await this.userConversation(context.actor, actingUid, peerUid);
-    const globallyPinned = isGloballyPinned(globalPins, peer.uid) !== undefined;
+    const facts = await this.accessible(context.actor, actingUid, target);
+    const globallyPinned = isGloballyPinned(facts.globalPins, facts.ref.conversationType, facts.ref.conversationWith) !== undefined;
     const now = this.clock();
     const command =
       type === 'PinConversation'
-        ? { type, conversation: ref, pinnedAt: epochSeconds(now), globallyPinned }
-        : { type, conversation: ref, globallyPinned };
-    const result = await handleCommand(
-      this.deps.store,
-      userPinsDecider,
-      userPinsStream(context.actor.appId, ref.uid),
-      command,
-      this.metadata(context, now),
-      { publisher: this.deps.publisher, onPublishError: (err) => this.deps.logger.warn({ err }, 'publish deferred to relay') },
-    );
-    if (result.events.length === 0) return renderConversation(doc, peer, globalPins);
-    // Read-your-writes: the same guarded code the Kafka consumer runs, applied before answering.
-    for (const event of result.events) await this.deps.readModels.apply(event);
-    const updated = await this.deps.readModels.findConversation(context.actor.appId, ref.uid, ref.conversationId);
-    return renderConversation(updated ?? doc, peer, globalPins);
+        ? { type, conversation: facts.ref, pinnedAt: epochSeconds(now), globallyPinned }
+        : { type, conversation: facts.ref, globallyPinned };
+    const events = await this.run(context, userPinsDecider, userPinsStream(context.actor.appId, facts.me), command, now);
+    if (events.length === 0) return this.render(facts, facts.doc);
+    return this.reread(context.actor.appId, facts, facts.doc);
   }
 
-  async listUserConversations(
-    context: RequestContext,
-    actingUid: string,
-    page: number,
-    perPage: number,
-  ): Promise<Paged<ConversationResource>> {
+  /** The deprecated `/conversations/{conversationId}` addressing, resolved to a user or group target. */
+  private async targetOf(appId: string, actingUid: string, conversationId: string): Promise<Target> {
+    const me = normalizeUid(actingUid);
+    if (!isUid(me)) throw uidNotFound(actingUid);
+    const shared = conversationId.length <= 300 ? await this.deps.readModels.findShared(appId, conversationId) : null;
+    if (!shared) {
+      throw new ApiError('ERR_CONVERSATION_NOT_FOUND', `The conversation ${conversationId} does not exist.`);
+    }
+    if (shared.conversationType === 'group') {
+      return { type: 'group', id: shared.group?.guid ?? conversationId.replace(/^group_/, '') };
+    }
+    const participants = shared.participants ?? [];
+    if (!participants.includes(me)) {
+      throw new ApiError('ERR_CONVERSATION_NOT_ACCESSIBLE', `User ${me} is not a participant of the conversation ${conversationId}.`);
+    }
+    return { type: 'user', id: participants.find((uid) => uid !== me) ?? me };
+  }
+
+  async getConversationById(context: RequestContext, actingUid: string, conversationId: string): Promise<ConversationResource> {
+    const target = await this.targetOf(context.actor.appId, actingUid, conversationId);
+    return this.getConversation(context, actingUid, target);
+  }
+
+  /** Deprecated delete: the conversation's messages so far disappear for every participant. */
+  async deleteConversationById(context: RequestContext, actingUid: string, conversationId: string): Promise<Acknowledgement> {
+    const target = await this.targetOf(context.actor.appId, actingUid, conversationId);
+    const facts = await this.facts(context.actor, actingUid, target);
+    const upTo = facts.shared?.lastMessageSeq ?? 0;
+    const now = this.clock();
+    if (upTo > 0) {
+      await this.run(
+        context,
+        conversationDeletionDecider,
+        conversationDeletionStream(context.actor.appId, facts.ref.conversationId),
+        {
+          type: 'DeleteConversation',
+          conversationId: facts.ref.conversationId,
+          conversationType: facts.ref.conversationType,
+          upToMessageId: upTo,
+          deletedBy: facts.me,
+          now: epochSeconds(now),
+        },
+        now,
+      );
+    }
+    return { success: true, message: `The conversation ${facts.ref.conversationId} has been deleted successfully for all the users.` };
+  }
+
+  private async filterOf(appId: string, query: ListQuery): Promise<ConversationFilter> {
+    const filter: ConversationFilter = {
+      ...(query.conversationType ? { conversationType: query.conversationType } : {}),
+      ...(query.unread ? { unreadOnly: true } : {}),
+      ...(query.tags ? { tags: query.tags } : {}),
+    };
+    let peers: string[] | undefined;
+    const restrict = (allowed: string[]) => {
+      peers = peers === undefined ? allowed : peers.filter((p) => allowed.includes(p));
+    };
+    if (query.userTags || query.groupTags) {
+      const [uids, guids] = await Promise.all([
+        query.userTags ? this.deps.readModels.findUserIds(appId, { tags: query.userTags }) : Promise.resolve([]),
+        query.groupTags ? this.deps.readModels.findGroupIds(appId, { tags: query.groupTags }) : Promise.resolve([]),
+      ]);
+      restrict([...uids, ...guids]);
+    }
+    if (query.searchKey !== undefined) {
+      const [uids, guids] = await Promise.all([
+        this.deps.readModels.findUserIds(appId, { search: query.searchKey }),
+        this.deps.readModels.findGroupIds(appId, { search: query.searchKey }),
+      ]);
+      restrict([...uids, ...guids]);
+    }
+    return peers === undefined ? filter : { ...filter, peers };
+  }
+
+  /** `GET /conversations`: the acting user's list, or with no acting user every conversation of the app. */
+  async listConversations(context: RequestContext, query: ListQuery): Promise<Paged<ConversationResource>> {
     const { appId } = context.actor;
-    const me = await this.existingUser(appId, actingUid);
-    const globalPins = await this.deps.readModels.findGlobalPins(appId);
-    const result = await this.deps.readModels.listForUser(appId, me.uid, globalPins, page, perPage);
-    const peers = await this.deps.readModels.findUsers(appId, result.items.map((doc: UserConversationDoc) => doc.peer));
-    return {
-      data: result.items.map((doc) => renderConversation(doc, peers.get(doc.peer) ?? null, globalPins)),
+    const options: RenderOptions = { withTags: query.withTags === true, withPeerTags: query.withUserAndGroupTags === true };
+    const filter = await this.filterOf(appId, query);
+    const page = <T>(total: number, data: T[]): Paged<T> => ({
+      data,
       meta: {
         pagination: {
-          total: result.total,
-          count: result.items.length,
-          per_page: perPage,
-          current_page: page,
-          total_pages: Math.max(1, Math.ceil(result.total / perPage)),
+          total,
+          count: data.length,
+          per_page: query.perPage,
+          current_page: query.page,
+          total_pages: Math.max(1, Math.ceil(total / query.perPage)),
         },
       },
-    };
+    });
+    if (context.actor.uid === undefined) {
+      const result = await this.deps.readModels.listForApp(appId, filter, query.page, query.perPage);
+      const receivers = result.items.flatMap((doc) => doc.participants ?? []);
+      const users = await this.deps.readModels.findUsers(appId, receivers);
+      return page(result.total, result.items.map((doc) => renderSharedConversation(doc, users, options)));
+    }
+    const me = await this.activeUser(appId, context.actor.uid);
+    const globalPins = await this.deps.readModels.findGlobalPins(appId);
+    const result = await this.deps.readModels.listForUser(appId, me.uid, globalPins, filter, query.page, query.perPage);
+    const userPeers = result.items.filter((doc) => doc.conversationType === 'user').map((doc) => doc.peer);
+    const groupConversations = result.items.filter((doc) => doc.conversationType === 'group').map((doc) => doc.conversationId);
+    const [users, groups] = await Promise.all([
+      this.deps.readModels.findUsers(appId, userPeers),
+      this.deps.readModels.findSharedMany(appId, groupConversations),
+    ]);
+    return page(
+      result.total,
+      result.items.map((doc) => {
+        const group = groups.get(doc.conversationId)?.group;
+        return renderConversation(doc, { user: users.get(doc.peer) ?? null, ...(group ? { group } : {}) }, globalPins, options);
+      }),
+    );
   }
 
   async listGlobalPins(context: RequestContext): Promise<GlobalPinView[]> {
@@ -169,24 +434,26 @@ export class ConversationsApp {
       t.conversationType === 'user' ? { ...t, conversationWith: normalizeUid(t.conversationWith) } : t,
     );
     for (const target of normalized) {
-      if (target.conversationType === 'group') {
-        // Groups arrive with the groups issue; until then no guid exists in any app.
-        throw new ApiError('ERR_GUID_NOT_FOUND', `The group with guid ${target.conversationWith} does not exist.`);
-      }
-      await this.existingUser(appId, target.conversationWith);
+      if (target.conversationType === 'group') await this.existingGroup(appId, target.conversationWith);
+      else await this.activeUser(appId, target.conversationWith);
     }
     const now = this.clock();
-    const result = await handleCommand(
-      this.deps.store,
-      globalPinsDecider,
-      globalPinsStream(appId),
-      { type: 'ReplaceGlobalPins', pins: normalized, now: epochSeconds(now) },
-      this.metadata(context, now),
-      { publisher: this.deps.publisher, onPublishError: (err) => this.deps.logger.warn({ err }, 'publish deferred to relay') },
-    );
-    for (const event of result.events) await this.deps.readModels.apply(event);
-    return result.state.pins.map(toGlobalPinView);
+    const command = { type: 'ReplaceGlobalPins' as const, pins: normalized, now: epochSeconds(now) };
+    await this.run(context, globalPinsDecider, globalPinsStream(appId), command, now);
+    return (await this.deps.readModels.findGlobalPins(appId)).map(toGlobalPinView);
   }
+}
+
+function acknowledgement(target: Target, mark: Mark, me: string, upTo: number): Acknowledgement {
+  if (mark === 'unread') {
+    const from = target.type === 'user' ? `from the user ${target.id}` : `in the group ${target.id}`;
+    return { success: true, message: `The messages after the message id ${upTo} ${from} are marked as unread for the user ${me}.` };
+  }
+  const verb = mark === 'read' ? 'read' : 'delivered';
+  if (target.type === 'user') {
+    return { success: true, Message: `All the messages from the user are marked as ${verb} for the requesting user.` };
+  }
+  return { success: true, message: `All the messages in the group are marked as ${verb} for the requesting user.` };
 }
 
 function toGlobalPinView(pin: GlobalPin): GlobalPinView {

@@ -92,4 +92,31 @@ describe('user pins decider', () => {
         .thenThrows(refusedWith('ERR_SYSTEM_PINNED_CONVERSATION'));
     });
   });
+
+  describe('group conversations', () => {
+    const group: ConversationRef = { uid: 'alice', conversationId: 'group_team', conversationType: 'group', conversationWith: 'team' };
+
+    it('pins and unpins a group conversation like a user one, within the same limit of five', () => {
+      spec
+        .given([])
+        .when({ type: 'PinConversation', conversation: group, pinnedAt: 7, globallyPinned: false })
+        .then([{ type: 'ConversationPinned', data: { ...group, pinnedAt: 7 } }]);
+      const five = ['b', 'c', 'd', 'e', 'f'].map((p) => pinned(p));
+      spec
+        .given(five)
+        .when({ type: 'PinConversation', conversation: group, pinnedAt: 7, globallyPinned: false })
+        .thenThrows(refusedWith('ERR_PINNED_CONVERSATIONS_LIMIT_EXCEEDED'));
+      spec
+        .given([{ type: 'ConversationPinned', data: { ...group, pinnedAt: 7 } }])
+        .when({ type: 'UnpinConversation', conversation: group, globallyPinned: false })
+        .then([{ type: 'ConversationUnpinned', data: group }]);
+    });
+
+    it('refuses a group conversation the app pinned for everyone', () => {
+      spec
+        .given([])
+        .when({ type: 'UnpinConversation', conversation: group, globallyPinned: true })
+        .thenThrows(refusedWith('ERR_SYSTEM_PINNED_CONVERSATION'));
+    });
+  });
 });

@@ -2,12 +2,45 @@ import { actingUid, actorOf, parseWith, requestIdOf } from '@chat/http';
 import { Router } from 'express';
 import type { Request } from 'express';
 import { z } from 'zod';
-import type { ConversationsApp, RequestContext } from '../app/conversations.js';
+import type { ConversationsApp, ListQuery, Mark, RequestContext, Target } from '../app/conversations.js';
 import { MAX_GLOBAL_PINS } from '../domain/globalPins.js';
 
-const pagingSchema = z.object({
+const queryBoolean = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((value) => value === 'true' || value === '1');
+
+/** `tags=a,b` (CometChat's form style), `tags=a&tags=b` or `tags[]=a`: one list of non-empty strings. */
+const queryList = z
+  .union([z.string(), z.array(z.string())])
+  .transform((value) => (Array.isArray(value) ? value : [value]).flatMap((item) => item.split(',')).map((item) => item.trim()).filter(Boolean))
+  .pipe(z.array(z.string().max(100)).min(1).max(25));
+
+const listSchema = z.object({
   perPage: z.coerce.number().int().min(1).max(1000).default(100),
   page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+  conversationType: z.enum(['user', 'group']).optional(),
+  unread: queryBoolean.optional(),
+  withTags: queryBoolean.optional(),
+  tags: queryList.optional(),
+  withUserAndGroupTags: queryBoolean.optional(),
+  userTags: queryList.optional(),
+  groupTags: queryList.optional(),
+  searchKey: z.string().trim().min(1).max(100).optional(),
+});
+
+/** Message ids are strings in every response, so a client may send either form back. */
+const messageIdSchema = z.union([
+  z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  z.string().regex(/^[1-9][0-9]{0,15}$/, 'a positive integer').transform(Number),
+]);
+const markSchema = z.object({ messageId: messageIdSchema.optional() });
+const unreadSchema = z.object({ messageId: messageIdSchema });
+const updateSchema = z.strictObject({
+  tags: z.array(z.string().trim().min(1).max(100)).max(25),
+});
+const resetSchema = z.object({
+  conversationWith: z.string().max(100).optional(),
+  deleteMessagesPermanently: z.boolean().optional(),
 });
 
 const idString = z.string().trim().min(1).max(100);
@@ -26,6 +59,12 @@ function contextOf(req: Request): RequestContext {
 
 function param(req: Request, name: string): string {
   return String(req.params[name] ?? '');
+}
+
+/** A body is optional on these operations: none, or an empty one, reads as `{}`. */
+function bodyOf(req: Request): unknown {
+  const body: unknown = req.body;
+  return body === undefined || body === null ? {} : body;
 }
 
 export function conversationsRouter(app: ConversationsApp): Router {
@@ -48,24 +87,69 @@ export function conversationsRouter(app: ConversationsApp): Router {
 
   router.get('/v3/conversations', async (req, res) => {
     const context = contextOf(req);
-    const { page, perPage } = parseWith(pagingSchema, req.query);
-    res.json(await app.listUserConversations(context, actingUid(context.actor), page, perPage));
+    const parsed = parseWith(listSchema, req.query);
+    const query: ListQuery = Object.fromEntries(Object.entries(parsed).filter(([, v]) => v !== undefined)) as unknown as ListQuery;
+    res.json(await app.listConversations(context, query));
   });
 
-  router.get('/v3/users/:uid/conversation', async (req, res) => {
+  router.get('/v3/conversations/:conversationId', async (req, res) => {
     const context = contextOf(req);
-    res.json({ data: await app.getUserConversation(context, actingUid(context.actor), param(req, 'uid')) });
+    res.json({ data: await app.getConversationById(context, actingUid(context.actor), param(req, 'conversationId')) });
   });
 
-  router.post('/v3/users/:uid/conversation/pin', async (req, res) => {
+  router.delete('/v3/conversations/:conversationId', async (req, res) => {
     const context = contextOf(req);
-    res.json({ data: await app.pinUserConversation(context, actingUid(context.actor), param(req, 'uid')) });
+    res.json({ data: await app.deleteConversationById(context, actingUid(context.actor), param(req, 'conversationId')) });
   });
 
-  router.delete('/v3/users/:uid/conversation/pin', async (req, res) => {
-    const context = contextOf(req);
-    res.json({ data: await app.unpinUserConversation(context, actingUid(context.actor), param(req, 'uid')) });
-  });
+  // The same operations on a one-on-one (`/users/:uid`) and a group (`/groups/:guid`) conversation.
+  for (const [prefix, type, key] of [
+    ['/v3/users/:uid/conversation', 'user', 'uid'],
+    ['/v3/groups/:guid/conversation', 'group', 'guid'],
+  ] as const) {
+    const targetOf = (req: Request): Target => ({ type, id: param(req, key) });
+
+    router.get(prefix, async (req, res) => {
+      const context = contextOf(req);
+      res.json({ data: await app.getConversation(context, actingUid(context.actor), targetOf(req)) });
+    });
+
+    router.put(prefix, async (req, res) => {
+      const context = contextOf(req);
+      const { tags } = parseWith(updateSchema, req.body ?? null);
+      res.json({ data: await app.updateConversation(context, actingUid(context.actor), targetOf(req), tags) });
+    });
+
+    router.delete(prefix, async (req, res) => {
+      const context = contextOf(req);
+      const body = parseWith(resetSchema, bodyOf(req));
+      const permanently = body.deleteMessagesPermanently === true;
+      res.json({ data: await app.resetConversation(context, actingUid(context.actor), targetOf(req), permanently) });
+    });
+
+    const marks: Array<['post' | 'delete', string, Mark]> = [
+      ['post', '/delivered', 'delivered'],
+      ['post', '/read', 'read'],
+      ['delete', '/read', 'unread'],
+    ];
+    for (const [method, suffix, mark] of marks) {
+      router[method](`${prefix}${suffix}`, async (req, res) => {
+        const context = contextOf(req);
+        const { messageId } = parseWith(mark === 'unread' ? unreadSchema : markSchema, bodyOf(req));
+        res.json({ data: await app.mark(context, actingUid(context.actor), targetOf(req), mark, messageId) });
+      });
+    }
+
+    router.post(`${prefix}/pin`, async (req, res) => {
+      const context = contextOf(req);
+      res.json({ data: await app.pin(context, actingUid(context.actor), targetOf(req)) });
+    });
+
+    router.delete(`${prefix}/pin`, async (req, res) => {
+      const context = contextOf(req);
+      res.json({ data: await app.unpin(context, actingUid(context.actor), targetOf(req)) });
+    });
+  }
 
   return router;
 }

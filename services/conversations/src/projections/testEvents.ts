@@ -1,9 +1,18 @@
 import type { EventEnvelope } from '@chat/contracts';
 
-// Event builders shared by the projection tests (the pure one and the one on FerretDB).
+// Event builders shared by the projection tests (the pure ones and the one on FerretDB).
 let sequence = 0;
 
-export function testEnvelope(type: string, streamId: string, version: number, data: Record<string, unknown>): EventEnvelope {
+/** Epoch ms of the test clock's zero. */
+export const T0 = 1_700_000_000_000;
+
+export function testEnvelope(
+  type: string,
+  streamId: string,
+  version: number,
+  data: Record<string, unknown>,
+  occurredAtMs = T0,
+): EventEnvelope {
   sequence += 1;
   return {
     id: `event-${sequence}`,
@@ -12,7 +21,7 @@ export function testEnvelope(type: string, streamId: string, version: number, da
     appId: 'app1',
     streamId,
     version,
-    occurredAt: new Date(0).toISOString(),
+    occurredAt: new Date(occurredAtMs).toISOString(),
     actor: { keyId: 'k', scope: 'fullAccess' },
     correlationId: 'c',
     causationId: null,
@@ -22,17 +31,23 @@ export function testEnvelope(type: string, streamId: string, version: number, da
 
 /** Message `version` of the conversation a_user_b, sent at second 99 + version (100, 101, …). */
 export function messageSent(version: number, id: string, sender: string, receiver: string, data: Record<string, unknown> = {}) {
-  return testEnvelope('MessageSent', 'messages:app1:a_user_b', version, {
-    id,
-    conversationId: 'a_user_b',
-    sender,
-    receiver,
-    receiverType: 'user',
-    category: 'message',
-    type: 'text',
-    data: { text: `m${id}`, ...data },
-    sentAt: 99 + version,
-  });
+  return testEnvelope(
+    'MessageSent',
+    'messages:app1:a_user_b',
+    version,
+    {
+      id,
+      conversationId: 'a_user_b',
+      sender,
+      receiver,
+      receiverType: 'user',
+      category: 'message',
+      type: 'text',
+      data: { text: `m${id}`, ...data },
+      sentAt: 99 + version,
+    },
+    (99 + version) * 1000,
+  );
 }
 
 /** User a pins or unpins its conversation with b (event `version` of a's pin stream). */

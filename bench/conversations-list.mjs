@@ -1,0 +1,149 @@
+// Conversation list latency: GET /v3/conversations through the gateway for a user with 100 and a user
+// with 10,000 conversations; prints p50/p99 of each and the p99 ratio (goal: at most 2).
+//
+// Seeding 10,000 conversations through HTTP would take minutes at FerretDB's few hundred writes/s, so
+// the read model is seeded in bulk instead: the same events the services publish (UserCreated for the
+// peers, one MessageSent per conversation) go through the conversations service's own projection code
+// (its compiled ConversationProjector and users projection, over an in-memory store), and the resulting
+// documents are written with insertMany in batches, exactly as the Kafka consumer would have left them.
+import { randomBytes } from 'node:crypto';
+import autocannon from 'autocannon';
+import { MongoClient } from 'mongodb';
+import { registerShutdown, startInfrastructure, startServices } from '@chat/devstack';
+import { ConversationProjector } from '../services/conversations/dist/projections/conversationProjector.js';
+import { MemoryProjectionStore } from '../services/conversations/dist/projections/memoryProjectionStore.js';
+import { usersProjection } from '../services/conversations/dist/projections/users.js';
+
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 20);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 1);
+const SIZES = { light: 100, heavy: Number(process.env.BENCH_CONVERSATIONS ?? 10_000) };
+
+// A fresh Kafka log: the services start with nothing to catch up on but what this benchmark sends.
+const infra = await startInfrastructure({ freshKafkaData: true });
+const suffix = `benchconv${randomBytes(3).toString('hex')}`;
+const services = await startServices({ ...infra, ports: 'ephemeral', databaseSuffix: suffix, extraEnv: { LOG_LEVEL: 'warn' } });
+
+const mongo = new MongoClient(infra.mongoUrl);
+registerShutdown(async () => {
+  await mongo.close();
+  await services.stop();
+  await infra.stop();
+});
+
+async function api(method, path, { headers = {}, body } = {}) {
+  const response = await fetch(`${services.gatewayUrl}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  const json = await response.json();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+const created = await api('POST', '/apps', {
+  headers: { key: services.managementKey, secret: services.managementSecret },
+  body: { name: 'bench conversations', region: 'us' },
+});
+const appId = created.data.id;
+const apiKey = Object.values(created.data.apiKeys).find((k) => k.scope === 'fullAccess').apiKey;
+const chat = { appid: appId, apikey: apiKey };
+// The two listing users are real: created through the API, projected by the service itself.
+for (const uid of Object.keys(SIZES)) await api('POST', '/v3/users', { headers: chat, body: { uid, name: uid } });
+
+let sequence = 0;
+const envelope = (type, streamId, version, data, occurredAtMs) => ({
+  id: `bench-${++sequence}`,
+  type,
+  schemaVersion: 1,
+  appId,
+  streamId,
+  version,
+  occurredAt: new Date(occurredAtMs).toISOString(),
+  actor: { keyId: 'bench', scope: 'fullAccess' },
+  correlationId: 'bench',
+  causationId: null,
+  data,
+});
+
+const seedStart = performance.now();
+const store = new MemoryProjectionStore();
+const projector = new ConversationProjector(store);
+const peerDocs = [];
+const nowMs = Date.now();
+let messageId = 0;
+// Interleaved in time, as real traffic would leave them: the light user's conversations are spread
+// among the heavy user's, so neither user's documents sit at the start of a collection.
+const spacing = Math.max(1, Math.floor(SIZES.heavy / SIZES.light));
+const plan = [];
+for (let i = 0; i < SIZES.heavy; i++) {
+  plan.push(['heavy', i]);
+  if (i % spacing === 0 && i / spacing < SIZES.light) plan.push(['light', i / spacing]);
+}
+for (const [index, [owner, i]] of plan.entries()) {
+  const peer = `${owner}-peer-${String(i).padStart(5, '0')}`;
+  const userCreated = envelope('UserCreated', `user:${appId}:${peer}`, 1, { uid: peer, name: `Peer ${i}`, role: 'default', tags: [], createdAt: 1_700_000_000 }, nowMs);
+  peerDocs.push({ ...usersProjection.evolve(null, userCreated), _id: `${appId}:${peer}`, _positions: { user: 1 }, _rev: 1 });
+  const conversationId = owner < peer ? `${owner}_user_${peer}` : `${peer}_user_${owner}`;
+  const atMs = nowMs - (plan.length - index) * 1000;
+  messageId += 1;
+  await projector.apply(
+    envelope('MessageSent', `messages:${appId}:${conversationId}`, 1, {
+      id: String(messageId), conversationId, sender: peer, receiver: owner, receiverType: 'user', category: 'message', type: 'text',
+      data: { text: `hello from ${peer}` }, sentAt: Math.floor(atMs / 1000),
+    }, atMs),
+  );
+}
+const db = mongo.db(`chat_conversations_${suffix}`);
+const stored = (map) => [...map.entries()].map(([_id, v]) => ({ ...v.doc, _id, _positions: v.positions, _rev: v.rev }));
+for (const [name, docs] of [
+  ['users', peerDocs],
+  ['shared_conversations', stored(store.shared)],
+  ['user_conversations', stored(store.users)],
+  ['conversation_list_heads', stored(store.heads)],
+]) {
+  for (let i = 0; i < docs.length; i += 500) await db.collection(name).insertMany(docs.slice(i, i + 500), { ordered: false });
+}
+console.log(`seeded ${store.users.size} user conversations and ${peerDocs.length} peers in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
+
+/** Closed-loop load; 504s (the gateway's 15 s upstream timeout) are counted, not fatal. */
+function measure(owner, duration) {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url: `${services.gatewayUrl}/v3/conversations`,
+        headers: { ...chat, onbehalfof: owner },
+        connections: CONNECTIONS,
+        duration,
+        timeout: 30,
+      },
+      (error, result) => (error ? reject(error) : resolve(result)),
+    );
+  });
+}
+
+for (const owner of Object.keys(SIZES)) {
+  const started = performance.now();
+  const response = await fetch(`${services.gatewayUrl}/v3/conversations`, { headers: { ...chat, onbehalfof: owner } });
+  const body = await response.json();
+  const shape = response.ok ? `total ${body.meta.pagination.total}, ${body.data.length} on the page` : JSON.stringify(body.error);
+  console.log(`first request for ${owner}: ${response.status} in ${(performance.now() - started).toFixed(0)} ms (${shape})`);
+}
+const results = {};
+for (const owner of Object.keys(SIZES)) {
+  await measure(owner, 2); // warm-up
+  results[owner] = await measure(owner, DURATION_S);
+}
+console.log(`GET /v3/conversations (100 per page) through the gateway, ${CONNECTIONS} connection(s), ${DURATION_S} s each:`);
+for (const [owner, r] of Object.entries(results)) {
+  const failures = r.non2xx + r.errors + r.timeouts;
+  console.log(
+    `  ${String(SIZES[owner]).padStart(6)} conversations   ${String(r.requests.total).padStart(5)} requests   ` +
+      `p50 ${String(r.latency.p50).padStart(5)} ms   p99 ${String(r.latency.p99).padStart(5)} ms` +
+      (failures > 0 ? `   ${failures} not 2xx (504 = over the gateway's 15 s)` : ''),
+  );
+}
+console.log(`p99 ratio (${SIZES.heavy} / ${SIZES.light}): ${(results.heavy.latency.p99 / results.light.latency.p99).toFixed(2)} (goal ≤ 2)`);
+await mongo.close();
+await services.stop();
+await infra.stop();
