@@ -46,7 +46,7 @@ describe('conversation read models on FerretDB', () => {
   const dump = async (db: Db) =>
     Object.fromEntries(
       await Promise.all(
-        ['user_conversations', 'shared_conversations', 'users', 'global_pins'].map(async (name) => [
+        ['user_conversations', 'shared_conversations', 'conversation_list_heads', 'users', 'global_pins'].map(async (name) => [
           name,
           // The revision counts writes, which depend on arrival order; the content must not.
           (await db.collection(name).find({}).sort({ _id: 1 }).toArray()).map(withoutRevision),
