@@ -181,7 +181,7 @@ describe('group conversation operations', () => {
       ['DELETE', '/pin'],
     ] as const) {
       const body = method === 'GET' ? {} : { body: suffix === '' && method === 'PUT' ? { tags: ['x'] } : { messageId: 1 } };
-      expectError(await app.call(method, `/v3/groups/team/conversation${suffix}`, { onBehalfOf: 'tom', ...body }), 403, 'ERR_NOT_A_MEMBER');
+      expectError(await app.call(method, `/v3/groups/team/conversation${suffix}`, { onBehalfOf: 'tom', ...body }), 403, 'ERR_GROUP_NOT_JOINED');
       expectError(await app.call(method, `/v3/groups/nosuch/conversation${suffix}`, { onBehalfOf: 'tom', ...body }), 404, 'ERR_GUID_NOT_FOUND');
     }
     expect(await commitCount('conversations', `conversation-user:${app.appId}:tom:group_team`)).toBe(0);

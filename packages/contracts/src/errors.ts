@@ -8,11 +8,7 @@ import { usersErrorStatus } from './errorCodes/users.js';
  * CometChat documents most codes without a status; where it is silent we chose the conventional
  * one (see docs/errors.md). Codes marked "ours" have no CometChat equivalent.
  */
-export const errorStatus = {
-  ...usersErrorStatus,
-  ...groupsErrorStatus,
-  ...messagesErrorStatus,
-  ...conversationsErrorStatus,
+export const baseErrorStatus = {
   // authentication and tenancy (gateway)
   AUTH_ERR_EMPTY_APIKEY: 401,
   AUTH_ERR_APIKEY_NOT_FOUND: 401,
@@ -55,6 +51,14 @@ export const errorStatus = {
   ERR_SYSTEM_PINNED_CONVERSATIONS_LIMIT_EXCEEDED: 400,
   ERR_SYSTEM_PINNED_CONVERSATION: 403,
   ERR_GUID_NOT_FOUND: 404,
+} as const satisfies Record<string, number>;
+
+export const errorStatus = {
+  ...baseErrorStatus,
+  ...usersErrorStatus,
+  ...groupsErrorStatus,
+  ...messagesErrorStatus,
+  ...conversationsErrorStatus,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof errorStatus;

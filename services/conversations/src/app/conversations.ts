@@ -178,7 +178,7 @@ export class ConversationsApp {
       this.deps.readModels.findGlobalPins(appId),
     ]);
     if (!doc?.membership) {
-      throw new ApiError('ERR_NOT_A_MEMBER', `User ${me} is not a member of the group ${target.id}.`);
+      throw new ApiError('ERR_GROUP_NOT_JOINED', `User ${me} is not a member of the group ${target.id}.`);
     }
     const ref: ConversationRef = { uid: me, conversationId, conversationType: 'group', conversationWith: target.id };
     return { me, ref, doc, ...(shared.group ? { group: shared.group } : {}), shared, globalPins };
