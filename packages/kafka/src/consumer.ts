@@ -54,7 +54,10 @@ export class EventConsumer {
     await this.consumer.connect();
     await this.consumer.subscribe({ topics: [...this.options.topics], fromBeginning: true });
     await this.consumer.run({
-      partitionsConsumedConcurrently: 3,
+      // One lane per partition (four topics of three partitions fit): a burst on one topic's partitions,
+      // say messages, must not hold up another's, say the user a send waits for. Order within a
+      // partition is unchanged.
+      partitionsConsumedConcurrently: 16,
       eachMessage: async ({ topic, partition, message }) => {
         await this.process(topic, partition, message);
       },
