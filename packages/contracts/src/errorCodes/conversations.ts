@@ -2,5 +2,4 @@
 export const conversationsErrorStatus = {
   /** Deprecated get/delete by conversation id: no such conversation in the app. */
   ERR_CONVERSATION_NOT_FOUND: 404,
-  /** A group conversation operation by a user who never was a member of the group. */
 } as const satisfies Record<string, number>;
