@@ -206,3 +206,25 @@ describe('conversations: bad input changes nothing', () => {
     expectError(await call('GET', '/apps/nosuchapp', { headers: managementHeaders() }), 404, 'ERR_APP_NOT_FOUND');
   });
 });
+
+describe('paths: bad percent-encoding is the client’s mistake on every service', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await createApp('bad paths');
+    await createUser(app, 'pathuser');
+  });
+
+  it.each([
+    ['users', 'GET', '/v3/users/%E0%A4%A'],
+    ['auth tokens', 'GET', '/v3/users/pathuser/auth_tokens/%E0%A4%A'],
+    ['roles', 'GET', '/v3/roles/%E0%A4%A'],
+    ['groups', 'GET', '/v3/groups/%E0%A4%A'],
+    ['group members', 'DELETE', '/v3/groups/%E0%A4%A/members/pathuser'],
+    ['conversations', 'GET', '/v3/users/%E0%A4%A/conversation'],
+    ['messages', 'GET', '/v3/messages/%E0%A4%A'],
+    ['message lists', 'GET', '/v3/groups/%E0%A4%A/messages'],
+  ])('%s: %s %s answers 400, not 500', async (_area, method, path) => {
+    const response = await app.call(method, path, { onBehalfOf: 'pathuser' });
+    expectError(response, 400, 'ERR_BAD_REQUEST');
+  });
+});

@@ -33,7 +33,10 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     let apiError: ApiError;
     const parserError = bodyParserError(error);
     if (error instanceof ApiError) apiError = error;
-    else if (parserError?.type === 'entity.parse.failed') {
+    else if (error instanceof URIError) {
+      // express decodes path parameters; a segment that is not valid percent-encoding is the client's mistake.
+      apiError = new ApiError('ERR_BAD_REQUEST', 'The path is not valid percent-encoding.');
+    } else if (parserError?.type === 'entity.parse.failed') {
       apiError = new ApiError('ERR_BAD_REQUEST', 'The request body is not valid JSON.');
     } else if (parserError?.type === 'entity.too.large') {
       apiError = new ApiError('ERR_PAYLOAD_TOO_LARGE', 'The request body is larger than this operation accepts.');
