@@ -1,19 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp, createUser, eventually } from './support/api.js';
 import type { TestApp } from './support/api.js';
 import { readBack } from './support/kafka.js';
-import { InjectedEvents, closeInjector, sendMessage, sendWhenAllowed, text } from './support/messages.js';
+import { done, sendMessage, sendWhenAllowed, text } from './support/messages.js';
 
 let app: TestApp;
-let events: InjectedEvents;
 
 beforeAll(async () => {
   app = await createApp('messages manage');
-  events = new InjectedEvents(app);
   for (const uid of ['amy', 'bill', 'cleo', 'drew']) await createUser(app, uid, uid.toUpperCase());
 });
-
-afterAll(closeInjector);
 
 async function send(from: string, to: string, words: string, extra: Record<string, unknown> = {}): Promise<any> {
   const response = await sendMessage(app, from, text(to, words, 'user', extra));
@@ -241,7 +237,7 @@ describe('lists', () => {
 
   it('list-all on behalf of a group member includes the group conversation', async () => {
     await createUser(app, 'g1');
-    await events.createGroup('gl', 'g1');
+    await done(app.call('POST', '/v3/groups', { onBehalfOf: 'g1', body: { guid: 'gl', name: 'gl', type: 'public' } }));
     const sent = await sendWhenAllowed(app, 'g1', text('gl', 'group hello', 'group'));
     const seen = await eventually(
       () => app.call('GET', '/v3/messages?receiverType=group', { onBehalfOf: 'g1' }),

@@ -1,20 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { call, createApp, createUser, eventually } from './support/api.js';
 import type { TestApp } from './support/api.js';
 import { readBack } from './support/kafka.js';
-import { InjectedEvents, closeInjector, sendMessage, text } from './support/messages.js';
+import { done, sendMessage, text } from './support/messages.js';
 
 let app: TestApp;
 let other: TestApp;
-let events: InjectedEvents;
 
 beforeAll(async () => {
   [app, other] = await Promise.all([createApp('messages send'), createApp('other tenant')]);
-  events = new InjectedEvents(app);
   for (const uid of ['alice', 'bob', 'carol', 'dave']) await createUser(app, uid, uid.toUpperCase());
 });
-
-afterAll(closeInjector);
 
 describe('POST /v3/messages to a user', () => {
   it('sends a text message with metadata and tags, in CometChat’s shape, and publishes MessageSent', async () => {
@@ -178,25 +174,27 @@ describe('blocked and deactivated users', () => {
     await createUser(app, 'erin');
     await createUser(app, 'frank');
     expect((await sendMessage(app, 'erin', text('frank', 'before'))).status).toBe(200);
-    await events.block('frank', ['erin']);
+    await done(app.call('POST', '/v3/users/frank/blockedusers', { body: { blockedUids: ['erin'] } }));
     const refused = await eventually(() => sendMessage(app, 'erin', text('frank', 'x')), (r) => r.status === 403);
     expect(refused.body.error.code).toBe('ERR_BLOCKED_SENDER');
     const reverse = await sendMessage(app, 'frank', text('erin', 'x'));
     expect(reverse.status).toBe(403);
     expect(reverse.body.error.code).toBe('ERR_BLOCKED_RECEIVER');
-    await events.unblock('frank', ['erin']);
+    await done(app.call('DELETE', '/v3/users/frank/blockedusers', { body: { blockedUids: ['erin'] } }));
     const again = await eventually(() => sendMessage(app, 'erin', text('frank', 'after')), (r) => r.status === 200);
     expect(again.status).toBe(200);
   });
 
   it('a deactivated user neither sends nor receives; reactivated, both work again', async () => {
     await createUser(app, 'gina');
-    await events.deactivate('gina');
+    const deactivated = await done(app.call('DELETE', '/v3/users', { body: { uidsToDeactivate: ['gina'] } }));
+    expect(deactivated.body.data.deactivatedUids).toEqual(['gina']);
     const toGina = await eventually(() => sendMessage(app, 'alice', text('gina', 'x')), (r) => r.status === 404);
     expect(toGina.body.error.code).toBe('ERR_UID_NOT_FOUND');
     const fromGina = await sendMessage(app, 'gina', text('alice', 'x'));
     expect(fromGina.status).toBe(404);
-    await events.reactivate('gina');
+    const reactivated = await done(app.call('PUT', '/v3/users', { body: { uidsToActivate: ['gina'] } }));
+    expect(reactivated.body.data.nonDeactivatedUids).toEqual(['gina']);
     const back = await eventually(() => sendMessage(app, 'gina', text('alice', 'back')), (r) => r.status === 200);
     expect(back.status).toBe(200);
   });
@@ -209,7 +207,7 @@ describe('deleted users', () => {
     const toIvy = await sendMessage(app, 'hank', text('ivy', 'to be erased'));
     const fromIvy = await sendMessage(app, 'ivy', text('hank', 'also erased'));
     const kept = await sendMessage(app, 'ivy', text('alice', 'kept'));
-    await events.deleteUser('hank', true);
+    await done(app.call('DELETE', '/v3/users/hank', { body: { permanent: true } }));
     const refused = await eventually(() => sendMessage(app, 'ivy', text('hank', 'x')), (r) => r.status === 404);
     expect(refused.body.error.code).toBe('ERR_UID_NOT_FOUND');
     expect((await sendMessage(app, 'hank', text('ivy', 'x'))).status).toBe(404);
