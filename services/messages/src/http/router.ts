@@ -1,7 +1,7 @@
 import { ApiError, isUid, normalizeUid } from '@chat/contracts';
 import { actingUid, actorOf, parseWith, requestIdOf } from '@chat/http';
 import { Router } from 'express';
-import type { ErrorRequestHandler, Request } from 'express';
+import type { Request } from 'express';
 import type { MessageCursor, MessageQuery } from '../adapters/readModels.js';
 import type { ApiObject, MessagesApp, RequestContext } from '../app/messages.js';
 import {
@@ -217,12 +217,6 @@ export function messagesRouter(app: MessagesApp): Router {
     actingUid(context.actor);
     res.json({ data: await app.changeReaction(context, pathMessageId(String(req.params['id'])), pathReaction(String(req.params['reaction'])), 'remove') });
   });
-
-  // A path segment that is not valid percent-encoding fails in express's parameter decoding, which
-  // the shared error mapper would answer with a 500: it is the client's mistake.
-  router.use(((error, _req, _res, next) => {
-    next(error instanceof URIError ? new ApiError('ERR_BAD_REQUEST', 'The path is not valid percent-encoding.') : error);
-  }) as ErrorRequestHandler);
 
   return router;
 }
