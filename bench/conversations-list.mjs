@@ -6,46 +6,22 @@
 // peers, one MessageSent per conversation) go through the conversations service's own projection code
 // (its compiled ConversationProjector and users projection, over an in-memory store), and the resulting
 // documents are written with insertMany in batches, exactly as the Kafka consumer would have left them.
-import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
-import { registerShutdown, startInfrastructure, startServices } from '@chat/devstack';
 import { ConversationProjector } from '../services/conversations/dist/projections/conversationProjector.js';
 import { MemoryProjectionStore } from '../services/conversations/dist/projections/memoryProjectionStore.js';
 import { usersProjection } from '../services/conversations/dist/projections/users.js';
+import { startBenchStack } from './stack.mjs';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 20);
 const SIZES = { light: 100, heavy: Number(process.env.BENCH_CONVERSATIONS ?? 10_000) };
 
-// A fresh Kafka log: the services start with nothing to catch up on but what this benchmark sends.
-const infra = await startInfrastructure({ freshKafkaData: true });
-const suffix = `benchconv${randomBytes(3).toString('hex')}`;
-const services = await startServices({ ...infra, ports: 'ephemeral', databaseSuffix: suffix, extraEnv: { LOG_LEVEL: 'warn' } });
-
+// A fresh Kafka log (startBenchStack's default): the services start with nothing to catch up on but
+// what this benchmark sends.
+const { infra, services, databaseSuffix, api, app, onStop, stop } = await startBenchStack({ name: 'bench conversations' });
+const { appId, chat } = app;
 const mongo = new MongoClient(infra.mongoUrl);
-registerShutdown(async () => {
-  await mongo.close();
-  await services.stop();
-  await infra.stop();
-});
+onStop(() => mongo.close());
 
-async function api(method, path, { headers = {}, body } = {}) {
-  const response = await fetch(`${services.gatewayUrl}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...headers },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  const json = await response.json();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
-const created = await api('POST', '/apps', {
-  headers: { key: services.managementKey, secret: services.managementSecret },
-  body: { name: 'bench conversations', region: 'us' },
-});
-const appId = created.data.id;
-const apiKey = Object.values(created.data.apiKeys).find((k) => k.scope === 'fullAccess').apiKey;
-const chat = { appid: appId, apikey: apiKey };
 // The two listing users are real: created through the API, projected by the service itself.
 for (const uid of Object.keys(SIZES)) await api('POST', '/v3/users', { headers: chat, body: { uid, name: uid } });
 
@@ -92,7 +68,7 @@ for (const [index, [owner, i]] of plan.entries()) {
     }, atMs),
   );
 }
-const db = mongo.db(`chat_conversations_${suffix}`);
+const db = mongo.db(`chat_conversations_${databaseSuffix}`);
 const stored = (map) => [...map.entries()].map(([_id, v]) => ({ ...v.doc, _id, _positions: v.positions, _rev: v.rev }));
 for (const [name, docs] of [
   ['users', peerDocs],
@@ -129,6 +105,8 @@ while (performance.now() < deadline) {
     if (!ok) failures[owner] += 1;
   }
 }
+// Nearest rank (the ⌈p/100 · n⌉-th smallest) of unsorted samples, as this benchmark has always reported:
+// not stack.mjs's percentile, whose index ⌊p/100 · n⌋ is one rank higher where p/100 · n is whole.
 const percentile = (values, p) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -144,6 +122,4 @@ for (const owner of Object.keys(SIZES)) {
 }
 const ratio = percentile(samples.heavy, 99) / percentile(samples.light, 99);
 console.log(`p99 ratio (${SIZES.heavy} / ${SIZES.light}): ${ratio.toFixed(2)} (goal ≤ 2)`);
-await mongo.close();
-await services.stop();
-await infra.stop();
+await stop();

@@ -3,7 +3,7 @@
 // rate; the same three against a static upstream, where the proxies' own cost is visible; and how long
 // a sent message takes to become readable in its conversation. The last line is (b)/(c).
 import { fork, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
@@ -11,29 +11,29 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { registerShutdown, startInfrastructure, startServices } from '@chat/devstack';
 import { latencyAtRate } from './openLoop.mjs';
+import { percentile, startBenchStack } from './stack.mjs';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const PROPAGATION_MESSAGES = Number(process.env.BENCH_MESSAGES ?? 300);
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
-const infra = await startInfrastructure();
-const services = await startServices({
-  ...infra,
-  ports: 'ephemeral',
-  databaseSuffix: `bench${randomBytes(3).toString('hex')}`,
-  extraEnv: { LOG_LEVEL: 'warn' },
-});
-const children = [];
-const stopEverything = async () => {
-  for (const child of children) child.kill('SIGTERM');
-  await services.stop();
-  await infra.stop();
-};
-// Also on Ctrl-C or a failed run: nothing this benchmark started may outlive it.
-registerShutdown(stopEverything);
+// A tenant with two users and one conversation.
+const { infra, services, api, app, onStop, stop } = await startBenchStack({ name: 'bench' });
+const { appId, apiKey, chat } = app;
+
+/** The helper processes and the second gateway go with the stack's stop: SIGTERM, then SIGKILL after 5 s. */
+function stopWithStack(child) {
+  onStop(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
+  });
+}
 
 /** A helper process that reports its port over IPC; its stdout is not ours to hold open. */
 async function helper(script, args, env = {}) {
@@ -41,30 +41,11 @@ async function helper(script, args, env = {}) {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     env: { ...process.env, ...env },
   });
-  children.push(child);
+  stopWithStack(child);
   const { port } = await new Promise((resolve) => child.once('message', resolve));
   return `http://127.0.0.1:${port}`;
 }
 
-async function api(method, path, { headers = {}, body } = {}) {
-  const response = await fetch(`${services.gatewayUrl}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...headers },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  const json = await response.json();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
-// A tenant with two users and one conversation.
-const created = await api('POST', '/apps', {
-  headers: { key: services.managementKey, secret: services.managementSecret },
-  body: { name: 'bench', region: 'us' },
-});
-const appId = created.data.id;
-const apiKey = Object.values(created.data.apiKeys).find((k) => k.scope === 'fullAccess').apiKey;
-const chat = { appid: appId, apikey: apiKey };
 for (const uid of ['alice', 'bob']) await api('POST', '/v3/users', { headers: chat, body: { uid, name: uid } });
 
 // Propagation: POST /messages returning → the conversation showing that message.
@@ -86,7 +67,6 @@ for (let i = 0; i < PROPAGATION_MESSAGES; i++) {
   delays.push((await readableAt(sent.data.id)) - returned);
 }
 delays.sort((a, b) => a - b);
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 const unpinPath = '/v3/users/bob/conversation/pin';
 const internalHeaders = { 'x-chat-app-id': appId, 'x-chat-key-id': 'bench', 'x-chat-scope': 'fullAccess', 'x-chat-on-behalf-of': 'alice' };
@@ -186,7 +166,7 @@ const staticGateway = await (async () => {
       MANAGEMENT_SECRET: services.managementSecret,
     },
   });
-  children.push(child);
+  stopWithStack(child);
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 200; i++) {
     const up = await fetch(`${url}/health`).then((r) => r.ok, () => false);
@@ -205,5 +185,5 @@ console.log(
 );
 report('against the conversations service:', real);
 console.log(`(b)/(c) = ${(real.gateway.requests.average / real.pipe.requests.average).toFixed(2)}`);
-await stopEverything();
+await stop();
 process.exit(0);

@@ -1,48 +1,16 @@
 // Group operations through the gateway on real infrastructure: read throughput (get a group, list
 // groups, list members) with autocannon, and the latency of the writes a chat app makes all the time
 // (create a group, add a member, kick it again), measured one after another. Prints figures only.
-import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
-import { registerShutdown, startInfrastructure, startServices } from '@chat/devstack';
+import { percentile, startBenchStack } from './stack.mjs';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const WRITES = Number(process.env.BENCH_WRITES ?? 200);
 const MEMBERS = 50;
 
-const infra = await startInfrastructure();
-const services = await startServices({
-  ...infra,
-  ports: 'ephemeral',
-  databaseSuffix: `benchgroups${randomBytes(3).toString('hex')}`,
-  extraEnv: { LOG_LEVEL: 'warn' },
-});
-const stopEverything = async () => {
-  await services.stop();
-  await infra.stop();
-};
-// Also on Ctrl-C or a failed run: nothing this benchmark started may outlive it.
-registerShutdown(stopEverything);
-
-async function api(method, path, { headers = {}, body } = {}) {
-  const response = await fetch(`${services.gatewayUrl}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...headers },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  const json = await response.json();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
-const created = await api('POST', '/apps', {
-  headers: { key: services.managementKey, secret: services.managementSecret },
-  body: { name: 'bench groups', region: 'us' },
-});
-const chat = {
-  appid: created.data.id,
-  apikey: Object.values(created.data.apiKeys).find((k) => k.scope === 'fullAccess').apiKey,
-};
+const { services, api, app, stop } = await startBenchStack({ name: 'bench groups' });
+const { chat } = app;
 const uids = Array.from({ length: MEMBERS }, (_, i) => `member-${i}`);
 for (const uid of ['owner', 'visitor', ...uids]) await api('POST', '/v3/users', { headers: chat, body: { uid, name: uid } });
 for (let i = 0; i < 20; i++) {
@@ -59,10 +27,6 @@ function throughput(label, path, headers = chat) {
       resolve();
     });
   });
-}
-
-function percentile(sorted, p) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 async function latency(label, count, operation) {
@@ -90,5 +54,5 @@ await latency('POST /v3/groups/{guid}/members (join)', WRITES / 2, (i) =>
 await latency('DELETE /v3/groups/{guid}/members/{uid} (kick)', WRITES / 2, (i) =>
   api('DELETE', `/v3/groups/w-${i}/members/visitor`, { headers: { ...chat, onbehalfof: 'owner' } }),
 );
-await stopEverything();
+await stop();
 process.exit(0);

@@ -5,9 +5,8 @@
 //  2. throughput: 20 concurrent clients (each its own sender→receiver pair) send as fast as answers come.
 // Prints figures; asserts nothing. BENCH_DURATION (s per step), BENCH_RATES (e.g. "50,100,200,500").
 import http from 'node:http';
-import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { registerShutdown, startInfrastructure, startServices } from '@chat/devstack';
+import { percentile, startBenchStack } from './stack.mjs';
 
 const CLIENTS = 20;
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
@@ -15,22 +14,12 @@ const RATES = (process.env.BENCH_RATES ?? '5,10,20,40,80,160,320,500').split(','
 const POLL_MS = 10;
 const GOAL_MS = 100;
 
-const infra = await startInfrastructure();
-const services = await startServices({
-  ...infra,
-  ports: 'ephemeral',
-  databaseSuffix: `bench${randomBytes(3).toString('hex')}`,
-  extraEnv: { LOG_LEVEL: 'warn' },
-});
-const stopEverything = async () => {
-  await services.stop();
-  await infra.stop();
-};
-// Also on Ctrl-C or a failed run: nothing this benchmark started may outlive it.
-registerShutdown(stopEverything);
+const { services, api, app, onStop, stop } = await startBenchStack({ name: 'bench' });
+const { chat } = app;
 
 const gateway = new URL(services.gatewayUrl);
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+onStop(() => agent.destroy());
 
 /** One request on the keep-alive agent; resolves with status and parsed body. */
 function request(method, path, headers, body) {
@@ -59,16 +48,9 @@ function request(method, path, headers, body) {
   });
 }
 
-const created = await request('POST', '/apps', { key: services.managementKey, secret: services.managementSecret }, { name: 'bench', region: 'us' });
-const appId = created.body.data.id;
-const apiKey = Object.values(created.body.data.apiKeys).find((k) => k.scope === 'fullAccess').apiKey;
-const chat = { appid: appId, apikey: apiKey };
 const pairs = Array.from({ length: CLIENTS }, (_, i) => ({ sender: `s${i}`, receiver: `r${i}` }));
 for (const { sender, receiver } of pairs) {
-  for (const uid of [sender, receiver]) {
-    const r = await request('POST', '/v3/users', chat, { uid, name: uid });
-    if (r.status !== 200) throw new Error(`create ${uid}: ${r.status} ${JSON.stringify(r.body)}`);
-  }
+  for (const uid of [sender, receiver]) await api('POST', '/v3/users', { headers: chat, body: { uid, name: uid } });
 }
 // The messages service learns users from events: wait until every sender can send.
 for (const { sender, receiver } of pairs) {
@@ -94,7 +76,6 @@ async function visibleAt(pair, id, deadline) {
   return null;
 }
 
-const percentile = (sorted, p) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]);
 const fmt = (v) => (Number.isNaN(v) ? '   n/a' : v.toFixed(1).padStart(6));
 
 // 0. One client, one message at a time: the unloaded round trip.
@@ -203,6 +184,5 @@ console.log('');
     ` conversations caught up ${(drainMs / 1000).toFixed(1)} s after the last send)`);
 }
 
-agent.destroy();
-await stopEverything();
+await stop();
 process.exit(0);

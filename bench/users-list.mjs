@@ -8,10 +8,10 @@
 // and its directory adapter writes the listing chunks. Both apps are seeded the same way. On FerretDB
 // the seeding dominates the run (each batch gets slower as the collections grow, and the services'
 // relays scan their whole commit collections every 5 s): about 1–3 minutes on a shared 2-core machine.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { registerShutdown, startInfrastructure, startServices } from '@chat/devstack';
+import { percentile, startBenchStack } from './stack.mjs';
 
 const SMALL = Number(process.env.BENCH_USERS_SMALL ?? 100);
 const LARGE = Number(process.env.BENCH_USERS_LARGE ?? 50_000);
@@ -26,28 +26,9 @@ const { userDecider, userStream } = await import(new URL('domain/user.js', users
 const { usersProjection, userDocId } = await import(new URL('projections/users.js', usersDist).href);
 const { UserDirectory } = await import(new URL('adapters/userDirectory.js', usersDist).href);
 
-const databaseSuffix = `bench${randomBytes(3).toString('hex')}`;
-const infra = await startInfrastructure();
-const services = await startServices({ ...infra, ports: 'ephemeral', databaseSuffix, extraEnv: { LOG_LEVEL: 'warn' } });
+const { infra, services, databaseSuffix, createApp, onStop, stop } = await startBenchStack();
 const mongo = new MongoClient(infra.mongoUrl);
-const stopEverything = async () => {
-  await mongo.close().catch(() => undefined);
-  await services.stop();
-  await infra.stop();
-};
-registerShutdown(stopEverything);
-
-async function createApp(name) {
-  const response = await fetch(`${services.gatewayUrl}/apps`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', key: services.managementKey, secret: services.managementSecret },
-    body: JSON.stringify({ name, region: 'us' }),
-  });
-  const body = await response.json();
-  if (!response.ok) throw new Error(`create app: ${response.status} ${JSON.stringify(body)}`);
-  const apiKey = Object.values(body.data.apiKeys).find((k) => k.scope === 'fullAccess').apiKey;
-  return { appId: body.data.id, headers: { appid: body.data.id, apikey: apiKey } };
-}
+onStop(() => mongo.close().catch(() => undefined));
 
 /** Decides, stores and projects `count` user creations for one app, in batches. */
 async function seed(db, appId, count) {
@@ -103,14 +84,12 @@ async function seed(db, appId, count) {
   return performance.now() - started;
 }
 
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-
 async function timeGet(app, path, direct = false) {
   const started = performance.now();
   // Direct calls carry the identity headers the gateway would have set (services trust only those).
   const response = direct
     ? await fetch(`${services.serviceUrls.users}${path}`, { headers: { 'x-chat-app-id': app.appId, 'x-chat-key-id': 'bench', 'x-chat-scope': 'fullAccess' } })
-    : await fetch(`${services.gatewayUrl}${path}`, { headers: app.headers });
+    : await fetch(`${services.gatewayUrl}${path}`, { headers: app.chat });
   const body = await response.json();
   const elapsed = performance.now() - started;
   if (!response.ok) throw new Error(`GET ${path}: ${response.status} ${JSON.stringify(body)}`);
@@ -162,5 +141,5 @@ try {
   console.log(`    ${String(LARGE).padStart(6)} users, page 1, straight to the users service: p50 ${ms(directLarge.p50)}  p99 ${ms(directLarge.p99)}`);
   console.log(`  p99 ratio (${LARGE} users / ${SMALL} users, page 1): ${(firstLarge.p99 / first.p99).toFixed(2)} (goal ≤ 2)`);
 } finally {
-  await stopEverything();
+  await stop();
 }

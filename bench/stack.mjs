@@ -1,0 +1,111 @@
+// What every benchmark sets up the same way: Kafka, FerretDB and Redis (@chat/devstack's
+// startInfrastructure: spawned, or reused where one already answers), the services and the gateway on
+// ephemeral ports with databases of their own, one stop for all of it that also runs on Ctrl-C, on a
+// failure and when the event loop drains, a JSON helper for the gateway's API, and bench apps with a
+// fullAccess key. Each benchmark keeps only what it measures.
+import { randomBytes } from 'node:crypto';
+import { registerShutdown, startInfrastructure, startServices } from '@chat/devstack';
+
+/**
+ * @typedef {object} BenchApp
+ * @property {string} appId
+ * @property {string} apiKey  the app's fullAccess key
+ * @property {{ appid: string, apikey: string }} chat  the headers of a chat API call
+ */
+
+/**
+ * @typedef {object} BenchStack
+ * @property {import('@chat/devstack').RunningInfrastructure} infra
+ * @property {import('@chat/devstack').RunningServices} services
+ * @property {string} databaseSuffix  each service's database is `chat_<service>_<databaseSuffix>`
+ * @property {(method: string, path: string, options?: { headers?: Record<string, string>, body?: unknown }) => Promise<any>} api
+ *   one JSON request to the gateway; resolves with the parsed body, throws on a non-2xx answer
+ * @property {(name: string) => Promise<BenchApp>} createApp  a new app through the management API
+ * @property {BenchApp | undefined} app  the app created at start when `name` was given
+ * @property {(fn: () => unknown) => void} onStop
+ *   adds a clean-up step (close a client, end a helper process) that stop() runs, newest first,
+ *   before it stops the services and the infrastructure; a step that throws is reported, not fatal
+ * @property {() => Promise<void>} stop  stops all of it, once however often it is called
+ */
+
+/**
+ * Starts the stack a benchmark runs against. Its stop is registered with registerShutdown before
+ * anything starts, so nothing started here or handed to onStop outlives the benchmark, whether it
+ * ends, fails or is interrupted.
+ *
+ * @param {object} [options]
+ * @param {string} [options.name]  when given, an app of this name is created: `app`
+ * @param {boolean} [options.freshKafkaData]  a Kafka this call spawns starts on an empty log, so the
+ *   services have nothing to catch up on but what the benchmark sends (default true; no effect on a
+ *   Kafka that is reused)
+ * @returns {Promise<BenchStack>}
+ */
+export async function startBenchStack({ name, freshKafkaData = true } = {}) {
+  const cleanups = [];
+  /** @type {import('@chat/devstack').RunningInfrastructure | undefined} */
+  let infra;
+  /** @type {import('@chat/devstack').RunningServices | undefined} */
+  let services;
+  let stopping;
+  const stop = () =>
+    (stopping ??= (async () => {
+      for (const cleanup of [...cleanups].reverse()) {
+        try {
+          await cleanup();
+        } catch (error) {
+          console.error('bench: a clean-up step failed:', error);
+        }
+      }
+      await services?.stop();
+      await infra?.stop();
+    })());
+  // Interrupted while starting, this stop has nothing yet; registerShutdown then stops whatever the
+  // devstack has spawned so far all the same.
+  registerShutdown(stop);
+
+  const databaseSuffix = `bench${randomBytes(3).toString('hex')}`;
+  infra = await startInfrastructure({ freshKafkaData });
+  services = await startServices({ ...infra, ports: 'ephemeral', databaseSuffix, extraEnv: { LOG_LEVEL: 'warn' } });
+  const gatewayUrl = services.gatewayUrl;
+  const { managementKey, managementSecret } = services;
+
+  async function api(method, path, { headers = {}, body } = {}) {
+    const response = await fetch(`${gatewayUrl}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...headers },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    const json = await response.json();
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+    return json;
+  }
+
+  async function createApp(appName) {
+    const created = await api('POST', '/apps', {
+      headers: { key: managementKey, secret: managementSecret },
+      body: { name: appName, region: 'us' },
+    });
+    const appId = created.data.id;
+    const apiKey = Object.values(created.data.apiKeys).find((k) => k.scope === 'fullAccess').apiKey;
+    return { appId, apiKey, chat: { appid: appId, apikey: apiKey } };
+  }
+
+  return {
+    infra,
+    services,
+    databaseSuffix,
+    api,
+    createApp,
+    app: name === undefined ? undefined : await createApp(name),
+    onStop: (fn) => void cleanups.push(fn),
+    stop,
+  };
+}
+
+/**
+ * The p-th percentile of an ascending array: the value at index ⌊p/100 · n⌋, the last one at most;
+ * NaN for an empty array.
+ */
+export function percentile(sorted, p) {
+  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
