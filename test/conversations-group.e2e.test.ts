@@ -1,18 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { converse, createApp, createUser } from './support/api.js';
 import type { ApiResponse, TestApp } from './support/api.js';
 import {
-  closeInjector,
-  createGroup,
-  deleteGroup,
+  banMember,
   deleteMessage,
-  editMessage,
+  editText,
   joinGroup,
-  removeFromGroup,
-  sendGroupMessage,
+  removeMember,
+  sendText,
   until,
-  updateGroupTags,
+  untilAction,
 } from './support/conversations.js';
+import { createGroup } from './support/groups.js';
 import { commitCount } from './support/mongo.js';
 
 function expectError(response: ApiResponse, status: number, code: string) {
@@ -22,21 +21,24 @@ function expectError(response: ApiResponse, status: number, code: string) {
 
 const unreadOf = (response: ApiResponse) => (response.body as { data?: { unreadMessageCount?: string } }).data?.unreadMessageCount;
 
-// Group conversations through the gateway. Groups, memberships and group messages are injected as the
-// groups and messages services will publish them (see test/support/conversations.ts).
+// Group conversations through the gateway, fed by the real groups API and messages service. Every
+// membership change also becomes an action message (messages service): the group conversation's last
+// message, never an unread one.
 describe('group conversation operations', () => {
   let app: TestApp;
   const get = (guid: string, as: string) => app.call('GET', `/v3/groups/${guid}/conversation`, { onBehalfOf: as });
+  const toTeam = (from: string, text: string) => sendText(app, from, 'team', 'group', text);
 
   beforeAll(async () => {
     app = await createApp('conversations group');
     for (const uid of ['owner', 'pat', 'quin', 'rae', 'sol', 'tom']) await createUser(app, uid);
-    await createGroup(app, 'team', 'owner', ['pat'], 'The Team');
+    await createGroup(app, { guid: 'team', name: 'The Team', type: 'public', owner: 'owner', members: { participants: ['pat'] } });
   });
-  afterAll(closeInjector);
 
   it('shows a member the group conversation from joining, in CometChat shape', async () => {
-    const conversation = await until(() => get('team', 'pat'), (r) => r.status === 200);
+    // Adding pat at creation is an `added` action message: the last message, not an unread one.
+    await untilAction(app, 'team', 'pat', 'added', 'pat');
+    const conversation = await get('team', 'pat');
     expect(conversation.body.data).toMatchObject({
       conversationId: 'group_team',
       conversationType: 'group',
@@ -51,21 +53,26 @@ describe('group conversation operations', () => {
         hasJoined: true,
         conversationId: 'group_team',
       },
+      lastMessage: { category: 'action', receiverType: 'group', receiver: 'team', data: { action: 'added' } },
     });
     expect(conversation.body.data.conversationWith.joinedAt).toBeGreaterThan(1_600_000_000);
-    expect(conversation.body.data).not.toHaveProperty('lastMessage');
+    const owners = await untilAction(app, 'team', 'owner', 'added', 'pat');
+    expect(owners).toBe(conversation.body.data.lastMessage.id);
+    expect(unreadOf(await get('team', 'owner'))).toBe('0');
   });
 
-  it('counts a member’s unread messages only while they were a member, across topics', async () => {
-    await sendGroupMessage(app, 'team', 'owner', 'before quin');
+  it('counts a member’s unread messages only while they were a member: join, leave, rejoin', async () => {
+    await toTeam('owner', 'before quin');
     await joinGroup(app, 'team', 'quin');
-    await until(() => get('team', 'quin'), (r) => r.status === 200);
-    const during = await sendGroupMessage(app, 'team', 'owner', 'while quin is in');
-    await sendGroupMessage(app, 'team', 'pat', 'also while quin is in');
+    await untilAction(app, 'team', 'quin', 'joined', 'quin');
+    const during = await toTeam('owner', 'while quin is in');
+    await toTeam('pat', 'also while quin is in');
     await until(() => get('team', 'quin'), (r) => unreadOf(r) === '2');
-    await removeFromGroup(app, 'team', 'quin', 'left');
+    await removeMember(app, 'team', 'quin');
     await until(() => get('team', 'quin'), (r) => r.body.data?.conversationWith?.hasJoined === false);
-    const after = await sendGroupMessage(app, 'team', 'owner', 'after quin left');
+    // The `left` notice is past quin's membership: wait for it in pat's view before sending on.
+    const left = await untilAction(app, 'team', 'pat', 'left', 'quin');
+    const after = await toTeam('owner', 'after quin left');
 
     await until(() => get('team', 'pat'), (r) => r.body.data?.lastMessage?.id === after);
     expect(unreadOf(await get('team', 'pat'))).toBe('3');
@@ -83,34 +90,46 @@ describe('group conversation operations', () => {
       success: true,
       message: `The messages after the message id ${during} in the group team are marked as unread for the user pat.`,
     });
-    // pat's own message does not count: only the owner's last one.
+    // Neither pat's own message nor the `left` notice counts: only the owner's last one.
     expect(unreadOf(await get('team', 'pat'))).toBe('1');
     const delivered = await app.call('POST', '/v3/groups/team/conversation/delivered', { onBehalfOf: 'pat', body: { messageId: Number(after) } });
     expect(delivered.body.data).toEqual({ success: true, message: 'All the messages in the group are marked as delivered for the requesting user.' });
+
+    // Rejoining opens a second window: what was sent while quin was away never counts for them.
+    await joinGroup(app, 'team', 'quin');
+    await untilAction(app, 'team', 'quin', 'joined', 'quin', left);
+    const back = await toTeam('owner', 'welcome back');
+    const rejoined = await until(() => get('team', 'quin'), (r) => r.body.data?.lastMessage?.id === back);
+    expect(rejoined.body.data).toMatchObject({ unreadMessageCount: '3', conversationWith: { hasJoined: true, scope: 'participant' } });
   });
 
   it('follows kicks and bans, edits and deletes', async () => {
     await joinGroup(app, 'team', 'rae');
-    await until(() => get('team', 'rae'), (r) => r.status === 200);
-    const edited = await sendGroupMessage(app, 'team', 'owner', 'typo');
+    await untilAction(app, 'team', 'rae', 'joined', 'rae');
+    const edited = await toTeam('owner', 'typo');
     await until(() => get('team', 'rae'), (r) => unreadOf(r) === '1');
-    await editMessage(app, 'group_team', edited, 'fixed');
+    await editText(app, edited, 'owner', 'fixed');
     await until(() => get('team', 'rae'), (r) => r.body.data?.lastMessage?.data?.text === 'fixed');
-    await deleteMessage(app, 'group_team', edited, 'owner', false);
+    await deleteMessage(app, edited, 'owner', false);
     const softDeleted = await until(() => get('team', 'rae'), (r) => unreadOf(r) === '0');
     expect(softDeleted.body.data.lastMessage).toMatchObject({ id: edited, deletedAt: expect.any(Number) });
 
-    await removeFromGroup(app, 'team', 'rae', 'kicked');
-    await sendGroupMessage(app, 'team', 'owner', 'after the kick');
-    await until(() => get('team', 'owner'), (r) => r.body.data?.lastMessage?.data?.text === 'after the kick');
+    await removeMember(app, 'team', 'rae', 'owner');
+    await untilAction(app, 'team', 'owner', 'kicked', 'rae');
+    const afterKick = await toTeam('owner', 'after the kick');
+    await until(() => get('team', 'owner'), (r) => r.body.data?.lastMessage?.id === afterKick);
     expect(unreadOf(await get('team', 'rae'))).toBe('0');
 
     await joinGroup(app, 'team', 'sol');
-    await until(() => get('team', 'sol'), (r) => r.status === 200);
-    await removeFromGroup(app, 'team', 'sol', 'banned');
-    const last = await sendGroupMessage(app, 'team', 'owner', 'after the ban');
+    await untilAction(app, 'team', 'sol', 'joined', 'sol');
+    const whileSol = await toTeam('owner', 'while sol is in');
+    await until(() => get('team', 'sol'), (r) => r.body.data?.lastMessage?.id === whileSol);
+    await banMember(app, 'team', 'sol', 'owner');
+    await untilAction(app, 'team', 'owner', 'banned', 'sol');
+    const last = await toTeam('owner', 'after the ban');
     await until(() => get('team', 'owner'), (r) => r.body.data?.lastMessage?.id === last);
-    expect(unreadOf(await get('team', 'sol'))).toBe('0');
+    // sol keeps what came while they were in, nothing after the ban.
+    expect((await get('team', 'sol')).body.data).toMatchObject({ unreadMessageCount: '1', lastMessage: { id: whileSol } });
   });
 
   it('updates tags, pins and unpins a group conversation for one user, and resets it', async () => {
@@ -131,13 +150,14 @@ describe('group conversation operations', () => {
     const reset = await app.call('DELETE', '/v3/groups/team/conversation', { onBehalfOf: 'pat' });
     expect(reset.body.data).toEqual({ success: true, message: 'The conversation group_team has been deleted successfully for UID pat.' });
     expectError(await get('team', 'pat'), 404, 'ERR_CONVERSATION_NOT_ACCESSIBLE');
-    const next = await sendGroupMessage(app, 'team', 'owner', 'after the reset');
+    const next = await toTeam('owner', 'after the reset');
     const back = await until(() => get('team', 'pat'), (r) => r.body.data?.lastMessage?.id === next);
     expect(unreadOf(back)).toBe('1');
   });
 
   it('pins app-wide with a guid and orders the list: app pins, own pins, then by activity', async () => {
-    await createGroup(app, 'second', 'owner', ['pat']);
+    await createGroup(app, { guid: 'second', name: 'second', type: 'public', owner: 'owner', members: { participants: ['pat'] } });
+    await untilAction(app, 'second', 'owner', 'added', 'pat');
     await converse(app, 'pat', 'owner', 'direct');
     const replaced = await app.call('PUT', '/v3/conversations/pinned', { body: { pinnedConversations: [{ guid: 'second' }, { uid: 'pat' }] } });
     expect(replaced.status).toBe(200);
@@ -160,7 +180,7 @@ describe('group conversation operations', () => {
       'group_team',
     ]);
 
-    await updateGroupTags(app, 'second', ['blue']);
+    expect((await app.call('PUT', '/v3/groups/second', { body: { tags: ['blue'] } })).status).toBe(200);
     const byGroupTag = await until(
       () => app.call('GET', '/v3/conversations?groupTags=blue&withUserAndGroupTags=true', { onBehalfOf: 'owner' }),
       (r) => r.body.data?.length === 1,
@@ -191,7 +211,7 @@ describe('group conversation operations', () => {
     // A former member (banned) still reads what they saw.
     expect((await get('team', 'sol')).status).toBe(200);
 
-    await deleteGroup(app, 'second');
+    expect((await app.call('DELETE', '/v3/groups/second')).status).toBe(200);
     await until(() => get('second', 'owner'), (r) => r.status === 404);
     expectError(await get('second', 'owner'), 404, 'ERR_GUID_NOT_FOUND');
     const list = await app.call('GET', '/v3/conversations', { onBehalfOf: 'owner' });

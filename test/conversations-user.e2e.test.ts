@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { call, converse, createApp, createUser } from './support/api.js';
 import type { ApiResponse, TestApp } from './support/api.js';
-import { closeInjector, deactivateUser, deleteMessage, updateUser, until } from './support/conversations.js';
+import { deleteMessage, until } from './support/conversations.js';
 import { commitCount } from './support/mongo.js';
 
 function expectError(response: ApiResponse, status: number, code: string) {
@@ -26,7 +26,6 @@ describe('one-on-one conversation operations', () => {
     await converse(app, 'ann', 'cat', 'hi cat');
     await converse(app, 'dan', 'ann', 'from dan');
   });
-  afterAll(closeInjector);
 
   it('counts unread messages per reader, marks read, marks unread after a message, and never goes below zero', async () => {
     const first = await get('ben', 'ann');
@@ -132,7 +131,8 @@ describe('one-on-one conversation operations', () => {
   });
 
   it('shows profile changes of the other user in conversationWith', async () => {
-    await updateUser(app, 'dan', { name: 'Daniel', avatar: 'https://example.com/d.png' });
+    const updated = await app.call('PUT', '/v3/users/dan', { body: { name: 'Daniel', avatar: 'https://example.com/d.png' } });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
     const renamed = await until(() => get('dan', 'ann'), (r) => r.body.data?.conversationWith?.name === 'Daniel');
     expect(renamed.body.data.conversationWith).toMatchObject({ uid: 'dan', name: 'Daniel', avatar: 'https://example.com/d.png', conversationId: 'ann_user_dan' });
   });
@@ -173,14 +173,14 @@ describe('one-on-one conversation operations', () => {
     const sent = await converse(app, 'eve', 'ben', 'second');
     const id = sent.body.data.id as string;
     expect(unreadOf(await app.call('GET', '/v3/users/eve/conversation', { onBehalfOf: 'ben' }))).toBe('2');
-    // After the conversation's last real send, so the injected delete's stream version stays above it.
-    await deleteMessage(app, 'ben_user_eve', id, 'eve', true, 1000);
+    await deleteMessage(app, id, 'eve', true);
     const after = await until(() => app.call('GET', '/v3/users/eve/conversation', { onBehalfOf: 'ben' }), (r) => unreadOf(r) === '1');
     expect(after.body.data.lastMessage.data.text).toBe('first');
   });
 
   it('answers a deactivated peer with ERR_UID_NOT_FOUND', async () => {
-    await deactivateUser(app, 'eve');
+    const deactivated = await app.call('DELETE', '/v3/users', { body: { uidsToDeactivate: ['eve'] } });
+    expect(deactivated.status, JSON.stringify(deactivated.body)).toBe(200);
     await until(() => app.call('GET', '/v3/users/eve/conversation', { onBehalfOf: 'ben' }), (r) => r.status === 404);
     expectError(await app.call('GET', '/v3/users/eve/conversation', { onBehalfOf: 'ben' }), 404, 'ERR_UID_NOT_FOUND');
   });

@@ -101,6 +101,11 @@ class MongoProjectionStore implements ConversationProjectionStore {
     });
   }
 
+  async sharedRevision(id: string): Promise<number> {
+    const doc = await this.shared.findOne({ _id: id }, { projection: { _rev: 1 } });
+    return doc?._rev ?? 0;
+  }
+
   async userConversationIds(appId: string, conversationId: string): Promise<string[]> {
     const docs = await this.users.find({ appId, conversationId }, { projection: { _id: 1 } }).toArray();
     return docs.map((doc) => doc._id);

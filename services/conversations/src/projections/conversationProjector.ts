@@ -37,6 +37,8 @@ export interface ConversationProjectionStore {
   ): Promise<void>;
   /** Ids of every user's document of one conversation. */
   userConversationIds(appId: string, conversationId: string): Promise<string[]>;
+  /** The shared document's current revision, 0 when there is none. */
+  sharedRevision(id: string): Promise<number>;
 }
 
 /** Stream ids become position keys; stored keys may not contain `.` or start with `$`. */
@@ -84,22 +86,51 @@ export class ConversationProjector {
     // A change to the shared document can change what every participant sees.
     if (shared) for (const id of await this.store.userConversationIds(event.appId, conversationId)) ids.add(id);
 
+    const derivedFrom = new Map<string, number>();
     for (const id of ids) {
-      const owner = id.slice(event.appId.length + 1, id.length - conversationId.length - 1);
-      let listedDelta = 0;
-      let wrote = false;
-      await this.store.updateUserConversation(id, sharedId, (current, sharedDoc) => {
-        const change = this.nextUserConversation(owned.has(id) ? member : null, current, sharedDoc, owner);
-        wrote = change !== undefined;
-        listedDelta = (change?.doc.listed ? 1 : 0) - (current?.doc.listed ? 1 : 0);
-        return change;
-      });
-      if (!wrote) continue;
-      await this.store.updateListHead(listHeadDocId(event.appId, owner), id, (head, current) => {
-        const next = updateListHead(head?.doc ?? null, { appId: event.appId, owner, conversationId }, current, listedDelta);
-        return head && sameDoc(next, head.doc) ? undefined : next;
-      });
+      const revision = await this.refreshUserConversation(event.appId, conversationId, sharedId, id, owned.has(id) ? member : null);
+      if (revision !== undefined && owned.has(id)) derivedFrom.set(id, revision);
     }
+    // A rival applier (another partition: a message while this member joins) may have changed the
+    // shared document after this one read it, and listed the conversation's user documents before this
+    // one wrote a new one, so neither derivation saw both. This one wrote first and checks second, the
+    // rival writes the shared document first and lists second: one of the two always sees the other.
+    if (derivedFrom.size === 0) return;
+    const latest = await this.store.sharedRevision(sharedId);
+    for (const [id, revision] of derivedFrom) {
+      if (revision < latest) await this.refreshUserConversation(event.appId, conversationId, sharedId, id, null);
+    }
+  }
+
+  /**
+   * Applies the member event to one user's document when it is theirs, derives it from the shared
+   * document as it is now, and keeps their list head in step. Returns the shared revision a write
+   * was derived from, or undefined when nothing was written.
+   */
+  private async refreshUserConversation(
+    appId: string,
+    conversationId: string,
+    sharedId: string,
+    id: string,
+    member: MemberEvent | null,
+  ): Promise<number | undefined> {
+    const owner = id.slice(appId.length + 1, id.length - conversationId.length - 1);
+    let listedDelta = 0;
+    let wrote = false;
+    let derivedFrom = 0;
+    await this.store.updateUserConversation(id, sharedId, (current, sharedDoc) => {
+      const change = this.nextUserConversation(member, current, sharedDoc, owner);
+      wrote = change !== undefined;
+      derivedFrom = sharedDoc?.rev ?? 0;
+      listedDelta = (change?.doc.listed ? 1 : 0) - (current?.doc.listed ? 1 : 0);
+      return change;
+    });
+    if (!wrote) return undefined;
+    await this.store.updateListHead(listHeadDocId(appId, owner), id, (head, current) => {
+      const next = updateListHead(head?.doc ?? null, { appId, owner, conversationId }, current, listedDelta);
+      return head && sameDoc(next, head.doc) ? undefined : next;
+    });
+    return derivedFrom;
   }
 
   /** The owner's document after the event (their own facts, if it is theirs) and the shared document as it is now. */

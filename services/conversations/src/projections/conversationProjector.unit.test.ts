@@ -1,6 +1,7 @@
 import type { EventEnvelope } from '@chat/contracts';
 import { describe, expect, it } from 'vitest';
 import { ConversationProjector } from './conversationProjector.js';
+import type { ConversationProjectionStore } from './conversationProjector.js';
 import { MemoryProjectionStore } from './memoryProjectionStore.js';
 import { T0, messageSent as message, pinChanged as pinEvent, testEnvelope } from './testEvents.js';
 
@@ -125,9 +126,54 @@ describe('group conversations', () => {
     expect(redelivered.users).toEqual(membershipFirst.users);
   });
 
+  it('shows a joining member a message another partition applies between their read and their write', async () => {
+    const store = await applyAll([created, added, messageEvents[0]!]);
+    const message = sent(2, '2', 'a', T0 + 30);
+    // The join reads the shared document; then the message is applied in full (shared document, then
+    // the conversation's user documents, which do not include b's yet); then the join writes b's.
+    const racing = new ReadsSharedBeforeRival(store, () => new ConversationProjector(store).apply(message));
+    await new ConversationProjector(racing).apply(joined(3, 'b', T0 + 20));
+    const inOrder = await applyAll([created, added, messageEvents[0]!, joined(3, 'b', T0 + 20), message]);
+    expect(userDoc(store, 'b', 'group_g')).toMatchObject({ unreadCount: 1, lastMessageSeq: 2 });
+    expect(userDoc(store, 'b', 'group_g')).toEqual(userDoc(inOrder, 'b', 'group_g'));
+  });
+
   it('hides the conversation of a deleted group', async () => {
     const deleted = testEnvelope('GroupDeleted', group, 5, { guid: 'g', deletedAt: 2000 }, T0 + 100);
     const store = await applyAll([...groupEvents, ...messageEvents, deleted]);
     expect(userDoc(store, 'a', 'group_g')?.listed).toBe(false);
   });
 });
+
+/** A store whose first user-document update derives from the shared document as it was before a rival applier ran. */
+class ReadsSharedBeforeRival implements ConversationProjectionStore {
+  constructor(
+    private readonly inner: MemoryProjectionStore,
+    private rival: (() => Promise<void>) | null,
+  ) {}
+
+  async updateUserConversation(...[id, sharedId, change]: Parameters<ConversationProjectionStore['updateUserConversation']>): Promise<void> {
+    const rival = this.rival;
+    if (!rival) return this.inner.updateUserConversation(id, sharedId, change);
+    this.rival = null;
+    const before = structuredClone(this.inner.shared.get(sharedId) ?? null);
+    await rival();
+    return this.inner.updateUserConversation(id, sharedId, (current) => change(current, before));
+  }
+
+  updateShared(...args: Parameters<ConversationProjectionStore['updateShared']>) {
+    return this.inner.updateShared(...args);
+  }
+
+  updateListHead(...args: Parameters<ConversationProjectionStore['updateListHead']>) {
+    return this.inner.updateListHead(...args);
+  }
+
+  userConversationIds(appId: string, conversationId: string) {
+    return this.inner.userConversationIds(appId, conversationId);
+  }
+
+  sharedRevision(id: string) {
+    return this.inner.sharedRevision(id);
+  }
+}

@@ -54,6 +54,10 @@ export class MemoryProjectionStore implements ConversationProjectionStore {
     return Promise.resolve();
   }
 
+  sharedRevision(id: string): Promise<number> {
+    return Promise.resolve(this.shared.get(id)?.rev ?? 0);
+  }
+
   userConversationIds(appId: string, conversationId: string): Promise<string[]> {
     const ids = [...this.users.entries()]
       .filter(([, v]) => v.doc.appId === appId && v.doc.conversationId === conversationId)
