@@ -7,6 +7,7 @@
 // (its compiled ConversationProjector and users projection, over an in-memory store), and the resulting
 // documents are written with insertMany in batches, exactly as the Kafka consumer would have left them.
 import { MongoClient } from 'mongodb';
+import { encodeArrays } from '../services/conversations/dist/adapters/readModels.js';
 import { ConversationProjector } from '../services/conversations/dist/projections/conversationProjector.js';
 import { MemoryProjectionStore } from '../services/conversations/dist/projections/memoryProjectionStore.js';
 import { usersProjection } from '../services/conversations/dist/projections/users.js';
@@ -69,7 +70,7 @@ for (const [index, [owner, i]] of plan.entries()) {
   );
 }
 const db = mongo.db(`chat_conversations_${databaseSuffix}`);
-const stored = (map) => [...map.entries()].map(([_id, v]) => ({ ...v.doc, _id, _positions: v.positions, _rev: v.rev }));
+const stored = (map) => [...map.entries()].map(([_id, v]) => ({ ...encodeArrays(v.doc), _id, _positions: v.positions, _rev: v.rev }));
 for (const [name, docs] of [
   ['users', peerDocs],
   ['shared_conversations', stored(store.shared)],

@@ -32,9 +32,42 @@ type AnyStored = Record<string, unknown> & { _id: string; _positions: Record<str
 
 const MAX_ATTEMPTS = 50;
 
+/**
+ * The two long arrays of this read model — a conversation's message ledger (up to 1,000 entries) and a
+ * user's list head (up to 500) — are stored as one JSON text field each. FerretDB v1 encodes and decodes
+ * every nested document of a field on every read and write, which made these documents the projection's
+ * main cost; a string costs it nearly nothing. No query filters on either array.
+ */
+const ARRAYS_STORED_AS_TEXT = ['ledger', 'entries'] as const;
+
+/** The stored form of a read-model document (exported for bulk seeding, which must write what the writer writes). */
+export function encodeArrays(doc: Record<string, unknown>): Record<string, unknown> {
+  const stored = { ...doc };
+  for (const field of ARRAYS_STORED_AS_TEXT) {
+    if (Array.isArray(stored[field])) {
+      stored[`${field}Text`] = JSON.stringify(stored[field]);
+      delete stored[field];
+    }
+  }
+  return stored;
+}
+
+function decodeArrays(stored: AnyStored): AnyStored {
+  const doc: AnyStored = { ...stored };
+  for (const field of ARRAYS_STORED_AS_TEXT) {
+    const text = doc[`${field}Text`];
+    if (typeof text === 'string') {
+      doc[field] = JSON.parse(text) as unknown;
+      delete doc[`${field}Text`];
+    }
+  }
+  return doc;
+}
+
 function toVersioned<Doc extends object>(stored: AnyStored | null): Versioned<Doc> | null {
   if (!stored) return null;
-  return { doc: stripStoredFields(stored as unknown as Stored<Doc>), positions: stored._positions, rev: stored._rev };
+  const decoded = decodeArrays(stored);
+  return { doc: stripStoredFields(decoded as unknown as Stored<Doc>), positions: decoded._positions, rev: decoded._rev };
 }
 
 /** Read-modify-write with compare-and-set on `_rev`: what makes concurrent appliers of one document safe. */
@@ -52,7 +85,7 @@ async function compareAndSet<Doc extends object>(
       if ((await collection.deleteOne({ _id: id, _rev: current._rev })).deletedCount === 1) return;
       continue;
     }
-    const next = { ...change.doc, _id: id, _positions: change.positions, _rev: (current?._rev ?? 0) + 1 } as AnyStored;
+    const next = { ...encodeArrays(change.doc as Record<string, unknown>), _id: id, _positions: change.positions, _rev: (current?._rev ?? 0) + 1 } as AnyStored;
     if (!current) {
       try {
         await collection.insertOne(next);

@@ -84,9 +84,21 @@ interface ConversationFacts {
   doc: UserConversationDoc | null;
   user?: PeerUserDoc;
   group?: GroupProfile;
+  /** Read only for what needs the conversation's ledger (marks, reset, delete) or group profile. */
   shared: SharedConversationDoc | null;
   globalPins: GlobalPin[];
 }
+
+/**
+ * A one-on-one conversation's shared document carries its message ledger (up to 1,000 entries), which
+ * only marks, reset and delete need; reading and decoding it on every get or pin cost FerretDB more
+ * than the rest of the request together.
+ */
+interface FactsNeeded {
+  ledger: boolean;
+}
+const WITHOUT_LEDGER: FactsNeeded = { ledger: false };
+const WITH_LEDGER: FactsNeeded = { ledger: true };
 
 function uidNotFound(uid: string): ApiError {
   return new ApiError('ERR_UID_NOT_FOUND', `The user with uid ${uid} does not exist.`);
@@ -146,7 +158,7 @@ export class ConversationsApp {
     return shared;
   }
 
-  private async facts(actor: Actor, actingUid: string, target: Target): Promise<ConversationFacts> {
+  private async facts(actor: Actor, actingUid: string, target: Target, needed: FactsNeeded): Promise<ConversationFacts> {
     const { appId } = actor;
     const me = normalizeUid(actingUid);
     if (!isUid(me)) throw uidNotFound(actingUid);
@@ -160,7 +172,7 @@ export class ConversationsApp {
           return isActiveUser(found.get(me)) && isActiveUser(found.get(other)) ? found : null;
         }),
         this.deps.readModels.findConversation(appId, me, conversationId),
-        this.deps.readModels.findShared(appId, conversationId),
+        needed.ledger ? this.deps.readModels.findShared(appId, conversationId) : null,
         this.deps.readModels.findGlobalPins(appId),
       ]);
       if (!users) {
@@ -185,8 +197,13 @@ export class ConversationsApp {
   }
 
   /** The facts of a conversation the acting user can see; refuses one that does not exist for them yet. */
-  private async accessible(actor: Actor, actingUid: string, target: Target): Promise<ConversationFacts & { doc: UserConversationDoc }> {
-    const facts = await this.facts(actor, actingUid, target);
+  private async accessible(
+    actor: Actor,
+    actingUid: string,
+    target: Target,
+    needed: FactsNeeded = WITHOUT_LEDGER,
+  ): Promise<ConversationFacts & { doc: UserConversationDoc }> {
+    const facts = await this.facts(actor, actingUid, target, needed);
     if (!facts.doc?.listed) {
       throw new ApiError(
         'ERR_CONVERSATION_NOT_ACCESSIBLE',
@@ -231,7 +248,7 @@ export class ConversationsApp {
     target: Target,
     deleteMessagesPermanently: boolean,
   ): Promise<Acknowledgement> {
-    const facts = await this.accessible(context.actor, actingUid, target);
+    const facts = await this.accessible(context.actor, actingUid, target, WITH_LEDGER);
     const now = this.clock();
     const upTo = Math.max(facts.doc.lastMessageSeq, facts.shared?.lastMessageSeq ?? 0);
     if (upTo > 0) {
@@ -250,7 +267,7 @@ export class ConversationsApp {
 
   /** Read and delivered marks up to a message (default: the newest), unread marks after one. */
   async mark(context: RequestContext, actingUid: string, target: Target, mark: Mark, messageId: number | undefined): Promise<Acknowledgement> {
-    const facts = await this.facts(context.actor, actingUid, target);
+    const facts = await this.facts(context.actor, actingUid, target, WITH_LEDGER);
     const ledger = facts.shared?.ledger ?? [];
     const newest = facts.shared?.lastMessageSeq ?? 0;
     if (target.type === 'user' && !facts.doc?.listed && newest === 0) {
@@ -334,7 +351,7 @@ export class ConversationsApp {
   /** Deprecated delete: the conversation's messages so far disappear for every participant. */
   async deleteConversationById(context: RequestContext, actingUid: string, conversationId: string): Promise<Acknowledgement> {
     const target = await this.targetOf(context.actor.appId, actingUid, conversationId);
-    const facts = await this.facts(context.actor, actingUid, target);
+    const facts = await this.facts(context.actor, actingUid, target, WITH_LEDGER);
     const upTo = facts.shared?.lastMessageSeq ?? 0;
     const now = this.clock();
     if (upTo > 0) {

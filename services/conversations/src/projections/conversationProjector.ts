@@ -72,19 +72,29 @@ export class ConversationProjector {
 
     const conversationId = shared ? conversationOf(shared) : ownersOf(member!).conversationId;
     const sharedId = sharedConversationDocId(event.appId, conversationId);
+    let participants: readonly string[] | undefined;
     if (shared) {
       await this.store.updateShared(sharedId, (current) => {
+        participants = current?.doc.participants;
         if (current && !isNew(current.positions, shared)) return undefined;
         const next = evolveShared(current?.doc ?? null, shared);
         if (!next) return current ? { doc: current.doc, positions: advanced(current.positions, shared) } : undefined;
+        participants = next.participants;
         return { doc: next, positions: advanced(current?.positions, shared) };
       });
     }
 
     const owned = new Set(member ? ownersOf(member).owners.map((owner) => userConversationDocId(event.appId, owner, conversationId)) : []);
     const ids = new Set(owned);
-    // A change to the shared document can change what every participant sees.
-    if (shared) for (const id of await this.store.userConversationIds(event.appId, conversationId)) ids.add(id);
+    // A change to the shared document can change what every participant sees. A one-on-one
+    // conversation names its two participants; only a group's have to be looked up (a query that
+    // FerretDB v1 answers by scanning every user's conversation documents).
+    if (shared) {
+      const everyone = participants
+        ? participants.map((uid) => userConversationDocId(event.appId, uid, conversationId))
+        : await this.store.userConversationIds(event.appId, conversationId);
+      for (const id of everyone) ids.add(id);
+    }
 
     const derivedFrom = new Map<string, number>();
     for (const id of ids) {
