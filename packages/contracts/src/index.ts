@@ -16,7 +16,7 @@ export { deadLetterTopic, topics } from './topics.js';
 export type { Topic } from './topics.js';
 export { actorSchema, eventEnvelopeSchema, eventHeaderNames } from './envelope.js';
 export type { EventEnvelope } from './envelope.js';
-export { currentSchemaVersion, eventCatalog, isKnownEventType, parseKnownEvent, topicOf } from './events/registry.js';
+export { currentSchemaVersion, eventCatalog, eventTypeIn, isKnownEventType, parseKnownEvent, topicOf } from './events/registry.js';
 export { asyncApiDocument } from './asyncapi.js';
 export type { EventData, EventType, KnownEvent } from './events/registry.js';
 // Each event module is a published contract: its schemas and types are all public.

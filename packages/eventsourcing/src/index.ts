@@ -5,3 +5,4 @@ export { handleCommand } from './handleCommand.js';
 export type { CommandMetadata, CommandResult, HandleCommandOptions } from './handleCommand.js';
 export { InMemoryCommitStore } from './memoryStore.js';
 export { specFor } from './specification.js';
+export { testEnvelope } from './testEnvelope.js';

@@ -137,6 +137,20 @@ export const groupScopePermissionsChangedV1 = z.object({
   changedAt: z.number().int(),
 });
 
+/** A group's profile and membership events: what a service following groups projects. */
+export const groupEventTypes = [
+  'GroupCreated',
+  'GroupUpdated',
+  'GroupDeleted',
+  'GroupMemberJoined',
+  'GroupMembersAdded',
+  'GroupMemberLeft',
+  'GroupMemberKicked',
+  'GroupMemberScopeChanged',
+  'GroupMemberBanned',
+  'GroupMemberUnbanned',
+] as const;
+
 export const groupEventSchemas = {
   GroupCreated: { 1: groupCreatedV1 },
   GroupUpdated: { 1: groupUpdatedV1 },

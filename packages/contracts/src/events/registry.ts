@@ -41,6 +41,12 @@ export const currentSchemaVersion = 1;
 
 export type KnownEvent = { [T in EventType]: EventEnvelope<T, EventData<T>> }[EventType];
 
+/** A test of an envelope's type against a family of types (e.g. `userLifecycleEventTypes`), built once. */
+export function eventTypeIn(types: readonly EventType[]): (event: { type: string }) => boolean {
+  const set = new Set<string>(types);
+  return (event) => set.has(event.type);
+}
+
 export function isKnownEventType(type: string): type is EventType {
   return Object.hasOwn(eventCatalog, type);
 }

@@ -106,6 +106,9 @@ export const rolePermissionsResetV1 = z.object({ role: z.string(), permissionIds
 export const roleFeaturesRestrictedV1 = z.object({ role: z.string(), features: z.array(z.string()).min(1), restrictedAt: z.number().int() });
 export const roleFeaturesAllowedV1 = z.object({ role: z.string(), features: z.array(z.string()).min(1), allowedAt: z.number().int() });
 
+/** The events that change a user's profile or standing: what every service's copy of users follows. */
+export const userLifecycleEventTypes = ['UserCreated', 'UserUpdated', 'UserDeactivated', 'UserReactivated', 'UserDeleted'] as const;
+
 export const userEventSchemas = {
   UserCreated: { 1: userCreatedV1 },
   UserUpdated: { 1: userUpdatedV1 },

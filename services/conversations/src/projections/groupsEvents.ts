@@ -1,24 +1,16 @@
+import { eventTypeIn, groupEventTypes } from '@chat/contracts';
 import type { EventEnvelope, EventType, KnownEvent } from '@chat/contracts';
 
-const groupEventTypes = [
-  'GroupCreated',
-  'GroupUpdated',
-  'GroupDeleted',
-  'GroupMemberJoined',
-  'GroupMembersAdded',
-  'GroupMemberLeft',
-  'GroupMemberKicked',
-  'GroupMemberScopeChanged',
-  'GroupMemberBanned',
-  'GroupMemberUnbanned',
-  'GroupScopePermissionsChanged',
-] as const satisfies readonly EventType[];
+// Everything on a group's stream: its profile and membership, and its scope permissions.
+const groupStreamEventTypes = [...groupEventTypes, 'GroupScopePermissionsChanged'] as const satisfies readonly EventType[];
 
-export type GroupEventType = (typeof groupEventTypes)[number];
+const isGroupStreamEvent = eventTypeIn(groupStreamEventTypes);
+
+export type GroupEventType = (typeof groupStreamEventTypes)[number];
 export type GroupEventEnvelope = Extract<KnownEvent, { type: GroupEventType }>;
 
 export function isGroupEvent(event: EventEnvelope): event is GroupEventEnvelope {
-  return (groupEventTypes as readonly string[]).includes(event.type);
+  return isGroupStreamEvent(event);
 }
 
 /** Member and ban documents: one per (app, group, user); the user is the id's last part. */

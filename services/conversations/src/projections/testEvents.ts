@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@chat/contracts';
+import { testEnvelope as envelopeForTest } from '@chat/eventsourcing';
 
 // Event builders shared by the projection tests (the pure ones and the one on FerretDB).
-let sequence = 0;
 
 /** Epoch ms of the test clock's zero. */
 export const T0 = 1_700_000_000_000;
@@ -13,20 +13,7 @@ export function testEnvelope(
   data: Record<string, unknown>,
   occurredAtMs = T0,
 ): EventEnvelope {
-  sequence += 1;
-  return {
-    id: `event-${sequence}`,
-    type,
-    schemaVersion: 1,
-    appId: 'app1',
-    streamId,
-    version,
-    occurredAt: new Date(occurredAtMs).toISOString(),
-    actor: { keyId: 'k', scope: 'fullAccess' },
-    correlationId: 'c',
-    causationId: null,
-    data,
-  };
+  return envelopeForTest(type, streamId, version, data, occurredAtMs);
 }
 
 /** Message `version` of the conversation a_user_b, sent at second 99 + version (100, 101, …). */

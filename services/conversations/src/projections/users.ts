@@ -1,4 +1,4 @@
-import { userProfileFields } from '@chat/contracts';
+import { eventTypeIn, userLifecycleEventTypes, userProfileFields } from '@chat/contracts';
 import type { EventEnvelope, UserCreated, UserDeactivated, UserDeleted, UserReactivated, UserUpdated } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
 import type { PeerUserDoc } from '../domain/conversationView.js';
@@ -10,7 +10,7 @@ type Handled =
   | EventEnvelope<'UserReactivated', UserReactivated>
   | EventEnvelope<'UserDeleted', UserDeleted>;
 
-const handled = new Set(['UserCreated', 'UserUpdated', 'UserDeactivated', 'UserReactivated', 'UserDeleted']);
+const isLifecycleEvent = eventTypeIn(userLifecycleEventTypes);
 
 export function userDocId(appId: string, uid: string): string {
   return `${appId}:${uid}`;
@@ -43,7 +43,7 @@ function applyUpdate(doc: PeerUserDoc, update: UserUpdated): PeerUserDoc {
  */
 export const usersProjection: Projection<PeerUserDoc, Handled> = {
   name: 'users',
-  canHandle: (event: EventEnvelope): event is Handled => handled.has(event.type),
+  canHandle: (event: EventEnvelope): event is Handled => isLifecycleEvent(event),
   documentIds: (event) => [userDocId(event.appId, event.data.uid)],
   sourceOf: () => 'user',
   evolve(doc, event) {

@@ -9,7 +9,7 @@ import { CachedHeadsCommitStore } from '../adapters/cachedHeads.js';
 import { MessagesReadModels } from '../adapters/readModels.js';
 import { MessagesApp } from '../app/messages.js';
 import { isGroupEvent } from '../projections/groups.js';
-import { testEnvelope as envelope } from '../projections/testEvents.js';
+import { testEnvelope as envelope } from '@chat/eventsourcing';
 import { GroupActionMessages } from './groupActions.js';
 
 // Action messages on the real FerretDB: a redelivered group event, and the same events replayed by a

@@ -1,3 +1,4 @@
+import { eventTypeIn, groupEventTypes } from '@chat/contracts';
 import type {
   EventEnvelope,
   GroupCreated,
@@ -57,21 +58,10 @@ export type GroupEvent =
   | EventEnvelope<'GroupMemberBanned', GroupMemberBanned>
   | EventEnvelope<'GroupMemberUnbanned', GroupMemberUnbanned>;
 
-const groupEventTypes = new Set<string>([
-  'GroupCreated',
-  'GroupUpdated',
-  'GroupDeleted',
-  'GroupMemberJoined',
-  'GroupMembersAdded',
-  'GroupMemberLeft',
-  'GroupMemberKicked',
-  'GroupMemberScopeChanged',
-  'GroupMemberBanned',
-  'GroupMemberUnbanned',
-]);
+const isGroupEventType = eventTypeIn(groupEventTypes);
 
 export function isGroupEvent(event: EventEnvelope): event is GroupEvent {
-  return groupEventTypes.has(event.type);
+  return isGroupEventType(event);
 }
 
 export function knownGroupId(appId: string, guid: string): string {

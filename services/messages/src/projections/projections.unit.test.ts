@@ -5,7 +5,7 @@ import { groupFactsProjection, knownGroupId, membershipId } from './groups.js';
 import type { GroupFactDoc } from './groups.js';
 import { messageDocId, messagesProjection } from './messages.js';
 import type { MessageDoc } from './messages.js';
-import { testEnvelope as envelope } from './testEvents.js';
+import { testEnvelope as envelope } from '@chat/eventsourcing';
 import { knownUserId, knownUsersProjection } from './users.js';
 import type { KnownUserDoc } from './users.js';
 

@@ -1,4 +1,4 @@
-import { userProfileFields } from '@chat/contracts';
+import { eventTypeIn, userLifecycleEventTypes, userProfileFields } from '@chat/contracts';
 import type {
   EventEnvelope,
   UserCreated,
@@ -37,15 +37,7 @@ type Handled =
   | EventEnvelope<'UsersBlocked', UsersBlocked>
   | EventEnvelope<'UsersUnblocked', UsersUnblocked>;
 
-const handledTypes = new Set<string>([
-  'UserCreated',
-  'UserUpdated',
-  'UserDeactivated',
-  'UserReactivated',
-  'UserDeleted',
-  'UsersBlocked',
-  'UsersUnblocked',
-]);
+const isHandledType = eventTypeIn([...userLifecycleEventTypes, 'UsersBlocked', 'UsersUnblocked']);
 
 export function knownUserId(appId: string, uid: string): string {
   return `user:${appId}:${uid}`;
@@ -68,7 +60,7 @@ function applyUpdate(doc: KnownUserDoc, update: UserUpdated): KnownUserDoc {
 
 export const knownUsersProjection: Projection<KnownUserDoc, Handled> = {
   name: 'known_users',
-  canHandle: (event: EventEnvelope): event is Handled => handledTypes.has(event.type),
+  canHandle: (event: EventEnvelope): event is Handled => isHandledType(event),
   documentIds: (event) => [knownUserId(event.appId, event.data.uid)],
   sourceOf: (event) => sourceOfStream(event.streamId),
   evolve(doc, event) {

@@ -1,3 +1,4 @@
+import { eventTypeIn, userLifecycleEventTypes } from '@chat/contracts';
 import type { EventEnvelope } from '@chat/contracts';
 import { GuardedProjectionWriter, ensureIndexes, stripStoredFields } from '@chat/mongo';
 import type { Stored } from '@chat/mongo';
@@ -31,7 +32,7 @@ export interface UserQuery {
 export type RelationKind = 'friends' | 'blocks';
 
 /** Events that change whether (or where) a user appears in the default listing. */
-const listingEvents = new Set(['UserCreated', 'UserUpdated', 'UserDeactivated', 'UserReactivated', 'UserDeleted']);
+const isListingEvent = eventTypeIn(userLifecycleEventTypes);
 
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -71,7 +72,7 @@ export class UserReadModels {
 
   async apply(event: EventEnvelope): Promise<void> {
     await this.users.apply(event);
-    if (listingEvents.has(event.type)) {
+    if (isListingEvent(event)) {
       const doc = await this.findUser(event.appId, String(event.data['uid']));
       if (doc) await this.directory.sync(doc);
     }

@@ -1,3 +1,4 @@
+import { eventTypeIn, userLifecycleEventTypes } from '@chat/contracts';
 import type {
   EventEnvelope,
   UserCreated,
@@ -44,7 +45,7 @@ type Handled =
   | EventEnvelope<'UserReactivated', UserReactivated>
   | EventEnvelope<'UserDeleted', UserDeleted>;
 
-const handled = new Set(['UserCreated', 'UserUpdated', 'UserDeactivated', 'UserReactivated', 'UserDeleted']);
+const isLifecycleEvent = eventTypeIn(userLifecycleEventTypes);
 
 export function userDocId(appId: string, uid: string): string {
   return `${appId}:${uid}`;
@@ -109,7 +110,7 @@ function tombstone(doc: UserDoc | null, event: EventEnvelope<'UserDeleted', User
 
 export const usersProjection: Projection<UserDoc, Handled> = {
   name: 'users',
-  canHandle: (event: EventEnvelope): event is Handled => handled.has(event.type),
+  canHandle: (event: EventEnvelope): event is Handled => isLifecycleEvent(event),
   documentIds: (event) => [userDocId(event.appId, event.data.uid)],
   sourceOf: () => 'user',
   evolve(doc, event) {
