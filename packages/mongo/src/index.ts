@@ -1,6 +1,7 @@
 export { connectMongo, isDuplicateKeyError } from './connect.js';
 export type { MongoConnection } from './connect.js';
-export { MongoCommitStore } from './commitStore.js';
+export { MongoCommitStore, commitKey } from './commitStore.js';
 export { GuardedProjectionWriter, ensureIndexes, stripStoredFields } from './projection.js';
 export type { IndexSpec, Projection, Stored, StoredProjectionFields } from './projection.js';
 export { readWithPatience } from './patience.js';
+export { MAX_STATEMENTS_PER_COMMAND, chunk } from './statements.js';

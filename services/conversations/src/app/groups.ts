@@ -1,9 +1,7 @@
 import { ApiError, epochSeconds, isUid } from '@chat/contracts';
 import type { Actor, GroupScope, GroupScopePermissionId, GroupType } from '@chat/contracts';
-import { fold, handleCommand } from '@chat/eventsourcing';
-import type { CommandMetadata, CommitStore, EventPublisher } from '@chat/eventsourcing';
+import type { CommandMetadata, CommandRunner } from '@chat/eventsourcing';
 import { readWithPatience } from '@chat/mongo';
-import type { Logger } from 'pino';
 import type { GroupQuery, GroupReadModels } from '../adapters/groupsReadModels.js';
 import type { PeerUserDoc } from '../domain/conversationView.js';
 import { groupDecider, groupNotFound, groupStream, memberRefusal, rankOf } from '../domain/group.js';
@@ -21,11 +19,10 @@ export interface UserDirectory {
 }
 
 export interface GroupsDeps {
-  store: CommitStore;
-  publisher: EventPublisher;
+  /** The shared runner: appends, publishes and applies to this service's read models. */
+  runner: CommandRunner;
   readModels: GroupReadModels;
   users: UserDirectory;
-  logger: Logger;
   clock?: () => Date;
 }
 
@@ -121,29 +118,20 @@ export class GroupsApp {
     return { appId: context.actor.appId, actor: context.actor, correlationId: context.requestId, now };
   }
 
-  /** Runs a command on the group's stream and applies its events to the read models before answering. */
-  private async execute(context: GroupRequestContext, guid: string, command: GroupCommand, now: Date) {
-    const result = await handleCommand(
-      this.deps.store,
-      groupDecider(guid),
-      groupStream(context.actor.appId, guid),
+  /** Runs a command on the group's stream; its events reach the read models before it answers. */
+  private execute(context: GroupRequestContext, guid: string, command: GroupCommand, now: Date) {
+    return this.deps.runner.run({
+      decider: groupDecider(guid),
+      streamId: groupStream(context.actor.appId, guid),
       command,
-      this.metadata(context, now),
-      { publisher: this.deps.publisher, onPublishError: (err) => this.deps.logger.warn({ err }, 'publish deferred to relay') },
-    );
-    for (const event of result.events) await this.deps.readModels.apply(event);
-    return result;
+      metadata: this.metadata(context, now),
+    });
   }
 
   /** The group's current state straight from its stream (the snapshot of its last commit). */
   private async loadGroup(appId: string, guid: string): Promise<GroupState> {
-    const decider = groupDecider(guid);
-    const streamId = groupStream(appId, guid);
-    const head = await this.deps.store.readHead(streamId);
-    if (!head) return decider.initialState();
-    if (head.snapshot?.version === decider.snapshotVersion) return head.snapshot.state as GroupState;
-    const envelopes = await this.deps.store.readStream(streamId);
-    return fold(decider, envelopes.map((e) => ({ type: e.type, data: e.data }) as GroupEvent));
+    const { state } = await this.deps.runner.load<GroupState, GroupEvent>(groupDecider(guid), groupStream(appId, guid));
+    return state;
   }
 
   /** Which of these uids exist, waiting briefly for users created a moment ago to reach this service. */
