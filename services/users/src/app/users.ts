@@ -5,7 +5,8 @@ import { DEFAULT_ROLE } from '../domain/roles.js';
 import type { NewAuthToken, ProfileChanges, RemovableProfileField, TokenDetails, UserProfile } from '../domain/user.js';
 import type { UserDoc } from '../projections/users.js';
 import type { AuthTokenDoc } from '../projections/authTokens.js';
-import { CommandRunner, pagination } from './context.js';
+import { pagination } from '@chat/http';
+import { CommandRunner } from './context.js';
 import type { RequestContext, UsersDeps } from './context.js';
 import { renderToken, renderUser } from './views.js';
 import type { UserResource } from './views.js';
@@ -131,7 +132,7 @@ export class UsersApp {
         });
     return {
       data: items.map((doc) => renderUser(doc, { withTags: query.withTags })),
-      meta: { pagination: pagination(total, items.length, query.page, query.perPage) },
+      meta: { pagination: pagination(total, items.length, query.perPage, query.page) },
     };
   }
 
@@ -189,7 +190,7 @@ export class UsersApp {
   async listAuthTokens(context: RequestContext, uid: string, page: number, perPage: number) {
     await this.activeUser(context.actor.appId, uid);
     const { total, items } = await this.readModels.listTokens(context.actor.appId, uid, page, perPage);
-    return { data: items.map((doc) => renderToken(doc)), meta: { pagination: pagination(total, items.length, page, perPage) } };
+    return { data: items.map((doc) => renderToken(doc)), meta: { pagination: pagination(total, items.length, perPage, page) } };
   }
 
   async getAuthToken(context: RequestContext, uid: string, reference: TokenReference) {
