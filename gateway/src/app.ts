@@ -8,6 +8,7 @@ import {
   INTERNAL_HEADER_PREFIX,
   apiKeyCacheKey,
   apiKeyIdentitySchema,
+  deprecationHeaders,
   appLocationSchema,
   internalHeaders,
   routeCatalog,
@@ -241,6 +242,8 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     if (!route || !fitsHost(route, tenancy)) {
       return sendError(res, 'ERR_API_NOT_FOUND', `No operation ${req.method ?? ''} ${path}.`, requestId);
     }
+    const deprecation = deprecationHeaders(route.operationId);
+    if (deprecation) for (const [name, value] of Object.entries(deprecation)) res.setHeader(name, value);
     if (route.api === 'management') handleManagement(req, res, route, requestId);
     else handleChat(req, res, route, tenancy, requestId);
   };
