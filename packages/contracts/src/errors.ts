@@ -13,6 +13,8 @@ export const baseErrorStatus = {
   AUTH_ERR_EMPTY_APIKEY: 401,
   AUTH_ERR_APIKEY_NOT_FOUND: 401,
   AUTH_ERR_NO_ACCESS: 403,
+  // a role (RBAC) or group scope (SBAC) permission, or a restricted feature, denies the operation
+  ERR_PERMISSION_DENIED: 403,
   AUTH_ERR_EMPTY_APPID: 400,
   AUTH_ERR_INVALID_APPID: 401,
   AUTH_ERR_EMPTY_AUTH_HEADER: 401,

@@ -7,6 +7,9 @@ import type { Logger } from 'pino';
 import type { Facts, MessageCursor, MessageQuery, MessagesReadModels } from '../adapters/readModels.js';
 import { StaleMessageIdError, conversationLogDecider, conversationLogStream } from '../domain/conversationLog.js';
 import type { ConversationLogCommand, GroupFacts, MessageActor, UserFacts } from '../domain/conversationLog.js';
+import { deniedActions, mustBeAllowed } from '../domain/groupScopePermissions.js';
+import type { MemberAction } from '../domain/groupScopePermissions.js';
+import { scopePermissionValues } from '../projections/scopePermissions.js';
 import { APP_SYSTEM, appSystemEntity, groupEntityOf, messageView, userEntityOf } from '../domain/messageView.js';
 import type { KnownGroupDoc } from '../projections/groups.js';
 import { docOfSent, factsOf } from '../projections/messages.js';
@@ -61,6 +64,13 @@ const ID_ATTEMPTS = 5;
 function userFacts(user: KnownUserDoc | undefined): UserFacts | null {
   if (!user || user.deleted) return null;
   return { uid: user.uid, active: !user.deactivated, blocked: user.blocked };
+}
+
+/** What the group's scope permissions deny `uid` (a member; nothing for anyone else). */
+function deniedTo(facts: Facts, uid: string): MemberAction[] {
+  const scope = facts.memberships.get(uid)?.scope;
+  if (!scope || facts.memberships.get(uid)?.standing !== 'member') return [];
+  return deniedActions(scopePermissionValues(facts.scopePermissions)[scope] ?? {}, scope);
 }
 
 function present(user: KnownUserDoc | undefined): user is KnownUserDoc {
@@ -187,7 +197,11 @@ export class MessagesApp {
       sentAt,
     });
     const group: GroupFacts | null = facts.group
-      ? { guid: facts.group.guid, senderStanding: facts.memberships.get(input.sender)?.standing ?? 'none' }
+      ? {
+          guid: facts.group.guid,
+          senderStanding: facts.memberships.get(input.sender)?.standing ?? 'none',
+          denied: deniedTo(facts, input.sender),
+        }
       : null;
     const parentDoc = input.parentId !== undefined ? messages.get(input.parentId) : undefined;
     const quotedDoc = input.quotedMessageId !== undefined ? messages.get(input.quotedMessageId) : undefined;
@@ -231,7 +245,7 @@ export class MessagesApp {
       } else if (uid === doc.sender || uid === doc.receiver) {
         standing = 'participant';
       }
-      actor = { kind: 'user', uid, standing };
+      actor = { kind: 'user', uid, standing, denied: toGroup ? deniedTo(facts, uid) : [] };
     }
     return { doc, facts, actor };
   }
@@ -354,7 +368,11 @@ export class MessagesApp {
 
   async listReactions(context: RequestContext, id: string, reaction?: string): Promise<ApiObject[]> {
     const { appId } = context.actor;
-    const doc = await this.visibleMessage(context, id);
+    const { doc, actor } = await this.messageContext(context, id);
+    if (actor.kind === 'user') {
+      if (actor.standing === 'outsider') throw new ApiError('ERR_MESSAGE_NO_ACCESS', `${actor.uid} is not a participant of the conversation of message ${id}.`);
+      mustBeAllowed(actor.denied, 'listReactions', actor.uid, doc.receiver);
+    }
     const reactions = doc.reactions.filter((r) => reaction === undefined || r.reaction === reaction);
     const { users } = await this.deps.readModels.findFacts(appId, { users: reactions.map((r) => r.uid) });
     return reactions.map((r) => {
