@@ -19,9 +19,13 @@ import type { Logger } from 'pino';
 import { ManagementCredentials, decideChatAccess, refuseForeignKey, sha256Hex } from './auth.js';
 import type { Refusal } from './auth.js';
 import type { GatewayConfig } from './config.js';
+import { IDEMPOTENT_METHODS, IdempotentForwarder, idempotencyKeyOf } from './idempotency.js';
+import type { IdempotencyStore } from './idempotency.js';
 import { managementLookups } from './lookups.js';
 import type { ManagementLookups } from './lookups.js';
 import { UpstreamProxy, sendError } from './proxy.js';
+import { RateLimiter, rateClassOf, rateLimitHeaders } from './rateLimit.js';
+import type { WindowCounterStore } from './rateLimit.js';
 import { RouteTable } from './routes.js';
 import { parseHost } from './tenancy.js';
 import type { HostTenancy } from './tenancy.js';
@@ -40,6 +44,10 @@ export interface GatewayDeps {
   subscriber?: InvalidationSubscriber;
   fetchKey?: ManagementLookups['fetchKey'];
   fetchApp?: ManagementLookups['fetchApp'];
+  /** Shared rate-limit counters; without them each gateway enforces the limits on its own counts. */
+  counters?: WindowCounterStore;
+  /** Where Idempotency-Key answers are kept; without it the header is ignored. */
+  idempotency?: IdempotencyStore;
   logger?: Logger;
 }
 
@@ -136,6 +144,17 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     onUpstreamError: (error, upstream, requestId) => logger.error({ err: error, upstream, requestId }, 'upstream request failed'),
   });
 
+  const rateLimiter = new RateLimiter(config.rateLimits, deps.counters, {
+    syncIntervalMs: config.rateLimitSyncMs,
+    onSyncError: (error) => logger.warn({ err: error }, 'rate-limit sync failed; counting locally'),
+  });
+  const idempotent = deps.idempotency
+    ? new IdempotentForwarder(deps.idempotency, proxy, {
+        waitLimitMs: config.upstreamTimeoutMs + 5_000,
+        onError: (error, requestId) => logger.error({ err: error, requestId }, 'idempotent request failed'),
+      })
+    : undefined;
+
   const refuse = (res: ServerResponse, refusal: Refusal, requestId: string) => sendError(res, refusal.code, refusal.message, requestId);
 
   const lookupFailed = (res: ServerResponse, requestId: string) => (error: unknown) => {
@@ -172,12 +191,26 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
         refuseForeign(res, appId, requestId);
         return;
       case 'allow': {
+        // Counted in memory, synced in the background: no await here (ADR 0008).
+        const rate = rateLimiter.take(appId, rateClassOf(route));
+        const rateHeaders = rateLimitHeaders(rate);
+        for (const name in rateHeaders) res.setHeader(name, rateHeaders[name] as string);
+        if (!rate.allowed) {
+          return sendError(res, 'ERR_TOO_MANY_REQUESTS', `The app's limit of ${rate.limit} requests per minute is used up; retry in ${rate.retryAfter} s.`, requestId);
+        }
         const headers = forwardedHeaders(req, requestId);
         headers[internalHeaders.appId] = appId;
         headers[internalHeaders.keyId] = decision.identity.keyId;
         headers[internalHeaders.scope] = decision.identity.scope;
         if (decision.onBehalfOf !== undefined) headers[internalHeaders.onBehalfOf] = decision.onBehalfOf;
-        proxy.forward(req, res, config.upstreams[route.service], headers, requestId);
+        const idempotencyKey = idempotent && IDEMPOTENT_METHODS.has(req.method ?? '') ? idempotencyKeyOf(req) : undefined;
+        if (idempotencyKey === null) {
+          return sendError(res, 'ERR_INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key: 1–255 visible ASCII characters.', requestId);
+        }
+        if (idempotent && idempotencyKey !== undefined) {
+          const scope = { appId, keyId: decision.identity.keyId, idempotencyKey, onBehalfOf: decision.onBehalfOf };
+          void idempotent.forward(req, res, config.upstreams[route.service], headers, scope, requestId);
+        } else proxy.forward(req, res, config.upstreams[route.service], headers, requestId);
         return;
       }
       default: {
@@ -258,6 +291,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     handler,
     keys,
     async start() {
+      rateLimiter.start();
       if (deps.subscriber) {
         deps.subscriber.on('message', onInvalidation);
         await deps.subscriber.subscribe(API_KEY_INVALIDATION_CHANNEL);
@@ -280,6 +314,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
       await closed;
       clearTimeout(force);
       if (deps.subscriber) await deps.subscriber.unsubscribe(API_KEY_INVALIDATION_CHANNEL).catch(() => undefined);
+      rateLimiter.stop();
       proxy.close();
     },
   };
