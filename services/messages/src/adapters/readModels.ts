@@ -154,6 +154,7 @@ export class MessagesReadModels {
       { keys: { appId: 1, conversationId: 1, seq: 1 }, options: { name: 'conversation_order' } },
       { keys: { appId: 1, parentId: 1, seq: 1 }, options: { name: 'thread_order' } },
       { keys: { appId: 1, sender: 1, seq: 1 }, options: { name: 'sender_order' } },
+      { keys: { appId: 1, sender: 1, muid: 1 }, options: { name: 'sender_muid' } },
       { keys: { appId: 1, receiver: 1, seq: 1 }, options: { name: 'receiver_order' } },
     ]);
   }
@@ -244,6 +245,12 @@ export class MessagesReadModels {
   async findMessages(appId: string, ids: readonly string[]): Promise<Map<string, MessageDoc>> {
     const docs = await byIds(this.messages.documents(), ids.map((id) => messageDocId(appId, id)));
     return new Map(docs.map((doc) => [doc.id, stripStoredFields(doc)]));
+  }
+
+  /** A sender's earlier message with this client id (`muid`), if any: a resend must not store it twice. */
+  async findBySenderMuid(appId: string, sender: string, muid: string): Promise<MessageDoc | null> {
+    const doc = await this.messages.documents().findOne({ appId, sender, muid } as Filter<Stored<MessageDoc>>);
+    return doc ? stripStoredFields(doc) : null;
   }
 
   async findMessage(appId: string, id: string): Promise<MessageDoc | null> {

@@ -145,6 +145,11 @@ export class MessagesApp {
 
   async send(context: RequestContext, input: SendInput): Promise<ApiObject> {
     const { appId } = context.actor;
+    // CometChat clients resend with the same `muid` after a lost answer: the first message is the answer.
+    if (input.muid !== undefined) {
+      const earlier = await this.deps.readModels.findBySenderMuid(appId, input.sender, input.muid);
+      if (earlier) return messageView(earlier, input.sender);
+    }
     const toGroup = input.receiverType === 'group';
     const partyUids = toGroup ? [input.sender] : [input.sender, input.receiver];
     const referenced = [input.parentId, input.quotedMessageId].filter((id): id is string => id !== undefined);
