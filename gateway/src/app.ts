@@ -11,9 +11,11 @@ import {
   deprecationHeaders,
   appLocationSchema,
   internalHeaders,
+  isGatedOperation,
+  roleDenial,
   routeCatalog,
 } from '@chat/contracts';
-import type { ApiKeyIdentity, AppLocation, RouteSpec } from '@chat/contracts';
+import type { ApiKeyIdentity, AppLocation, RoleAccess, RouteSpec } from '@chat/contracts';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { ManagementCredentials, decideChatAccess, refuseForeignKey, sha256Hex } from './auth.js';
@@ -26,6 +28,7 @@ import type { ManagementLookups } from './lookups.js';
 import { UpstreamProxy, sendError } from './proxy.js';
 import { RateLimiter, rateClassOf, rateLimitHeaders } from './rateLimit.js';
 import type { WindowCounterStore } from './rateLimit.js';
+import { roleAccessCache, roleAccessId } from './roleAccess.js';
 import { RouteTable } from './routes.js';
 import { parseHost } from './tenancy.js';
 import type { HostTenancy } from './tenancy.js';
@@ -44,6 +47,8 @@ export interface GatewayDeps {
   subscriber?: InvalidationSubscriber;
   fetchKey?: ManagementLookups['fetchKey'];
   fetchApp?: ManagementLookups['fetchApp'];
+  /** The acting user's role rules (default: the users service's internal endpoint). */
+  fetchRoleAccess?: (appId: string, uid: string) => Promise<RoleAccess | null>;
   /** Shared rate-limit counters; without them each gateway enforces the limits on its own counts. */
   counters?: WindowCounterStore;
   /** Where Idempotency-Key answers are kept; without it the header is ignored. */
@@ -144,6 +149,13 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     onUpstreamError: (error, upstream, requestId) => logger.error({ err: error, upstream, requestId }, 'upstream request failed'),
   });
 
+  const users = config.upstreams.users;
+  const roleAccess = roleAccessCache(
+    `http://${users.hostname.includes(':') ? `[${users.hostname}]` : users.hostname}:${users.port}`,
+    LOOKUP_TIMEOUT_MS,
+    onCacheError('role access cache'),
+    deps.fetchRoleAccess,
+  );
   const rateLimiter = new RateLimiter(config.rateLimits, deps.counters, {
     syncIntervalMs: config.rateLimitSyncMs,
     onSyncError: (error) => logger.warn({ err: error }, 'rate-limit sync failed; counting locally'),
@@ -198,19 +210,15 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
         if (!rate.allowed) {
           return sendError(res, 'ERR_TOO_MANY_REQUESTS', `The app's limit of ${rate.limit} requests per minute is used up; retry in ${rate.retryAfter} s.`, requestId);
         }
-        const headers = forwardedHeaders(req, requestId);
-        headers[internalHeaders.appId] = appId;
-        headers[internalHeaders.keyId] = decision.identity.keyId;
-        headers[internalHeaders.scope] = decision.identity.scope;
-        if (decision.onBehalfOf !== undefined) headers[internalHeaders.onBehalfOf] = decision.onBehalfOf;
-        const idempotencyKey = idempotent && IDEMPOTENT_METHODS.has(req.method ?? '') ? idempotencyKeyOf(req) : undefined;
-        if (idempotencyKey === null) {
-          return sendError(res, 'ERR_INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key: 1–255 visible ASCII characters.', requestId);
-        }
-        if (idempotent && idempotencyKey !== undefined) {
-          const scope = { appId, keyId: decision.identity.keyId, idempotencyKey, onBehalfOf: decision.onBehalfOf };
-          void idempotent.forward(req, res, config.upstreams[route.service], headers, scope, requestId);
-        } else proxy.forward(req, res, config.upstreams[route.service], headers, requestId);
+        const onBehalfOf = decision.onBehalfOf;
+        if (onBehalfOf !== undefined && isGatedOperation(route.operationId)) {
+          const access = roleAccess.get(roleAccessId(appId, onBehalfOf));
+          if (access instanceof Promise) {
+            access.then((found) => {
+              if (!res.destroyed) forwardAllowed(req, res, route, appId, requestId, decision.identity, onBehalfOf, found);
+            }, lookupFailed(res, requestId));
+          } else forwardAllowed(req, res, route, appId, requestId, decision.identity, onBehalfOf, access);
+        } else forwardAllowed(req, res, route, appId, requestId, decision.identity, onBehalfOf, null);
         return;
       }
       default: {
@@ -218,6 +226,35 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
         throw new Error(`unknown decision ${JSON.stringify(unknown)}`);
       }
     }
+  };
+
+  /** Past authentication and the rate limit: the acting user's role, then idempotency or plain proxying. */
+  const forwardAllowed = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: RouteSpec,
+    appId: string,
+    requestId: string,
+    identity: ApiKeyIdentity,
+    onBehalfOf: string | undefined,
+    access: RoleAccess | null,
+  ): void => {
+    // An unknown acting user is left to the service, which answers ERR_UID_NOT_FOUND.
+    const denial = access ? roleDenial(route.operationId, access) : null;
+    if (denial) return sendError(res, 'ERR_PERMISSION_DENIED', denial, requestId);
+    const headers = forwardedHeaders(req, requestId);
+    headers[internalHeaders.appId] = appId;
+    headers[internalHeaders.keyId] = identity.keyId;
+    headers[internalHeaders.scope] = identity.scope;
+    if (onBehalfOf !== undefined) headers[internalHeaders.onBehalfOf] = onBehalfOf;
+    const idempotencyKey = idempotent && IDEMPOTENT_METHODS.has(req.method ?? '') ? idempotencyKeyOf(req) : undefined;
+    if (idempotencyKey === null) {
+      return sendError(res, 'ERR_INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key: 1–255 visible ASCII characters.', requestId);
+    }
+    if (idempotent && idempotencyKey !== undefined) {
+      const scope = { appId, keyId: identity.keyId, idempotencyKey, onBehalfOf };
+      void idempotent.forward(req, res, config.upstreams[route.service], headers, scope, requestId);
+    } else proxy.forward(req, res, config.upstreams[route.service], headers, requestId);
   };
 
   const handleChat = (req: IncomingMessage, res: ServerResponse, route: RouteSpec, tenancy: HostTenancy, requestId: string): void => {

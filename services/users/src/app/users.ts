@@ -10,6 +10,7 @@ import { CommandRunner } from './context.js';
 import type { RequestContext, UsersDeps } from './context.js';
 import { maskedToken, renderToken, renderUser } from './views.js';
 import type { UserResource } from './views.js';
+import type { RoleAccess } from '@chat/contracts';
 
 export interface IssuedToken {
   token: string;
@@ -239,6 +240,18 @@ export class UsersApp {
   async flushAuthTokens(context: RequestContext, uid: string) {
     await this.runner.onUser(context, uid, (now) => ({ type: 'FlushAuthTokens', uid, now }));
     return { success: true, message: `Cleared Auth Tokens successfully for uid ${uid}.` };
+  }
+
+  /** The acting user's role rules for the gateway (null: no active user with that uid). */
+  async roleAccess(appId: string, uid: string): Promise<RoleAccess | null> {
+    const user = await this.readModels.findUser(appId, uid);
+    if (!user || user.state !== 'active') return null;
+    const role = await this.readModels.findRole(appId, user.role);
+    return {
+      role: user.role,
+      permissions: role && !role.deleted ? (JSON.parse(role.permissions) as RoleAccess['permissions']) : {},
+      restrictedFeatures: role && !role.deleted ? role.restricted.map((feature) => feature.key) : [],
+    };
   }
 
   /**

@@ -147,6 +147,12 @@ function tokenRoutes(router: Router, { users }: UsersApis): void {
     const context = contextOf(req);
     res.json({ data: await users.deleteAuthToken(context, pathUid(req), tokenReference(param(req, 'authToken'))) });
   });
+  // Not in the gateway's catalogue: the gateway's look-up of an acting user's RBAC rules.
+  router.get('/internal/apps/:appId/users/:uid/access', async (req, res) => {
+    const access = await users.roleAccess(param(req, 'appId'), normalizeUid(param(req, 'uid')));
+    if (!access) throw new ApiError('ERR_UID_NOT_FOUND', 'No active user has that uid.');
+    res.json(access);
+  });
   // Not in the gateway's catalogue: for whatever turns an auth token into a session.
   router.post('/internal/authtokens/verify', async (req, res) => {
     const { appId, authToken } = parseWith(verifyTokenSchema, req.body ?? null);
