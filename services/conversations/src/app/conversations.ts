@@ -4,7 +4,7 @@ import type { CommandMetadata, CommandRunner, Decider, DomainEvent } from '@chat
 import { readWithPatience } from '@chat/mongo';
 import type { ConversationFilter, ConversationReadModels } from '../adapters/readModels.js';
 import { conversationDeletionDecider, conversationDeletionStream } from '../domain/conversationDeletion.js';
-import { conversationMarksDecider, conversationMarksStream } from '../domain/conversationMarks.js';
+import { conversationMarksDecider, conversationMarksStream, unreadMarkerBeforeLast } from '../domain/conversationMarks.js';
 import type { ConversationMarksCommand } from '../domain/conversationMarks.js';
 import { RENDER_ALL, isGloballyPinned, renderConversation, renderSharedConversation } from '../domain/conversationView.js';
 import type {
@@ -21,6 +21,7 @@ import type { GlobalPinTarget } from '../domain/globalPins.js';
 import { userPinsDecider, userPinsStream } from '../domain/userPins.js';
 import type { ConversationRef } from '../domain/userPins.js';
 import { isActiveUser } from '../projections/users.js';
+import { pagination } from '@chat/http';
 
 export interface ConversationsDeps {
   /** The shared runner: appends, publishes and applies to this service's read models. */
@@ -277,10 +278,10 @@ export class ConversationsApp {
         });
       }
     }
-    const upTo = messageId ?? newest;
+    const upTo = messageId ?? (mark === 'unread' ? unreadMarkerBeforeLast(ledger, newest) : newest);
     const now = this.clock();
     const at = epochSeconds(now);
-    if (upTo > 0) {
+    if (upTo > 0 || (mark === 'unread' && newest > 0)) {
       const command: ConversationMarksCommand =
         mark === 'read'
           ? { type: 'MarkRead', conversation: facts.ref, messageId: upTo, now: at }
@@ -401,13 +402,7 @@ export class ConversationsApp {
     const page = <T>(total: number, data: T[]): Paged<T> => ({
       data,
       meta: {
-        pagination: {
-          total,
-          count: data.length,
-          per_page: query.perPage,
-          current_page: query.page,
-          total_pages: Math.max(1, Math.ceil(total / query.perPage)),
-        },
+        pagination: pagination(total, data.length, query.perPage, query.page),
       },
     });
     if (context.actor.uid === undefined) {

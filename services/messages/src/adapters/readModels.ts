@@ -7,6 +7,8 @@ import { groupFactsProjection, knownGroupId, membershipId } from '../projections
 import type { GroupFactDoc, KnownGroupDoc, MembershipDoc } from '../projections/groups.js';
 import { messageDocId, messagesProjection } from '../projections/messages.js';
 import type { MessageDoc } from '../projections/messages.js';
+import { scopePermissionsId, scopePermissionsProjection } from '../projections/scopePermissions.js';
+import type { ScopePermissionsDoc } from '../projections/scopePermissions.js';
 import { knownUserId, knownUsersProjection } from '../projections/users.js';
 import type { KnownUserDoc } from '../projections/users.js';
 
@@ -16,7 +18,7 @@ interface SequenceDoc {
 }
 
 /** Users, groups and memberships share one collection so a command reads all its facts at once. */
-type FactDoc = KnownUserDoc | GroupFactDoc;
+type FactDoc = KnownUserDoc | GroupFactDoc | ScopePermissionsDoc;
 
 export interface FactsRequest {
   users: readonly string[];
@@ -29,6 +31,8 @@ export interface Facts {
   users: Map<string, KnownUserDoc>;
   group: KnownGroupDoc | null;
   memberships: Map<string, MembershipDoc>;
+  /** The group's scope permissions; null while every value is the default. */
+  scopePermissions: ScopePermissionsDoc | null;
 }
 
 export type MessageCursor = { field: 'seq' | 'sentAt'; direction: 'before' | 'after'; value: number };
@@ -127,6 +131,7 @@ function filterOf(query: MessageQuery, cursor: MessageCursor | null): Filter<Sto
 export class MessagesReadModels {
   private readonly users: GuardedProjectionWriter<KnownUserDoc>;
   private readonly groups: GuardedProjectionWriter<GroupFactDoc>;
+  private readonly scopePermissions: GuardedProjectionWriter<ScopePermissionsDoc>;
   private readonly messages: GuardedProjectionWriter<MessageDoc>;
   private readonly facts: Collection<Stored<FactDoc>>;
   private readonly idRequests = new Coalescer<number, string[]>((appId, counts) => this.allocateBatch(appId, counts));
@@ -134,6 +139,7 @@ export class MessagesReadModels {
   constructor(private readonly db: Db) {
     this.users = new GuardedProjectionWriter(db, 'facts', knownUsersProjection);
     this.groups = new GuardedProjectionWriter(db, 'facts', groupFactsProjection);
+    this.scopePermissions = new GuardedProjectionWriter(db, 'facts', scopePermissionsProjection);
     this.messages = new GuardedProjectionWriter(db, 'messages', messagesProjection);
     this.facts = db.collection<Stored<FactDoc>>('facts');
   }
@@ -148,6 +154,7 @@ export class MessagesReadModels {
       { keys: { appId: 1, conversationId: 1, seq: 1 }, options: { name: 'conversation_order' } },
       { keys: { appId: 1, parentId: 1, seq: 1 }, options: { name: 'thread_order' } },
       { keys: { appId: 1, sender: 1, seq: 1 }, options: { name: 'sender_order' } },
+      { keys: { appId: 1, sender: 1, muid: 1 }, options: { name: 'sender_muid' } },
       { keys: { appId: 1, receiver: 1, seq: 1 }, options: { name: 'receiver_order' } },
     ]);
   }
@@ -157,7 +164,8 @@ export class MessagesReadModels {
     if (event.type === 'UserDeleted') await this.eraseMessagesOf(event);
     if (this.messages.handles(event)) await this.messages.apply(event);
     else if (this.users.handles(event)) await this.users.apply(event);
-    else if (this.groups.handles(event)) await this.groups.apply(event);
+    if (this.groups.handles(event)) await this.groups.apply(event);
+    if (this.scopePermissions.handles(event)) await this.scopePermissions.apply(event);
   }
 
   /**
@@ -212,14 +220,15 @@ export class MessagesReadModels {
     const ids = [...new Set(request.users)].map((uid) => knownUserId(appId, uid));
     if (request.guid !== undefined) {
       const { guid } = request;
-      ids.push(knownGroupId(appId, guid), ...(request.members ?? []).map((uid) => membershipId(appId, guid, uid)));
+      ids.push(knownGroupId(appId, guid), scopePermissionsId(appId, guid), ...(request.members ?? []).map((uid) => membershipId(appId, guid, uid)));
     }
     const docs = await byIds(this.facts, ids);
-    const facts: Facts = { users: new Map(), group: null, memberships: new Map() };
+    const facts: Facts = { users: new Map(), group: null, memberships: new Map(), scopePermissions: null };
     for (const stored of docs) {
       const doc = stripStoredFields<FactDoc>(stored);
       if (doc.kind === 'user') facts.users.set(doc.uid, doc);
       else if (doc.kind === 'group') facts.group = doc.deleted ? null : doc;
+      else if (doc.kind === 'scopePermissions') facts.scopePermissions = doc;
       else facts.memberships.set(doc.uid, doc);
     }
     return facts;
@@ -236,6 +245,12 @@ export class MessagesReadModels {
   async findMessages(appId: string, ids: readonly string[]): Promise<Map<string, MessageDoc>> {
     const docs = await byIds(this.messages.documents(), ids.map((id) => messageDocId(appId, id)));
     return new Map(docs.map((doc) => [doc.id, stripStoredFields(doc)]));
+  }
+
+  /** A sender's earlier message with this client id (`muid`), if any: a resend must not store it twice. */
+  async findBySenderMuid(appId: string, sender: string, muid: string): Promise<MessageDoc | null> {
+    const doc = await this.messages.documents().findOne({ appId, sender, muid } as Filter<Stored<MessageDoc>>);
+    return doc ? stripStoredFields(doc) : null;
   }
 
   async findMessage(appId: string, id: string): Promise<MessageDoc | null> {
