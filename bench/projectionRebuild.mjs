@@ -19,6 +19,7 @@ const repoRoot = fileURLToPath(new URL('..', import.meta.url));
  * @property {number} eventsPerSecond
  * @property {number} startupSeconds  from spawn to its first committed offset
  * @property {boolean} complete  the target was reached in time
+ * @property {boolean} started  the group committed an offset within the start-up allowance
  */
 
 /**
@@ -28,10 +29,11 @@ const repoRoot = fileURLToPath(new URL('..', import.meta.url));
  * @param {string} options.service  a service under services/, e.g. `messages`
  * @param {readonly string[]} options.topics  the topics that service consumes
  * @param {number} options.events  how many events to rebuild from (at most what the topics hold)
- * @param {number} options.timeoutMs
+ * @param {number} options.timeoutMs  how long to measure once the group has committed its first offset
+ * @param {number} [options.startupTimeoutMs]  how long the instance may take to commit its first offset
  * @returns {Promise<RebuildResult>}
  */
-export async function measureProjectionRebuild({ stack, probe, service, topics, events, timeoutMs }) {
+export async function measureProjectionRebuild({ stack, probe, service, topics, events, timeoutMs, startupTimeoutMs = 60_000 }) {
   const database = `chat_${service}_${stack.databaseSuffix}_rebuild`;
   const target = Math.min(events, await probe.eventsIn(topics));
   const logFile = join(repoRoot, '.infra', 'logs', `${service}-rebuild.log`);
@@ -56,7 +58,7 @@ export async function measureProjectionRebuild({ stack, probe, service, topics, 
   });
   stack.onStop(() => instance.stop());
   try {
-    const deadline = spawnedAt + timeoutMs;
+    let deadline = spawnedAt + startupTimeoutMs;
     let firstAt = null;
     let firstCommitted = 0;
     let consumed = 0;
@@ -69,6 +71,7 @@ export async function measureProjectionRebuild({ stack, probe, service, topics, 
         if (firstAt === null) {
           firstAt = performance.now();
           firstCommitted = consumed;
+          deadline = firstAt + timeoutMs;
         }
       }
       if (consumed < target) await sleep(100);
@@ -82,6 +85,7 @@ export async function measureProjectionRebuild({ stack, probe, service, topics, 
       eventsPerSecond: seconds > 0 ? (Math.min(consumed, target) - firstCommitted) / seconds : NaN,
       startupSeconds: ((firstAt ?? endedAt) - spawnedAt) / 1000,
       complete: consumed >= target,
+      started: firstAt !== null,
     };
   } finally {
     await instance.stop();
