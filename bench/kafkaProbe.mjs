@@ -8,11 +8,6 @@ import { createKafka } from '../packages/kafka/dist/index.js';
 
 const { AssignerProtocol } = createRequire(new URL('../packages/kafka/dist/index.js', import.meta.url))('kafkajs');
 
-/** kafkajs logs through a pino-shaped logger; a benchmark wants only its errors. */
-const errorsOnly = {
-  error: (detail, message) => console.error(`bench kafka: ${message}`, detail),
-  warn: () => {},
-};
 
 /**
  * @typedef {object} GroupProgress
@@ -23,6 +18,15 @@ const errorsOnly = {
 
 /** @param {string} brokers  comma-separated, as the stack gives them */
 export async function connectKafkaProbe(brokers) {
+  let closing = false;
+  // kafkajs logs through a pino-shaped logger: only errors, and none once the stack is stopping
+  // (the broker going away is expected then).
+  const errorsOnly = {
+    error: (detail, message) => {
+      if (!closing) console.error(`bench kafka: ${message}`, detail);
+    },
+    warn: () => {},
+  };
   const kafka = createKafka('bench', brokers.split(','), errorsOnly);
   const admin = kafka.admin();
   await admin.connect();
@@ -105,5 +109,16 @@ export async function connectKafkaProbe(brokers) {
     return total;
   }
 
-  return { kafka, groupsMatching, progressOf, lagOf, waitForQuiet, eventsIn, close: () => admin.disconnect() };
+  return {
+    kafka,
+    groupsMatching,
+    progressOf,
+    lagOf,
+    waitForQuiet,
+    eventsIn,
+    close: () => {
+      closing = true;
+      return admin.disconnect();
+    },
+  };
 }

@@ -26,7 +26,7 @@
 // set on its own: BENCH_DURATION (sustained s), BENCH_OPEN_SECONDS (per rate), BENCH_RATES,
 // BENCH_CLIENTS, BENCH_RAW_SECONDS, BENCH_HOT_MESSAGES, BENCH_GROUP_MEMBERS, BENCH_GROUP_ROUNDS,
 // BENCH_SEED_USERS, BENCH_SEED_MESSAGES, BENCH_REBUILD_EVENTS, BENCH_REBUILD_TIMEOUT, BENCH_HOT_TIMEOUT,
-// BENCH_DRAIN_TIMEOUT, BENCH_VISIBLE_TIMEOUT, BENCH_REQUEST_TIMEOUT (s), BENCH_VISIBLE_SAMPLES,
+// BENCH_DRAIN_TIMEOUT, BENCH_VISIBLE_TIMEOUT, BENCH_REQUEST_TIMEOUT, BENCH_SETUP_TIMEOUT (s), BENCH_VISIBLE_SAMPLES,
 // BENCH_POLL_BUDGET. Exits 1 when a figure could not be measured at all (its error is printed).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { groupConversationId, topics } from '../packages/contracts/dist/index.js';
@@ -60,6 +60,7 @@ const CONFIG = {
   drainTimeoutS: knob('BENCH_DRAIN_TIMEOUT', 120, 30),
   visibleTimeoutS: knob('BENCH_VISIBLE_TIMEOUT', 10, 5),
   requestTimeoutS: knob('BENCH_REQUEST_TIMEOUT', 10, 10),
+  setupTimeoutS: knob('BENCH_SETUP_TIMEOUT', 600, 120),
   visibleSamplesPerSecond: knob('BENCH_VISIBLE_SAMPLES', 20, 20),
   pollBudgetPerSecond: knob('BENCH_POLL_BUDGET', 200, 200),
 };
@@ -188,14 +189,16 @@ async function inParallel(items, concurrency, task) {
 }
 
 /**
- * Creates users through POST /users, each tried up to three times; resolves with the uids created
- * (or already there). `strict`: fail unless every one was.
+ * Creates users through POST /users, each tried up to three times, for at most BENCH_SETUP_TIMEOUT s
+ * in all; resolves with the uids created (or already there). `strict`: fail unless every one was.
  */
 async function createUsers(uids, { strict = true } = {}) {
   const created = [];
   const errors = errorTally();
+  const deadline = performance.now() + CONFIG.setupTimeoutS * 1000;
   await inParallel(uids, SETUP_CONCURRENCY, async (uid) => {
     for (let attempt = 1; attempt <= 3; attempt++) {
+      if (performance.now() >= deadline) return void errors.add({ status: 0, error: `not tried: past the ${CONFIG.setupTimeoutS} s set-up allowance` });
       const answer = await client.request('POST', '/v3/users', chat, { uid, name: uid });
       if (ok(answer) || answer.body?.error?.code === 'ERR_UID_ALREADY_EXISTS') return void created.push(uid);
       if (attempt === 3) errors.add(answer);
