@@ -1,6 +1,8 @@
 export { createKafka, ensureTopics } from './client.js';
 export { KafkaEventPublisher } from './producer.js';
 export { EventConsumer, consumerGroupFor } from './consumer.js';
-export type { EventConsumerOptions, EventHandler } from './consumer.js';
+export type { EventConsumerOptions } from './consumer.js';
+export { BatchProcessor, decodeMessage, outageBackoffMs } from './batchProcessor.js';
+export type { BatchHandler, BatchProcessorOptions, ConsumerCounters, PartitionBatch } from './batchProcessor.js';
 export { startRelay } from './relay.js';
 export type { RelayOptions } from './relay.js';

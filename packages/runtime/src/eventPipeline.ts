@@ -1,4 +1,3 @@
-import { parseKnownEvent } from '@chat/contracts';
 import type { KnownEvent, Topic } from '@chat/contracts';
 import { EventConsumer, KafkaEventPublisher, consumerGroupFor, ensureTopics, startRelay } from '@chat/kafka';
 import { MongoCommitStore } from '@chat/mongo';
@@ -17,7 +16,12 @@ export interface EventPipelineOptions {
   consumes: readonly Topic[];
   /** Names the consumer group, together with the database it projects into. */
   consumerPurpose: string;
-  project(event: KnownEvent): Promise<void>;
+  /**
+   * Applies a run of one partition's validated events, in order (`readModels.apply` of the service).
+   * Throw `UnapplicableEventError` for an event that can never be applied; any other error is an
+   * outage and the run is retried.
+   */
+  project(events: readonly KnownEvent[]): Promise<void>;
 }
 
 export interface EventPipeline {
@@ -30,7 +34,7 @@ export interface EventPipeline {
 
 /**
  * The event plumbing every event-sourced service has: its commit store, its producer, the relay of
- * unpublished commits, and one consumer that feeds validated events to its projections.
+ * unpublished commits, and one batched consumer that feeds validated events to its projections.
  */
 export function createEventPipeline(options: EventPipelineOptions): EventPipeline {
   const { db, kafka, logger } = options;
@@ -40,10 +44,7 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
     groupId: consumerGroupFor(options.consumerPurpose, db.databaseName),
     topics: options.consumes,
     logger,
-    handler: async (envelope) => {
-      const event = parseKnownEvent(envelope);
-      if (event) await options.project(event);
-    },
+    handler: (events) => options.project(events),
   });
   let relay: ReturnType<typeof startRelay> | null = null;
   const publisher: EventPublisher = {
