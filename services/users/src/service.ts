@@ -28,7 +28,7 @@ export function createUsersService(deps: UsersServiceDeps): RunnableService {
     publishesTo: topics.users,
     consumes: [topics.users],
     consumerPurpose: 'users.read-models',
-    project: (event) => readModels.apply(event),
+    project: (events) => readModels.apply(events),
   });
   const appDeps = { store: pipeline.store, publisher: pipeline.publisher, readModels, logger };
   const users = new UsersApp(appDeps);

@@ -1,6 +1,6 @@
-import type { EventEnvelope, GroupMembersAdded, GroupScope, GroupType } from '@chat/contracts';
-import { GuardedProjectionWriter, ensureIndexes, isDuplicateKeyError, stripStoredFields } from '@chat/mongo';
-import type { Stored } from '@chat/mongo';
+import type { EventEnvelope, GroupScope, GroupType } from '@chat/contracts';
+import { allOf, ensureIndexes, mongoProjection, stripStoredFields } from '@chat/mongo';
+import type { EventApplier, Stored } from '@chat/mongo';
 import type { Collection, Db, Filter, Sort } from 'mongodb';
 import { bansProjection } from '../projections/bans.js';
 import type { BanDoc } from '../projections/bans.js';
@@ -33,16 +33,22 @@ function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** Read models of groups, members and bans; the same guarded writers serve Kafka and read-your-writes. */
-export class GroupReadModels {
-  private readonly groups: GuardedProjectionWriter<GroupDoc>;
-  private readonly members: GuardedProjectionWriter<MemberDoc>;
-  private readonly bans: GuardedProjectionWriter<BanDoc>;
+/** Read models of groups, members and bans; the same projection runtimes serve Kafka and read-your-writes. */
+export class GroupReadModels implements EventApplier {
+  private readonly projections: EventApplier;
+  private readonly groups: Collection<Stored<GroupDoc>>;
+  private readonly members: Collection<Stored<MemberDoc>>;
+  private readonly bans: Collection<Stored<BanDoc>>;
 
   constructor(private readonly db: Db) {
-    this.groups = new GuardedProjectionWriter(db, 'groups', groupsProjection);
-    this.members = new GuardedProjectionWriter(db, 'group_members', membersProjection);
-    this.bans = new GuardedProjectionWriter(db, 'group_bans', bansProjection);
+    this.projections = allOf(
+      mongoProjection(db, 'groups', groupsProjection),
+      mongoProjection(db, 'group_members', membersProjection),
+      mongoProjection(db, 'group_bans', bansProjection),
+    );
+    this.groups = db.collection('groups');
+    this.members = db.collection('group_members');
+    this.bans = db.collection('group_bans');
   }
 
   async ensureIndexes(): Promise<void> {
@@ -61,45 +67,14 @@ export class GroupReadModels {
     ]);
   }
 
-  /** Applies one event to every group read model; safe to call any number of times, in any order. */
-  async apply(event: EventEnvelope): Promise<void> {
-    await this.groups.apply(event);
-    if (event.type === 'GroupMembersAdded') await this.applyMembersAdded(event as EventEnvelope<'GroupMembersAdded', GroupMembersAdded>);
-    else await this.members.apply(event);
-    await this.bans.apply(event);
-    if (event.type === 'GroupDeleted') await this.retireGroup(event);
-  }
-
-  /**
-   * Adding hundreds of members one guarded write at a time takes seconds on FerretDB, so new member
-   * documents go in with one insertMany carrying the same position guard; only documents that exist
-   * already (former members) take the per-document guarded path. A duplicate key (the consumer racing
-   * read-your-writes) falls back to the guarded path, which skips what is already applied.
-   */
-  private async applyMembersAdded(event: EventEnvelope<'GroupMembersAdded', GroupMembersAdded>): Promise<void> {
-    const ids = membersProjection.documentIds(event);
-    const collection = this.members.documents();
-    const existing = await collection.find({ _id: { $in: ids } } as Filter<Stored<MemberDoc>>).toArray();
-    const existingIds = new Set(existing.map((doc) => doc._id));
-    const fresh = ids.filter((id) => !existingIds.has(id));
-    if (fresh.length > 0) {
-      const docs = fresh.flatMap((id) => {
-        const doc = membersProjection.evolve(null, event, id);
-        return doc ? [{ ...doc, _id: id, _positions: { group: event.version }, _rev: 1 }] : [];
-      });
-      try {
-        await collection.insertMany(docs, { ordered: false });
-      } catch (error) {
-        if (!isDuplicateKeyError(error)) throw error;
-        await this.members.apply(event);
-        return;
-      }
-    }
-    const stale = existing.filter((doc) => (doc._positions['group'] ?? 0) < event.version).map((doc) => doc.uid);
-    if (stale.length > 0) {
-      const members = event.data.members.filter((member) => stale.includes(member.uid));
-      await this.members.apply({ ...event, data: { ...event.data, members } });
-    }
+  /** Applies a batch to every group read model; safe to call any number of times. */
+  apply(events: readonly EventEnvelope[]): Promise<void>;
+  /** @deprecated One event at a time, until the command runner hands over whole batches. */
+  apply(event: EventEnvelope): Promise<void>;
+  async apply(input: EventEnvelope | readonly EventEnvelope[]): Promise<void> {
+    const events = Array.isArray(input) ? (input as readonly EventEnvelope[]) : [input as EventEnvelope];
+    await this.projections.apply(events);
+    for (const event of events) if (event.type === 'GroupDeleted') await this.retireGroup(event);
   }
 
   /**
@@ -111,17 +86,17 @@ export class GroupReadModels {
     const guid = (event.data as { guid: string }).guid;
     const filter = { appId: event.appId, guid, '_positions.group': { $lt: event.version } };
     const update = { $set: { active: false, '_positions.group': event.version }, $inc: { _rev: 1 } };
-    await this.members.documents().updateMany(filter, update);
-    await this.bans.documents().updateMany(filter, update);
+    await this.members.updateMany(filter, update);
+    await this.bans.updateMany(filter, update);
   }
 
   async findGroup(appId: string, guid: string): Promise<GroupDoc | null> {
-    const doc = await this.groups.documents().findOne({ _id: groupDocId(appId, guid) } as Filter<Stored<GroupDoc>>);
+    const doc = await this.groups.findOne({ _id: groupDocId(appId, guid) } as Filter<Stored<GroupDoc>>);
     return doc && !doc.deleted ? stripStoredFields(doc) : null;
   }
 
   async findMember(appId: string, guid: string, uid: string): Promise<MemberDoc | null> {
-    const doc = await this.members.documents().findOne({ _id: groupMemberDocId(appId, guid, uid) } as Filter<Stored<MemberDoc>>);
+    const doc = await this.members.findOne({ _id: groupMemberDocId(appId, guid, uid) } as Filter<Stored<MemberDoc>>);
     return doc?.active ? stripStoredFields(doc) : null;
   }
 
@@ -129,7 +104,7 @@ export class GroupReadModels {
   async membershipsOf(appId: string, uid: string, guids?: readonly string[]): Promise<Map<string, MemberDoc>> {
     if (guids?.length === 0) return new Map();
     const filter = { appId, uid, active: true, ...(guids ? { guid: { $in: [...guids] } } : {}) } as Filter<Stored<MemberDoc>>;
-    const docs = await this.members.documents().find(filter).toArray();
+    const docs = await this.members.find(filter).toArray();
     return new Map(docs.map((doc) => [doc.guid, stripStoredFields(doc)]));
   }
 
@@ -151,7 +126,7 @@ export class GroupReadModels {
     const sortField = { name: 'nameKey', guid: 'guid', createdAt: 'createdAt' }[query.sortBy];
     const sort: Sort = sortField === 'guid' ? { guid: direction } : { [sortField]: direction, guid: direction };
     const filter = { $and: and } as Filter<Stored<GroupDoc>>;
-    const collection = this.groups.documents();
+    const collection = this.groups;
     const [total, docs] = await Promise.all([
       collection.countDocuments(filter),
       collection.find(filter).sort(sort).skip((page - 1) * perPage).limit(perPage).toArray(),
@@ -161,12 +136,12 @@ export class GroupReadModels {
 
   async listMembers(appId: string, guid: string, scopes: readonly GroupScope[] | undefined, page: number, perPage: number): Promise<Page<MemberDoc>> {
     const filter = { appId, guid, active: true, ...(scopes ? { scope: { $in: [...scopes] } } : {}) } as Filter<Stored<MemberDoc>>;
-    return this.page(this.members.documents(), filter, { joinedAt: 1, uid: 1 }, page, perPage);
+    return this.page(this.members, filter, { joinedAt: 1, uid: 1 }, page, perPage);
   }
 
   async listBans(appId: string, guid: string, page: number, perPage: number): Promise<Page<BanDoc>> {
     const filter = { appId, guid, active: true } as Filter<Stored<BanDoc>>;
-    return this.page(this.bans.documents(), filter, { bannedAt: 1, uid: 1 }, page, perPage);
+    return this.page(this.bans, filter, { bannedAt: 1, uid: 1 }, page, perPage);
   }
 
   private async page<Doc extends object>(

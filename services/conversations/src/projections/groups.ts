@@ -1,7 +1,6 @@
-import type { EventEnvelope, GroupCreated, GroupType, GroupUpdated } from '@chat/contracts';
+import { groupMembershipEventTypes, groupProfileEventTypes } from '@chat/contracts';
+import type { EventOf, GroupCreated, GroupType, GroupUpdated } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
-import type { GroupEventEnvelope } from './groupsEvents.js';
-import { isGroupEvent } from './groupsEvents.js';
 
 /** One group as lists and reads show it (no password hash: the read side never needs it). */
 export interface GroupDoc {
@@ -69,13 +68,14 @@ function membershipChanged(doc: GroupDoc | null, at: number, membersCount: numbe
   return { ...doc, updatedAt: Math.max(doc.updatedAt, at), ...(membersCount !== undefined ? { membersCount } : {}) };
 }
 
-type Handled = Exclude<GroupEventEnvelope, { type: 'GroupMemberUnbanned' | 'GroupScopePermissionsChanged' }>;
+/** A group's life and every membership change (which moves its `updatedAt` and member count). */
+const groupDocEventTypes = [...groupProfileEventTypes, ...groupMembershipEventTypes] as const;
+type Handled = EventOf<(typeof groupDocEventTypes)[number]>;
 
 /** Groups of every app, for listing and reading; membership events keep `membersCount` and `updatedAt`. */
 export const groupsProjection: Projection<GroupDoc, Handled> = {
   name: 'groups',
-  canHandle: (event: EventEnvelope): event is Handled =>
-    isGroupEvent(event) && event.type !== 'GroupMemberUnbanned' && event.type !== 'GroupScopePermissionsChanged',
+  eventTypes: groupDocEventTypes,
   documentIds: (event) => [groupDocId(event.appId, event.data.guid)],
   sourceOf: () => 'group',
   evolve(doc, event) {

@@ -40,7 +40,7 @@ describe('group action messages on FerretDB', () => {
     const app = new MessagesApp({ store, readModels, logger, publisher: { publish: async (events) => void published.push(...events) } });
     const actions = new GroupActionMessages(app, readModels, store);
     return async (event: EventEnvelope) => {
-      await readModels.apply(event);
+      await readModels.apply([event]);
       if (isGroupEvent(event)) await actions.handle(event);
     };
   }
