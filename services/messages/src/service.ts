@@ -1,4 +1,5 @@
 import { topics } from '@chat/contracts';
+import type { KnownEvent } from '@chat/contracts';
 import { createServiceApp } from '@chat/http';
 import { createEventPipeline } from '@chat/runtime';
 import type { RunnableService } from '@chat/runtime';
@@ -29,11 +30,23 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
     publishesTo: topics.messages,
     consumes: [topics.users, topics.conversations, topics.messages],
     consumerPurpose: 'messages.projections',
-    project: async (event) => {
-      await readModels.apply(event);
-      if (isGroupEvent(event)) await groupActions?.handle(event);
+    project: async (events) => {
+      // An action message snapshots its group as of its event, so a group event is applied and acted
+      // on alone; the events between group events are applied in runs.
+      let run: KnownEvent[] = [];
+      for (const event of events) {
+        if (!isGroupEvent(event)) {
+          run.push(event);
+          continue;
+        }
+        await readModels.apply(run);
+        run = [];
+        await readModels.apply([event]);
+        await groupActions?.handle(event);
+      }
+      await readModels.apply(run);
     },
-    ownReadModels: { apply: async (events) => { for (const event of events) await readModels.applyOwn(event); } },
+    ownReadModels: readModels,
   });
   const app = new MessagesApp({ runner: pipeline.runner, readModels });
   groupActions = new GroupActionMessages(app, readModels);

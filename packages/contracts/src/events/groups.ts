@@ -137,19 +137,25 @@ export const groupScopePermissionsChangedV1 = z.object({
   changedAt: z.number().int(),
 });
 
-/** A group's profile and membership events: what a service following groups projects. */
-export const groupEventTypes = [
-  'GroupCreated',
-  'GroupUpdated',
-  'GroupDeleted',
+/** A group's own life: created, changed, deleted. */
+export const groupProfileEventTypes = ['GroupCreated', 'GroupUpdated', 'GroupDeleted'] as const;
+/** Events that change who is a member of a group, or with which scope. */
+export const groupMembershipEventTypes = [
   'GroupMemberJoined',
   'GroupMembersAdded',
   'GroupMemberLeft',
   'GroupMemberKicked',
   'GroupMemberScopeChanged',
   'GroupMemberBanned',
-  'GroupMemberUnbanned',
 ] as const;
+/** Who is banned from a group. */
+export const groupBanEventTypes = ['GroupMemberBanned', 'GroupMemberUnbanned'] as const;
+/** A group's profile, membership and ban events: what a service following groups projects. */
+export const groupEventTypes = [...groupProfileEventTypes, ...groupMembershipEventTypes, 'GroupMemberUnbanned'] as const;
+/** What sets a group's scope permissions: its creation and deletion reset them to the defaults. */
+export const groupScopePermissionEventTypes = ['GroupCreated', 'GroupDeleted', 'GroupScopePermissionsChanged'] as const;
+/** Everything on a group's stream: the above and its scope permissions. */
+export const groupStreamEventTypes = [...groupEventTypes, 'GroupScopePermissionsChanged'] as const;
 
 export const groupEventSchemas = {
   GroupCreated: { 1: groupCreatedV1 },

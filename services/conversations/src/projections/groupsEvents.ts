@@ -1,13 +1,10 @@
-import { eventTypeIn, groupEventTypes } from '@chat/contracts';
-import type { EventEnvelope, EventType, KnownEvent } from '@chat/contracts';
-
-// Everything on a group's stream: its profile and membership, and its scope permissions.
-const groupStreamEventTypes = [...groupEventTypes, 'GroupScopePermissionsChanged'] as const satisfies readonly EventType[];
+import { eventTypeIn, groupStreamEventTypes } from '@chat/contracts';
+import type { EventEnvelope, EventOf } from '@chat/contracts';
 
 const isGroupStreamEvent = eventTypeIn(groupStreamEventTypes);
 
 export type GroupEventType = (typeof groupStreamEventTypes)[number];
-export type GroupEventEnvelope = Extract<KnownEvent, { type: GroupEventType }>;
+export type GroupEventEnvelope = EventOf<GroupEventType>;
 
 export function isGroupEvent(event: EventEnvelope): event is GroupEventEnvelope {
   return isGroupStreamEvent(event);

@@ -12,6 +12,10 @@ import { testEnvelope } from './testEvents.js';
  * The roster a command gets in production: what the real member and ban projections make of the
  * history (a deleted group's documents are retired by the adapter: here, dropped).
  */
+function handles(projection: { eventTypes: readonly string[] }, event: GroupEvent): boolean {
+  return projection.eventTypes.includes(event.type);
+}
+
 export function rosterAfter(history: readonly GroupEvent[]): Roster {
   const members = new Map<string, MemberDoc | null>();
   const bans = new Map<string, BanDoc | null>();
@@ -21,11 +25,14 @@ export function rosterAfter(history: readonly GroupEvent[]): Roster {
       members.clear();
       bans.clear();
     }
-    if (membersProjection.canHandle(envelope)) {
-      for (const id of membersProjection.documentIds(envelope)) members.set(id, membersProjection.evolve(members.get(id) ?? null, envelope, id));
+    // Only the types a projection lists reach its functions, as in the runtime.
+    if (handles(membersProjection, event)) {
+      const member = envelope as Parameters<typeof membersProjection.evolve>[1];
+      for (const id of membersProjection.documentIds(member)) members.set(id, membersProjection.evolve(members.get(id) ?? null, member, id));
     }
-    if (bansProjection.canHandle(envelope)) {
-      for (const id of bansProjection.documentIds(envelope)) bans.set(id, bansProjection.evolve(bans.get(id) ?? null, envelope, id));
+    if (handles(bansProjection, event)) {
+      const ban = envelope as Parameters<typeof bansProjection.evolve>[1];
+      for (const id of bansProjection.documentIds(ban)) bans.set(id, bansProjection.evolve(bans.get(id) ?? null, ban, id));
     }
   });
   const present = <T>(docs: Map<string, T | null>) => [...docs.values()].filter((doc): doc is T => doc !== null);

@@ -37,14 +37,14 @@ describe('group action messages on FerretDB', () => {
     const readModels = new MessagesReadModels(db);
     const runner = new CommandRunner({
       store: new MongoCommitStore(db),
-      readModels: { apply: async (events) => { for (const event of events) await readModels.applyOwn(event); } },
+      readModels,
       logger,
       publisher: { publish: async (events) => void published.push(...events) },
     });
     const app = new MessagesApp({ runner, readModels });
     const actions = new GroupActionMessages(app, readModels);
     return async (event: EventEnvelope) => {
-      await readModels.apply(event);
+      await readModels.apply([event]);
       if (isGroupEvent(event)) await actions.handle(event);
     };
   }

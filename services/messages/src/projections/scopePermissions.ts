@@ -1,6 +1,6 @@
-import type { EventEnvelope, GroupCreated, GroupDeleted, GroupScope, GroupScopePermissionsChanged } from '@chat/contracts';
+import { groupScopePermissionEventTypes } from '@chat/contracts';
+import type { EventOf, GroupScope } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
-import { sourceOfStream } from './source.js';
 
 /** Values set per scope; an absent id has the catalogue default. */
 export type ScopePermissionValues = Partial<Record<GroupScope, Record<string, string | string[]>>>;
@@ -17,12 +17,7 @@ export interface ScopePermissionsDoc {
   values: string;
 }
 
-type ScopePermissionsEvent =
-  | EventEnvelope<'GroupCreated', GroupCreated>
-  | EventEnvelope<'GroupDeleted', GroupDeleted>
-  | EventEnvelope<'GroupScopePermissionsChanged', GroupScopePermissionsChanged>;
-
-const handled = new Set(['GroupCreated', 'GroupDeleted', 'GroupScopePermissionsChanged']);
+type ScopePermissionsEvent = EventOf<(typeof groupScopePermissionEventTypes)[number]>;
 
 export function scopePermissionsId(appId: string, guid: string): string {
   return `scopeperms:${appId}:${guid}`;
@@ -35,9 +30,8 @@ export function scopePermissionValues(doc: ScopePermissionsDoc | null | undefine
 /** From the group's own stream, so a re-created group starts from the defaults again. */
 export const scopePermissionsProjection: Projection<ScopePermissionsDoc, ScopePermissionsEvent> = {
   name: 'scope_permissions',
-  canHandle: (event): event is ScopePermissionsEvent => handled.has(event.type),
+  eventTypes: groupScopePermissionEventTypes,
   documentIds: (event) => [scopePermissionsId(event.appId, event.data.guid)],
-  sourceOf: (event) => sourceOfStream(event.streamId),
   evolve(doc, event) {
     switch (event.type) {
       case 'GroupCreated':
