@@ -85,7 +85,8 @@ if [ -n "$want_ferretdb" ]; then
   stamp="$INFRA/bin/ferretdb.stamp"
   patches=("$src"/patches/*.patch)
   # Every Go source and every patch to FerretDB counts: a change to any of them rebuilds.
-  want=$( (cat "$src"/*.go "$src/go.mod" "$src/go.sum" "${patches[@]}"; go version) | sha256sum | cut -d' ' -f1)
+  want=$( (find "$src" -name '*.go' | LC_ALL=C sort | xargs cat; cat "$src/go.mod" "$src/go.sum" "${patches[@]}"; go version) |
+    sha256sum | cut -d' ' -f1)
   if [ -x "$bin" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
     say "ferretdb runner: cached"
   else

@@ -1,4 +1,6 @@
-package main
+// Package wireproxy is the MongoDB wire-protocol proxy in front of FerretDB: it lets one write
+// command at a time through (ADR 0005) and refuses commands FerretDB would hang on (ADR 0008).
+package wireproxy
 
 import (
 	"bytes"
@@ -35,9 +37,9 @@ var nonWriteCommands = map[string]bool{
 	"saslStart": true, "saslContinue": true, "endSessions": true, "getLog": true,
 }
 
-// serveSerialized accepts client connections on front and pairs each with its own connection to
+// Serve accepts client connections on front and pairs each with its own connection to
 // FerretDB's Unix socket, so cursors and other per-connection state behave as with a direct connection.
-func serveSerialized(ctx context.Context, front net.Listener, backendSocket string) error {
+func Serve(ctx context.Context, front net.Listener, backendSocket string) error {
 	var writeMu sync.Mutex
 	var conns sync.WaitGroup
 	defer conns.Wait()

@@ -1,4 +1,4 @@
-package main
+package wireproxy
 
 import (
 	"encoding/binary"
