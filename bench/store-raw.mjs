@@ -164,7 +164,11 @@ async function measureRate(operation, { concurrency, durationMs, storePid }) {
   let units = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async (_, worker) => {
-      while (performance.now() < deadline) units += await operation(worker);
+      while (performance.now() < deadline) {
+        // Not `units += await …`: that reads units before the await and loses the other workers' counts.
+        const done = await operation(worker);
+        units += done;
+      }
     }),
   );
   const seconds = (performance.now() - started) / 1000;
