@@ -83,7 +83,9 @@ if [ -n "$want_ferretdb" ]; then
   src="$ROOT/infra/ferretdb"
   bin="$INFRA/bin/ferretdb"
   stamp="$INFRA/bin/ferretdb.stamp"
+  shopt -s nullglob # no patch file at all is fine: the build is then plain FerretDB
   patches=("$src"/patches/*.patch)
+  shopt -u nullglob
   # Every Go source and every patch to FerretDB counts: a change to any of them rebuilds.
   want=$( (find "$src" -name '*.go' | LC_ALL=C sort | xargs cat; cat "$src/go.mod" "$src/go.sum" "${patches[@]}"; go version) |
     sha256sum | cut -d' ' -f1)
