@@ -3,6 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+node bench/store-raw.mjs
 node bench/gateway-overhead.mjs "$@"
 node bench/runtime.mjs
 node bench/users-list.mjs

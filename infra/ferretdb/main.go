@@ -17,6 +17,8 @@ import (
 
 	"github.com/FerretDB/FerretDB/ferretdb"
 	"golang.org/x/sync/errgroup"
+
+	"chatplatform.local/ferretdb-runner/wireproxy"
 )
 
 func main() {
@@ -80,7 +82,7 @@ func run(listenAddr, sqliteDir string, serializeWrites bool) error {
 	g.Go(func() error { return f.Run(ctx) })
 	g.Go(func() error { return keepIDIndexes(ctx, sqliteDir, logger) })
 	if front != nil {
-		g.Go(func() error { return serveSerialized(ctx, front, listener.Unix) })
+		g.Go(func() error { return wireproxy.Serve(ctx, front, listener.Unix) })
 	}
 	if err = g.Wait(); errors.Is(err, context.Canceled) {
 		err = nil

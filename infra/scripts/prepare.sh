@@ -35,7 +35,10 @@ if [ -n "$want_kafka" ]; then
   command -v java >/dev/null || missing+=(openjdk-17-jre-headless)
   command -v mvn >/dev/null || missing+=(maven)
 fi
-[ -z "$want_ferretdb" ] || command -v go >/dev/null || missing+=(golang-go)
+if [ -n "$want_ferretdb" ]; then
+  command -v go >/dev/null || missing+=(golang-go)
+  command -v patch >/dev/null || missing+=(patch)
+fi
 [ -z "$want_redis" ] || command -v redis-server >/dev/null || missing+=(redis-server)
 
 if [ ${#missing[@]} -gt 0 ]; then
@@ -80,8 +83,12 @@ if [ -n "$want_ferretdb" ]; then
   src="$ROOT/infra/ferretdb"
   bin="$INFRA/bin/ferretdb"
   stamp="$INFRA/bin/ferretdb.stamp"
-  # Every Go source counts: a change to any of them (the write-serialising proxy too) rebuilds.
-  want=$( (cat "$src"/*.go "$src/go.mod" "$src/go.sum"; go version) | sha256sum | cut -d' ' -f1)
+  shopt -s nullglob # no patch file at all is fine: the build is then plain FerretDB
+  patches=("$src"/patches/*.patch)
+  shopt -u nullglob
+  # Every Go source and every patch to FerretDB counts: a change to any of them rebuilds.
+  want=$( (find "$src" -name '*.go' | LC_ALL=C sort | xargs cat; cat "$src/go.mod" "$src/go.sum" "${patches[@]}"; go version) |
+    sha256sum | cut -d' ' -f1)
   if [ -x "$bin" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
     say "ferretdb runner: cached"
   else
@@ -89,8 +96,23 @@ if [ -n "$want_ferretdb" ]; then
     start=$SECONDS
     mkdir -p "$INFRA/bin"
     rm -f "$stamp"
+    # FerretDB with our patches (infra/ferretdb/patches, ADR 0011): a writable copy of the module the
+    # runner's go.mod requires, patched, and a build-only go.mod beside it that replaces the module
+    # with that copy. The committed go.mod stays plain, so `go test` there needs none of this.
+    module=github.com/FerretDB/FerretDB
+    build="$INFRA/ferretdb/build"
+    pristine=$(cd "$src" && GOTOOLCHAIN=local go mod download "$module" && GOTOOLCHAIN=local go list -m -f '{{.Dir}}' "$module")
+    rm -rf "$build"
+    mkdir -p "$build"
+    cp -R "$pristine" "$build/FerretDB"
+    chmod -R u+w "$build/FerretDB" # the module cache is read-only
+    for patch_file in "${patches[@]}"; do
+      patch --quiet --forward --strip=1 --directory="$build/FerretDB" <"$patch_file"
+    done
+    cp "$src/go.mod" "$src/go.sum" "$build/"
+    (cd "$src" && GOTOOLCHAIN=local go mod edit -replace="$module=$build/FerretDB" "$build/go.mod")
     # -buildvcs=false: the source sits in a git work tree that may belong to another user in CI.
-    (cd "$src" && GOTOOLCHAIN=local CGO_ENABLED=0 go build -trimpath -buildvcs=false -o "$bin" .)
+    (cd "$src" && GOTOOLCHAIN=local CGO_ENABLED=0 go build -modfile="$build/go.mod" -trimpath -buildvcs=false -o "$bin" .)
     echo "$want" >"$stamp"
     say "ferretdb runner: done in $((SECONDS - start)) s"
   fi

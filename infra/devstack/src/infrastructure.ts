@@ -9,6 +9,7 @@ import { probeKafka, probeMongo, probeRedis, portIsOpen } from './probes.js';
 import { killStale, spawnManaged } from './processes.js';
 import type { ManagedProcess } from './processes.js';
 
+/** The URL of a part not asked for (options.parts) is the empty string. */
 export interface RunningInfrastructure {
   kafkaBrokers: string;
   mongoUrl: string;
@@ -29,9 +30,14 @@ export interface InfrastructureOptions {
    * consumer groups that read from the beginning, so a kept log would replay every earlier run's events.
    */
   freshKafkaData?: boolean;
+  /**
+   * The parts to provide (default all three). A store benchmark needs only FerretDB, and a Kafka it
+   * does not use would cost a JVM's start-up and memory on a shared machine. Parts left out have no URL.
+   */
+  parts?: readonly PartName[];
 }
 
-type PartName = 'kafka' | 'ferretdb' | 'redis';
+export type PartName = 'kafka' | 'ferretdb' | 'redis';
 
 interface Part {
   name: PartName;
@@ -58,8 +64,9 @@ const run = promisify(execFile);
 export async function startInfrastructure(options: InfrastructureOptions = {}): Promise<RunningInfrastructure> {
   const root = resolve(options.repoRoot ?? fileURLToPath(new URL('../../../', import.meta.url)));
   const log = options.log ?? ((line: string) => process.stderr.write(`[devstack] ${line}\n`));
-  const parts = defineParts(root, options.freshKafkaData ?? false);
-  const urls = {} as Record<PartName, string>;
+  const wanted = options.parts ?? PART_ORDER;
+  const parts = defineParts(root, options.freshKafkaData ?? false).filter((part) => wanted.includes(part.name));
+  const urls = { kafka: '', ferretdb: '', redis: '' } as Record<PartName, string>;
   const reused: PartName[] = [];
   const toStart: Part[] = [];
 

@@ -2,7 +2,7 @@ import type { EventEnvelope } from '@chat/contracts';
 import type { AppendBatch, AppendResult, Commit, CommitStore, ReadHeadOptions, Snapshot, StreamHead } from '@chat/eventsourcing';
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import { isDuplicateKeyError } from './connect.js';
-import { MAX_STATEMENTS_PER_COMMAND, chunk } from './statements.js';
+import { bulkWriteChunked } from './bulkWrite.js';
 
 /**
  * Events and snapshots are stored as JSON text: user-supplied payloads may hold keys with dots or
@@ -150,7 +150,7 @@ export class MongoCommitStore implements CommitStore {
         upsert: true,
       },
     }));
-    for (const group of chunk(operations, MAX_STATEMENTS_PER_COMMAND)) await this.heads.bulkWrite(group, { ordered: false });
+    await bulkWriteChunked(this.heads, operations, { ordered: false });
   }
 
   async reservePositions(count: number): Promise<number> {

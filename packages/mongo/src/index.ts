@@ -10,4 +10,5 @@ export { ensureIndexes } from './indexes.js';
 export type { IndexSpec } from './indexes.js';
 export { GuardedProjectionWriter } from './legacyProjectionWriter.js';
 export { readWithPatience } from './patience.js';
-export { MAX_STATEMENTS_PER_COMMAND, chunk } from './statements.js';
+export { MAX_STATEMENTS_PER_COMMAND, bulkWriteChunked, chunk } from './bulkWrite.js';
+export type { BulkWriteCounts } from './bulkWrite.js';

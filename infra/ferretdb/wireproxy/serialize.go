@@ -1,4 +1,6 @@
-package main
+// Package wireproxy is the MongoDB wire-protocol proxy in front of FerretDB: it lets one write
+// command at a time through (ADR 0005) and refuses commands FerretDB would hang on (ADR 0011).
+package wireproxy
 
 import (
 	"bytes"
@@ -21,6 +23,8 @@ const (
 	opMsg          = 2013
 	maxMessageSize = 48 << 20 // MongoDB's maxMessageSizeBytes
 	flagMoreToCome = 1 << 1
+	// The checksum flag appends a CRC-32C after the last section.
+	flagChecksumPresent = 1 << 0
 )
 
 // Commands that never modify data. Everything else, including anything we cannot parse, is a write.
@@ -33,9 +37,9 @@ var nonWriteCommands = map[string]bool{
 	"saslStart": true, "saslContinue": true, "endSessions": true, "getLog": true,
 }
 
-// serveSerialized accepts client connections on front and pairs each with its own connection to
+// Serve accepts client connections on front and pairs each with its own connection to
 // FerretDB's Unix socket, so cursors and other per-connection state behave as with a direct connection.
-func serveSerialized(ctx context.Context, front net.Listener, backendSocket string) error {
+func Serve(ctx context.Context, front net.Listener, backendSocket string) error {
 	var writeMu sync.Mutex
 	var conns sync.WaitGroup
 	defer conns.Wait()
@@ -77,6 +81,15 @@ func relay(client, backend net.Conn, writeMu *sync.Mutex) error {
 		req, err := readMessage(client)
 		if err != nil {
 			return err
+		}
+		if refusal := refuseOversizedCommand(req); refusal != nil {
+			if moreToCome(req) {
+				continue // an unacknowledged write expects no reply; dropping it beats hanging every writer
+			}
+			if _, err := client.Write(refusal); err != nil {
+				return err
+			}
+			continue
 		}
 		write := isWrite(req)
 		if write {
@@ -130,6 +143,8 @@ func readMessage(r io.Reader) ([]byte, error) {
 	return msg, nil
 }
 
+func requestID(msg []byte) uint32 { return binary.LittleEndian.Uint32(msg[4:8]) }
+
 func moreToCome(msg []byte) bool {
 	return opCode(msg) == opMsg && len(msg) >= 20 && binary.LittleEndian.Uint32(msg[16:20])&flagMoreToCome != 0
 }
@@ -143,30 +158,62 @@ func isWrite(msg []byte) bool {
 
 // commandName returns the first key of an OP_MSG's body section (kind 0), which names the command.
 func commandName(msg []byte) (string, error) {
+	body, _, err := splitSections(msg)
+	if err != nil {
+		return "", err
+	}
+	return firstKey(body)
+}
+
+// firstKey returns the first key of a BSON document: int32 length, then elements of (type byte,
+// cstring key, value).
+func firstKey(doc []byte) (string, error) {
+	end := bytes.IndexByte(doc[5:], 0)
+	if doc[4] == 0 || end < 0 {
+		return "", errors.New("empty command document")
+	}
+	return string(doc[5 : 5+end]), nil
+}
+
+// splitSections returns an OP_MSG's body (the kind-0 section's BSON document) and its document
+// sequences (kind 1), each keyed by its identifier and holding its documents back to back.
+func splitSections(msg []byte) (body []byte, sequences map[string][]byte, err error) {
 	if opCode(msg) != opMsg || len(msg) < 21 {
-		return "", errors.New("not an OP_MSG")
+		return nil, nil, errors.New("not an OP_MSG")
 	}
 	sections := msg[20:]
+	if binary.LittleEndian.Uint32(msg[16:20])&flagChecksumPresent != 0 {
+		sections = sections[:len(sections)-4]
+	}
 	for len(sections) > 0 {
 		kind := sections[0]
 		sections = sections[1:]
 		if len(sections) < 4 {
-			return "", errors.New("truncated section")
+			return nil, nil, errors.New("truncated section")
 		}
 		size := int(binary.LittleEndian.Uint32(sections[:4]))
 		if size < 5 || size > len(sections) {
-			return "", errors.New("invalid section size")
+			return nil, nil, errors.New("invalid section size")
 		}
-		if kind == 0 {
-			// BSON document: int32 length, then elements of (type byte, cstring key, value).
-			doc := sections[:size]
-			end := bytes.IndexByte(doc[5:], 0)
-			if doc[4] == 0 || end < 0 {
-				return "", errors.New("empty command document")
+		switch kind {
+		case 0:
+			body = sections[:size]
+		case 1: // int32 size (including itself), cstring identifier, documents
+			end := bytes.IndexByte(sections[4:size], 0)
+			if end < 0 {
+				return nil, nil, errors.New("invalid document sequence identifier")
 			}
-			return string(doc[5 : 5+end]), nil
+			if sequences == nil {
+				sequences = map[string][]byte{}
+			}
+			sequences[string(sections[4:4+end])] = sections[4+end+1 : size]
+		default:
+			return nil, nil, fmt.Errorf("unknown section kind %d", kind)
 		}
-		sections = sections[size:] // kind 1: int32 size (including itself), identifier, documents
+		sections = sections[size:]
 	}
-	return "", errors.New("no body section")
+	if body == nil {
+		return nil, nil, errors.New("no body section")
+	}
+	return body, sequences, nil
 }

@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import { MongoClient, MongoServerError } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+// Our FerretDB runner's two fixes (ADR 0011), against the runner the tests start: an update command of
+// too many statements is refused at once instead of hanging every writer, and a filter with an `_id`
+// equality beside other conditions is fetched by `_id` (FerretDB reports it as filter pushdown).
+// Both are properties of our runner only; against another server (MONGO_URL) the cases are skipped.
+
+interface Doc { _id: string; _rev: number; n: number }
+
+const RUNNER_LIMIT = 64; // maxStatementsPerCommand in infra/ferretdb/statements.go
+
+describe('the FerretDB runner', () => {
+  const client = new MongoClient(process.env['MONGO_URL'] ?? 'mongodb://127.0.0.1:27017');
+  let db: Db;
+  let docs: Collection<Doc>;
+  let isFerretDB = false;
+
+  beforeAll(async () => {
+    await client.connect();
+    db = client.db(`runner_test_${randomBytes(4).toString('hex')}`);
+    docs = db.collection<Doc>('docs');
+    const buildInfo = await db.admin().command({ buildInfo: 1 });
+    isFerretDB = typeof buildInfo['ferretdbVersion'] === 'string';
+    await docs.insertMany(Array.from({ length: 200 }, (_, i) => ({ _id: `d${i}`, _rev: 0, n: 0 })));
+  });
+  afterAll(async () => {
+    await db.dropDatabase();
+    await client.close();
+  });
+  beforeEach((context) => {
+    if (!isFerretDB) context.skip();
+  });
+
+  const increments = (count: number) =>
+    Array.from({ length: count }, (_, i) => ({ updateOne: { filter: { _id: `d${i}` }, update: { $inc: { n: 1 } } } }));
+
+  it('refuses a 150-statement bulk update at once with BadValue naming the limit, and serves the next write', async () => {
+    const started = performance.now();
+    const error = await docs.bulkWrite(increments(150)).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    const elapsedMs = performance.now() - started;
+    expect(error).toBeInstanceOf(MongoServerError);
+    expect((error as MongoServerError).code).toBe(2);
+    expect((error as MongoServerError).message).toContain(`at most ${RUNNER_LIMIT} statements per update command`);
+    expect(elapsedMs).toBeLessThan(5_000);
+    expect(await docs.countDocuments({ n: { $gt: 0 } })).toBe(0); // nothing of it was applied
+
+    // The same connection pool and the write lock are free: ordinary writes go through right after.
+    await expect(docs.updateOne({ _id: 'd0' }, { $inc: { n: 1 } })).resolves.toMatchObject({ modifiedCount: 1 });
+    await expect(docs.bulkWrite(increments(RUNNER_LIMIT))).resolves.toMatchObject({ modifiedCount: RUNNER_LIMIT });
+    expect((await docs.findOne({ _id: 'd0' }))?.n).toBe(2);
+  });
+
+  it('lets big deletes and inserts through: FerretDB holds no connection per statement for them', async () => {
+    const extra = db.collection<Doc>('extra');
+    await expect(extra.insertMany(Array.from({ length: 500 }, (_, i) => ({ _id: `x${i}`, _rev: 0, n: 0 })))).resolves.toMatchObject({ insertedCount: 500 });
+    const deletes = Array.from({ length: 150 }, (_, i) => ({ deleteOne: { filter: { _id: `x${i}` } } }));
+    await expect(extra.bulkWrite(deletes)).resolves.toMatchObject({ deletedCount: 150 });
+  });
+
+  it('fetches by the _id index when other conditions sit beside the _id equality', async () => {
+    const explained = await db.command({ explain: { find: 'docs', filter: { _rev: 0, _id: 'd7' } } });
+    expect(explained['filterPushdown']).toBe(true);
+    const withoutId = await db.command({ explain: { find: 'docs', filter: { _rev: 0 } } });
+    expect(withoutId['filterPushdown']).toBe(false);
+  });
+
+  it('keeps the other conditions of a guarded write exact', async () => {
+    await expect(docs.updateOne({ _id: 'd9', _rev: 1 }, { $set: { _rev: 2 } })).resolves.toMatchObject({ matchedCount: 0 });
+    await expect(docs.updateOne({ _id: 'd9', _rev: 0 }, { $set: { _rev: 1 } })).resolves.toMatchObject({ matchedCount: 1 });
+    await expect(docs.updateOne({ _id: 'd9', _rev: 0 }, { $set: { _rev: 1 } })).resolves.toMatchObject({ matchedCount: 0 });
+    expect(await docs.countDocuments({ _id: 'd9', _rev: 1 })).toBe(1);
+    expect(await docs.countDocuments({ _id: 'd9', _rev: 0 })).toBe(0);
+    await expect(docs.deleteOne({ _id: 'd9', _rev: 0 })).resolves.toMatchObject({ deletedCount: 0 });
+    await expect(docs.findOneAndUpdate({ _id: 'd9', _rev: 1 }, { $set: { _rev: 2 } }, { returnDocument: 'after' })).resolves.toMatchObject({ _rev: 2 });
+  });
+});
