@@ -35,7 +35,7 @@ import { connectKafkaProbe } from './kafkaProbe.mjs';
 import { measureProjectionRebuild } from './projectionRebuild.mjs';
 import { seedStore } from './seedStore.mjs';
 import { percentile, startBenchStack } from './stack.mjs';
-import { measureStoreRaw } from './storeRaw.mjs';
+import { measureStoreRaw } from './store-raw.mjs';
 import { createVisibilityWatcher } from './visibilityWatcher.mjs';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -432,12 +432,17 @@ console.log(
 
 let rawInsertOne = NaN;
 await figure('1. raw store', '1. The store, raw (plain mongodb driver, scratch database on the same FerretDB)', async () => {
-  const raw = await measureStoreRaw(stack.infra.mongoUrl, { seconds: CONFIG.rawSeconds });
-  rawInsertOne = raw.insertOnePerSecond;
-  const perWriters = raw.insertOne.map((r) => `${fmt(r.perSecond)}/s with ${r.writers} writer${r.writers > 1 ? 's' : ''}`).join(', ');
-  console.log(`  insertOne ${perWriters} (baseline: the best, ${fmt(raw.insertOnePerSecond)}/s); insertMany(100) ${fmt(raw.insertManyDocsPerSecond)} docs/s`);
-  record('1. raw insertOne', `${fmt(raw.insertOnePerSecond)}/s (best of ${raw.insertOne.map((r) => r.writers).join('/')} writers)`, 'baseline');
-  record('1. raw insertMany(100)', `${fmt(raw.insertManyDocsPerSecond)} docs/s`, 'baseline');
+  // One writer and eight in flight (the services write concurrently); the baseline is the better.
+  const runs = [];
+  for (const concurrency of [1, 8]) {
+    runs.push(await measureStoreRaw({ mongoUrl: stack.infra.mongoUrl, sizes: [], concurrency, durationMs: CONFIG.rawSeconds * 1000 }));
+  }
+  rawInsertOne = Math.max(...runs.map((r) => r.insertOne.perSecond));
+  const insertMany = Math.max(...runs.map((r) => r.insertMany.perSecond));
+  const perWriters = runs.map((r) => `${fmt(r.insertOne.perSecond)}/s with ${r.concurrency} in flight`).join(', ');
+  console.log(`  insertOne ${perWriters} (baseline: the best, ${fmt(rawInsertOne)}/s); insertMany(100) ${fmt(insertMany)} docs/s`);
+  record('1. raw insertOne', `${fmt(rawInsertOne)}/s (best of 1/8 in flight)`, 'baseline');
+  record('1. raw insertMany(100)', `${fmt(insertMany)} docs/s`, 'baseline');
 });
 
 let targets = [];

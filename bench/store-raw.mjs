@@ -89,7 +89,7 @@ export async function measureStoreRaw({
     let filled = 0;
     // Each worker owns the ids congruent to its number, so it knows every _rev it guards on and a
     // guarded update that matches nothing is a failure, not a lost race.
-    const revisions = new Array(Math.max(...sizes)).fill(0);
+    const revisions = new Array(Math.max(0, ...sizes)).fill(0);
     for (const documents of [...sizes].sort((a, b) => a - b)) {
       filled = await fill(target, filled, documents);
       const pick = (worker) => worker + concurrency * Math.floor(Math.random() * Math.floor(documents / concurrency));
