@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { backoffDelay } from '@chat/eventsourcing';
 import { isDuplicateKeyError } from '@chat/mongo';
 import type { Collection, Db } from 'mongodb';
 import {
@@ -41,6 +43,8 @@ interface Chunk {
 }
 
 const MAX_ATTEMPTS = 30;
+/** Concurrent writers of one app's directory (the consumer, read-your-writes, replicas) back off apart. */
+const CONTENTION_BACKOFF = { baseMs: 2, maxMs: 100 };
 
 /**
  * Keeps the per-app directory in step with the users read model. `sync` is state-based (it makes
@@ -72,8 +76,9 @@ export class UserDirectory {
 
   async sync(doc: UserDoc): Promise<void> {
     const entry = directoryEntry(doc);
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       if (await this.trySync(doc.appId, entry)) return;
+      await sleep(backoffDelay(attempt, CONTENTION_BACKOFF));
     }
     throw new Error(`user directory of ${doc.appId} kept changing while listing ${doc.uid}`);
   }
@@ -138,6 +143,7 @@ export class UserDirectory {
       if (unchanged) return;
       const updated = await this.directories.replaceOne({ _id: appId, rev: directory.rev }, { chunks: JSON.stringify(chunks), rev: directory.rev + 1 });
       if (updated.matchedCount === 1) return;
+      await sleep(backoffDelay(attempt + 1, CONTENTION_BACKOFF));
     }
   }
 
