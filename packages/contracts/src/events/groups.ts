@@ -151,6 +151,16 @@ export const groupEventTypes = [
   'GroupMemberUnbanned',
 ] as const;
 
+/** Who is a member of a group and in which scope: the membership part of `groupEventTypes`. */
+export const groupMembershipEventTypes = [
+  'GroupMembersAdded',
+  'GroupMemberJoined',
+  'GroupMemberLeft',
+  'GroupMemberKicked',
+  'GroupMemberBanned',
+  'GroupMemberScopeChanged',
+] as const;
+
 export const groupEventSchemas = {
   GroupCreated: { 1: groupCreatedV1 },
   GroupUpdated: { 1: groupUpdatedV1 },
