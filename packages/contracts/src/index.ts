@@ -36,3 +36,4 @@ export {
 } from './internalApi.js';
 export type { ApiKeyIdentity, AppLocation } from './internalApi.js';
 export { epochSeconds } from './time.js';
+export { UnapplicableEventError, isUnapplicableEventError } from './unapplicableEvent.js';

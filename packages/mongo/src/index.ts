@@ -1,6 +1,12 @@
 export { connectMongo, isDuplicateKeyError } from './connect.js';
 export type { MongoConnection } from './connect.js';
 export { MongoCommitStore } from './commitStore.js';
-export { GuardedProjectionWriter, ensureIndexes, stripStoredFields } from './projection.js';
-export type { IndexSpec, Projection, Stored, StoredProjectionFields } from './projection.js';
+export { ProjectionRuntime, allOf, mongoProjection, sourceOfStream } from './projectionRuntime.js';
+export type { EventApplier, Projection, ProjectionRuntimeOptions } from './projectionRuntime.js';
+export { InMemoryDocumentStore, stripStoredFields } from './documentStore.js';
+export type { DocumentStore, GuardedWrite, Stored, StoredProjectionFields, StoredRecord } from './documentStore.js';
+export { MongoDocumentStore } from './mongoDocumentStore.js';
+export { ensureIndexes } from './indexes.js';
+export type { IndexSpec } from './indexes.js';
+export { GuardedProjectionWriter } from './legacyProjectionWriter.js';
 export { readWithPatience } from './patience.js';

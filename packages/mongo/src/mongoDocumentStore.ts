@@ -1,0 +1,77 @@
+import { MongoBulkWriteError } from 'mongodb';
+import type { AnyBulkWriteOperation, Collection, Db, Filter } from 'mongodb';
+import { isDuplicateKeyError } from './connect.js';
+import { idOfWrite } from './documentStore.js';
+import type { DocumentStore, GuardedWrite, StoredRecord } from './documentStore.js';
+
+/**
+ * Statements per write command. FerretDB v1 holds one pooled SQLite connection per statement until
+ * the command ends, and a command of 100 statements never answers (issue 8); 50 leaves room for the
+ * other services' commands.
+ */
+const STATEMENTS_PER_COMMAND = 50;
+
+function chunksOf<T>(items: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let start = 0; start < items.length; start += size) chunks.push(items.slice(start, start + size));
+  return chunks;
+}
+
+/** The write errors of an unordered insert, whatever shape the driver reports them in. */
+function writeErrorsOf(error: MongoBulkWriteError): Array<{ index: number; code: number }> {
+  const errors = error.writeErrors as unknown;
+  return (Array.isArray(errors) ? errors : [errors]) as Array<{ index: number; code: number }>;
+}
+
+/** A read-model collection behind the runtime's port. Every filter is `{_id}` or exactly `{_id, _rev}`. */
+export class MongoDocumentStore implements DocumentStore {
+  private readonly collection: Collection<StoredRecord>;
+
+  constructor(db: Db, collectionName: string) {
+    this.collection = db.collection<StoredRecord>(collectionName);
+  }
+
+  find(id: string): Promise<StoredRecord | null> {
+    return this.collection.findOne({ _id: id } as Filter<StoredRecord>);
+  }
+
+  async insert(documents: readonly StoredRecord[]): Promise<string[]> {
+    const duplicates: string[] = [];
+    for (const chunk of chunksOf(documents, STATEMENTS_PER_COMMAND)) {
+      try {
+        // The driver adds nothing to documents that carry their own `_id`; copies keep the caller's intact.
+        await this.collection.insertMany(chunk, { ordered: false });
+      } catch (error) {
+        if (error instanceof MongoBulkWriteError) {
+          const failures = writeErrorsOf(error);
+          if (failures.every((failure) => failure.code === 11000)) {
+            duplicates.push(...failures.map((failure) => chunk[failure.index]!._id));
+            continue;
+          }
+        }
+        if (isDuplicateKeyError(error) && chunk.length === 1) {
+          duplicates.push(chunk[0]!._id);
+          continue;
+        }
+        throw error;
+      }
+    }
+    return duplicates;
+  }
+
+  async writeGuarded(writes: readonly GuardedWrite[]): Promise<string[]> {
+    const lost: string[] = [];
+    for (const chunk of chunksOf(writes, STATEMENTS_PER_COMMAND)) {
+      const operations: AnyBulkWriteOperation<StoredRecord>[] = chunk.map((write) => {
+        const filter = { _id: idOfWrite(write), _rev: write.expectedRev } as Filter<StoredRecord>;
+        return write.kind === 'replace'
+          ? { replaceOne: { filter, replacement: write.document } }
+          : { deleteOne: { filter } };
+      });
+      const result = await this.collection.bulkWrite(operations, { ordered: false });
+      // The command reports counts, not which statement missed: every id of a short chunk is re-checked.
+      if (result.matchedCount + result.deletedCount < chunk.length) lost.push(...chunk.map(idOfWrite));
+    }
+    return lost;
+  }
+}

@@ -1,0 +1,272 @@
+import { UnapplicableEventError } from '@chat/contracts';
+import type { EventEnvelope } from '@chat/contracts';
+import type { Db } from 'mongodb';
+import { stripStoredFields } from './documentStore.js';
+import type { DocumentStore, GuardedWrite, Stored, StoredRecord } from './documentStore.js';
+import { MongoDocumentStore } from './mongoDocumentStore.js';
+
+/**
+ * A read model as a pure function of events. One event may touch several documents (a reply updates
+ * itself and its thread's first message); each document remembers, per source, the last stream
+ * version applied to it.
+ */
+export interface Projection<Doc extends object, Event extends EventEnvelope = EventEnvelope> {
+  name: string;
+  /** The event types it reads: a family exported by `@chat/contracts`, never a hand-written list. */
+  eventTypes: readonly Event['type'][];
+  documentIds(event: Event): readonly string[];
+  /**
+   * Which ordered source this event belongs to for that document (a field-name-safe word). Defaults
+   * to the event's stream: versions are ordered only within one stream.
+   */
+  sourceOf?(event: Event, documentId: string): string;
+  /**
+   * True when this event brings the document into existence, so it cannot be stored yet (a new
+   * message's own document). The runtime then inserts without reading first; if the document does
+   * exist after all (a redelivery), the insert fails and the runtime reads and folds as usual.
+   */
+  creates?(event: Event, documentId: string): boolean;
+  /** The document after the event; null removes it. Pure: no I/O, no clock. */
+  evolve(document: Doc | null, event: Event, documentId: string): Doc | null;
+}
+
+/** Anything that takes a batch of events in order: one runtime, or a service's set of them. */
+export interface EventApplier {
+  apply(events: readonly EventEnvelope[]): Promise<void>;
+}
+
+export interface ProjectionRuntimeOptions {
+  /** Documents whose last known state this process keeps (wrote or read recently). */
+  cacheSize?: number;
+  /** Rounds of re-read and re-fold for documents that keep changing under us. */
+  maxAttempts?: number;
+}
+
+/** A stream id as a source name: FerretDB rejects `.` and a leading `$` in field names. */
+export function sourceOfStream(streamId: string): string {
+  return streamId.replace(/[.$]/g, '_');
+}
+
+/** A document's state as far as the runtime knows: `rev` null means it is not stored. */
+interface KnownState<Doc> {
+  doc: Doc | null;
+  positions: Record<string, number>;
+  rev: number | null;
+}
+
+/** Where a round starts a document from, and whether that start was read from the store just now. */
+interface Start<Doc> extends KnownState<Doc> {
+  read: boolean;
+}
+
+/** The last state this process wrote or read, per document, least recently used first. */
+class RecentDocuments<Doc> {
+  private readonly entries = new Map<string, KnownState<Doc> & { rev: number }>();
+
+  constructor(private readonly capacity: number) {}
+
+  get(id: string): (KnownState<Doc> & { rev: number }) | undefined {
+    const entry = this.entries.get(id);
+    if (entry) {
+      this.entries.delete(id);
+      this.entries.set(id, entry);
+    }
+    return entry;
+  }
+
+  remember(id: string, state: KnownState<Doc> & { rev: number }): void {
+    const known = this.entries.get(id);
+    // Two rounds of this process may finish out of order; the newer revision wins.
+    if (known && known.rev > state.rev) return;
+    this.entries.delete(id);
+    this.entries.set(id, state);
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  forget(id: string): void {
+    this.entries.delete(id);
+  }
+}
+
+/**
+ * The only way a read model is written. `apply` takes a batch of events (from a Kafka batch or a
+ * command's own new events), groups them by the document they touch, reads each document once,
+ * folds its events in batch order with the pure `evolve`, and writes each document once: new ones
+ * inserted together, existing ones replaced or deleted under a compare-and-set on `_rev`.
+ *
+ * Two guards make any interleaving safe. The per-source position skips an event the document has
+ * already seen, so redelivery and replay are no-ops. The `_rev` compare-and-set makes a concurrent
+ * writer (the Kafka consumer and the request path, or two replicas) lose cleanly; the loser re-reads
+ * that document and folds again, and the position guard drops what the winner already applied.
+ *
+ * A small cache of recently written states lets the consumer skip, without a read, the events the
+ * service's own request path applied a moment ago. It is only ever a guess: a stale guess costs a
+ * failed compare-and-set and a re-read, never a wrong document.
+ */
+export class ProjectionRuntime<Doc extends object, Event extends EventEnvelope = EventEnvelope> implements EventApplier {
+  private readonly handledTypes: ReadonlySet<string>;
+  private readonly recent: RecentDocuments<Doc>;
+  private readonly maxAttempts: number;
+
+  constructor(
+    private readonly projection: Projection<Doc, Event>,
+    private readonly store: DocumentStore,
+    options: ProjectionRuntimeOptions = {},
+  ) {
+    this.handledTypes = new Set(projection.eventTypes);
+    this.recent = new RecentDocuments(options.cacheSize ?? 10_000);
+    this.maxAttempts = options.maxAttempts ?? 20;
+  }
+
+  get name(): string {
+    return this.projection.name;
+  }
+
+  handles(event: EventEnvelope): event is Event {
+    return this.handledTypes.has(event.type);
+  }
+
+  async apply(events: readonly EventEnvelope[]): Promise<void> {
+    let pending = this.eventsByDocument(events);
+    for (let round = 0; pending.size > 0; round++) {
+      if (round >= this.maxAttempts) {
+        throw new Error(`projection ${this.projection.name}: ${pending.size} document(s) kept changing, e.g. ${[...pending.keys()][0]}`);
+      }
+      // After a lost race nothing known in advance is trusted: the retried documents are read.
+      pending = await this.applyRound(pending, round > 0);
+    }
+  }
+
+  /** The handled events of the batch per document id, each list in batch order. */
+  private eventsByDocument(events: readonly EventEnvelope[]): Map<string, Event[]> {
+    const byDocument = new Map<string, Event[]>();
+    for (const event of events) {
+      if (!this.handles(event)) continue;
+      const ids = this.guarded(event, () => this.projection.documentIds(event));
+      for (const id of new Set(ids)) {
+        const list = byDocument.get(id);
+        if (list) list.push(event);
+        else byDocument.set(id, [event]);
+      }
+    }
+    return byDocument;
+  }
+
+  /** One read-fold-write pass; returns the documents that must be folded again from a fresh read. */
+  private async applyRound(pending: Map<string, Event[]>, mustRead: boolean): Promise<Map<string, Event[]>> {
+    const starts = new Map<string, Start<Doc>>();
+    const toRead: string[] = [];
+    for (const [id, events] of pending) {
+      const known = mustRead ? undefined : this.recent.get(id);
+      if (known) {
+        if (events.every((event) => this.alreadyApplied(known.positions, event, id))) continue;
+        starts.set(id, { ...known, read: false });
+      } else if (!mustRead && this.guarded(events[0]!, () => this.projection.creates?.(events[0]!, id) ?? false)) {
+        starts.set(id, { doc: null, positions: {}, rev: null, read: false });
+      } else {
+        toRead.push(id);
+      }
+    }
+    const found = await Promise.all(toRead.map((id) => this.store.find(id)));
+    toRead.forEach((id, index) => starts.set(id, { ...this.stateOf(found[index] ?? null), read: true }));
+
+    const inserts: StoredRecord[] = [];
+    const guardedWrites: GuardedWrite[] = [];
+    const written = new Map<string, KnownState<Doc> & { rev: number }>();
+    const retry = new Map<string, Event[]>();
+    for (const [id, start] of starts) {
+      const events = pending.get(id)!;
+      const { state, applied } = this.fold(start, events, id);
+      if (applied === 0) {
+        if (start.rev !== null) this.recent.remember(id, { ...start, rev: start.rev });
+        continue;
+      }
+      if (start.rev === null) {
+        if (state.doc) {
+          inserts.push(this.storedForm(id, state, 1));
+          written.set(id, { ...state, rev: 1 });
+        } else if (!start.read) {
+          // Assumed absent and folded to nothing: only the store can say whether there was a document to remove.
+          retry.set(id, events);
+        }
+      } else if (state.doc) {
+        guardedWrites.push({ kind: 'replace', document: this.storedForm(id, state, start.rev + 1), expectedRev: start.rev });
+        written.set(id, { ...state, rev: start.rev + 1 });
+      } else {
+        guardedWrites.push({ kind: 'delete', id, expectedRev: start.rev });
+      }
+    }
+
+    const [duplicates, lost] = await Promise.all([this.store.insert(inserts), this.store.writeGuarded(guardedWrites)]);
+    const missed = new Set([...duplicates, ...lost]);
+    for (const id of missed) {
+      this.recent.forget(id);
+      retry.set(id, pending.get(id)!);
+    }
+    for (const write of guardedWrites) if (write.kind === 'delete' && !missed.has(write.id)) this.recent.forget(write.id);
+    for (const [id, state] of written) if (!missed.has(id)) this.recent.remember(id, state);
+    return retry;
+  }
+
+  private alreadyApplied(positions: Record<string, number>, event: Event, documentId: string): boolean {
+    return (positions[this.sourceOf(event, documentId)] ?? 0) >= event.version;
+  }
+
+  private sourceOf(event: Event, documentId: string): string {
+    return this.projection.sourceOf ? this.projection.sourceOf(event, documentId) : sourceOfStream(event.streamId);
+  }
+
+  /** Folds the events the document has not seen yet; a removed document forgets its positions, as a deleted row would. */
+  private fold(start: KnownState<Doc>, events: readonly Event[], documentId: string): { state: KnownState<Doc>; applied: number } {
+    let { doc, positions } = start;
+    let applied = 0;
+    for (const event of events) {
+      const source = this.guarded(event, () => this.sourceOf(event, documentId));
+      if ((positions[source] ?? 0) >= event.version) continue;
+      doc = this.guarded(event, () => this.projection.evolve(doc, event, documentId));
+      positions = doc ? { ...positions, [source]: event.version } : {};
+      applied += 1;
+    }
+    return { state: { doc, positions, rev: start.rev }, applied };
+  }
+
+  private stateOf(stored: StoredRecord | null): KnownState<Doc> {
+    if (!stored) return { doc: null, positions: {}, rev: null };
+    return { doc: stripStoredFields(stored as Stored<Doc>), positions: stored._positions, rev: stored._rev };
+  }
+
+  private storedForm(id: string, state: KnownState<Doc>, rev: number): StoredRecord {
+    return { ...(state.doc as Record<string, unknown>), _id: id, _positions: state.positions, _rev: rev };
+  }
+
+  /** A projection that throws on an event will throw on it every time: that event is unapplicable. */
+  private guarded<T>(event: EventEnvelope, step: () => T): T {
+    try {
+      return step();
+    } catch (error) {
+      throw new UnapplicableEventError(event.id, `projection ${this.projection.name}: ${String(error)}`, { cause: error });
+    }
+  }
+}
+
+/** A runtime over a MongoDB collection: the read models' everyday form. */
+export function mongoProjection<Doc extends object, Event extends EventEnvelope>(
+  db: Db,
+  collectionName: string,
+  projection: Projection<Doc, Event>,
+  options?: ProjectionRuntimeOptions,
+): ProjectionRuntime<Doc, Event> {
+  return new ProjectionRuntime(projection, new MongoDocumentStore(db, collectionName), options);
+}
+
+/**
+ * One `apply(events)` for several read models: each gets the whole batch and keeps what it handles.
+ * They write different documents, so they run side by side.
+ */
+export function allOf(...appliers: readonly EventApplier[]): EventApplier {
+  return {
+    async apply(events) {
+      await Promise.all(appliers.map((applier) => applier.apply(events)));
+    },
+  };
+}

@@ -1,0 +1,245 @@
+import { isUnapplicableEventError } from '@chat/contracts';
+import type { EventEnvelope } from '@chat/contracts';
+import { testEnvelope } from '@chat/eventsourcing';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { InMemoryDocumentStore } from './documentStore.js';
+import type { DocumentStore, GuardedWrite, StoredRecord } from './documentStore.js';
+import { ProjectionRuntime } from './projectionRuntime.js';
+import type { Projection } from './projectionRuntime.js';
+
+/**
+ * A test read model with every shape the runtime must handle: an event may touch several documents,
+ * documents hear from several streams, an event may create a document (declared, so written without a
+ * read), and an event may close one. Each document lists what it saw, so any lost, repeated or
+ * reordered event shows. A closed document stays as a tombstone, as the services' read models keep
+ * theirs: removing a document forgets its positions, so only a tombstone makes a later redelivery
+ * of an older event a no-op.
+ */
+interface TallyDoc {
+  seen: string[];
+  total: number;
+  closed: boolean;
+}
+type TallyEvent = EventEnvelope<'Tallied', { docs: string[]; amount: number; action: 'add' | 'open' | 'close' }>;
+
+const tallies: Projection<TallyDoc, TallyEvent> = {
+  name: 'tallies',
+  eventTypes: ['Tallied'],
+  documentIds: (event) => event.data.docs,
+  creates: (event) => event.data.action === 'open',
+  evolve(doc, event) {
+    const mark = `${event.streamId}@${event.version}`;
+    if (doc?.closed) return doc;
+    if (event.data.action === 'close') return { seen: [...(doc?.seen ?? []), mark], total: doc?.total ?? 0, closed: true };
+    if (event.data.action === 'open' || !doc) return { seen: [mark], total: event.data.amount, closed: false };
+    return { seen: [...doc.seen, mark], total: doc.total + event.data.amount, closed: false };
+  },
+};
+
+/** The same read model removing closed documents: batching must still agree with one event at a time. */
+const removingTallies: Projection<TallyDoc, TallyEvent> = {
+  ...tallies,
+  name: 'removing-tallies',
+  evolve: (doc, event, id) => (event.data.action === 'close' ? null : tallies.evolve(doc, event, id)),
+};
+
+const tallied = (stream: string, version: number, docs: string[], action: 'add' | 'open' | 'close' = 'add', amount = 1) =>
+  testEnvelope('Tallied', stream, version, { docs, amount, action }) as TallyEvent;
+
+function runtimeOver(store: DocumentStore, projection = tallies) {
+  return new ProjectionRuntime(projection, store);
+}
+
+async function oneByOne(events: readonly EventEnvelope[], projection = tallies): Promise<Map<string, TallyDoc>> {
+  const store = new InMemoryDocumentStore();
+  const runtime = runtimeOver(store, projection);
+  for (const event of events) await runtime.apply([event]);
+  return store.snapshot<TallyDoc>();
+}
+
+async function inBatches(events: readonly EventEnvelope[], sizes: readonly number[], projection = tallies): Promise<Map<string, TallyDoc>> {
+  const store = new InMemoryDocumentStore();
+  const runtime = runtimeOver(store, projection);
+  let start = 0;
+  for (let i = 0; start < events.length; i++) {
+    const size = sizes[i % sizes.length] ?? events.length;
+    await runtime.apply(events.slice(start, start + size));
+    start += size;
+  }
+  return store.snapshot<TallyDoc>();
+}
+
+/** A store that counts its calls and can fail them, as an unreachable database would. */
+class InstrumentedStore implements DocumentStore {
+  readonly calls = { find: 0, insert: 0, writeGuarded: 0 };
+  failuresLeft = 0;
+
+  constructor(readonly inner = new InMemoryDocumentStore()) {}
+
+  private check(): void {
+    if (this.failuresLeft > 0) {
+      this.failuresLeft -= 1;
+      throw new Error('connection refused');
+    }
+  }
+
+  find(id: string): Promise<StoredRecord | null> {
+    this.calls.find += 1;
+    this.check();
+    return this.inner.find(id);
+  }
+
+  insert(documents: readonly StoredRecord[]): Promise<string[]> {
+    if (documents.length > 0) this.calls.insert += 1;
+    this.check();
+    return this.inner.insert(documents);
+  }
+
+  writeGuarded(writes: readonly GuardedWrite[]): Promise<string[]> {
+    if (writes.length > 0) this.calls.writeGuarded += 1;
+    this.check();
+    return this.inner.writeGuarded(writes);
+  }
+}
+
+/** Streams of tally events interleaved in a random order that keeps each stream's own order. */
+const historyArbitrary = fc
+  .array(
+    fc.record({
+      stream: fc.constantFrom('s:a', 's:b', 's:c'),
+      docs: fc.uniqueArray(fc.constantFrom('d1', 'd2', 'd3', 'd4'), { minLength: 1, maxLength: 3 }),
+      action: fc.constantFrom('add', 'add', 'add', 'open', 'close'),
+      amount: fc.integer({ min: 1, max: 9 }),
+    }),
+    { maxLength: 40 },
+  )
+  .map((steps) => {
+    const versions = new Map<string, number>();
+    return steps.map(({ stream, docs, action, amount }) => {
+      const version = (versions.get(stream) ?? 0) + 1;
+      versions.set(stream, version);
+      return tallied(stream, version, docs, action, amount);
+    });
+  });
+
+describe('ProjectionRuntime', () => {
+  it('folds several events per document in one batch into one read and one write per document', async () => {
+    const store = new InstrumentedStore();
+    const runtime = runtimeOver(store);
+    await runtime.apply([tallied('s:a', 1, ['d1'], 'open'), tallied('s:a', 2, ['d1', 'd2']), tallied('s:b', 1, ['d2']), tallied('s:a', 3, ['d1'])]);
+    expect(store.inner.snapshot()).toEqual(
+      new Map([
+        ['d1', { seen: ['s:a@1', 's:a@2', 's:a@3'], total: 3, closed: false }],
+        ['d2', { seen: ['s:a@2', 's:b@1'], total: 2, closed: false }],
+      ]),
+    );
+    // d1 is created by its first event (no read), d2 is read once; one insert command for both.
+    expect(store.calls).toEqual({ find: 1, insert: 1, writeGuarded: 0 });
+  });
+
+  it('gives the same documents for any batching as for one event at a time (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(historyArbitrary, fc.array(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 5 }), async (history, sizes) => {
+        expect(await inBatches(history, sizes)).toEqual(await oneByOne(history));
+        expect(await inBatches(history, sizes, removingTallies)).toEqual(await oneByOne(history, removingTallies));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('is unchanged by redelivery of any earlier part of the history, and replay from scratch agrees (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(historyArbitrary, fc.nat(), fc.nat(), async (history, from, length) => {
+        const store = new InMemoryDocumentStore();
+        const runtime = runtimeOver(store);
+        await runtime.apply(history);
+        const once = store.snapshot();
+        const start = history.length === 0 ? 0 : from % history.length;
+        // At-least-once delivery: a consumer restarted from an older offset sees a suffix again, in
+        // this process (which remembers what it wrote) or in a fresh one (which must read).
+        await runtime.apply(history.slice(start, start + length));
+        expect(store.snapshot()).toEqual(once);
+        await runtimeOver(store).apply(history.slice(start, start + length));
+        expect(store.snapshot()).toEqual(once);
+        expect(await oneByOne(history)).toEqual(once);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('two writers racing on the same documents (consumer and request path) lose no update', async () => {
+    await fc.assert(
+      fc.asyncProperty(historyArbitrary, fc.integer({ min: 1, max: 7 }), async (history, size) => {
+        const store = new InMemoryDocumentStore();
+        // Separate runtimes, as in two replicas: separate caches, one store.
+        const consumer = runtimeOver(store);
+        const requests = runtimeOver(store);
+        const batches: EventEnvelope[][] = [];
+        for (let i = 0; i < history.length; i += size) batches.push(history.slice(i, i + size));
+        // The request path applies each batch as it happens; the consumer follows with the whole log.
+        await Promise.all([
+          (async () => {
+            for (const batch of batches) await requests.apply(batch);
+          })(),
+          consumer.apply(history),
+        ]);
+        await consumer.apply(history);
+        expect(store.snapshot()).toEqual(await oneByOne(history));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('skips events it wrote itself without reading, and a stale memory only costs a re-read', async () => {
+    const store = new InstrumentedStore();
+    const mine = runtimeOver(store);
+    const other = runtimeOver(store.inner);
+    const first = [tallied('s:a', 1, ['d1'], 'open'), tallied('s:a', 2, ['d1'])];
+    await mine.apply(first);
+    const afterWrite = { ...store.calls };
+    await mine.apply(first);
+    expect(store.calls).toEqual(afterWrite);
+
+    // Another replica moves the document on; this process still remembers revision 1.
+    await other.apply([tallied('s:a', 3, ['d1'])]);
+    await mine.apply([tallied('s:a', 4, ['d1'])]);
+    expect(store.inner.snapshot().get('d1')).toEqual({ seen: ['s:a@1', 's:a@2', 's:a@3', 's:a@4'], total: 4, closed: false });
+    expect(store.calls.find).toBe(afterWrite.find + 1);
+  });
+
+  it('verifies with a read when a document assumed new folds to nothing', async () => {
+    const store = new InMemoryDocumentStore();
+    await runtimeOver(store, removingTallies).apply([tallied('s:a', 1, ['d1'], 'open')]);
+    // A fresh process (empty memory) sees the creation again together with the close.
+    await runtimeOver(store, removingTallies).apply([tallied('s:a', 1, ['d1'], 'open'), tallied('s:a', 2, ['d1'], 'close')]);
+    expect(store.snapshot().size).toBe(0);
+  });
+
+  it('a store outage fails the batch, and the retried batch applies it exactly once', async () => {
+    const store = new InstrumentedStore();
+    const runtime = runtimeOver(store);
+    const batch = [tallied('s:a', 1, ['d1'], 'open'), tallied('s:a', 2, ['d1', 'd2'], 'open'), tallied('s:b', 1, ['d1'])];
+    store.failuresLeft = 2;
+    await expect(runtime.apply(batch)).rejects.toThrow('connection refused');
+    await expect(runtime.apply(batch)).rejects.toThrow('connection refused');
+    await runtime.apply(batch);
+    expect(store.inner.snapshot()).toEqual(await oneByOne(batch));
+  });
+
+  it('turns a projection that throws on an event into an unapplicable-event error naming it', async () => {
+    const runtime = new ProjectionRuntime<TallyDoc, TallyEvent>(
+      { ...tallies, evolve: () => { throw new Error('bad payload'); } },
+      new InMemoryDocumentStore(),
+    );
+    const event = tallied('s:a', 1, ['d1'], 'open');
+    const error: unknown = await runtime.apply([event]).catch((caught: unknown) => caught);
+    expect(isUnapplicableEventError(error) && error.eventId).toBe(event.id);
+  });
+
+  it('ignores event types outside its family', async () => {
+    const store = new InstrumentedStore();
+    await runtimeOver(store).apply([testEnvelope('SomethingElse', 's:a', 1, { docs: ['d1'] })]);
+    expect(store.calls).toEqual({ find: 0, insert: 0, writeGuarded: 0 });
+  });
+});
