@@ -1,5 +1,6 @@
 import { conversationMarkEventTypes, conversationPinEventTypes, groupConversationId, groupMembershipEventTypes } from '@chat/contracts';
-import type { EventEnvelope, KnownEvent } from '@chat/contracts';
+import type { KnownEvent } from '@chat/contracts';
+import type { Projection } from '@chat/mongo';
 import { conversationMemberDocId, emptyMember, joined, left } from '../domain/conversationMember.js';
 import type { ConversationMemberDoc } from '../domain/conversationMember.js';
 import { messageIdNumber } from '../domain/conversationTimeline.js';
@@ -86,7 +87,7 @@ function evolveMember(current: ConversationMemberDoc | null, event: MemberEvent,
  * and membership changes only — never by a message, so a group message or a join touches no other
  * member's document.
  */
-export const conversationMembers = {
+export const conversationMembers: Projection<ConversationMemberDoc, MemberEvent> = {
   name: 'conversation-members',
   eventTypes: memberEventTypes,
   documentIds(event: MemberEvent): string[] {
@@ -99,7 +100,3 @@ export const conversationMembers = {
     return evolveMember(doc, event, owner);
   },
 };
-
-export function isMemberEvent(event: EventEnvelope): event is MemberEvent {
-  return (memberEventTypes as readonly string[]).includes(event.type);
-}

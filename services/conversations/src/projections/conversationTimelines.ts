@@ -1,5 +1,6 @@
 import { conversationDeletionEventTypes, groupConversationId, groupEventTypes, messageTimelineEventTypes } from '@chat/contracts';
-import type { EventEnvelope, KnownEvent } from '@chat/contracts';
+import type { KnownEvent } from '@chat/contracts';
+import type { Projection } from '@chat/mongo';
 import {
   CHUNK_SIZE,
   timelineDocId,
@@ -66,7 +67,7 @@ function groupChangeOf(event: TimelineEvent): GroupChange | null {
  * The conversation timelines: one document per conversation, one write per message (a thread
  * reply writes nothing). `chunkSize` is a parameter only so tests can seal chunks every few messages.
  */
-export function conversationTimelines(chunkSize = CHUNK_SIZE) {
+export function conversationTimelines(chunkSize = CHUNK_SIZE): Projection<TimelineDoc, TimelineEvent> {
   return {
     name: 'conversation-timelines',
     eventTypes: timelineEventTypes,
@@ -94,11 +95,6 @@ export function conversationTimelines(chunkSize = CHUNK_SIZE) {
       }
     },
   };
-}
-
-/** True for the events this projection reads (the type guard the runtime's `eventTypes` stands for). */
-export function isTimelineEvent(event: EventEnvelope): event is TimelineEvent {
-  return (timelineEventTypes as readonly string[]).includes(event.type);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { messageTimelineEventTypes } from '@chat/contracts';
 import type { KnownEvent } from '@chat/contracts';
+import type { Projection } from '@chat/mongo';
 import { editedMessage, messageAsShown, softDeletedMessage } from '../domain/conversationTimeline.js';
 
 export type MessageCopyEvent = Extract<KnownEvent, { type: (typeof messageTimelineEventTypes)[number] }>;
@@ -21,7 +22,7 @@ export function messageCopyDocId(appId: string, id: string | number): string {
  * documents) and rewritten only by its own edit or deletion. Readers need it only when the message a
  * user last saw is not the conversation's newest: a former member, or a permanent deletion.
  */
-export const messageCopies = {
+export const messageCopies: Projection<MessageCopyDoc, MessageCopyEvent> = {
   name: 'conversation-message-copies',
   eventTypes: messageTimelineEventTypes,
   documentIds(event: MessageCopyEvent): string[] {
