@@ -19,8 +19,18 @@ function ownersOf(event: MemberEvent): { conversationId: string; owners: string[
     case 'GroupMemberBanned':
     case 'GroupMemberScopeChanged':
       return { conversationId: groupConversationId(event.data.guid), owners: [event.data.uid] };
-    default:
+    case 'ConversationPinned':
+    case 'ConversationUnpinned':
+    case 'ConversationRead':
+    case 'ConversationMarkedUnread':
+    case 'ConversationDelivered':
+    case 'ConversationUpdated':
+    case 'ConversationReset':
       return { conversationId: event.data.conversationId, owners: [event.data.uid] };
+    default: {
+      const unreachable: never = event;
+      throw new Error(`unhandled event ${JSON.stringify(unreachable)}`);
+    }
   }
 }
 

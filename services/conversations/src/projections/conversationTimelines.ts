@@ -24,8 +24,21 @@ export function timelineConversationOf(event: TimelineEvent): string {
     case 'MessageDeleted':
     case 'ConversationDeleted':
       return event.data.conversationId;
-    default:
+    case 'GroupCreated':
+    case 'GroupUpdated':
+    case 'GroupDeleted':
+    case 'GroupMembersAdded':
+    case 'GroupMemberJoined':
+    case 'GroupMemberLeft':
+    case 'GroupMemberKicked':
+    case 'GroupMemberBanned':
+    case 'GroupMemberScopeChanged':
+    case 'GroupMemberUnbanned':
       return groupConversationId(event.data.guid);
+    default: {
+      const unreachable: never = event;
+      throw new Error(`unhandled event ${JSON.stringify(unreachable)}`);
+    }
   }
 }
 
@@ -58,8 +71,17 @@ function groupChangeOf(event: TimelineEvent): GroupChange | null {
     case 'GroupMemberKicked':
     case 'GroupMemberBanned':
       return { kind: 'members', delta: -1 };
-    default:
+    case 'GroupMemberScopeChanged':
+    case 'GroupMemberUnbanned':
+    case 'MessageSent':
+    case 'MessageEdited':
+    case 'MessageDeleted':
+    case 'ConversationDeleted':
       return null;
+    default: {
+      const unreachable: never = event;
+      throw new Error(`unhandled event ${JSON.stringify(unreachable)}`);
+    }
   }
 }
 
@@ -86,11 +108,24 @@ export function conversationTimelines(chunkSize = CHUNK_SIZE): Projection<Timeli
           return withDeletion(doc, event.data);
         case 'ConversationDeleted':
           return withClearedUpTo(doc, event.data);
-        default: {
+        case 'GroupCreated':
+        case 'GroupUpdated':
+        case 'GroupDeleted':
+        case 'GroupMembersAdded':
+        case 'GroupMemberJoined':
+        case 'GroupMemberLeft':
+        case 'GroupMemberKicked':
+        case 'GroupMemberBanned':
+        case 'GroupMemberScopeChanged':
+        case 'GroupMemberUnbanned': {
           const change = groupChangeOf(event);
           if (!change) return doc;
           const at = Math.floor(Date.parse(event.occurredAt) / 1000);
           return withGroupChange(doc, event.appId, timelineConversationOf(event), change, at, chunkSize);
+        }
+        default: {
+          const unreachable: never = event;
+          throw new Error(`unhandled event ${JSON.stringify(unreachable)}`);
         }
       }
     },

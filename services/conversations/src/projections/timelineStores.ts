@@ -47,7 +47,7 @@ export class SealingTimelineStore implements DocumentStore {
       const id = historyChunkId(timeline.appId, timeline.conversationId, timeline.sealed.k);
       if (this.stored.has(id)) continue;
       const chunk: HistoryChunkDoc = { appId: timeline.appId, conversationId: timeline.conversationId, ...timeline.sealed };
-      chunks.push({ ...chunk, _id: id, _positions: {}, _rev: 1 } as unknown as StoredRecord);
+      chunks.push({ ...chunk, _id: id, _positions: {}, _rev: 1 });
     }
     if (chunks.length === 0) return;
     // A duplicate is a chunk another writer stored first, with the same content.
