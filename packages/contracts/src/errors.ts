@@ -26,6 +26,7 @@ export const baseErrorStatus = {
   ERR_CONCURRENT_MODIFICATION: 409, // ours: optimistic-concurrency retries exhausted
   ERR_UPSTREAM_UNAVAILABLE: 502, // ours
   ERR_UPSTREAM_TIMEOUT: 504, // ours
+  ERR_SERVICE_UNAVAILABLE: 503, // ours: past capacity (bounded queues) or a store outage; with Retry-After
   ERR_EXCEPTION: 500,
   // management
   ERR_APP_NOT_FOUND: 404, // ours

@@ -1,8 +1,23 @@
 export { fold } from './decider.js';
 export type { Decider, DomainEvent } from './decider.js';
-export type { AppendResult, Commit, CommitStore, EventPublisher, Snapshot, StreamHead } from './store.js';
-export { handleCommand } from './handleCommand.js';
-export type { CommandMetadata, CommandResult, HandleCommandOptions } from './handleCommand.js';
+export type {
+  AppendBatch,
+  AppendResult,
+  Commit,
+  CommitStore,
+  EventPublisher,
+  ReadHeadOptions,
+  Snapshot,
+  StreamHead,
+} from './store.js';
+export { CommandRunner } from './commandRunner.js';
+export type { CommandMetadata, CommandRequest, CommandResult, CommandRunnerOptions, OwnReadModels } from './commandRunner.js';
+export { Outbox } from './outbox.js';
+export type { OutboxLogger, OutboxOptions } from './outbox.js';
+export type { GroupCommitOptions } from './groupCommit.js';
+export { Coalescer } from './coalescer.js';
+export { backoffDelay } from './backoff.js';
+export type { Backoff } from './backoff.js';
 export { InMemoryCommitStore } from './memoryStore.js';
 export { specFor } from './specification.js';
 export { testEnvelope } from './testEnvelope.js';

@@ -46,6 +46,8 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       logger.error({ err: error, requestId: requestIdOf(req), path: req.path }, 'unhandled error');
       apiError = new ApiError('ERR_EXCEPTION', 'The server failed to process the request.');
     }
+    const retryAfter = apiError.details?.['retryAfterSeconds'];
+    if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
     res.status(apiError.status).json(apiError.toBody());
   };
 }

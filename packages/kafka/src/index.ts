@@ -2,5 +2,3 @@ export { createKafka, ensureTopics } from './client.js';
 export { KafkaEventPublisher } from './producer.js';
 export { EventConsumer, consumerGroupFor } from './consumer.js';
 export type { EventConsumerOptions, EventHandler } from './consumer.js';
-export { startRelay } from './relay.js';
-export type { RelayOptions } from './relay.js';

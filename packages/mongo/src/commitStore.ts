@@ -1,47 +1,108 @@
 import type { EventEnvelope } from '@chat/contracts';
-import type { AppendResult, Commit, CommitStore, Snapshot, StreamHead } from '@chat/eventsourcing';
-import type { Collection, Db } from 'mongodb';
+import type { AppendBatch, AppendResult, Commit, CommitStore, ReadHeadOptions, Snapshot, StreamHead } from '@chat/eventsourcing';
+import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import { isDuplicateKeyError } from './connect.js';
+import { MAX_STATEMENTS_PER_COMMAND, chunk } from './statements.js';
 
 /**
  * Events and snapshots are stored as JSON text: user-supplied payloads may hold keys with dots or
  * a leading `$`, and nested arrays, none of which FerretDB v1 accepts inside a document (ADR 0002).
  * The store never queries inside an event, so nothing is lost.
+ *
+ * A commit's `_id` is `<streamId>@<startVersion>`: the append's concurrency check is the primary
+ * key itself, and a stream's commits can be walked by `_id` look-ups, the only look-up FerretDB v1
+ * serves from an index (ADR 0008).
  */
 interface CommitDocument {
   _id: string;
+  commitId: string;
   appId: string;
   streamId: string;
   startVersion: number;
   endVersion: number;
+  position: number;
   events: string;
   snapshot?: string;
   committedAt: Date;
-  published: boolean;
+}
+
+/** The last head saved for a stream; it may lag behind the commits, never lead. */
+interface HeadDocument {
+  _id: string;
+  version: number;
+  snapshot?: string;
+}
+
+/** A grouped append's intent, written before its commits: the outbox's checkpoint (ADR 0008). */
+interface JournalDocument {
+  _id: number;
+  commits: string[];
+}
+
+interface CounterDocument {
+  _id: string;
+  value: number;
+}
+
+export function commitKey(streamId: string, startVersion: number): string {
+  return `${streamId}@${startVersion}`;
+}
+
+function commitOf(d: CommitDocument): Commit {
+  return {
+    commitId: d.commitId,
+    appId: d.appId,
+    streamId: d.streamId,
+    startVersion: d.startVersion,
+    endVersion: d.endVersion,
+    position: d.position,
+    events: JSON.parse(d.events) as EventEnvelope[],
+    ...(d.snapshot ? { snapshot: JSON.parse(d.snapshot) as Snapshot } : {}),
+    committedAt: d.committedAt,
+  };
+}
+
+function headOf(commit: Pick<CommitDocument, 'endVersion' | 'snapshot'>): StreamHead {
+  return { version: commit.endVersion, ...(commit.snapshot ? { snapshot: JSON.parse(commit.snapshot) as Snapshot } : {}) };
 }
 
 export class MongoCommitStore implements CommitStore {
   private readonly commits: Collection<CommitDocument>;
+  private readonly heads: Collection<HeadDocument>;
+  private readonly journal: Collection<JournalDocument>;
+  private readonly counters: Collection<CounterDocument>;
 
   constructor(db: Db, collectionName = 'commits') {
     this.commits = db.collection<CommitDocument>(collectionName);
+    this.heads = db.collection<HeadDocument>(`${collectionName}_heads`);
+    this.journal = db.collection<JournalDocument>(`${collectionName}_journal`);
+    this.counters = db.collection<CounterDocument>(`${collectionName}_counters`);
   }
 
   async ensureIndexes(): Promise<void> {
+    // Also unique for commits written before the `_id` named the stream position.
     await this.commits.createIndex({ streamId: 1, startVersion: 1 }, { unique: true, name: 'stream_position' });
-    await this.commits.createIndex({ published: 1, committedAt: 1 }, { name: 'unpublished' });
   }
 
-  async readHead(streamId: string): Promise<StreamHead | null> {
-    const last = await this.commits.findOne(
-      { streamId },
-      { sort: { startVersion: -1 }, projection: { endVersion: 1, snapshot: 1 } },
-    );
-    if (!last) return null;
-    return {
-      version: last.endVersion,
-      ...(last.snapshot ? { snapshot: JSON.parse(last.snapshot) as Snapshot } : {}),
-    };
+  /**
+   * The saved head, then every commit after it found by `_id` (usually none, or the few appended
+   * since the last save). After a conflict, also the indexed query, which on FerretDB scans but
+   * finds streams written before heads were saved.
+   */
+  async readHead(streamId: string, options: ReadHeadOptions = {}): Promise<StreamHead | null> {
+    const saved = await this.heads.findOne({ _id: streamId });
+    let head: StreamHead | null = saved
+      ? { version: saved.version, ...(saved.snapshot ? { snapshot: JSON.parse(saved.snapshot) as Snapshot } : {}) }
+      : null;
+    if (options.thorough) {
+      const last = await this.commits.findOne({ streamId }, { sort: { startVersion: -1 }, projection: { endVersion: 1, snapshot: 1 } });
+      if (last && last.endVersion > (head?.version ?? 0)) head = headOf(last);
+    }
+    for (;;) {
+      const next = await this.commits.findOne({ _id: commitKey(streamId, (head?.version ?? 0) + 1) }, { projection: { endVersion: 1, snapshot: 1 } });
+      if (!next) return head;
+      head = headOf(next);
+    }
   }
 
   async readStream(streamId: string): Promise<EventEnvelope[]> {
@@ -52,53 +113,91 @@ export class MongoCommitStore implements CommitStore {
     return commits.flatMap((c) => JSON.parse(c.events) as EventEnvelope[]);
   }
 
-  async append(commit: Commit): Promise<AppendResult> {
-    try {
-      await this.commits.insertOne({
-        _id: commit.commitId,
-        appId: commit.appId,
-        streamId: commit.streamId,
-        startVersion: commit.startVersion,
-        endVersion: commit.endVersion,
-        events: JSON.stringify(commit.events),
-        ...(commit.snapshot ? { snapshot: JSON.stringify(commit.snapshot) } : {}),
-        committedAt: commit.committedAt,
-        published: commit.published,
-      });
-      return 'appended';
-    } catch (error) {
-      if (isDuplicateKeyError(error)) return 'conflict';
-      throw error;
-    }
-  }
-
-  async markPublished(commitId: string): Promise<void> {
-    await this.commits.updateOne({ _id: commitId }, { $set: { published: true } });
-  }
-
-  async findUnpublished(committedBefore: Date, limit: number): Promise<Commit[]> {
-    const docs = await this.commits
-      .find({ published: false, committedAt: { $lt: committedBefore } })
-      .sort({ committedAt: 1 })
-      .limit(limit)
-      .toArray();
-    return docs.map((d) => ({
-      commitId: d._id,
-      appId: d.appId,
-      streamId: d.streamId,
-      startVersion: d.startVersion,
-      endVersion: d.endVersion,
-      events: JSON.parse(d.events) as EventEnvelope[],
-      ...(d.snapshot ? { snapshot: JSON.parse(d.snapshot) as Snapshot } : {}),
-      committedAt: d.committedAt,
-      published: d.published,
+  async appendBatch(batch: AppendBatch): Promise<AppendResult[]> {
+    if (batch.commits.length === 0) return [];
+    await this.journal.insertOne({ _id: batch.position, commits: batch.commits.map((c) => commitKey(c.streamId, c.startVersion)) });
+    const documents: CommitDocument[] = batch.commits.map((commit) => ({
+      _id: commitKey(commit.streamId, commit.startVersion),
+      commitId: commit.commitId,
+      appId: commit.appId,
+      streamId: commit.streamId,
+      startVersion: commit.startVersion,
+      endVersion: commit.endVersion,
+      position: commit.position,
+      events: JSON.stringify(commit.events),
+      ...(commit.snapshot ? { snapshot: JSON.stringify(commit.snapshot) } : {}),
+      committedAt: commit.committedAt,
     }));
+    const results: AppendResult[] = documents.map(() => 'appended');
+    try {
+      await this.commits.insertMany(documents, { ordered: false });
+    } catch (error) {
+      const failures = writeErrorsOf(error);
+      if (!failures) throw error;
+      for (const failure of failures) {
+        if (failure.code !== 11000) throw error;
+        results[failure.index] = 'conflict';
+      }
+    }
+    return results;
   }
 
-  /** Every event of an app's streams in commit order, for rebuilding a read model from scratch. */
+  async saveHeads(heads: ReadonlyMap<string, StreamHead>): Promise<void> {
+    const operations: AnyBulkWriteOperation<HeadDocument>[] = [...heads].map(([streamId, head]) => ({
+      replaceOne: {
+        filter: { _id: streamId },
+        replacement: { version: head.version, ...(head.snapshot ? { snapshot: JSON.stringify(head.snapshot) } : {}) },
+        upsert: true,
+      },
+    }));
+    for (const group of chunk(operations, MAX_STATEMENTS_PER_COMMAND)) await this.heads.bulkWrite(group, { ordered: false });
+  }
+
+  async reservePositions(count: number): Promise<number> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        const doc = await this.counters.findOneAndUpdate(
+          { _id: 'positions' },
+          { $inc: { value: count } },
+          { upsert: true, returnDocument: 'after' },
+        );
+        if (doc) return doc.value - count + 1;
+      } catch (error) {
+        // Two first reservations may both try to create the counter.
+        if (!isDuplicateKeyError(error)) throw error;
+      }
+    }
+    throw new Error('could not reserve commit positions');
+  }
+
+  async unpublished(): Promise<Commit[]> {
+    const entries = await this.journal.find({}).toArray();
+    const keys = entries.sort((a, b) => a._id - b._id).flatMap((entry) => entry.commits);
+    const found = await Promise.all(keys.map((_id) => this.commits.findOne({ _id })));
+    return found
+      .filter((doc): doc is CommitDocument => doc !== null)
+      .map(commitOf)
+      .sort((a, b) => a.position - b.position);
+  }
+
+  async releasePublished(throughPosition: number): Promise<void> {
+    await this.journal.deleteMany({ _id: { $lte: throughPosition } });
+  }
+
+  /** Every event of the store in commit order, for rebuilding a read model from scratch. */
   async *allEvents(): AsyncGenerator<EventEnvelope> {
     for await (const commit of this.commits.find({}).sort({ committedAt: 1, startVersion: 1 })) {
       for (const event of JSON.parse(commit.events) as EventEnvelope[]) yield event;
     }
   }
+}
+
+function writeErrorsOf(error: unknown): { index: number; code: number }[] | null {
+  if (typeof error !== 'object' || error === null || !('writeErrors' in error)) return null;
+  const raw = (error).writeErrors;
+  const list = Array.isArray(raw) ? raw : [raw];
+  return list.map((e: { index?: number; code?: number; err?: { index?: number; code?: number } }) => ({
+    index: e.index ?? e.err?.index ?? -1,
+    code: e.code ?? e.err?.code ?? 0,
+  }));
 }

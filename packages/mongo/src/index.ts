@@ -1,6 +1,6 @@
 export { connectMongo, isDuplicateKeyError } from './connect.js';
 export type { MongoConnection } from './connect.js';
-export { MongoCommitStore } from './commitStore.js';
+export { MongoCommitStore, commitKey } from './commitStore.js';
 export { ProjectionRuntime, allOf, mongoProjection, sourceOfStream } from './projectionRuntime.js';
 export type { EventApplier, Projection, ProjectionRuntimeOptions } from './projectionRuntime.js';
 export { InMemoryDocumentStore, stripStoredFields } from './documentStore.js';
@@ -10,3 +10,4 @@ export { ensureIndexes } from './indexes.js';
 export type { IndexSpec } from './indexes.js';
 export { GuardedProjectionWriter } from './legacyProjectionWriter.js';
 export { readWithPatience } from './patience.js';
+export { MAX_STATEMENTS_PER_COMMAND, chunk } from './statements.js';

@@ -1,8 +1,9 @@
 import { parseKnownEvent } from '@chat/contracts';
 import type { KnownEvent, Topic } from '@chat/contracts';
-import { EventConsumer, KafkaEventPublisher, consumerGroupFor, ensureTopics, startRelay } from '@chat/kafka';
+import { CommandRunner } from '@chat/eventsourcing';
+import type { CommandRunnerOptions, OwnReadModels } from '@chat/eventsourcing';
+import { EventConsumer, KafkaEventPublisher, consumerGroupFor, ensureTopics } from '@chat/kafka';
 import { MongoCommitStore } from '@chat/mongo';
-import type { EventPublisher } from '@chat/eventsourcing';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
@@ -18,24 +19,36 @@ export interface EventPipelineOptions {
   /** Names the consumer group, together with the database it projects into. */
   consumerPurpose: string;
   project(event: KnownEvent): Promise<void>;
+  /** The read models a command's events reach before it answers (read-your-writes). */
+  ownReadModels: OwnReadModels;
+  /** Tuning of the command runner (tests shorten intervals). */
+  runner?: Partial<Pick<CommandRunnerOptions, 'groupCommit' | 'outbox' | 'maxAttempts' | 'headSaveIntervalMs'>>;
 }
 
 export interface EventPipeline {
   store: MongoCommitStore;
-  /** Publishes to the service's topic; a failure also asks the relay to sweep soon. */
-  publisher: EventPublisher;
+  /** The one way this service changes state. */
+  runner: CommandRunner;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
 
 /**
- * The event plumbing every event-sourced service has: its commit store, its producer, the relay of
- * unpublished commits, and one consumer that feeds validated events to its projections.
+ * The event plumbing every event-sourced service has: its commit store, the command runner with
+ * its ordered outbox to the service's topic, and one consumer that feeds validated events to its
+ * projections.
  */
 export function createEventPipeline(options: EventPipelineOptions): EventPipeline {
   const { db, kafka, logger } = options;
   const store = new MongoCommitStore(db);
   const producer = new KafkaEventPublisher(kafka, options.publishesTo);
+  const runner = new CommandRunner({
+    store,
+    publisher: producer,
+    readModels: options.ownReadModels,
+    logger,
+    ...options.runner,
+  });
   const consumer = new EventConsumer(kafka, {
     groupId: consumerGroupFor(options.consumerPurpose, db.databaseName),
     topics: options.consumes,
@@ -45,30 +58,20 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
       if (event) await options.project(event);
     },
   });
-  let relay: ReturnType<typeof startRelay> | null = null;
-  const publisher: EventPublisher = {
-    async publish(events) {
-      try {
-        await producer.publish(events);
-      } catch (error) {
-        relay?.requestSweep();
-        throw error;
-      }
-    },
-  };
 
   return {
     store,
-    publisher,
+    runner,
     async start() {
       await store.ensureIndexes();
       await ensureTopics(kafka, [...new Set([options.publishesTo, ...options.consumes])]);
       await producer.connect();
+      // Before any new command: what a crashed predecessor appended reaches Kafka first, in order.
+      await runner.start();
       await consumer.start();
-      relay = startRelay(store, publisher, logger);
     },
     async stop() {
-      await relay?.stop();
+      await runner.stop();
       await consumer.stop();
       await producer.disconnect();
     },

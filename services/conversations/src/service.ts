@@ -34,9 +34,17 @@ export function createConversationsService(deps: ConversationsServiceDeps): Runn
       await readModels.apply(event);
       await groupReadModels.apply(event);
     },
+    ownReadModels: {
+      apply: async (events) => {
+        for (const event of events) {
+          await readModels.apply(event);
+          await groupReadModels.apply(event);
+        }
+      },
+    },
   });
-  const app = new ConversationsApp({ store: pipeline.store, publisher: pipeline.publisher, readModels, logger });
-  const groups = new GroupsApp({ store: pipeline.store, publisher: pipeline.publisher, readModels: groupReadModels, users: readModels, logger });
+  const app = new ConversationsApp({ runner: pipeline.runner, readModels });
+  const groups = new GroupsApp({ runner: pipeline.runner, readModels: groupReadModels, users: readModels });
 
   return {
     http: createServiceApp({ logger, routers: [conversationsRouter(app), groupsRouter(groups)] }),

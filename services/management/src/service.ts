@@ -6,7 +6,6 @@ import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
-import { BoundedPublisher } from './adapters/boundedPublisher.js';
 import { ApiKeyCacheInvalidator } from './adapters/cacheInvalidator.js';
 import { ManagementReadModels } from './adapters/readModels.js';
 import { ManagementCommands, keyHashesOf } from './app/commands.js';
@@ -15,8 +14,6 @@ import type { ManagementConfig } from './config.js';
 import { apiKeysRouter, internalRouter, managementRouter } from './http/routers.js';
 
 export const PROJECTION_GROUP = 'management.projections';
-/** How long a command waits for Kafka before leaving its commit to the relay. */
-const PUBLISH_WAIT_MS = 1_500;
 
 export interface ManagementDeps {
   db: Db;
@@ -50,11 +47,10 @@ export function createManagementService(config: Readonly<ManagementConfig>, deps
       await readModels.apply([event]);
       await invalidator.invalidate(keyHashesOf([event]));
     },
+    ownReadModels: readModels,
   });
   const commands = new ManagementCommands({
-    store: pipeline.store,
-    publisher: new BoundedPublisher(pipeline.publisher, PUBLISH_WAIT_MS),
-    readModels,
+    runner: pipeline.runner,
     invalidator,
     logger,
     region: config.region,

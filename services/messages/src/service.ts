@@ -5,8 +5,6 @@ import type { RunnableService } from '@chat/runtime';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
-import { CachedHeadsCommitStore } from './adapters/cachedHeads.js';
-import { CoalescingPublisher } from './adapters/coalescingPublisher.js';
 import { MessagesReadModels } from './adapters/readModels.js';
 import { MessagesApp } from './app/messages.js';
 import { GroupActionMessages } from './consumers/groupActions.js';
@@ -35,10 +33,10 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
       await readModels.apply(event);
       if (isGroupEvent(event)) await groupActions?.handle(event);
     },
+    ownReadModels: { apply: async (events) => { for (const event of events) await readModels.applyOwn(event); } },
   });
-  const store = new CachedHeadsCommitStore(pipeline.store);
-  const app = new MessagesApp({ store, publisher: new CoalescingPublisher(pipeline.publisher), readModels, logger });
-  groupActions = new GroupActionMessages(app, readModels, store);
+  const app = new MessagesApp({ runner: pipeline.runner, readModels });
+  groupActions = new GroupActionMessages(app, readModels);
 
   return {
     http: createServiceApp({ logger, routers: [messagesRouter(app)], bodyLimit: '80kb' }),

@@ -29,8 +29,9 @@ export function createUsersService(deps: UsersServiceDeps): RunnableService {
     consumes: [topics.users],
     consumerPurpose: 'users.read-models',
     project: (event) => readModels.apply(event),
+    ownReadModels: { apply: async (events) => { for (const event of events) await readModels.apply(event); } },
   });
-  const appDeps = { store: pipeline.store, publisher: pipeline.publisher, readModels, logger };
+  const appDeps = { runner: pipeline.runner, readModels };
   const users = new UsersApp(appDeps);
   const apis = { users, relations: new RelationsApp(appDeps, users), roles: new RolesApp(appDeps) };
 

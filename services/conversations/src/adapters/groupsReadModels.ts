@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiError } from '@chat/contracts';
 import type { EventEnvelope, GroupMembersAdded, GroupScope, GroupType } from '@chat/contracts';
 import { GuardedProjectionWriter, ensureIndexes, isDuplicateKeyError, stripStoredFields } from '@chat/mongo';
 import type { Stored } from '@chat/mongo';
@@ -6,6 +8,8 @@ import { bansProjection } from '../projections/bans.js';
 import type { BanDoc } from '../projections/bans.js';
 import { groupDocId, groupsProjection } from '../projections/groups.js';
 import type { GroupDoc } from '../projections/groups.js';
+import { rosterOf } from '../domain/group.js';
+import type { Roster } from '../domain/group.js';
 import { groupMemberDocId } from '../projections/groupsEvents.js';
 import { membersProjection } from '../projections/members.js';
 import type { MemberDoc } from '../projections/members.js';
@@ -61,13 +65,43 @@ export class GroupReadModels {
     ]);
   }
 
-  /** Applies one event to every group read model; safe to call any number of times, in any order. */
+  /**
+   * Applies one event to every group read model; safe to call any number of times, in any order.
+   * The group document goes last: its position then says that members and bans are applied up to
+   * it, which is what `rosterAt` relies on.
+   */
   async apply(event: EventEnvelope): Promise<void> {
-    await this.groups.apply(event);
     if (event.type === 'GroupMembersAdded') await this.applyMembersAdded(event as EventEnvelope<'GroupMembersAdded', GroupMembersAdded>);
     else await this.members.apply(event);
     await this.bans.apply(event);
     if (event.type === 'GroupDeleted') await this.retireGroup(event);
+    await this.groups.apply(event);
+  }
+
+  /**
+   * The membership and bans of these users as of the group stream's `version`, for a command's
+   * roster. Waits (briefly) while the read models have not applied that version yet: another
+   * replica's command, or the consumer after a restart; past the wait the service is behind and
+   * says so with a 503 rather than decide on an older roster.
+   */
+  async rosterAt(appId: string, guid: string, uids: readonly string[], version: number, patienceMs = 2_000): Promise<Roster> {
+    const ids = [...new Set(uids)].map((uid) => groupMemberDocId(appId, guid, uid));
+    const deadline = Date.now() + patienceMs;
+    for (;;) {
+      const group = await this.groups.documents().findOne({ _id: groupDocId(appId, guid) } as Filter<Stored<GroupDoc>>, { projection: { _positions: 1 } });
+      if (version === 0 || (group?._positions['group'] ?? 0) >= version) {
+        const [members, bans] = await Promise.all([
+          Promise.all(ids.map((_id) => this.members.documents().findOne({ _id } as Filter<Stored<MemberDoc>>))),
+          Promise.all(ids.map((_id) => this.bans.documents().findOne({ _id } as Filter<Stored<BanDoc>>))),
+        ]);
+        const present = <T>(docs: (T | null)[]) => docs.filter((doc): doc is T => doc !== null);
+        return rosterOf(present(members), present(bans));
+      }
+      if (Date.now() >= deadline) {
+        throw new ApiError('ERR_SERVICE_UNAVAILABLE', `The members of the group ${guid} are still being updated; retry shortly.`, { retryAfterSeconds: 1 });
+      }
+      await sleep(10);
+    }
   }
 
   /**

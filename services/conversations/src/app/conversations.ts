@@ -1,9 +1,7 @@
 import { ApiError, epochSeconds, groupConversationId, isUid, normalizeUid, userConversationId } from '@chat/contracts';
 import type { Actor, EventEnvelope, GlobalPin } from '@chat/contracts';
-import { handleCommand } from '@chat/eventsourcing';
-import type { CommandMetadata, CommitStore, Decider, DomainEvent, EventPublisher } from '@chat/eventsourcing';
+import type { CommandMetadata, CommandRunner, Decider, DomainEvent } from '@chat/eventsourcing';
 import { readWithPatience } from '@chat/mongo';
-import type { Logger } from 'pino';
 import type { ConversationFilter, ConversationReadModels } from '../adapters/readModels.js';
 import { conversationDeletionDecider, conversationDeletionStream } from '../domain/conversationDeletion.js';
 import { conversationMarksDecider, conversationMarksStream } from '../domain/conversationMarks.js';
@@ -25,10 +23,9 @@ import type { ConversationRef } from '../domain/userPins.js';
 import { isActiveUser } from '../projections/users.js';
 
 export interface ConversationsDeps {
-  store: CommitStore;
-  publisher: EventPublisher;
+  /** The shared runner: appends, publishes and applies to this service's read models. */
+  runner: CommandRunner;
   readModels: ConversationReadModels;
-  logger: Logger;
   clock?: () => Date;
 }
 
@@ -129,11 +126,7 @@ export class ConversationsApp {
     command: C,
     now: Date,
   ): Promise<EventEnvelope[]> {
-    const result = await handleCommand(this.deps.store, decider, streamId, command, this.metadata(context, now), {
-      publisher: this.deps.publisher,
-      onPublishError: (err) => this.deps.logger.warn({ err }, 'publish deferred to relay'),
-    });
-    for (const event of result.events) await this.deps.readModels.apply(event);
+    const result = await this.deps.runner.run({ decider, streamId, command, metadata: this.metadata(context, now) });
     return result.events;
   }
 

@@ -1,12 +1,10 @@
 import { ApiError, epochSeconds, isUid } from '@chat/contracts';
 import type { Actor, GroupScope, GroupScopePermissionId, GroupType } from '@chat/contracts';
-import { fold, handleCommand } from '@chat/eventsourcing';
-import type { CommandMetadata, CommitStore, EventPublisher } from '@chat/eventsourcing';
+import type { CommandMetadata, CommandRunner } from '@chat/eventsourcing';
 import { readWithPatience } from '@chat/mongo';
-import type { Logger } from 'pino';
 import type { GroupQuery, GroupReadModels } from '../adapters/groupsReadModels.js';
 import type { PeerUserDoc } from '../domain/conversationView.js';
-import { groupDecider, groupNotFound, groupStream, memberRefusal, rankOf } from '../domain/group.js';
+import { groupDecider, groupNotFound, groupStream, memberRefusal, rankOf, viewOf } from '../domain/group.js';
 import type { GroupCommand, GroupEvent, GroupProfile, GroupState, MemberRequest, PermissionValue } from '../domain/group.js';
 import { renderBannedUser, renderGroup, renderMember } from '../domain/groupsView.js';
 import type { BannedUserResource, GroupResource, MemberResource } from '../domain/groupsView.js';
@@ -21,11 +19,10 @@ export interface UserDirectory {
 }
 
 export interface GroupsDeps {
-  store: CommitStore;
-  publisher: EventPublisher;
+  /** The shared runner: appends, publishes and applies to this service's read models. */
+  runner: CommandRunner;
   readModels: GroupReadModels;
   users: UserDirectory;
-  logger: Logger;
   clock?: () => Date;
 }
 
@@ -109,6 +106,32 @@ function memberRequests(lists: MemberLists): MemberRequest[] {
   return memberListScopes.flatMap(([list, scope]) => lists[list].map((uid) => ({ uid, scope })));
 }
 
+/** The users whose membership or ban a command's decision reads. */
+function involvedUids(command: GroupCommand): string[] {
+  const by = command.type !== 'SetScopePermissions' && command.type !== 'UnsetScopePermission' && command.by !== undefined ? [command.by] : [];
+  switch (command.type) {
+    case 'CreateGroup':
+    case 'SetScopePermissions':
+    case 'UnsetScopePermission':
+      return [];
+    case 'UpdateGroup':
+      return [...by, ...(command.changes.owner !== undefined ? [command.changes.owner] : [])];
+    case 'DeleteGroup':
+      return by;
+    case 'AddMembers':
+      return [...by, ...command.members.map((m) => m.uid), ...command.usersToBan];
+    case 'KickMember':
+    case 'ChangeMemberScope':
+    case 'BanMember':
+    case 'UnbanMember':
+      return [...by, command.uid];
+    default: {
+      const unreachable: never = command;
+      throw new Error(`unknown command ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
 /** Use cases of groups, members, bans and scope permissions: gather facts → command → answer. */
 export class GroupsApp {
   private readonly clock: () => Date;
@@ -121,29 +144,27 @@ export class GroupsApp {
     return { appId: context.actor.appId, actor: context.actor, correlationId: context.requestId, now };
   }
 
-  /** Runs a command on the group's stream and applies its events to the read models before answering. */
-  private async execute(context: GroupRequestContext, guid: string, command: GroupCommand, now: Date) {
-    const result = await handleCommand(
-      this.deps.store,
-      groupDecider(guid),
-      groupStream(context.actor.appId, guid),
-      command,
-      this.metadata(context, now),
-      { publisher: this.deps.publisher, onPublishError: (err) => this.deps.logger.warn({ err }, 'publish deferred to relay') },
-    );
-    for (const event of result.events) await this.deps.readModels.apply(event);
-    return result;
+  /**
+   * Runs a command on the group's stream; its events reach the read models before it answers. The
+   * command's roster (the membership and bans of the users it involves) is read on every attempt,
+   * as of the version the attempt decides on.
+   */
+  private execute(context: GroupRequestContext, guid: string, command: GroupCommand, now: Date) {
+    const { appId } = context.actor;
+    const involved = involvedUids(command);
+    return this.deps.runner.run({
+      decider: groupDecider(guid),
+      streamId: groupStream(appId, guid),
+      command: async (state: GroupState): Promise<GroupCommand> =>
+        involved.length === 0 ? command : { ...command, roster: await this.deps.readModels.rosterAt(appId, guid, involved, state.version) },
+      metadata: this.metadata(context, now),
+    });
   }
 
   /** The group's current state straight from its stream (the snapshot of its last commit). */
   private async loadGroup(appId: string, guid: string): Promise<GroupState> {
-    const decider = groupDecider(guid);
-    const streamId = groupStream(appId, guid);
-    const head = await this.deps.store.readHead(streamId);
-    if (!head) return decider.initialState();
-    if (head.snapshot?.version === decider.snapshotVersion) return head.snapshot.state as GroupState;
-    const envelopes = await this.deps.store.readStream(streamId);
-    return fold(decider, envelopes.map((e) => ({ type: e.type, data: e.data }) as GroupEvent));
+    const { state } = await this.deps.runner.load<GroupState, GroupEvent>(groupDecider(guid), groupStream(appId, guid));
+    return state;
   }
 
   /** Which of these uids exist, waiting briefly for users created a moment ago to reach this service. */
@@ -318,7 +339,8 @@ export class GroupsApp {
       if (data.uid !== undefined) succeeded.add(data.uid);
       for (const member of data.members ?? []) succeeded.add(member.uid);
     }
-    const state = result.state;
+    // Explained on the roster after the command, as the read models now show it: a refused uid did not change.
+    const state = viewOf(result.state, await this.deps.readModels.rosterAt(appId, guid, [...(by !== undefined ? [by] : []), ...requested], result.version));
     const actorRank = by === undefined ? Number.POSITIVE_INFINITY : rankOf(state, by);
     const outcome = (uid: string, kind: 'add' | 'ban'): MemberResult => {
       if (succeeded.has(uid)) {
@@ -354,7 +376,7 @@ export class GroupsApp {
     const by = await this.actingUser(context.actor);
     const now = this.clock();
     const result = await this.execute(context, guid, { type: 'ChangeMemberScope', uid, scope, ...(by !== undefined ? { by } : {}), now: epochSeconds(now) }, now);
-    const member = result.state.members[uid];
+    const member = (await this.deps.readModels.rosterAt(context.actor.appId, guid, [uid], result.version)).members[uid];
     return { guid, uid, scope, joinedAt: member?.joinedAt ?? epochSeconds(now) };
   }
 

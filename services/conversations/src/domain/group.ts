@@ -18,9 +18,13 @@ import type {
 import type { Decider, DomainEvent } from '@chat/eventsourcing';
 
 /**
- * The group aggregate: one stream per (app, guid) holding the profile, the members, the banned users
- * and the scope permissions. Every rule about who may do what to whom is decided here, on the state
- * the append is checked against, so two racing requests cannot both pass a check only one may pass.
+ * The group aggregate: one stream per (app, guid). Its state — the one stored with every commit as a
+ * snapshot — holds the profile, the member count and the scope permissions, never the members: a
+ * group of 10,000 members must not rewrite 10,000 entries per join. What a command needs to know of
+ * individual users (the actor's and targets' membership and bans) comes with the command as its
+ * `roster`, read from the member read models as of the stream's version (the application waits until
+ * they have applied it, and the command runner re-reads it after a conflict). Every rule about who
+ * may do what to whom is decided here, so two racing requests cannot both pass a check only one may.
  */
 
 export type GroupEvent =
@@ -61,10 +65,36 @@ export interface GroupState {
   passwordHash?: string;
   createdAt: number;
   updatedAt: number;
-  members: Record<string, GroupMember>;
-  banned: Record<string, number>;
+  membersCount: number;
+  /** The stream version this state is at: the roster of a command must be read as of it. */
+  version: number;
   /** Values set per scope, with the time each was set; ids absent here have their catalogue default. */
   permissions: Partial<Record<GroupScope, Partial<Record<GroupScopePermissionId, { value: PermissionValue; at: number }>>>>;
+}
+
+/** What the member read models say, as of the state's version, about the users a command involves. */
+export interface Roster {
+  members: Record<string, GroupMember>;
+  /** Banned uids with the time they were banned. */
+  banned: Record<string, number>;
+}
+
+/** The state together with the roster of the command being decided: what every rule reads. */
+export type GroupView = GroupState & Roster;
+
+export function viewOf(state: GroupState, roster: Roster = { members: {}, banned: {} }): GroupView {
+  return { ...state, ...roster };
+}
+
+/** A roster from the member and ban documents the read models hold (inactive ones are former). */
+export function rosterOf(
+  members: readonly { uid: string; scope: GroupScope; joinedAt: number; active: boolean }[],
+  bans: readonly { uid: string; bannedAt: number; active: boolean }[],
+): Roster {
+  const roster: Roster = { members: {}, banned: {} };
+  for (const doc of members) if (doc.active) roster.members[doc.uid] = { scope: doc.scope, joinedAt: doc.joinedAt };
+  for (const doc of bans) if (doc.active) roster.banned[doc.uid] = doc.bannedAt;
+  return roster;
 }
 
 export interface MemberRequest {
@@ -72,8 +102,13 @@ export interface MemberRequest {
   scope: GroupScope;
 }
 
-/** `by` is the acting user (onBehalfOf); absent when the app itself acts, with every right. */
-export type GroupCommand =
+/**
+ * `by` is the acting user (onBehalfOf); absent when the app itself acts, with every right. `roster`
+ * covers `by` and every uid the command names (absent: nobody is a member or banned).
+ */
+export type GroupCommand = GroupCommandBody & { roster?: Roster };
+
+type GroupCommandBody =
   | {
       type: 'CreateGroup';
       profile: GroupProfile;
@@ -124,23 +159,23 @@ const scopeRank: Record<GroupScope, number> = { participant: 1, moderator: 2, ad
 const OWNER_RANK = 4;
 
 /** 0 for a non-member; the owner outranks every admin. */
-export function rankOf(state: GroupState, uid: string): number {
+export function rankOf(state: GroupView, uid: string): number {
   const member = state.members[uid];
   if (!member) return 0;
   return state.profile?.owner === uid ? OWNER_RANK : scopeRank[member.scope];
 }
 
-function membersCountAfter(state: GroupState, delta: number): number {
-  return Object.keys(state.members).length + delta;
+function membersCountAfter(state: GroupView, delta: number): number {
+  return state.membersCount + delta;
 }
 
-function activeGroup(state: GroupState, guid: string): GroupProfile {
+function activeGroup(state: GroupView, guid: string): GroupProfile {
   if (!state.exists || !state.profile) throw groupNotFound(guid);
   return state.profile;
 }
 
 /** The acting user must be a member in good standing; the app (no `by`) always may act. */
-function actingRank(state: GroupState, guid: string, by: string | undefined): number {
+function actingRank(state: GroupView, guid: string, by: string | undefined): number {
   if (by === undefined) return Number.POSITIVE_INFINITY;
   if (state.banned[by] !== undefined) {
     throw new ApiError('ERR_BANNED_GROUPMEMBER', `The user ${by} is banned from the group ${guid}.`);
@@ -167,7 +202,7 @@ function noClearance(message: string): ApiError {
 }
 
 /** Acting on another user needs a higher rank than theirs; nobody acts on the owner. */
-function requireOutranks(state: GroupState, profile: GroupProfile, actorRank: number, target: string): void {
+function requireOutranks(state: GroupView, profile: GroupProfile, actorRank: number, target: string): void {
   if (profile.owner === target) throw noClearance(`Nobody may do this to ${target}, the owner of the group ${profile.guid}.`);
   if (actorRank <= rankOf(state, target)) {
     throw noClearance(`The acting user's scope in the group ${profile.guid} is not above the scope of ${target}.`);
@@ -179,7 +214,7 @@ function requireOutranks(state: GroupState, profile: GroupProfile, actorRank: nu
  * function explains the per-uid results after the command ran: a refused uid's state did not change.
  */
 export function memberRefusal(
-  state: GroupState,
+  state: GroupView,
   uid: string,
   kind: 'add' | 'ban',
   knownUsers: ReadonlySet<string>,
@@ -198,7 +233,7 @@ export function memberRefusal(
   return null;
 }
 
-function bannedEvent(state: GroupState, guid: string, uid: string, by: string | undefined, now: number, membersCount: number): GroupEvent {
+function bannedEvent(state: GroupView, guid: string, uid: string, by: string | undefined, now: number, membersCount: number): GroupEvent {
   return {
     type: 'GroupMemberBanned',
     data: {
@@ -212,7 +247,7 @@ function bannedEvent(state: GroupState, guid: string, uid: string, by: string | 
   };
 }
 
-function decideCreate(command: Extract<GroupCommand, { type: 'CreateGroup' }>, state: GroupState): GroupEvent[] {
+function decideCreate(command: Extract<GroupCommand, { type: 'CreateGroup' }>, state: GroupView): GroupEvent[] {
   const { profile, now, by } = command;
   if (state.exists) throw new ApiError('ERR_GUID_ALREADY_EXISTS', `A group with guid ${profile.guid} already exists.`);
   const events: GroupEvent[] = [
@@ -258,7 +293,7 @@ function sameValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-function decideUpdate(command: Extract<GroupCommand, { type: 'UpdateGroup' }>, state: GroupState, guid: string): GroupEvent[] {
+function decideUpdate(command: Extract<GroupCommand, { type: 'UpdateGroup' }>, state: GroupView, guid: string): GroupEvent[] {
   const profile = activeGroup(state, guid);
   const { by, now } = command;
   const rank = actingRank(state, guid, by);
@@ -308,7 +343,7 @@ function decideUpdate(command: Extract<GroupCommand, { type: 'UpdateGroup' }>, s
   return events;
 }
 
-function decideAddMembers(command: Extract<GroupCommand, { type: 'AddMembers' }>, state: GroupState, guid: string): GroupEvent[] {
+function decideAddMembers(command: Extract<GroupCommand, { type: 'AddMembers' }>, state: GroupView, guid: string): GroupEvent[] {
   const profile = activeGroup(state, guid);
   const { by, now } = command;
   const requested = [...command.members.map((m) => m.uid), ...command.usersToBan];
@@ -343,7 +378,7 @@ function decideAddMembers(command: Extract<GroupCommand, { type: 'AddMembers' }>
 
 function decideJoin(
   command: Extract<GroupCommand, { type: 'AddMembers' }>,
-  state: GroupState,
+  state: GroupView,
   profile: GroupProfile,
   uid: string,
 ): GroupEvent[] {
@@ -364,7 +399,7 @@ function decideJoin(
   return [{ type: 'GroupMemberJoined', data: { guid, uid, scope: 'participant', joinedAt: command.now, membersCount: membersCountAfter(state, 1) } }];
 }
 
-function decideKick(command: Extract<GroupCommand, { type: 'KickMember' }>, state: GroupState, guid: string): GroupEvent[] {
+function decideKick(command: Extract<GroupCommand, { type: 'KickMember' }>, state: GroupView, guid: string): GroupEvent[] {
   const profile = activeGroup(state, guid);
   const { by, uid, now } = command;
   const rank = actingRank(state, guid, by);
@@ -383,7 +418,7 @@ function decideKick(command: Extract<GroupCommand, { type: 'KickMember' }>, stat
   ];
 }
 
-function decideChangeScope(command: Extract<GroupCommand, { type: 'ChangeMemberScope' }>, state: GroupState, guid: string): GroupEvent[] {
+function decideChangeScope(command: Extract<GroupCommand, { type: 'ChangeMemberScope' }>, state: GroupView, guid: string): GroupEvent[] {
   const profile = activeGroup(state, guid);
   const { by, uid, scope, now } = command;
   const rank = actingRank(state, guid, by);
@@ -401,7 +436,7 @@ function decideChangeScope(command: Extract<GroupCommand, { type: 'ChangeMemberS
   ];
 }
 
-function decideBan(command: Extract<GroupCommand, { type: 'BanMember' }>, state: GroupState, guid: string): GroupEvent[] {
+function decideBan(command: Extract<GroupCommand, { type: 'BanMember' }>, state: GroupView, guid: string): GroupEvent[] {
   activeGroup(state, guid);
   const { by, uid, now } = command;
   const rank = actingRank(state, guid, by);
@@ -412,7 +447,7 @@ function decideBan(command: Extract<GroupCommand, { type: 'BanMember' }>, state:
   return [bannedEvent(state, guid, uid, by, now, membersCountAfter(state, state.members[uid] ? -1 : 0))];
 }
 
-function decideUnban(command: Extract<GroupCommand, { type: 'UnbanMember' }>, state: GroupState, guid: string): GroupEvent[] {
+function decideUnban(command: Extract<GroupCommand, { type: 'UnbanMember' }>, state: GroupView, guid: string): GroupEvent[] {
   activeGroup(state, guid);
   const { by, uid, now } = command;
   const rank = actingRank(state, guid, by);
@@ -423,7 +458,7 @@ function decideUnban(command: Extract<GroupCommand, { type: 'UnbanMember' }>, st
 
 function decidePermissions(
   command: Extract<GroupCommand, { type: 'SetScopePermissions' | 'UnsetScopePermission' }>,
-  state: GroupState,
+  state: GroupView,
   guid: string,
 ): GroupEvent[] {
   activeGroup(state, guid);
@@ -441,7 +476,8 @@ function decidePermissions(
   return [{ type: 'GroupScopePermissionsChanged', data: { guid, scope: command.scope, permissions: changed, removed: [], changedAt: command.now } }];
 }
 
-function decide(command: GroupCommand, state: GroupState, guid: string): GroupEvent[] {
+function decide(command: GroupCommand, current: GroupState, guid: string): GroupEvent[] {
+  const state = viewOf(current, command.roster);
   switch (command.type) {
     case 'CreateGroup':
       return decideCreate(command, state);
@@ -473,13 +509,7 @@ function decide(command: GroupCommand, state: GroupState, guid: string): GroupEv
   }
 }
 
-function without<T>(record: Record<string, T>, key: string): Record<string, T> {
-  const copy = { ...record };
-  delete copy[key];
-  return copy;
-}
-
-function evolve(state: GroupState, event: GroupEvent): GroupState {
+function evolveState(state: GroupState, event: GroupEvent): GroupState {
   switch (event.type) {
     case 'GroupCreated': {
       const { passwordHash, createdBy, createdAt, ...profile } = event.data;
@@ -508,29 +538,19 @@ function evolve(state: GroupState, event: GroupEvent): GroupState {
     }
     case 'GroupDeleted':
       return { ...initialState(), createdAt: state.createdAt, updatedAt: event.data.deletedAt };
+    // Events carry the count after them; events written before it was carried imply it.
     case 'GroupMemberJoined':
-      return { ...state, members: { ...state.members, [event.data.uid]: { scope: event.data.scope, joinedAt: event.data.joinedAt } } };
-    case 'GroupMembersAdded': {
-      const members = { ...state.members };
-      for (const member of event.data.members) members[member.uid] = { scope: member.scope, joinedAt: event.data.addedAt };
-      return { ...state, members };
-    }
+      return { ...state, membersCount: event.data.membersCount ?? state.membersCount + 1 };
+    case 'GroupMembersAdded':
+      return { ...state, membersCount: event.data.membersCount ?? state.membersCount + event.data.members.length };
     case 'GroupMemberLeft':
     case 'GroupMemberKicked':
-      return { ...state, members: without(state.members, event.data.uid) };
-    case 'GroupMemberScopeChanged': {
-      const member = state.members[event.data.uid];
-      if (!member) return state;
-      return { ...state, members: { ...state.members, [event.data.uid]: { ...member, scope: event.data.scope } } };
-    }
+      return { ...state, membersCount: event.data.membersCount ?? state.membersCount - 1 };
     case 'GroupMemberBanned':
-      return {
-        ...state,
-        members: without(state.members, event.data.uid),
-        banned: { ...state.banned, [event.data.uid]: event.data.bannedAt },
-      };
+      return { ...state, membersCount: event.data.membersCount ?? state.membersCount - (event.data.wasMember ? 1 : 0) };
+    case 'GroupMemberScopeChanged':
     case 'GroupMemberUnbanned':
-      return { ...state, banned: without(state.banned, event.data.uid) };
+      return state;
     case 'GroupScopePermissionsChanged': {
       const { scope, changedAt } = event.data;
       const values = { ...state.permissions[scope] };
@@ -545,8 +565,12 @@ function evolve(state: GroupState, event: GroupEvent): GroupState {
   }
 }
 
+function evolve(state: GroupState, event: GroupEvent): GroupState {
+  return { ...evolveState(state, event), version: state.version + 1 };
+}
+
 function initialState(): GroupState {
-  return { exists: false, profile: null, createdAt: 0, updatedAt: 0, members: {}, banned: {}, permissions: {} };
+  return { exists: false, profile: null, createdAt: 0, updatedAt: 0, membersCount: 0, version: 0, permissions: {} };
 }
 
 /** The decider of one group's stream (its guid is the stream's, passed in so errors can name it). */
@@ -555,6 +579,7 @@ export function groupDecider(guid: string): Decider<GroupState, GroupCommand, Gr
     initialState,
     evolve,
     decide: (command, state) => decide(command, state, guid),
-    snapshotVersion: 1,
+    // 2: members and bans left the state (they come with each command's roster).
+    snapshotVersion: 2,
   };
 }

@@ -69,13 +69,16 @@ function membershipChanged(doc: GroupDoc | null, at: number, membersCount: numbe
   return { ...doc, updatedAt: Math.max(doc.updatedAt, at), ...(membersCount !== undefined ? { membersCount } : {}) };
 }
 
-type Handled = Exclude<GroupEventEnvelope, { type: 'GroupMemberUnbanned' | 'GroupScopePermissionsChanged' }>;
+type Handled = GroupEventEnvelope;
 
-/** Groups of every app, for listing and reading; membership events keep `membersCount` and `updatedAt`. */
+/**
+ * Groups of every app, for listing and reading; membership events keep `membersCount` and
+ * `updatedAt`. Every event of the group's stream passes through, so the document's position is the
+ * stream version the group read models have applied (a command's roster waits for it).
+ */
 export const groupsProjection: Projection<GroupDoc, Handled> = {
   name: 'groups',
-  canHandle: (event: EventEnvelope): event is Handled =>
-    isGroupEvent(event) && event.type !== 'GroupMemberUnbanned' && event.type !== 'GroupScopePermissionsChanged',
+  canHandle: (event: EventEnvelope): event is Handled => isGroupEvent(event),
   documentIds: (event) => [groupDocId(event.appId, event.data.guid)],
   sourceOf: () => 'group',
   evolve(doc, event) {
@@ -98,6 +101,9 @@ export const groupsProjection: Projection<GroupDoc, Handled> = {
         return membershipChanged(doc, event.data.bannedAt, event.data.membersCount);
       case 'GroupMemberScopeChanged':
         return membershipChanged(doc, event.data.changedAt, undefined);
+      case 'GroupMemberUnbanned':
+      case 'GroupScopePermissionsChanged':
+        return doc;
       default: {
         const unreachable: never = event;
         throw new Error(`unhandled event ${JSON.stringify(unreachable)}`);

@@ -1,8 +1,36 @@
 import type { EventEnvelope } from '@chat/contracts';
 import { fold } from '@chat/eventsourcing';
-import { groupDecider } from '../domain/group.js';
-import type { GroupCommand, GroupEvent } from '../domain/group.js';
+import { groupDecider, rosterOf } from '../domain/group.js';
+import type { GroupCommand, GroupEvent, Roster } from '../domain/group.js';
+import { bansProjection } from './bans.js';
+import type { BanDoc } from './bans.js';
+import { membersProjection } from './members.js';
+import type { MemberDoc } from './members.js';
 import { testEnvelope } from './testEvents.js';
+
+/**
+ * The roster a command gets in production: what the real member and ban projections make of the
+ * history (a deleted group's documents are retired by the adapter: here, dropped).
+ */
+export function rosterAfter(history: readonly GroupEvent[]): Roster {
+  const members = new Map<string, MemberDoc | null>();
+  const bans = new Map<string, BanDoc | null>();
+  history.forEach((event, index) => {
+    const envelope = testEnvelope(event.type, 'group:app1:g', index + 1, event.data);
+    if (event.type === 'GroupDeleted') {
+      members.clear();
+      bans.clear();
+    }
+    if (membersProjection.canHandle(envelope)) {
+      for (const id of membersProjection.documentIds(envelope)) members.set(id, membersProjection.evolve(members.get(id) ?? null, envelope, id));
+    }
+    if (bansProjection.canHandle(envelope)) {
+      for (const id of bansProjection.documentIds(envelope)) bans.set(id, bansProjection.evolve(bans.get(id) ?? null, envelope, id));
+    }
+  });
+  const present = <T>(docs: Map<string, T | null>) => [...docs.values()].filter((doc): doc is T => doc !== null);
+  return rosterOf(present(members), present(bans));
+}
 
 /**
  * A group's history as the decider writes it, in envelopes of the stream `group:app1:<guid>`:
@@ -13,7 +41,7 @@ export function groupHistory(guid: string, commands: GroupCommand[], firstVersio
   const events: GroupEvent[] = [...earlier];
   const produced: GroupEvent[] = [];
   for (const command of commands) {
-    const next = decider.decide(command, fold(decider, events));
+    const next = decider.decide({ ...command, roster: rosterAfter(events) }, fold(decider, events));
     events.push(...next);
     produced.push(...next);
   }

@@ -1,7 +1,6 @@
 import { ApiError, epochSeconds } from '@chat/contracts';
 import type { Actor, ApiKeyScope, EventEnvelope } from '@chat/contracts';
-import { handleCommand } from '@chat/eventsourcing';
-import type { CommandMetadata, CommitStore, EventPublisher } from '@chat/eventsourcing';
+import type { CommandMetadata, CommandRunner } from '@chat/eventsourcing';
 import type { Logger } from 'pino';
 import { appDecider, appStreamId } from '../domain/app.js';
 import type { ApiKeyState, AppCommand, AppState } from '../domain/app.js';
@@ -13,9 +12,8 @@ export const APP_SYSTEM = 'app_system';
 const managementActor: Actor = { appId: 'management', keyId: 'management', scope: 'management' };
 
 export interface CommandDeps {
-  store: CommitStore;
-  publisher: EventPublisher;
-  readModels: { apply(events: readonly EventEnvelope[]): Promise<void> };
+  /** The shared runner: appends, publishes and applies to this service's read models. */
+  runner: CommandRunner;
   invalidator: { invalidateTwice(keyHashes: readonly string[]): Promise<void> };
   logger: Logger;
   /** The one region this deployment serves. */
@@ -122,24 +120,22 @@ export class ManagementCommands {
   }
 
   /**
-   * handleCommand, then make the change visible before answering: apply the new events to the read
-   * models (read-your-writes) and invalidate gateway caches for changed keys. Invalidation runs even
-   * when the projection fails, because a revoked key must stop working regardless; the topic
-   * consumer repeats both, so a failure here heals.
+   * Runs the command; gateway caches of changed keys are invalidated as soon as the events are
+   * stored, before the read models see them, because a revoked key must stop working even if the
+   * projection fails. The topic consumer repeats both, so a failure here heals.
    */
   private async run(appId: string, command: AppCommand, actor: Actor, requestId: string, now: Date): Promise<AppState> {
     const metadata: CommandMetadata = { appId, actor, correlationId: requestId, now };
-    const result = await handleCommand(this.deps.store, appDecider, appStreamId(appId), command, metadata, {
-      publisher: this.deps.publisher,
-      onPublishError: (error) => this.deps.logger.warn({ err: error }, 'publishing failed; the relay will retry'),
+    const result = await this.deps.runner.run({
+      decider: appDecider,
+      streamId: appStreamId(appId),
+      command,
+      metadata,
+      onAppended: (events) =>
+        this.deps.invalidator
+          .invalidateTwice(keyHashesOf(events))
+          .catch((error: unknown) => this.deps.logger.error({ err: error }, 'api key cache invalidation failed; the consumer will retry')),
     });
-    try {
-      await this.deps.readModels.apply(result.events);
-    } finally {
-      await this.deps.invalidator
-        .invalidateTwice(keyHashesOf(result.events))
-        .catch((error: unknown) => this.deps.logger.error({ err: error }, 'api key cache invalidation failed; the consumer will retry'));
-    }
     return result.state;
   }
 }

@@ -1,8 +1,8 @@
 import type { EventEnvelope } from '@chat/contracts';
+import { Coalescer } from '@chat/eventsourcing';
 import { GuardedProjectionWriter, ensureIndexes, isDuplicateKeyError, stripStoredFields } from '@chat/mongo';
 import type { Stored } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
-import { Coalescer } from './coalescer.js';
 import { groupFactsProjection, knownGroupId, membershipId } from '../projections/groups.js';
 import type { GroupFactDoc, KnownGroupDoc, MembershipDoc } from '../projections/groups.js';
 import { messageDocId, messagesProjection } from '../projections/messages.js';

@@ -1,12 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, epochSeconds, groupConversationId, userConversationId } from '@chat/contracts';
 import type { Actor, EventEnvelope, MessageSent } from '@chat/contracts';
-import { handleCommand } from '@chat/eventsourcing';
-import type { CommitStore, EventPublisher } from '@chat/eventsourcing';
-import type { Logger } from 'pino';
+import type { CommandRunner } from '@chat/eventsourcing';
 import type { Facts, MessageCursor, MessageQuery, MessagesReadModels } from '../adapters/readModels.js';
 import { StaleMessageIdError, conversationLogDecider, conversationLogStream } from '../domain/conversationLog.js';
-import type { ConversationLogCommand, GroupFacts, MessageActor, UserFacts } from '../domain/conversationLog.js';
+import type { ConversationLogCommand, ConversationLogState, GroupFacts, MessageActor, UserFacts } from '../domain/conversationLog.js';
 import { APP_SYSTEM, appSystemEntity, groupEntityOf, messageView, userEntityOf } from '../domain/messageView.js';
 import type { KnownGroupDoc } from '../projections/groups.js';
 import { docOfSent, factsOf } from '../projections/messages.js';
@@ -14,16 +12,26 @@ import type { MessageDoc } from '../projections/messages.js';
 import type { KnownUserDoc } from '../projections/users.js';
 
 export interface MessagesDeps {
-  store: CommitStore;
-  publisher: EventPublisher;
+  /** The shared runner: appends, publishes and applies to this service's read models. */
+  runner: CommandRunner;
   readModels: MessagesReadModels;
-  logger: Logger;
   clock?: () => Date;
 }
 
 export interface RequestContext {
   actor: Actor;
   requestId: string;
+  /** The event a command reacts to (group action messages), for the envelopes' `causationId`. */
+  causationId?: string;
+}
+
+type CommandBuilder = () => Promise<ConversationLogCommand>;
+
+/** An existing message with what a command about it needs to know. */
+interface MessageContext {
+  doc: MessageDoc;
+  facts: Facts;
+  actor: MessageActor;
 }
 
 /** A message to send, validated: `data` is the client's own part (no entities yet). */
@@ -92,43 +100,55 @@ export class MessagesApp {
     }
   }
 
-  private async run(context: RequestContext, conversationId: string, command: ConversationLogCommand): Promise<EventEnvelope[]> {
+  /**
+   * Runs a command on the conversation's stream. The builder runs on every attempt, so the facts it
+   * reads (the target message, users, membership) are fresh after a conflict.
+   */
+  private async run(context: RequestContext, conversationId: string, build: CommandBuilder): Promise<EventEnvelope[]> {
     const { appId } = context.actor;
-    const result = await handleCommand(
-      this.deps.store,
-      conversationLogDecider,
-      conversationLogStream(appId, conversationId),
-      command,
-      { appId, actor: context.actor, correlationId: context.requestId, now: this.clock() },
-      {
-        publisher: this.deps.publisher,
-        onPublishError: (err) => this.deps.logger.warn({ err }, 'publish deferred to relay'),
+    const result = await this.deps.runner.run({
+      decider: conversationLogDecider,
+      streamId: conversationLogStream(appId, conversationId),
+      command: build,
+      metadata: {
+        appId,
+        actor: context.actor,
+        correlationId: context.requestId,
+        causationId: context.causationId ?? null,
+        now: this.clock(),
       },
-    );
-    // Read-your-writes: the next request sees this command's effect even before Kafka delivers it.
-    for (const event of result.events) await this.deps.readModels.applyOwn(event);
+    });
     return result.events;
   }
 
+  /** The conversation stream's state, e.g. to skip work a redelivered event already caused. */
+  async conversationLog(appId: string, conversationId: string): Promise<ConversationLogState> {
+    return (await this.deps.runner.load(conversationLogDecider, conversationLogStream(appId, conversationId))).state;
+  }
+
   /**
-   * Appends messages whose ids were allocated beforehand. Refusals are found by a dry run first, so
-   * they burn no id; a concurrent send that got a higher id and was appended first makes the stream
-   * refuse the lower one, which then takes a fresh id.
+   * Appends messages whose ids are allocated on each attempt. Refusals are found by a dry run on the
+   * first facts, so they burn no id; a concurrent send from another writer that got a higher id and
+   * was appended first makes the stream refuse the lower one, which then takes a fresh id.
    */
   async appendWithIds(
     context: RequestContext,
     conversationId: string,
     count: number,
-    commandFor: (ids: string[]) => ConversationLogCommand,
+    commandFor: (ids: string[], attempt: number) => ConversationLogCommand | Promise<ConversationLogCommand>,
   ): Promise<EventEnvelope[]> {
-    const dryRun = commandFor(Array.from({ length: count }, () => '1'));
+    const dryRun = await commandFor(Array.from({ length: count }, () => '1'), 0);
     conversationLogDecider.decide(dryRun, conversationLogDecider.initialState());
-    for (let attempt = 1; ; attempt++) {
-      const ids = await this.deps.readModels.allocateMessageIds(context.actor.appId, count);
+    let attempts = 0;
+    for (let round = 1; ; round++) {
       try {
-        return await this.run(context, conversationId, commandFor(ids));
+        return await this.run(context, conversationId, async () => {
+          const ids = await this.deps.readModels.allocateMessageIds(context.actor.appId, count);
+          attempts += 1;
+          return commandFor(ids, attempts);
+        });
       } catch (error) {
-        if (!(error instanceof StaleMessageIdError) || attempt >= ID_ATTEMPTS) throw error;
+        if (!(error instanceof StaleMessageIdError) || round >= ID_ATTEMPTS) throw error;
       }
     }
   }
@@ -138,67 +158,76 @@ export class MessagesApp {
     const toGroup = input.receiverType === 'group';
     const partyUids = toGroup ? [input.sender] : [input.sender, input.receiver];
     const referenced = [input.parentId, input.quotedMessageId].filter((id): id is string => id !== undefined);
-    const [facts, messages] = await Promise.all([
-      this.factsWithPatience(
-        appId,
-        {
-          users: [...partyUids, ...input.mentionedUids],
-          ...(toGroup ? { guid: input.receiver, members: [input.sender] } : {}),
-        },
-        (f) =>
-          partyUids.every((uid) => f.users.has(uid)) &&
-          (!toGroup || (f.group !== null && f.memberships.get(input.sender)?.standing === 'member')),
-      ),
-      this.deps.readModels.findMessages(appId, referenced),
-    ]);
-
     const conversationId = toGroup ? groupConversationId(input.receiver) : userConversationId(input.sender, input.receiver);
-    const sender = facts.users.get(input.sender);
-    const receiverUser = toGroup ? undefined : facts.users.get(input.receiver);
-    const mentioned = input.mentionedUids.map((uid) => facts.users.get(uid)).filter(present);
-    const entities = present(sender)
-      ? {
-          sender: { entity: userEntityOf(sender), entityType: 'user' },
-          receiver: toGroup
-            ? facts.group ? { entity: groupEntityOf(facts.group), entityType: 'group' } : undefined
-            : present(receiverUser) ? { entity: userEntityOf(receiverUser, conversationId), entityType: 'user' } : undefined,
-        }
-      : undefined;
-    const data: Record<string, unknown> = {
-      ...input.data,
-      ...(entities?.receiver ? { entities } : {}),
-      ...(mentioned.length > 0 ? { mentions: Object.fromEntries(mentioned.map((u) => [u.uid, userEntityOf(u)])) } : {}),
-    };
     const sentAt = epochSeconds(this.clock());
-    const messageWith = (id: string): MessageSent => ({
-      id,
-      conversationId,
-      sender: input.sender,
-      receiver: input.receiver,
-      receiverType: input.receiverType,
-      category: input.category,
-      type: input.type,
-      data,
-      ...(input.tags !== undefined ? { tags: input.tags } : {}),
-      ...(input.muid !== undefined ? { muid: input.muid } : {}),
-      ...(input.parentId !== undefined ? { parentId: input.parentId } : {}),
-      ...(input.quotedMessageId !== undefined ? { quotedMessageId: input.quotedMessageId } : {}),
-      ...(mentioned.length > 0 ? { mentionedUids: mentioned.map((u) => u.uid) } : {}),
-      sentAt,
-    });
-    const group: GroupFacts | null = facts.group
-      ? { guid: facts.group.guid, senderStanding: facts.memberships.get(input.sender)?.standing ?? 'none' }
-      : null;
-    const parentDoc = input.parentId !== undefined ? messages.get(input.parentId) : undefined;
-    const quotedDoc = input.quotedMessageId !== undefined ? messages.get(input.quotedMessageId) : undefined;
-    const events = await this.appendWithIds(context, conversationId, 1, ([id]) => ({
-      type: 'SendMessage',
-      message: messageWith(id ?? '0'),
-      sender: userFacts(sender),
-      receiver: toGroup ? { kind: 'group', group } : { kind: 'user', user: userFacts(receiverUser) },
-      ...(input.parentId !== undefined ? { parent: parentDoc ? factsOf(parentDoc) : null } : {}),
-      ...(input.quotedMessageId !== undefined ? { quoted: quotedDoc ? factsOf(quotedDoc) : null } : {}),
-    }));
+    const gather = () =>
+      Promise.all([
+        this.factsWithPatience(
+          appId,
+          {
+            users: [...partyUids, ...input.mentionedUids],
+            ...(toGroup ? { guid: input.receiver, members: [input.sender] } : {}),
+          },
+          (f) =>
+            partyUids.every((uid) => f.users.has(uid)) &&
+            (!toGroup || (f.group !== null && f.memberships.get(input.sender)?.standing === 'member')),
+        ),
+        this.deps.readModels.findMessages(appId, referenced),
+      ]);
+
+    const commandFor = ([facts, messages]: [Facts, Map<string, MessageDoc>], id: string): ConversationLogCommand => {
+      const sender = facts.users.get(input.sender);
+      const receiverUser = toGroup ? undefined : facts.users.get(input.receiver);
+      const mentioned = input.mentionedUids.map((uid) => facts.users.get(uid)).filter(present);
+      const entities = present(sender)
+        ? {
+            sender: { entity: userEntityOf(sender), entityType: 'user' },
+            receiver: toGroup
+              ? facts.group ? { entity: groupEntityOf(facts.group), entityType: 'group' } : undefined
+              : present(receiverUser) ? { entity: userEntityOf(receiverUser, conversationId), entityType: 'user' } : undefined,
+          }
+        : undefined;
+      const data: Record<string, unknown> = {
+        ...input.data,
+        ...(entities?.receiver ? { entities } : {}),
+        ...(mentioned.length > 0 ? { mentions: Object.fromEntries(mentioned.map((u) => [u.uid, userEntityOf(u)])) } : {}),
+      };
+      const message: MessageSent = {
+        id,
+        conversationId,
+        sender: input.sender,
+        receiver: input.receiver,
+        receiverType: input.receiverType,
+        category: input.category,
+        type: input.type,
+        data,
+        ...(input.tags !== undefined ? { tags: input.tags } : {}),
+        ...(input.muid !== undefined ? { muid: input.muid } : {}),
+        ...(input.parentId !== undefined ? { parentId: input.parentId } : {}),
+        ...(input.quotedMessageId !== undefined ? { quotedMessageId: input.quotedMessageId } : {}),
+        ...(mentioned.length > 0 ? { mentionedUids: mentioned.map((u) => u.uid) } : {}),
+        sentAt,
+      };
+      const group: GroupFacts | null = facts.group
+        ? { guid: facts.group.guid, senderStanding: facts.memberships.get(input.sender)?.standing ?? 'none' }
+        : null;
+      const parentDoc = input.parentId !== undefined ? messages.get(input.parentId) : undefined;
+      const quotedDoc = input.quotedMessageId !== undefined ? messages.get(input.quotedMessageId) : undefined;
+      return {
+        type: 'SendMessage',
+        message,
+        sender: userFacts(sender),
+        receiver: toGroup ? { kind: 'group', group } : { kind: 'user', user: userFacts(receiverUser) },
+        ...(input.parentId !== undefined ? { parent: parentDoc ? factsOf(parentDoc) : null } : {}),
+        ...(input.quotedMessageId !== undefined ? { quoted: quotedDoc ? factsOf(quotedDoc) : null } : {}),
+      };
+    };
+
+    // The dry run and the first attempt share one read of the facts; every retry reads them again.
+    const first = gather();
+    const events = await this.appendWithIds(context, conversationId, 1, async ([id], attempt) =>
+      commandFor(await (attempt <= 1 ? first : gather()), id ?? '0'),
+    );
     const sent = events[0]?.data as MessageSent;
     return messageView(docOfSent(appId, sent), input.sender);
   }
@@ -211,7 +240,7 @@ export class MessagesApp {
   }
 
   /** The message, its conversation's facts, and where the acting user stands in that conversation. */
-  private async messageContext(context: RequestContext, id: string) {
+  private async messageContext(context: RequestContext, id: string): Promise<MessageContext> {
     const { appId, uid } = context.actor;
     const doc = await this.existingMessage(appId, id);
     const toGroup = doc.receiverType === 'group';
@@ -282,25 +311,46 @@ export class MessagesApp {
     };
   }
 
+  /**
+   * Runs a command about an existing message. The message and the actor's standing are read on
+   * every attempt: an edit that lost a race to a delete sees the deletion and is refused, and a
+   * second identical reaction sees the first and adds nothing.
+   */
+  private async onMessage(
+    context: RequestContext,
+    id: string,
+    commandFor: (target: MessageContext) => ConversationLogCommand,
+  ): Promise<MessageContext> {
+    let latest = await this.messageContext(context, id);
+    let attempt = 0;
+    await this.run(context, latest.doc.conversationId, async () => {
+      attempt += 1;
+      if (attempt > 1) latest = await this.messageContext(context, id);
+      return commandFor(latest);
+    });
+    return latest;
+  }
+
   async edit(context: RequestContext, id: string, input: EditInput): Promise<ApiObject> {
     const { appId } = context.actor;
-    const { doc, facts, actor } = await this.messageContext(context, id);
     const editedAt = epochSeconds(this.clock());
-    const current = JSON.parse(doc.data) as Record<string, unknown>;
-    // The given fields replace the old ones; the entities snapshotted at send time stay.
-    const data = { ...current, ...input.data };
-    await this.run(context, doc.conversationId, {
-      type: 'EditMessage',
-      target: factsOf(doc),
-      actor,
-      edit: {
-        id: doc.id,
-        conversationId: doc.conversationId,
-        data,
-        ...(input.tags !== undefined ? { tags: input.tags } : {}),
-        editedBy: context.actor.uid ?? APP_SYSTEM,
-        editedAt,
-      },
+    const { facts } = await this.onMessage(context, id, ({ doc, actor }) => {
+      const current = JSON.parse(doc.data) as Record<string, unknown>;
+      // The given fields replace the old ones; the entities snapshotted at send time stay.
+      const data = { ...current, ...input.data };
+      return {
+        type: 'EditMessage',
+        target: factsOf(doc),
+        actor,
+        edit: {
+          id: doc.id,
+          conversationId: doc.conversationId,
+          data,
+          ...(input.tags !== undefined ? { tags: input.tags } : {}),
+          editedBy: context.actor.uid ?? APP_SYSTEM,
+          editedAt,
+        },
+      };
     });
     const edited = await this.existingMessage(appId, id);
     return this.actionAbout(context, 'edited', edited, facts, editedAt);
@@ -308,15 +358,14 @@ export class MessagesApp {
 
   async delete(context: RequestContext, id: string, permanent: boolean): Promise<ApiObject> {
     const { appId } = context.actor;
-    const { doc, facts, actor } = await this.messageContext(context, id);
     const deletedAt = epochSeconds(this.clock());
     const deletedBy = context.actor.uid ?? APP_SYSTEM;
-    await this.run(context, doc.conversationId, {
+    const { doc, facts } = await this.onMessage(context, id, ({ doc, actor }) => ({
       type: 'DeleteMessage',
       target: factsOf(doc),
       actor,
       deletion: { id: doc.id, conversationId: doc.conversationId, sender: doc.sender, permanent, deletedBy, deletedAt },
-    });
+    }));
     const after = permanent ? null : await this.deps.readModels.findMessage(appId, id);
     const shown: MessageDoc = after ?? { ...doc, deletedAt, deletedBy, isDeleted: true, updatedAt: deletedAt };
     return this.actionAbout(context, 'deleted', shown, facts, deletedAt);
@@ -326,16 +375,13 @@ export class MessagesApp {
   async changeReaction(context: RequestContext, id: string, reaction: string, change: 'add' | 'remove'): Promise<ApiObject> {
     const { appId } = context.actor;
     const uid = context.actor.uid ?? '';
-    const { doc, actor } = await this.messageContext(context, id);
     const at = epochSeconds(this.clock());
-    const about = { id: doc.id, conversationId: doc.conversationId, reaction, uid };
-    await this.run(
-      context,
-      doc.conversationId,
-      change === 'add'
+    await this.onMessage(context, id, ({ doc, actor }) => {
+      const about = { id: doc.id, conversationId: doc.conversationId, reaction, uid };
+      return change === 'add'
         ? { type: 'ReactToMessage', target: factsOf(doc), actor, reaction: { ...about, reactedAt: at } }
-        : { type: 'RemoveReaction', target: factsOf(doc), actor, removal: { ...about, removedAt: at } },
-    );
+        : { type: 'RemoveReaction', target: factsOf(doc), actor, removal: { ...about, removedAt: at } };
+    });
     return messageView(await this.existingMessage(appId, id), uid);
   }
 

@@ -5,11 +5,10 @@ import { MongoClient } from 'mongodb';
 import type { Db } from 'mongodb';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CachedHeadsCommitStore } from '../adapters/cachedHeads.js';
 import { MessagesReadModels } from '../adapters/readModels.js';
 import { MessagesApp } from '../app/messages.js';
 import { isGroupEvent } from '../projections/groups.js';
-import { testEnvelope as envelope } from '@chat/eventsourcing';
+import { CommandRunner, testEnvelope as envelope } from '@chat/eventsourcing';
 import { GroupActionMessages } from './groupActions.js';
 
 // Action messages on the real FerretDB: a redelivered group event, and the same events replayed by a
@@ -36,9 +35,14 @@ describe('group action messages on FerretDB', () => {
   /** What one process of the service holds: its own caches over the shared database. */
   function serviceProcess() {
     const readModels = new MessagesReadModels(db);
-    const store = new CachedHeadsCommitStore(new MongoCommitStore(db));
-    const app = new MessagesApp({ store, readModels, logger, publisher: { publish: async (events) => void published.push(...events) } });
-    const actions = new GroupActionMessages(app, readModels, store);
+    const runner = new CommandRunner({
+      store: new MongoCommitStore(db),
+      readModels: { apply: async (events) => { for (const event of events) await readModels.applyOwn(event); } },
+      logger,
+      publisher: { publish: async (events) => void published.push(...events) },
+    });
+    const app = new MessagesApp({ runner, readModels });
+    const actions = new GroupActionMessages(app, readModels);
     return async (event: EventEnvelope) => {
       await readModels.apply(event);
       if (isGroupEvent(event)) await actions.handle(event);

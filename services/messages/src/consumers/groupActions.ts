@@ -1,9 +1,6 @@
 import { groupConversationId } from '@chat/contracts';
-import type { CommitStore } from '@chat/eventsourcing';
 import type { MessagesReadModels } from '../adapters/readModels.js';
 import type { MessagesApp } from '../app/messages.js';
-import type { ConversationLogState } from '../domain/conversationLog.js';
-import { conversationLogDecider, conversationLogStream } from '../domain/conversationLog.js';
 import { actionMessageCount, actionMessages, planGroupActions } from '../domain/groupActions.js';
 import type { GroupEvent } from '../projections/groups.js';
 
@@ -19,21 +16,13 @@ export class GroupActionMessages {
   constructor(
     private readonly app: MessagesApp,
     private readonly readModels: MessagesReadModels,
-    private readonly store: CommitStore,
   ) {}
-
-  private async alreadyRecorded(streamId: string, version: number): Promise<boolean> {
-    const head = await this.store.readHead(streamId);
-    const snapshot = head?.snapshot;
-    if (!snapshot || snapshot.version !== conversationLogDecider.snapshotVersion) return false;
-    return (snapshot.state as ConversationLogState).lastGroupEventVersion >= version;
-  }
 
   async handle(event: GroupEvent): Promise<void> {
     const { appId } = event;
     const { guid } = event.data;
     const conversationId = groupConversationId(guid);
-    if (await this.alreadyRecorded(conversationLogStream(appId, conversationId), event.version)) return;
+    if ((await this.app.conversationLog(appId, conversationId)).lastGroupEventVersion >= event.version) return;
 
     const group = (await this.readModels.findFacts(appId, { users: [], guid })).group;
     if (!group) return;
@@ -44,6 +33,7 @@ export class GroupActionMessages {
     const context = {
       actor: { appId, keyId: event.actor.keyId, scope: event.actor.scope as 'fullAccess', ...(plan.actor ? { uid: plan.actor } : {}) },
       requestId: event.correlationId,
+      causationId: event.id,
     };
     await this.app.appendWithIds(context, conversationId, actionMessageCount(plan), (ids) => ({
       type: 'RecordGroupActions',

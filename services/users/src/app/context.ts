@@ -1,17 +1,14 @@
 import { epochSeconds } from '@chat/contracts';
 import type { Actor, EventEnvelope } from '@chat/contracts';
-import { handleCommand } from '@chat/eventsourcing';
-import type { CommitStore, Decider, DomainEvent, EventPublisher } from '@chat/eventsourcing';
-import type { Logger } from 'pino';
+import type { CommandRunner, Decider, DomainEvent } from '@chat/eventsourcing';
 import type { UserReadModels } from '../adapters/readModels.js';
 import { userDecider, userStream } from '../domain/user.js';
 import type { UserCommand } from '../domain/user.js';
 
 export interface UsersDeps {
-  store: CommitStore;
-  publisher: EventPublisher;
+  /** The shared runner: appends, publishes and applies to this service's read models. */
+  runner: CommandRunner;
   readModels: UserReadModels;
-  logger: Logger;
   clock?: () => Date;
 }
 
@@ -37,11 +34,8 @@ export interface Timed<C> {
   now: Date;
 }
 
-/**
- * Runs commands the one way state changes, then applies the new events to this service's read
- * models before the caller reads them back (read-your-writes, ADR 0004).
- */
-export class CommandRunner {
+/** The request's time and identity around the shared command runner, for the users service's streams. */
+export class UserCommands {
   private readonly clock: () => Date;
 
   constructor(private readonly deps: UsersDeps) {
@@ -63,18 +57,12 @@ export class CommandRunner {
     command: Command,
     now: Date,
   ): Promise<EventEnvelope[]> {
-    const result = await handleCommand(
-      this.deps.store,
+    const result = await this.deps.runner.run({
       decider,
       streamId,
       command,
-      { appId: context.actor.appId, actor: context.actor, correlationId: context.requestId, now },
-      {
-        publisher: this.deps.publisher,
-        onPublishError: (err: unknown) => this.deps.logger.warn({ err }, 'publish deferred to relay'),
-      },
-    );
-    for (const event of result.events) await this.deps.readModels.apply(event);
+      metadata: { appId: context.actor.appId, actor: context.actor, correlationId: context.requestId, now },
+    });
     return result.events;
   }
 

@@ -1,7 +1,7 @@
 import { ApiError, userConversationId } from '@chat/contracts';
 import type { RelationKind, UserReadModels } from '../adapters/readModels.js';
 import type { UserDoc } from '../projections/users.js';
-import { CommandRunner, pagination } from './context.js';
+import { UserCommands, pagination } from './context.js';
 import type { RequestContext, UsersDeps } from './context.js';
 import type { UsersApp } from './users.js';
 import { renderUser } from './views.js';
@@ -13,14 +13,14 @@ export interface PerUidResult {
 
 /** Friends and blocked users of the path's user (the acting user; onBehalfOf plays no part). */
 export class RelationsApp {
-  private readonly runner: CommandRunner;
+  private readonly runner: UserCommands;
   private readonly readModels: UserReadModels;
 
   constructor(
     deps: UsersDeps,
     private readonly users: UsersApp,
   ) {
-    this.runner = new CommandRunner(deps);
+    this.runner = new UserCommands(deps);
     this.readModels = deps.readModels;
   }
 

@@ -5,7 +5,7 @@ import type { PermissionValue } from '../domain/catalog.js';
 import { DEFAULT_ROLE, rolesDecider, rolesStream } from '../domain/roles.js';
 import type { NewRole, RemovableRoleField, RoleChanges, RolesCommand } from '../domain/roles.js';
 import type { RoleDoc } from '../projections/roles.js';
-import { CommandRunner, pagination } from './context.js';
+import { UserCommands, pagination } from './context.js';
 import type { RequestContext, UsersDeps } from './context.js';
 import { renderRole } from './views.js';
 
@@ -16,11 +16,11 @@ function effectivePermissions(doc: RoleDoc): Record<string, PermissionValue> {
 
 /** Roles, their RBAC permissions and restricted features; every app has the `default` role. */
 export class RolesApp {
-  private readonly runner: CommandRunner;
+  private readonly runner: UserCommands;
   private readonly readModels: UserReadModels;
 
   constructor(deps: UsersDeps) {
-    this.runner = new CommandRunner(deps);
+    this.runner = new UserCommands(deps);
     this.readModels = deps.readModels;
   }
 

@@ -5,7 +5,7 @@ import { DEFAULT_ROLE } from '../domain/roles.js';
 import type { NewAuthToken, ProfileChanges, RemovableProfileField, TokenDetails, UserProfile } from '../domain/user.js';
 import type { UserDoc } from '../projections/users.js';
 import type { AuthTokenDoc } from '../projections/authTokens.js';
-import { CommandRunner, pagination } from './context.js';
+import { UserCommands, pagination } from './context.js';
 import type { RequestContext, UsersDeps } from './context.js';
 import { renderToken, renderUser } from './views.js';
 import type { UserResource } from './views.js';
@@ -71,11 +71,11 @@ function userNotFound(uid: string): ApiError {
 }
 
 export class UsersApp {
-  private readonly runner: CommandRunner;
+  private readonly runner: UserCommands;
   private readonly readModels: UserReadModels;
 
   constructor(deps: UsersDeps) {
-    this.runner = new CommandRunner(deps);
+    this.runner = new UserCommands(deps);
     this.readModels = deps.readModels;
   }
 

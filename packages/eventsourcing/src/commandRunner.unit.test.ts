@@ -1,0 +1,203 @@
+import { ApiError } from '@chat/contracts';
+import type { EventEnvelope } from '@chat/contracts';
+import { describe, expect, it, vi } from 'vitest';
+import { CommandRunner } from './commandRunner.js';
+import type { Decider, DomainEvent } from './decider.js';
+import { InMemoryCommitStore } from './memoryStore.js';
+import type { EventPublisher } from './store.js';
+
+type CounterEvent = DomainEvent<'Incremented', { by: number }>;
+const counter: Decider<{ total: number }, { by: number; max: number }, CounterEvent> = {
+  initialState: () => ({ total: 0 }),
+  decide: (command, state) => {
+    if (state.total + command.by > command.max) throw new ApiError('ERR_BAD_REQUEST', 'over the maximum');
+    return command.by === 0 ? [] : [{ type: 'Incremented', data: { by: command.by } }];
+  },
+  evolve: (state, event) => ({ total: state.total + event.data.by }),
+  snapshotVersion: 1,
+};
+
+/** A message's facts as a read model would hold them: what the decisions below are made from. */
+interface NoteFacts {
+  deleted: boolean;
+  reactions: string[];
+}
+type NoteCommand =
+  | { type: 'Edit'; facts: NoteFacts }
+  | { type: 'Delete'; facts: NoteFacts }
+  | { type: 'React'; reaction: string; facts: NoteFacts };
+type NoteEvent = DomainEvent<'Edited' | 'Deleted', Record<string, never>> | DomainEvent<'Reacted', { reaction: string }>;
+const note: Decider<{ count: number }, NoteCommand, NoteEvent> = {
+  initialState: () => ({ count: 0 }),
+  decide: (command) => {
+    if (command.facts.deleted) throw new ApiError('ERR_MESSAGE_ACTION_NOT_ALLOWED', 'deleted');
+    if (command.type === 'React') {
+      return command.facts.reactions.includes(command.reaction) ? [] : [{ type: 'Reacted', data: { reaction: command.reaction } }];
+    }
+    return [{ type: command.type === 'Edit' ? 'Edited' : 'Deleted', data: {} }];
+  },
+  evolve: (state) => ({ count: state.count + 1 }),
+  snapshotVersion: 1,
+};
+
+const logger = { warn: () => undefined, info: () => undefined };
+
+function metadata(correlationId = 'req-1') {
+  return { appId: 'app', actor: { appId: 'app', keyId: 'k', scope: 'fullAccess' as const }, correlationId, now: new Date(1_000) };
+}
+
+function noteReadModel() {
+  const facts: NoteFacts = { deleted: false, reactions: [] };
+  return {
+    facts,
+    read: async (): Promise<NoteFacts> => {
+      await Promise.resolve();
+      return structuredClone(facts);
+    },
+    readModels: {
+      apply: async (events: readonly EventEnvelope[]) => {
+        // A slow read model: the runner must wait for it before a loser re-reads.
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        for (const event of events) {
+          if (event.type === 'Deleted') facts.deleted = true;
+          if (event.type === 'Reacted') facts.reactions.push((event.data as { reaction: string }).reaction);
+        }
+      },
+    },
+  };
+}
+
+function recordingPublisher() {
+  const published: EventEnvelope[] = [];
+  const publisher: EventPublisher = { publish: async (events) => void published.push(...events) };
+  return { published, publisher };
+}
+
+describe('the command runner', () => {
+  it('appends envelopes with consecutive versions, applies them before answering, and publishes them in order', async () => {
+    const store = new InMemoryCommitStore();
+    const { published, publisher } = recordingPublisher();
+    const applied: string[] = [];
+    const runner = new CommandRunner({ store, publisher, logger, readModels: { apply: async (events) => void applied.push(...events.map((e) => e.id)) } });
+    const first = await runner.run({ decider: counter, streamId: 's', command: { by: 2, max: 10 }, metadata: metadata() });
+    expect(applied).toEqual([first.events[0]?.id]);
+    const second = await runner.run({ decider: counter, streamId: 's', command: { by: 3, max: 10 }, metadata: metadata() });
+    expect(first.events[0]).toMatchObject({ type: 'Incremented', version: 1, streamId: 's', appId: 'app', correlationId: 'req-1', causationId: null });
+    expect(second.events[0]?.version).toBe(2);
+    expect(second.state).toEqual({ total: 5 });
+    await runner.stop();
+    expect(published.map((e) => e.id)).toEqual([first.events[0]?.id, second.events[0]?.id]);
+    expect(await store.unpublished()).toEqual([]);
+  });
+
+  it('sets causationId when a command reacts to an event', async () => {
+    const runner = new CommandRunner({ store: new InMemoryCommitStore(), publisher: recordingPublisher().publisher, logger, readModels: { apply: async () => undefined } });
+    const result = await runner.run({ decider: counter, streamId: 's', command: { by: 1, max: 5 }, metadata: { ...metadata(), causationId: 'event-7' } });
+    expect(result.events[0]?.causationId).toBe('event-7');
+  });
+
+  it('writes nothing for a command that decides no events', async () => {
+    const store = new InMemoryCommitStore();
+    const runner = new CommandRunner({ store, publisher: recordingPublisher().publisher, logger, readModels: { apply: async () => undefined } });
+    const result = await runner.run({ decider: counter, streamId: 's', command: { by: 0, max: 10 }, metadata: metadata() });
+    expect(result.events).toEqual([]);
+    expect(store.all()).toHaveLength(0);
+  });
+
+  it('refuses an edit that lost the race to a delete: the retry re-reads the facts', async () => {
+    const model = noteReadModel();
+    const runner = new CommandRunner({ store: new InMemoryCommitStore(), publisher: recordingPublisher().publisher, logger, readModels: model.readModels });
+    const build = (type: 'Edit' | 'Delete') => async (): Promise<NoteCommand> => ({ type, facts: await model.read() });
+    const [deleted, edited] = await Promise.allSettled([
+      runner.run({ decider: note, streamId: 'm', command: build('Delete'), metadata: metadata() }),
+      runner.run({ decider: note, streamId: 'm', command: build('Edit'), metadata: metadata() }),
+    ]);
+    expect(deleted.status).toBe('fulfilled');
+    expect(edited).toMatchObject({ status: 'rejected', reason: { code: 'ERR_MESSAGE_ACTION_NOT_ALLOWED' } });
+  });
+
+  it('turns two identical concurrent reactions into one event', async () => {
+    const model = noteReadModel();
+    const store = new InMemoryCommitStore();
+    const runner = new CommandRunner({ store, publisher: recordingPublisher().publisher, logger, readModels: model.readModels });
+    const react = async (): Promise<NoteCommand> => ({ type: 'React', reaction: '👍', facts: await model.read() });
+    const results = await Promise.all([
+      runner.run({ decider: note, streamId: 'm', command: react, metadata: metadata() }),
+      runner.run({ decider: note, streamId: 'm', command: react, metadata: metadata() }),
+    ]);
+    expect(results.flatMap((r) => r.events)).toHaveLength(1);
+    expect(store.all().flatMap((c) => c.events).map((e) => e.type)).toEqual(['Reacted']);
+  });
+
+  it('appends concurrent commands together, and a conflict in the group fails only its own command', async () => {
+    const store = new InMemoryCommitStore();
+    const appendBatch = vi.spyOn(store, 'appendBatch');
+    const runner = new CommandRunner({ store, publisher: recordingPublisher().publisher, logger, readModels: { apply: async () => undefined } });
+    // A first command occupies the store, so the next three queue up and go in one group.
+    const warmUp = runner.run({ decider: counter, streamId: 'w', command: { by: 1, max: 9 }, metadata: metadata() });
+    // Another writer took version 1 of stream x behind this runner's back.
+    store.appendOne({
+      commitId: 'rival', appId: 'app', streamId: 'x', startVersion: 1, endVersion: 1, position: 0, committedAt: new Date(0),
+      events: [], snapshot: { version: 1, state: { total: 4 } },
+    });
+    const [x, y, z] = await Promise.all(
+      ['x', 'y', 'z'].map((streamId) => runner.run({ decider: counter, streamId, command: { by: 1, max: 9 }, metadata: metadata() })),
+    );
+    await warmUp;
+    expect(appendBatch.mock.calls[1]?.[0].commits.map((c) => c.streamId)).toEqual(['x', 'y', 'z']);
+    expect([y?.version, z?.version]).toEqual([1, 1]);
+    expect(x).toMatchObject({ version: 2, state: { total: 5 } });
+  });
+
+  it('publishes in order after failures, and a new process republishes what a crashed one left', async () => {
+    const store = new InMemoryCommitStore();
+    // The process dies between append and produce: its publisher never answers.
+    const stuck: EventPublisher = { publish: () => new Promise<void>(() => undefined) };
+    const crashed = new CommandRunner({ store, publisher: stuck, logger, readModels: { apply: async () => undefined } });
+    const acknowledged = await crashed.run({ decider: counter, streamId: 's', command: { by: 1, max: 9 }, metadata: metadata() });
+
+    let failures = 2;
+    const published: EventEnvelope[] = [];
+    const flaky: EventPublisher = {
+      publish: async (events) => {
+        if (failures-- > 0) throw new Error('broker down');
+        published.push(...events);
+      },
+    };
+    const next = new CommandRunner({ store, publisher: flaky, logger, readModels: { apply: async () => undefined }, outbox: { retry: { baseMs: 1, maxMs: 2 } } });
+    await next.start();
+    const later = await next.run({ decider: counter, streamId: 's', command: { by: 1, max: 9 }, metadata: metadata() });
+    await next.stop();
+    expect(published.map((e) => [e.streamId, e.version])).toEqual([['s', 1], ['s', 2]]);
+    expect(published.map((e) => e.id)).toEqual([acknowledged.events[0]?.id, later.events[0]?.id]);
+    expect(await store.unpublished()).toEqual([]);
+  });
+
+  it('replays the stream when the stored snapshot has another shape version', async () => {
+    const store = new InMemoryCommitStore();
+    const options = { store, publisher: recordingPublisher().publisher, logger, readModels: { apply: async () => undefined } };
+    await new CommandRunner(options).run({ decider: counter, streamId: 's', command: { by: 2, max: 10 }, metadata: metadata() });
+    const changed = { ...counter, snapshotVersion: 2 };
+    const result = await new CommandRunner(options).run({ decider: changed, streamId: 's', command: { by: 1, max: 10 }, metadata: metadata() });
+    expect(result.state).toEqual({ total: 3 });
+  });
+
+  it('refuses a command with 503 when too many wait for the store, instead of queueing them for minutes', async () => {
+    const store = new InMemoryCommitStore();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const original = store.appendBatch.bind(store);
+    vi.spyOn(store, 'appendBatch').mockImplementation(async (batch) => {
+      await gate;
+      return original(batch);
+    });
+    const runner = new CommandRunner({
+      store, publisher: recordingPublisher().publisher, logger, readModels: { apply: async () => undefined }, groupCommit: { maxWaiting: 3 },
+    });
+    const run = (streamId: string) => runner.run({ decider: counter, streamId, command: { by: 1, max: 9 }, metadata: metadata() });
+    const accepted = [run('a'), run('b'), run('c')];
+    await expect(run('d')).rejects.toMatchObject({ code: 'ERR_SERVICE_UNAVAILABLE', status: 503 });
+    release();
+    expect(await Promise.all(accepted)).toHaveLength(3);
+  });
+});

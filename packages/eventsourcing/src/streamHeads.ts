@@ -1,0 +1,63 @@
+import type { CommitStore, StreamHead } from './store.js';
+
+/**
+ * The heads (version + snapshot) of streams this process appended to or loaded, most recently used
+ * last, so a busy stream's next command reads nothing from the store. Safe with several writers: a
+ * stale head makes the append collide on the stream position, the entry is dropped and the command
+ * loads again. Heads that changed are saved in the background in groups, so a cold load after a
+ * restart finds a recent head by `_id` instead of scanning.
+ */
+export class StreamHeads {
+  private readonly heads = new Map<string, StreamHead>();
+  private readonly changed = new Map<string, StreamHead>();
+  private saving: Promise<void> | null = null;
+
+  constructor(
+    private readonly store: CommitStore,
+    private readonly capacity = 50_000,
+  ) {}
+
+  get(streamId: string): StreamHead | undefined {
+    const head = this.heads.get(streamId);
+    if (head) {
+      // Re-insert: the map's order is the eviction order (least recently used first).
+      this.heads.delete(streamId);
+      this.heads.set(streamId, head);
+    }
+    return head;
+  }
+
+  remember(streamId: string, head: StreamHead, changed: boolean): void {
+    this.heads.delete(streamId);
+    this.heads.set(streamId, head);
+    if (changed) this.changed.set(streamId, head);
+    if (this.heads.size > this.capacity) {
+      const oldest = this.heads.keys().next().value;
+      if (oldest !== undefined) this.heads.delete(oldest);
+    }
+  }
+
+  forget(streamId: string): void {
+    this.heads.delete(streamId);
+  }
+
+  /** Saves the heads changed since the last save; concurrent calls share one save. */
+  save(): Promise<void> {
+    this.saving ??= (async () => {
+      while (this.changed.size > 0) {
+        const batch = new Map(this.changed);
+        this.changed.clear();
+        try {
+          await this.store.saveHeads(batch);
+        } catch (error) {
+          // Keep them for the next save; a newer head of the same stream wins.
+          for (const [streamId, head] of batch) if (!this.changed.has(streamId)) this.changed.set(streamId, head);
+          throw error;
+        }
+      }
+    })().finally(() => {
+      this.saving = null;
+    });
+    return this.saving;
+  }
+}
