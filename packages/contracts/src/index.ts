@@ -18,13 +18,14 @@ export { actorSchema, eventEnvelopeSchema, eventHeaderNames } from './envelope.j
 export type { EventEnvelope } from './envelope.js';
 export { currentSchemaVersion, eventCatalog, eventTypeIn, isKnownEventType, parseKnownEvent, topicOf } from './events/registry.js';
 export { asyncApiDocument } from './asyncapi.js';
-export type { EventData, EventType, KnownEvent } from './events/registry.js';
+export type { EventData, EventOf, EventType, KnownEvent } from './events/registry.js';
 // Each event module is a published contract: its schemas and types are all public.
 export * from './events/users.js';
 export * from './events/groups.js';
 export * from './events/messages.js';
 export * from './events/conversations.js';
 export type { ApiKeyCreated, ApiKeyDeleted, ApiKeyUpdated, AppCreated } from './events/management.js';
+export { apiKeyEventTypes, appEventTypes } from './events/management.js';
 export { CHAT_API_PREFIX, routeCatalog, serviceNames } from './routes.js';
 export type { HttpMethod, OnBehalfOfRule, RequiredScope, RouteSpec, ServiceName } from './routes.js';
 export {

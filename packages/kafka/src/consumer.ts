@@ -1,16 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { deadLetterTopic, eventEnvelopeSchema } from '@chat/contracts';
-import type { EventEnvelope } from '@chat/contracts';
+import { deadLetterTopic } from '@chat/contracts';
 import type { Consumer, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
+import { BatchProcessor } from './batchProcessor.js';
+import type { BatchHandler, ConsumerCounters } from './batchProcessor.js';
 
-export type EventHandler = (event: EventEnvelope) => Promise<void>;
-
-/**
- * A read model's consumer group is tied to the database it writes: two deployments (say `npm start`
- * and a test run) sharing one Kafka then each see every event, instead of splitting the partitions
- * and each missing half. Stable per deployment, so offsets survive restarts.
- */
 export function consumerGroupFor(purpose: string, databaseName: string): string {
   return `${purpose}.${databaseName}`;
 }
@@ -18,21 +11,21 @@ export function consumerGroupFor(purpose: string, databaseName: string): string 
 export interface EventConsumerOptions {
   groupId: string;
   topics: readonly string[];
-  handler: EventHandler;
+  /** Gets each partition's validated events in order, a run at a time. */
+  handler: BatchHandler;
   logger: Logger;
-  /** In-process attempts before a message is parked on the group's dead-letter topic. */
-  maxAttempts?: number;
+  /** Events per handler call (default 1,000). */
+  maxEventsPerCall?: number;
 }
 
 /**
- * Consumes envelopes in partition order. A message that is not a valid envelope, or whose handler
- * keeps failing, goes to `<group>.dlq` with the reason, so one poison message never stalls a
- * partition. Handlers must be idempotent: delivery is at-least-once.
+ * Consumes envelopes in batches, one lane per partition (see `BatchProcessor` for what is retried and
+ * what is dead-lettered). Offsets are committed only after the handler has applied the events.
  */
 export class EventConsumer {
   private readonly consumer: Consumer;
   private readonly deadLetters: Producer;
-  private readonly maxAttempts: number;
+  private readonly processor: BatchProcessor;
 
   constructor(
     kafka: Kafka,
@@ -46,7 +39,17 @@ export class EventConsumer {
       retry: { retries: 10 },
     });
     this.deadLetters = kafka.producer({ allowAutoTopicCreation: true });
-    this.maxAttempts = options.maxAttempts ?? 6;
+    this.processor = new BatchProcessor({
+      handler: options.handler,
+      logger: options.logger,
+      deadLetter: (topic, partition, message, reason) => this.deadLetter(topic, partition, message, reason),
+      ...(options.maxEventsPerCall !== undefined ? { maxEventsPerCall: options.maxEventsPerCall } : {}),
+    });
+  }
+
+  /** Dead-lettered messages and retried outages since start (for a metric). */
+  get counters(): Readonly<ConsumerCounters> {
+    return this.processor.counters;
   }
 
   async start(): Promise<void> {
@@ -58,42 +61,30 @@ export class EventConsumer {
       // say messages, must not hold up another's, say the user a send waits for. Order within a
       // partition is unchanged.
       partitionsConsumedConcurrently: 16,
-      eachMessage: async ({ topic, partition, message }) => {
-        await this.process(topic, partition, message);
+      // Offsets are resolved by the processor, only once their events are applied.
+      eachBatchAutoResolve: false,
+      eachBatch: async (payload) => {
+        await this.processor.process({
+          topic: payload.batch.topic,
+          partition: payload.batch.partition,
+          messages: payload.batch.messages,
+          resolveOffset: (offset) => payload.resolveOffset(offset),
+          heartbeat: () => payload.heartbeat(),
+          pause: () => payload.pause(),
+          isActive: () => payload.isRunning() && !payload.isStale(),
+        });
+        await payload.commitOffsetsIfNecessary();
       },
     });
   }
 
   async stop(): Promise<void> {
+    this.processor.stop();
     await this.consumer.disconnect();
     await this.deadLetters.disconnect();
   }
 
-  private async process(topic: string, partition: number, message: KafkaMessage): Promise<void> {
-    let envelope: EventEnvelope;
-    try {
-      envelope = eventEnvelopeSchema.parse(JSON.parse(message.value?.toString('utf8') ?? 'null'));
-    } catch (error) {
-      await this.deadLetter(topic, partition, message, `not an event envelope: ${String(error)}`);
-      return;
-    }
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.options.handler(envelope);
-        return;
-      } catch (error) {
-        if (attempt >= this.maxAttempts) {
-          await this.deadLetter(topic, partition, message, `handler failed ${attempt} times: ${String(error)}`);
-          return;
-        }
-        this.options.logger.warn({ err: error, eventId: envelope.id, attempt }, 'event handler failed; retrying');
-        await sleep(50 * 2 ** attempt);
-      }
-    }
-  }
-
   private async deadLetter(topic: string, partition: number, message: KafkaMessage, reason: string): Promise<void> {
-    this.options.logger.error({ topic, partition, offset: message.offset, reason }, 'event dead-lettered');
     await this.deadLetters.send({
       topic: deadLetterTopic(this.options.groupId),
       messages: [

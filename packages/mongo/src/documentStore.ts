@@ -86,8 +86,21 @@ export class InMemoryDocumentStore implements DocumentStore {
     return new Map([...this.documents].map(([id, stored]) => [id, stripStoredFields(structuredClone(stored) as Stored<Doc>)]));
   }
 
-  /** Every stored document with its guard fields. */
+  /** Every stored document with its guard fields, in id order. */
   stored(): StoredRecord[] {
-    return [...this.documents.values()].map((stored) => structuredClone(stored));
+    return [...this.documents.values()].map((stored) => structuredClone(stored)).sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
+  }
+
+  /** The document without its guard fields (what a read model's query returns). */
+  document<Doc extends object>(id: string): Doc | undefined {
+    const stored = this.documents.get(id);
+    return stored ? stripStoredFields(structuredClone(stored) as Stored<Doc>) : undefined;
+  }
+
+  /** An independent store holding the same documents (a database restored from a backup). */
+  copy(): InMemoryDocumentStore {
+    const copy = new InMemoryDocumentStore();
+    for (const [id, stored] of this.documents) copy.documents.set(id, structuredClone(stored));
+    return copy;
   }
 }

@@ -1,7 +1,7 @@
 export { connectMongo, isDuplicateKeyError } from './connect.js';
 export type { MongoConnection } from './connect.js';
 export { MongoCommitStore, commitKey } from './commitStore.js';
-export { ProjectionRuntime, allOf, mongoProjection, sourceOfStream } from './projectionRuntime.js';
+export { ProjectionRuntime, allOf, applyInMemory, mongoProjection, sourceOfStream } from './projectionRuntime.js';
 export type { EventApplier, Projection, ProjectionRuntimeOptions } from './projectionRuntime.js';
 export { InMemoryDocumentStore, stripStoredFields } from './documentStore.js';
 export type { DocumentStore, GuardedWrite, Stored, StoredProjectionFields, StoredRecord } from './documentStore.js';

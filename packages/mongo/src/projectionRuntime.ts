@@ -1,7 +1,7 @@
 import { UnapplicableEventError } from '@chat/contracts';
 import type { EventEnvelope } from '@chat/contracts';
 import type { Db } from 'mongodb';
-import { stripStoredFields } from './documentStore.js';
+import { InMemoryDocumentStore, stripStoredFields } from './documentStore.js';
 import type { DocumentStore, GuardedWrite, Stored, StoredRecord } from './documentStore.js';
 import { MongoDocumentStore } from './mongoDocumentStore.js';
 
@@ -247,6 +247,19 @@ export class ProjectionRuntime<Doc extends object, Event extends EventEnvelope =
       throw new UnapplicableEventError(event.id, `projection ${this.projection.name}: ${String(error)}`, { cause: error });
     }
   }
+}
+
+/**
+ * Applies events as one batch to a projection over an in-memory store (a new one unless given) and
+ * returns the store: how tests run a projection through the real guard and fold.
+ */
+export async function applyInMemory<Doc extends object, Event extends EventEnvelope>(
+  projection: Projection<Doc, Event>,
+  events: readonly EventEnvelope[],
+  store = new InMemoryDocumentStore(),
+): Promise<InMemoryDocumentStore> {
+  await new ProjectionRuntime(projection, store).apply(events);
+  return store;
 }
 
 /** A runtime over a MongoDB collection: the read models' everyday form. */

@@ -1,4 +1,3 @@
-import { parseKnownEvent } from '@chat/contracts';
 import type { KnownEvent, Topic } from '@chat/contracts';
 import { CommandRunner } from '@chat/eventsourcing';
 import type { CommandRunnerOptions, OwnReadModels } from '@chat/eventsourcing';
@@ -18,7 +17,12 @@ export interface EventPipelineOptions {
   consumes: readonly Topic[];
   /** Names the consumer group, together with the database it projects into. */
   consumerPurpose: string;
-  project(event: KnownEvent): Promise<void>;
+  /**
+   * Applies a run of one partition's validated events, in order (`readModels.apply` of the service).
+   * Throw `UnapplicableEventError` for an event that can never be applied; any other error is an
+   * outage and the run is retried.
+   */
+  project(events: readonly KnownEvent[]): Promise<void>;
   /** The read models a command's events reach before it answers (read-your-writes). */
   ownReadModels: OwnReadModels;
   /** Tuning of the command runner (tests shorten intervals). */
@@ -35,8 +39,8 @@ export interface EventPipeline {
 
 /**
  * The event plumbing every event-sourced service has: its commit store, the command runner with
- * its ordered outbox to the service's topic, and one consumer that feeds validated events to its
- * projections.
+ * its ordered outbox to the service's topic, and one batched consumer that feeds validated events to
+ * its projections.
  */
 export function createEventPipeline(options: EventPipelineOptions): EventPipeline {
   const { db, kafka, logger } = options;
@@ -53,10 +57,7 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
     groupId: consumerGroupFor(options.consumerPurpose, db.databaseName),
     topics: options.consumes,
     logger,
-    handler: async (envelope) => {
-      const event = parseKnownEvent(envelope);
-      if (event) await options.project(event);
-    },
+    handler: (events) => options.project(events),
   });
 
   return {

@@ -30,16 +30,15 @@ export function createConversationsService(deps: ConversationsServiceDeps): Runn
     publishesTo: topics.conversations,
     consumes: [topics.users, topics.messages, topics.conversations],
     consumerPurpose: CONSUMER_PURPOSE,
-    project: async (event) => {
-      await readModels.apply(event);
-      await groupReadModels.apply(event);
+    project: async (events) => {
+      // The conversation read model still takes one event at a time (it moves onto the runtime on its own branch).
+      for (const event of events) await readModels.apply(event);
+      await groupReadModels.apply(events);
     },
     ownReadModels: {
       apply: async (events) => {
-        for (const event of events) {
-          await readModels.apply(event);
-          await groupReadModels.apply(event);
-        }
+        for (const event of events) await readModels.apply(event);
+        await groupReadModels.apply(events);
       },
     },
   });

@@ -43,9 +43,9 @@ export function createManagementService(config: Readonly<ManagementConfig>, deps
     publishesTo: topics.management,
     consumes: [topics.management],
     consumerPurpose: PROJECTION_GROUP,
-    project: async (event) => {
-      await readModels.apply([event]);
-      await invalidator.invalidate(keyHashesOf([event]));
+    project: async (events) => {
+      await readModels.apply(events);
+      await invalidator.invalidate(keyHashesOf(events));
     },
     ownReadModels: readModels,
   });

@@ -29,9 +29,9 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
     publishesTo: topics.messages,
     consumes: [topics.users, topics.conversations, topics.messages],
     consumerPurpose: 'messages.projections',
-    project: async (event) => {
-      await readModels.apply(event);
-      if (isGroupEvent(event)) await groupActions?.handle(event);
+    project: async (events) => {
+      await readModels.apply(events);
+      for (const event of events) if (isGroupEvent(event)) await groupActions?.handle(event);
     },
     ownReadModels: { apply: async (events) => { for (const event of events) await readModels.applyOwn(event); } },
   });

@@ -28,8 +28,8 @@ export function createUsersService(deps: UsersServiceDeps): RunnableService {
     publishesTo: topics.users,
     consumes: [topics.users],
     consumerPurpose: 'users.read-models',
-    project: (event) => readModels.apply(event),
-    ownReadModels: { apply: async (events) => { for (const event of events) await readModels.apply(event); } },
+    project: (events) => readModels.apply(events),
+    ownReadModels: readModels,
   });
   const appDeps = { runner: pipeline.runner, readModels };
   const users = new UsersApp(appDeps);

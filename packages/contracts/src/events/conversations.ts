@@ -58,6 +58,9 @@ export const conversationDeletedV1 = z.object({
   deletedAt: z.number().int(),
 });
 
+/** The app-wide pinned conversations (one list per app). */
+export const globalPinEventTypes = ['GlobalPinnedConversationsReplaced'] as const;
+
 export const conversationEventSchemas = {
   ConversationPinned: { 1: conversationPinnedV1 },
   ConversationUnpinned: { 1: conversationUnpinnedV1 },

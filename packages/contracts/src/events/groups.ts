@@ -137,29 +137,23 @@ export const groupScopePermissionsChangedV1 = z.object({
   changedAt: z.number().int(),
 });
 
-/** A group's profile and membership events: what a service following groups projects. */
-export const groupEventTypes = [
-  'GroupCreated',
-  'GroupUpdated',
-  'GroupDeleted',
-  'GroupMemberJoined',
-  'GroupMembersAdded',
-  'GroupMemberLeft',
-  'GroupMemberKicked',
-  'GroupMemberScopeChanged',
-  'GroupMemberBanned',
-  'GroupMemberUnbanned',
-] as const;
-
-/** Who is a member of a group and in which scope: the membership part of `groupEventTypes`. */
+/** A group's own life: created, changed, deleted. */
+export const groupProfileEventTypes = ['GroupCreated', 'GroupUpdated', 'GroupDeleted'] as const;
+/** Events that change who is a member of a group, or with which scope. */
 export const groupMembershipEventTypes = [
-  'GroupMembersAdded',
   'GroupMemberJoined',
+  'GroupMembersAdded',
   'GroupMemberLeft',
   'GroupMemberKicked',
-  'GroupMemberBanned',
   'GroupMemberScopeChanged',
+  'GroupMemberBanned',
 ] as const;
+/** Who is banned from a group. */
+export const groupBanEventTypes = ['GroupMemberBanned', 'GroupMemberUnbanned'] as const;
+/** A group's profile, membership and ban events: what a service following groups projects. */
+export const groupEventTypes = [...groupProfileEventTypes, ...groupMembershipEventTypes, 'GroupMemberUnbanned'] as const;
+/** Everything on a group's stream: the above and its scope permissions. */
+export const groupStreamEventTypes = [...groupEventTypes, 'GroupScopePermissionsChanged'] as const;
 
 export const groupEventSchemas = {
   GroupCreated: { 1: groupCreatedV1 },

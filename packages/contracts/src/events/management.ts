@@ -35,6 +35,11 @@ export const apiKeyDeletedV1 = z.object({
   deletedAt: z.number().int(),
 });
 
+/** An app's creation. */
+export const appEventTypes = ['AppCreated'] as const;
+/** An app's API keys (hashes only). */
+export const apiKeyEventTypes = ['ApiKeyCreated', 'ApiKeyUpdated', 'ApiKeyDeleted'] as const;
+
 export const managementEventSchemas = {
   AppCreated: { 1: appCreatedV1 },
   ApiKeyCreated: { 1: apiKeyCreatedV1 },

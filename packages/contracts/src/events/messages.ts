@@ -74,6 +74,9 @@ export const messageReactionRemovedV1 = z.object({
   removedAt: z.number().int(),
 });
 
+/** Every event of a conversation's message stream. */
+export const messageEventTypes = ['MessageSent', 'MessageEdited', 'MessageDeleted', 'MessageReactionAdded', 'MessageReactionRemoved'] as const;
+
 export const messageEventSchemas = {
   MessageSent: { 1: messageSentV1 },
   MessageEdited: { 1: messageEditedV1 },

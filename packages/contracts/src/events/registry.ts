@@ -41,6 +41,9 @@ export const currentSchemaVersion = 1;
 
 export type KnownEvent = { [T in EventType]: EventEnvelope<T, EventData<T>> }[EventType];
 
+/** The envelopes of a family of types: `EventOf<(typeof groupBanEventTypes)[number]>`. */
+export type EventOf<T extends EventType> = Extract<KnownEvent, { type: T }>;
+
 /** A test of an envelope's type against a family of types (e.g. `userLifecycleEventTypes`), built once. */
 export function eventTypeIn(types: readonly EventType[]): (event: { type: string }) => boolean {
   const set = new Set<string>(types);

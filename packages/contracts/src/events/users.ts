@@ -108,6 +108,22 @@ export const roleFeaturesAllowedV1 = z.object({ role: z.string(), features: z.ar
 
 /** The events that change a user's profile or standing: what every service's copy of users follows. */
 export const userLifecycleEventTypes = ['UserCreated', 'UserUpdated', 'UserDeactivated', 'UserReactivated', 'UserDeleted'] as const;
+/** A user's auth tokens (fingerprints only). */
+export const authTokenEventTypes = ['AuthTokenCreated', 'AuthTokenUpdated', 'AuthTokensRevoked'] as const;
+/** Mutual friendships, written from either friend's stream. */
+export const friendEventTypes = ['FriendsAdded', 'FriendsRemoved'] as const;
+/** Whom a user has blocked. */
+export const blockEventTypes = ['UsersBlocked', 'UsersUnblocked'] as const;
+/** An app's roles: their profile, permissions and restricted features (stream `roles:<appId>`). */
+export const roleEventTypes = [
+  'RoleCreated',
+  'RoleUpdated',
+  'RoleDeleted',
+  'RolePermissionsSet',
+  'RolePermissionsReset',
+  'RoleFeaturesRestricted',
+  'RoleFeaturesAllowed',
+] as const;
 
 export const userEventSchemas = {
   UserCreated: { 1: userCreatedV1 },
@@ -158,7 +174,11 @@ export interface UserProfileFields {
   avatar?: string;
   link?: string;
   role: string;
+  /** Always copied from `UserCreated`; optional so copies made before tags were kept still read. */
+  tags?: string[];
   createdAt: number;
+  /** When the profile last changed (absent until the first `UserUpdated`). */
+  updatedAt?: number;
 }
 
 export function userProfileFields(user: UserCreated): UserProfileFields {
@@ -168,6 +188,28 @@ export function userProfileFields(user: UserCreated): UserProfileFields {
     ...(user.avatar !== undefined ? { avatar: user.avatar } : {}),
     ...(user.link !== undefined ? { link: user.link } : {}),
     role: user.role,
+    tags: user.tags,
     createdAt: user.createdAt,
   };
+}
+
+/**
+ * A copy of a user's public profile after a `UserUpdated`: the one applier every service that copies
+ * profiles uses, so the copies cannot drift. Fields outside the public profile (the users service's
+ * status message, metadata, sort keys) are left to their owner.
+ */
+export function applyUserUpdate<Profile extends UserProfileFields>(profile: Profile, update: UserUpdated): Profile {
+  const { changes } = update;
+  const next: Profile = { ...profile, updatedAt: update.updatedAt };
+  if (changes.name !== undefined) next.name = changes.name;
+  if (changes.avatar !== undefined) next.avatar = changes.avatar;
+  if (changes.link !== undefined) next.link = changes.link;
+  if (changes.role !== undefined) next.role = changes.role;
+  if (changes.tags !== undefined) next.tags = changes.tags;
+  for (const field of update.removed) {
+    if (field === 'avatar') delete next.avatar;
+    if (field === 'link') delete next.link;
+    if (field === 'tags') next.tags = [];
+  }
+  return next;
 }

@@ -22,7 +22,7 @@ describe('group read models on FerretDB', () => {
       ),
     );
   const applyAll = async (models: GroupReadModels, events: readonly EventEnvelope[]) => {
-    for (const event of events) await models.apply(event);
+    for (const event of events) await models.apply([event]);
   };
   const history = groupHistory('g', lifeOfAGroup);
 

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError } from '@chat/contracts';
-import type { EventEnvelope, GroupMembersAdded, GroupScope, GroupType } from '@chat/contracts';
-import { GuardedProjectionWriter, ensureIndexes, isDuplicateKeyError, stripStoredFields } from '@chat/mongo';
-import type { Stored } from '@chat/mongo';
+import type { EventEnvelope, GroupScope, GroupType } from '@chat/contracts';
+import { allOf, ensureIndexes, mongoProjection, stripStoredFields } from '@chat/mongo';
+import type { EventApplier, Stored } from '@chat/mongo';
 import type { Collection, Db, Filter, Sort } from 'mongodb';
 import { bansProjection } from '../projections/bans.js';
 import type { BanDoc } from '../projections/bans.js';
@@ -37,16 +37,21 @@ function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** Read models of groups, members and bans; the same guarded writers serve Kafka and read-your-writes. */
-export class GroupReadModels {
-  private readonly groups: GuardedProjectionWriter<GroupDoc>;
-  private readonly members: GuardedProjectionWriter<MemberDoc>;
-  private readonly bans: GuardedProjectionWriter<BanDoc>;
+/** Read models of groups, members and bans; the same projection runtimes serve Kafka and read-your-writes. */
+export class GroupReadModels implements EventApplier {
+  /** Members and bans, written before the group document (see `apply`). */
+  private readonly memberships: EventApplier;
+  private readonly groupDocuments: EventApplier;
+  private readonly groups: Collection<Stored<GroupDoc>>;
+  private readonly members: Collection<Stored<MemberDoc>>;
+  private readonly bans: Collection<Stored<BanDoc>>;
 
   constructor(private readonly db: Db) {
-    this.groups = new GuardedProjectionWriter(db, 'groups', groupsProjection);
-    this.members = new GuardedProjectionWriter(db, 'group_members', membersProjection);
-    this.bans = new GuardedProjectionWriter(db, 'group_bans', bansProjection);
+    this.memberships = allOf(mongoProjection(db, 'group_members', membersProjection), mongoProjection(db, 'group_bans', bansProjection));
+    this.groupDocuments = mongoProjection(db, 'groups', groupsProjection);
+    this.groups = db.collection('groups');
+    this.members = db.collection('group_members');
+    this.bans = db.collection('group_bans');
   }
 
   async ensureIndexes(): Promise<void> {
@@ -66,16 +71,14 @@ export class GroupReadModels {
   }
 
   /**
-   * Applies one event to every group read model; safe to call any number of times, in any order.
-   * The group document goes last: its position then says that members and bans are applied up to
-   * it, which is what `rosterAt` relies on.
+   * Applies a batch to every group read model; safe to call any number of times. The group document
+   * goes last: its position then says that members and bans are applied up to it, which is what
+   * `rosterAt` relies on.
    */
-  async apply(event: EventEnvelope): Promise<void> {
-    if (event.type === 'GroupMembersAdded') await this.applyMembersAdded(event as EventEnvelope<'GroupMembersAdded', GroupMembersAdded>);
-    else await this.members.apply(event);
-    await this.bans.apply(event);
-    if (event.type === 'GroupDeleted') await this.retireGroup(event);
-    await this.groups.apply(event);
+  async apply(events: readonly EventEnvelope[]): Promise<void> {
+    await this.memberships.apply(events);
+    for (const event of events) if (event.type === 'GroupDeleted') await this.retireGroup(event);
+    await this.groupDocuments.apply(events);
   }
 
   /**
@@ -88,11 +91,11 @@ export class GroupReadModels {
     const ids = [...new Set(uids)].map((uid) => groupMemberDocId(appId, guid, uid));
     const deadline = Date.now() + patienceMs;
     for (;;) {
-      const group = await this.groups.documents().findOne({ _id: groupDocId(appId, guid) } as Filter<Stored<GroupDoc>>, { projection: { _positions: 1 } });
+      const group = await this.groups.findOne({ _id: groupDocId(appId, guid) } as Filter<Stored<GroupDoc>>, { projection: { _positions: 1 } });
       if (version === 0 || (group?._positions['group'] ?? 0) >= version) {
         const [members, bans] = await Promise.all([
-          Promise.all(ids.map((_id) => this.members.documents().findOne({ _id } as Filter<Stored<MemberDoc>>))),
-          Promise.all(ids.map((_id) => this.bans.documents().findOne({ _id } as Filter<Stored<BanDoc>>))),
+          Promise.all(ids.map((_id) => this.members.findOne({ _id } as Filter<Stored<MemberDoc>>))),
+          Promise.all(ids.map((_id) => this.bans.findOne({ _id } as Filter<Stored<BanDoc>>))),
         ]);
         const present = <T>(docs: (T | null)[]) => docs.filter((doc): doc is T => doc !== null);
         return rosterOf(present(members), present(bans));
@@ -105,38 +108,6 @@ export class GroupReadModels {
   }
 
   /**
-   * Adding hundreds of members one guarded write at a time takes seconds on FerretDB, so new member
-   * documents go in with one insertMany carrying the same position guard; only documents that exist
-   * already (former members) take the per-document guarded path. A duplicate key (the consumer racing
-   * read-your-writes) falls back to the guarded path, which skips what is already applied.
-   */
-  private async applyMembersAdded(event: EventEnvelope<'GroupMembersAdded', GroupMembersAdded>): Promise<void> {
-    const ids = membersProjection.documentIds(event);
-    const collection = this.members.documents();
-    const existing = await collection.find({ _id: { $in: ids } } as Filter<Stored<MemberDoc>>).toArray();
-    const existingIds = new Set(existing.map((doc) => doc._id));
-    const fresh = ids.filter((id) => !existingIds.has(id));
-    if (fresh.length > 0) {
-      const docs = fresh.flatMap((id) => {
-        const doc = membersProjection.evolve(null, event, id);
-        return doc ? [{ ...doc, _id: id, _positions: { group: event.version }, _rev: 1 }] : [];
-      });
-      try {
-        await collection.insertMany(docs, { ordered: false });
-      } catch (error) {
-        if (!isDuplicateKeyError(error)) throw error;
-        await this.members.apply(event);
-        return;
-      }
-    }
-    const stale = existing.filter((doc) => (doc._positions['group'] ?? 0) < event.version).map((doc) => doc.uid);
-    if (stale.length > 0) {
-      const members = event.data.members.filter((member) => stale.includes(member.uid));
-      await this.members.apply({ ...event, data: { ...event.data, members } });
-    }
-  }
-
-  /**
    * GroupDeleted names no member, so its members and bans are retired here by a range update. The
    * filter is the position guard itself: documents already past this event (a later re-creation of
    * the guid) are untouched, and a redelivery finds nothing left to change.
@@ -145,17 +116,17 @@ export class GroupReadModels {
     const guid = (event.data as { guid: string }).guid;
     const filter = { appId: event.appId, guid, '_positions.group': { $lt: event.version } };
     const update = { $set: { active: false, '_positions.group': event.version }, $inc: { _rev: 1 } };
-    await this.members.documents().updateMany(filter, update);
-    await this.bans.documents().updateMany(filter, update);
+    await this.members.updateMany(filter, update);
+    await this.bans.updateMany(filter, update);
   }
 
   async findGroup(appId: string, guid: string): Promise<GroupDoc | null> {
-    const doc = await this.groups.documents().findOne({ _id: groupDocId(appId, guid) } as Filter<Stored<GroupDoc>>);
+    const doc = await this.groups.findOne({ _id: groupDocId(appId, guid) } as Filter<Stored<GroupDoc>>);
     return doc && !doc.deleted ? stripStoredFields(doc) : null;
   }
 
   async findMember(appId: string, guid: string, uid: string): Promise<MemberDoc | null> {
-    const doc = await this.members.documents().findOne({ _id: groupMemberDocId(appId, guid, uid) } as Filter<Stored<MemberDoc>>);
+    const doc = await this.members.findOne({ _id: groupMemberDocId(appId, guid, uid) } as Filter<Stored<MemberDoc>>);
     return doc?.active ? stripStoredFields(doc) : null;
   }
 
@@ -163,7 +134,7 @@ export class GroupReadModels {
   async membershipsOf(appId: string, uid: string, guids?: readonly string[]): Promise<Map<string, MemberDoc>> {
     if (guids?.length === 0) return new Map();
     const filter = { appId, uid, active: true, ...(guids ? { guid: { $in: [...guids] } } : {}) } as Filter<Stored<MemberDoc>>;
-    const docs = await this.members.documents().find(filter).toArray();
+    const docs = await this.members.find(filter).toArray();
     return new Map(docs.map((doc) => [doc.guid, stripStoredFields(doc)]));
   }
 
@@ -185,7 +156,7 @@ export class GroupReadModels {
     const sortField = { name: 'nameKey', guid: 'guid', createdAt: 'createdAt' }[query.sortBy];
     const sort: Sort = sortField === 'guid' ? { guid: direction } : { [sortField]: direction, guid: direction };
     const filter = { $and: and } as Filter<Stored<GroupDoc>>;
-    const collection = this.groups.documents();
+    const collection = this.groups;
     const [total, docs] = await Promise.all([
       collection.countDocuments(filter),
       collection.find(filter).sort(sort).skip((page - 1) * perPage).limit(perPage).toArray(),
@@ -195,12 +166,12 @@ export class GroupReadModels {
 
   async listMembers(appId: string, guid: string, scopes: readonly GroupScope[] | undefined, page: number, perPage: number): Promise<Page<MemberDoc>> {
     const filter = { appId, guid, active: true, ...(scopes ? { scope: { $in: [...scopes] } } : {}) } as Filter<Stored<MemberDoc>>;
-    return this.page(this.members.documents(), filter, { joinedAt: 1, uid: 1 }, page, perPage);
+    return this.page(this.members, filter, { joinedAt: 1, uid: 1 }, page, perPage);
   }
 
   async listBans(appId: string, guid: string, page: number, perPage: number): Promise<Page<BanDoc>> {
     const filter = { appId, guid, active: true } as Filter<Stored<BanDoc>>;
-    return this.page(this.bans.documents(), filter, { bannedAt: 1, uid: 1 }, page, perPage);
+    return this.page(this.bans, filter, { bannedAt: 1, uid: 1 }, page, perPage);
   }
 
   private async page<Doc extends object>(

@@ -1,7 +1,7 @@
-import type { EventEnvelope } from '@chat/contracts';
+import { groupBanEventTypes } from '@chat/contracts';
+import type { EventOf } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
-import { groupMemberDocId, isGroupEvent } from './groupsEvents.js';
-import type { GroupEventEnvelope } from './groupsEvents.js';
+import { groupMemberDocId } from './groupsEvents.js';
 
 export interface BanDoc {
   appId: string;
@@ -12,13 +12,12 @@ export interface BanDoc {
   active: boolean;
 }
 
-type Handled = Extract<GroupEventEnvelope, { type: 'GroupMemberBanned' | 'GroupMemberUnbanned' }>;
+type Handled = EventOf<(typeof groupBanEventTypes)[number]>;
 
 /** The users banned from each group (a deleted group's bans are removed by the read-model adapter). */
 export const bansProjection: Projection<BanDoc, Handled> = {
   name: 'group_bans',
-  canHandle: (event: EventEnvelope): event is Handled =>
-    isGroupEvent(event) && (event.type === 'GroupMemberBanned' || event.type === 'GroupMemberUnbanned'),
+  eventTypes: groupBanEventTypes,
   documentIds: (event) => [groupMemberDocId(event.appId, event.data.guid, event.data.uid)],
   sourceOf: () => 'group',
   evolve(doc, event) {

@@ -1,7 +1,8 @@
-import type { EventEnvelope, GlobalPin, GlobalPinnedConversationsReplaced } from '@chat/contracts';
+import { globalPinEventTypes } from '@chat/contracts';
+import type { EventOf, GlobalPin } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
 
-type Handled = EventEnvelope<'GlobalPinnedConversationsReplaced', GlobalPinnedConversationsReplaced>;
+type Handled = EventOf<(typeof globalPinEventTypes)[number]>;
 
 export interface GlobalPinsDoc {
   appId: string;
@@ -11,7 +12,7 @@ export interface GlobalPinsDoc {
 /** The app-wide pin list, one document per app, read on every conversation render. */
 export const globalPinsProjection: Projection<GlobalPinsDoc, Handled> = {
   name: 'global_pins',
-  canHandle: (event: EventEnvelope): event is Handled => event.type === 'GlobalPinnedConversationsReplaced',
+  eventTypes: globalPinEventTypes,
   documentIds: (event) => [event.appId],
   sourceOf: () => 'appPins',
   evolve: (_doc, event) => ({ appId: event.appId, pins: event.data.pinnedConversations }),

@@ -1,7 +1,7 @@
-import type { EventEnvelope, GroupCreated, GroupType, GroupUpdated } from '@chat/contracts';
+import { groupStreamEventTypes } from '@chat/contracts';
+import type { GroupCreated, GroupType, GroupUpdated } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
 import type { GroupEventEnvelope } from './groupsEvents.js';
-import { isGroupEvent } from './groupsEvents.js';
 
 /** One group as lists and reads show it (no password hash: the read side never needs it). */
 export interface GroupDoc {
@@ -78,7 +78,7 @@ type Handled = GroupEventEnvelope;
  */
 export const groupsProjection: Projection<GroupDoc, Handled> = {
   name: 'groups',
-  canHandle: (event: EventEnvelope): event is Handled => isGroupEvent(event),
+  eventTypes: groupStreamEventTypes,
   documentIds: (event) => [groupDocId(event.appId, event.data.guid)],
   sourceOf: () => 'group',
   evolve(doc, event) {

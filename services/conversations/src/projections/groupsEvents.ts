@@ -1,17 +1,7 @@
-import { eventTypeIn, groupEventTypes } from '@chat/contracts';
-import type { EventEnvelope, EventType, KnownEvent } from '@chat/contracts';
-
-// Everything on a group's stream: its profile and membership, and its scope permissions.
-const groupStreamEventTypes = [...groupEventTypes, 'GroupScopePermissionsChanged'] as const satisfies readonly EventType[];
-
-const isGroupStreamEvent = eventTypeIn(groupStreamEventTypes);
+import type { EventOf, groupStreamEventTypes } from '@chat/contracts';
 
 export type GroupEventType = (typeof groupStreamEventTypes)[number];
-export type GroupEventEnvelope = Extract<KnownEvent, { type: GroupEventType }>;
-
-export function isGroupEvent(event: EventEnvelope): event is GroupEventEnvelope {
-  return isGroupStreamEvent(event);
-}
+export type GroupEventEnvelope = EventOf<GroupEventType>;
 
 /** Member and ban documents: one per (app, group, user); the user is the id's last part. */
 export function groupMemberDocId(appId: string, guid: string, uid: string): string {

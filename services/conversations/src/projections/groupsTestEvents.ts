@@ -1,5 +1,6 @@
 import type { EventEnvelope } from '@chat/contracts';
 import { fold } from '@chat/eventsourcing';
+import type { Projection } from '@chat/mongo';
 import { groupDecider, rosterOf } from '../domain/group.js';
 import type { GroupCommand, GroupEvent, Roster } from '../domain/group.js';
 import { bansProjection } from './bans.js';
@@ -7,6 +8,13 @@ import type { BanDoc } from './bans.js';
 import { membersProjection } from './members.js';
 import type { MemberDoc } from './members.js';
 import { testEnvelope } from './testEvents.js';
+
+/** One event folded into a map of documents, when the projection handles it (no guard: pure histories). */
+function foldInto<Doc extends object, Event extends EventEnvelope>(docs: Map<string, Doc | null>, projection: Projection<Doc, Event>, envelope: EventEnvelope): void {
+  if (!(projection.eventTypes as readonly string[]).includes(envelope.type)) return;
+  const event = envelope as Event;
+  for (const id of projection.documentIds(event)) docs.set(id, projection.evolve(docs.get(id) ?? null, event, id));
+}
 
 /**
  * The roster a command gets in production: what the real member and ban projections make of the
@@ -21,12 +29,8 @@ export function rosterAfter(history: readonly GroupEvent[]): Roster {
       members.clear();
       bans.clear();
     }
-    if (membersProjection.canHandle(envelope)) {
-      for (const id of membersProjection.documentIds(envelope)) members.set(id, membersProjection.evolve(members.get(id) ?? null, envelope, id));
-    }
-    if (bansProjection.canHandle(envelope)) {
-      for (const id of bansProjection.documentIds(envelope)) bans.set(id, bansProjection.evolve(bans.get(id) ?? null, envelope, id));
-    }
+    foldInto(members, membersProjection, envelope);
+    foldInto(bans, bansProjection, envelope);
   });
   const present = <T>(docs: Map<string, T | null>) => [...docs.values()].filter((doc): doc is T => doc !== null);
   return rosterOf(present(members), present(bans));

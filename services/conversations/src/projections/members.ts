@@ -1,7 +1,7 @@
-import type { EventEnvelope, GroupScope } from '@chat/contracts';
+import { groupMembershipEventTypes } from '@chat/contracts';
+import type { EventOf, GroupScope } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
-import { groupMemberDocId, isGroupEvent, uidOfMemberDocId } from './groupsEvents.js';
-import type { GroupEventEnvelope } from './groupsEvents.js';
+import { groupMemberDocId, uidOfMemberDocId } from './groupsEvents.js';
 
 export interface MemberDoc {
   appId: string;
@@ -14,18 +14,7 @@ export interface MemberDoc {
   active: boolean;
 }
 
-type Handled = Extract<
-  GroupEventEnvelope,
-  { type: 'GroupMemberJoined' | 'GroupMembersAdded' | 'GroupMemberLeft' | 'GroupMemberKicked' | 'GroupMemberScopeChanged' | 'GroupMemberBanned' }
->;
-const handled = new Set<string>([
-  'GroupMemberJoined',
-  'GroupMembersAdded',
-  'GroupMemberLeft',
-  'GroupMemberKicked',
-  'GroupMemberScopeChanged',
-  'GroupMemberBanned',
-]);
+type Handled = EventOf<(typeof groupMembershipEventTypes)[number]>;
 
 /**
  * One document per (group, user) that ever was a member. Removal leaves a tombstone rather than
@@ -35,7 +24,7 @@ const handled = new Set<string>([
  */
 export const membersProjection: Projection<MemberDoc, Handled> = {
   name: 'group_members',
-  canHandle: (event: EventEnvelope): event is Handled => isGroupEvent(event) && handled.has(event.type),
+  eventTypes: groupMembershipEventTypes,
   documentIds: (event) =>
     event.type === 'GroupMembersAdded'
       ? event.data.members.map((member) => groupMemberDocId(event.appId, event.data.guid, member.uid))

@@ -1,6 +1,6 @@
 import type { EventEnvelope } from '@chat/contracts';
-import { GuardedProjectionWriter, ensureIndexes, stripStoredFields } from '@chat/mongo';
-import type { Stored } from '@chat/mongo';
+import { allOf, ensureIndexes, mongoProjection, stripStoredFields } from '@chat/mongo';
+import type { EventApplier, Stored } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import { API_KEYS_COLLECTION, apiKeysProjection } from '../projections/apiKeys.js';
 import type { ApiKeyDocument } from '../projections/apiKeys.js';
@@ -17,15 +17,13 @@ function escapeRegex(text: string): string {
 }
 
 /** The management read models: how they are written (guarded, idempotent) and how they are read. */
-export class ManagementReadModels {
-  private readonly writers: readonly GuardedProjectionWriter<object>[];
+export class ManagementReadModels implements EventApplier {
+  private readonly projections: EventApplier;
   private readonly apps: Collection<Stored<AppDocument>>;
   private readonly apiKeys: Collection<Stored<ApiKeyDocument>>;
 
   constructor(private readonly db: Db) {
-    const appsWriter = new GuardedProjectionWriter<AppDocument>(db, APPS_COLLECTION, appsProjection);
-    const keysWriter = new GuardedProjectionWriter<ApiKeyDocument>(db, API_KEYS_COLLECTION, apiKeysProjection);
-    this.writers = [appsWriter, keysWriter] as readonly GuardedProjectionWriter<object>[];
+    this.projections = allOf(mongoProjection(db, APPS_COLLECTION, appsProjection), mongoProjection(db, API_KEYS_COLLECTION, apiKeysProjection));
     this.apps = db.collection<Stored<AppDocument>>(APPS_COLLECTION);
     this.apiKeys = db.collection<Stored<ApiKeyDocument>>(API_KEYS_COLLECTION);
   }
@@ -36,10 +34,8 @@ export class ManagementReadModels {
   }
 
   /** Both the command path (read-your-writes) and the topic consumer come through here. */
-  async apply(events: readonly EventEnvelope[]): Promise<void> {
-    for (const event of events) {
-      for (const writer of this.writers) await writer.apply(event);
-    }
+  apply(events: readonly EventEnvelope[]): Promise<void> {
+    return this.projections.apply(events);
   }
 
   async findApp(appId: string): Promise<AppDocument | null> {

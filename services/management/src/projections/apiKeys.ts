@@ -1,4 +1,5 @@
-import type { ApiKeyCreated, ApiKeyDeleted, ApiKeyUpdated, EventEnvelope } from '@chat/contracts';
+import { apiKeyEventTypes } from '@chat/contracts';
+import type { EventOf } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
 import type { ApiKeyState } from '../domain/app.js';
 
@@ -15,12 +16,7 @@ export interface ApiKeyDocument extends ApiKeyState {
   deletedAt?: number;
 }
 
-export type ApiKeyEvent =
-  | EventEnvelope<'ApiKeyCreated', ApiKeyCreated>
-  | EventEnvelope<'ApiKeyUpdated', ApiKeyUpdated>
-  | EventEnvelope<'ApiKeyDeleted', ApiKeyDeleted>;
-
-const handled = new Set(['ApiKeyCreated', 'ApiKeyUpdated', 'ApiKeyDeleted']);
+export type ApiKeyEvent = EventOf<(typeof apiKeyEventTypes)[number]>;
 
 /**
  * One document per key, `_id` = key hash: the primary key is the unique index on the hash that the
@@ -28,7 +24,7 @@ const handled = new Set(['ApiKeyCreated', 'ApiKeyUpdated', 'ApiKeyDeleted']);
  */
 export const apiKeysProjection: Projection<ApiKeyDocument, ApiKeyEvent> = {
   name: API_KEYS_COLLECTION,
-  canHandle: (event): event is ApiKeyEvent => handled.has(event.type),
+  eventTypes: apiKeyEventTypes,
   documentIds: (event) => [event.data.keyHash],
   sourceOf: () => 'app',
   evolve: (document, event) => {

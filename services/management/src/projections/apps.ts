@@ -1,4 +1,5 @@
-import type { AppCreated, EventEnvelope } from '@chat/contracts';
+import { appEventTypes } from '@chat/contracts';
+import type { EventOf } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
 
 export const APPS_COLLECTION = 'apps';
@@ -10,12 +11,12 @@ export interface AppDocument {
   createdAt: number;
 }
 
-type AppCreatedEvent = EventEnvelope<'AppCreated', AppCreated>;
+type AppCreatedEvent = EventOf<(typeof appEventTypes)[number]>;
 
 /** One document per app (`_id` = app id). Keys live in their own read model and are joined on read. */
 export const appsProjection: Projection<AppDocument, AppCreatedEvent> = {
   name: APPS_COLLECTION,
-  canHandle: (event): event is AppCreatedEvent => event.type === 'AppCreated',
+  eventTypes: appEventTypes,
   documentIds: (event) => [event.data.appId],
   sourceOf: () => 'app',
   evolve: (document, event) =>

@@ -1,4 +1,5 @@
 import type { EventEnvelope } from '@chat/contracts';
+import { applyInMemory } from '@chat/mongo';
 import { describe, expect, it } from 'vitest';
 import { apiKeysProjection } from './apiKeys.js';
 import type { ApiKeyDocument } from './apiKeys.js';
@@ -31,41 +32,41 @@ const created = envelope('ApiKeyCreated', {
 const updated = envelope('ApiKeyUpdated', { keyId: 'k2', keyHash: 'h2', name: 'Renamed', scope: 'fullAccess', updatedAt: 200 });
 const deleted = envelope('ApiKeyDeleted', { keyId: 'k2', keyHash: 'h2', deletedAt: 300 });
 
-function run(events: EventEnvelope[]): ApiKeyDocument | null {
-  let doc: ApiKeyDocument | null = null;
-  for (const event of events) {
-    if (apiKeysProjection.canHandle(event)) doc = apiKeysProjection.evolve(doc, event, 'h2');
-  }
-  return doc;
+/** The key's document after the events, through the real runtime (guard and fold) over memory. */
+async function run(events: EventEnvelope[]): Promise<ApiKeyDocument | null> {
+  const store = await applyInMemory(apiKeysProjection, events);
+  return store.document<ApiKeyDocument>('h2') ?? null;
 }
 
 describe('apikeys projection', () => {
-  it('keys documents by hash', () => {
-    expect(apiKeysProjection.canHandle(created) && apiKeysProjection.documentIds(created)).toEqual(['h2']);
+  it('keys documents by hash', async () => {
+    const store = await applyInMemory(apiKeysProjection, [created]);
+    expect(store.stored().map((doc) => doc._id)).toEqual(['h2']);
   });
 
-  it('follows a key from creation through update to a tombstone', () => {
-    expect(run([created])).toMatchObject({ appId: 'a1', keyId: 'k2', name: 'Auth Key', scope: 'authOnly', deleted: false });
-    expect(run([created, updated])).toMatchObject({ name: 'Renamed', scope: 'fullAccess', updatedAt: 200, deleted: false });
-    expect(run([created, updated, deleted])).toMatchObject({ deleted: true, deletedAt: 300 });
+  it('follows a key from creation through update to a tombstone', async () => {
+    expect(await run([created])).toMatchObject({ appId: 'a1', keyId: 'k2', name: 'Auth Key', scope: 'authOnly', deleted: false });
+    expect(await run([created, updated])).toMatchObject({ name: 'Renamed', scope: 'fullAccess', updatedAt: 200, deleted: false });
+    expect(await run([created, updated, deleted])).toMatchObject({ deleted: true, deletedAt: 300 });
   });
 
-  it('ignores updates for a key it never saw', () => {
-    expect(run([updated])).toBeNull();
+  it('a redelivered creation cannot bring a deleted key back', async () => {
+    expect(await run([created, updated, deleted, created])).toMatchObject({ deleted: true, deletedAt: 300 });
   });
 
-  it('does not handle other events', () => {
-    expect(apiKeysProjection.canHandle(envelope('AppCreated', {}))).toBe(false);
+  it('ignores updates for a key it never saw', async () => {
+    expect(await run([updated])).toBeNull();
+  });
+
+  it('does not handle other events', async () => {
+    expect((await applyInMemory(apiKeysProjection, [envelope('AppCreated', { appId: 'a1' })])).stored()).toEqual([]);
   });
 });
 
 describe('apps projection', () => {
-  it('builds the app document from AppCreated and keeps the first one', () => {
+  it('builds the app document from AppCreated and keeps the first one', async () => {
     const event = envelope('AppCreated', { appId: 'a1', name: 'Demo', region: 'us', createdAt: 100 });
-    expect(appsProjection.canHandle(event)).toBe(true);
-    if (!appsProjection.canHandle(event)) return;
-    const doc = appsProjection.evolve(null, event, 'a1');
-    expect(doc).toEqual({ appId: 'a1', name: 'Demo', region: 'us', createdAt: 100 });
-    expect(appsProjection.documentIds(event)).toEqual(['a1']);
+    const store = await applyInMemory(appsProjection, [event]);
+    expect(store.snapshot()).toEqual(new Map([['a1', { appId: 'a1', name: 'Demo', region: 'us', createdAt: 100 }]]));
   });
 });

@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@chat/contracts';
 import { Coalescer } from '@chat/eventsourcing';
-import { GuardedProjectionWriter, ensureIndexes, isDuplicateKeyError, stripStoredFields } from '@chat/mongo';
-import type { Stored } from '@chat/mongo';
+import { allOf, ensureIndexes, isDuplicateKeyError, mongoProjection, stripStoredFields } from '@chat/mongo';
+import type { EventApplier, Stored } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import { groupFactsProjection, knownGroupId, membershipId } from '../projections/groups.js';
 import type { GroupFactDoc, KnownGroupDoc, MembershipDoc } from '../projections/groups.js';
@@ -121,20 +121,23 @@ function filterOf(query: MessageQuery, cursor: MessageCursor | null): Filter<Sto
 
 /**
  * The messages service's read models: what it knows of users, groups and memberships (from other
- * services' events) and every message (from its own). Kafka consumer and read-your-writes path both
- * write through the guarded writers.
+ * services' events) and every message (from its own). The Kafka consumer and the read-your-writes
+ * path both write through the projection runtime.
  */
-export class MessagesReadModels {
-  private readonly users: GuardedProjectionWriter<KnownUserDoc>;
-  private readonly groups: GuardedProjectionWriter<GroupFactDoc>;
-  private readonly messages: GuardedProjectionWriter<MessageDoc>;
+export class MessagesReadModels implements EventApplier {
+  private readonly projections: EventApplier;
+  private readonly messages: Collection<Stored<MessageDoc>>;
   private readonly facts: Collection<Stored<FactDoc>>;
   private readonly idRequests = new Coalescer<number, string[]>((appId, counts) => this.allocateBatch(appId, counts));
 
   constructor(private readonly db: Db) {
-    this.users = new GuardedProjectionWriter(db, 'facts', knownUsersProjection);
-    this.groups = new GuardedProjectionWriter(db, 'facts', groupFactsProjection);
-    this.messages = new GuardedProjectionWriter(db, 'messages', messagesProjection);
+    // Users, groups and memberships share one collection (distinct ids) so a command reads all its facts at once.
+    this.projections = allOf(
+      mongoProjection(db, 'facts', knownUsersProjection),
+      mongoProjection(db, 'facts', groupFactsProjection),
+      mongoProjection(db, 'messages', messagesProjection),
+    );
+    this.messages = db.collection<Stored<MessageDoc>>('messages');
     this.facts = db.collection<Stored<FactDoc>>('facts');
   }
 
@@ -152,12 +155,18 @@ export class MessagesReadModels {
     ]);
   }
 
-  /** Applies one event to every read model that cares; safe to call any number of times. */
-  async apply(event: EventEnvelope): Promise<void> {
-    if (event.type === 'UserDeleted') await this.eraseMessagesOf(event);
-    if (this.messages.handles(event)) await this.messages.apply(event);
-    else if (this.users.handles(event)) await this.users.apply(event);
-    else if (this.groups.handles(event)) await this.groups.apply(event);
+  /**
+   * Applies a batch to every read model that cares; safe to call any number of times. A new message
+   * is inserted without a read (the runtime knows its document cannot exist yet).
+   */
+  async apply(events: readonly EventEnvelope[]): Promise<void> {
+    for (const event of events) if (event.type === 'UserDeleted') await this.eraseMessagesOf(event);
+    await this.projections.apply(events);
+  }
+
+  /** @deprecated One event at a time, until the command runner hands over whole batches. */
+  applyOwn(event: EventEnvelope): Promise<void> {
+    return this.apply([event]);
   }
 
   /**
@@ -168,43 +177,10 @@ export class MessagesReadModels {
   private async eraseMessagesOf(event: EventEnvelope): Promise<void> {
     const { uid, permanent } = event.data as { uid?: unknown; permanent?: unknown };
     if (permanent !== true || typeof uid !== 'string') return;
-    await this.messages.documents().deleteMany({
+    await this.messages.deleteMany({
       appId: event.appId,
       $or: [{ sender: uid }, { receiverType: 'user', receiver: uid }],
     });
-  }
-
-  /**
-   * Read-your-writes for this service's own new events. A new message that is not a reply touches
-   * one document that cannot exist yet: it is inserted with its guard fields straight away instead
-   * of read first (one FerretDB round trip fewer per send). The Kafka consumer, which mostly meets
-   * events already applied here, keeps the guarded read-then-skip path: a failed insert would cost
-   * a write where a read suffices.
-   */
-  async applyOwn(event: EventEnvelope): Promise<void> {
-    if (!(await this.insertNewMessage(event))) await this.apply(event);
-  }
-
-  /** True when inserted; false when the event is not a new plain message or was applied already. */
-  private async insertNewMessage(event: EventEnvelope): Promise<boolean> {
-    if (event.type !== 'MessageSent' || !messagesProjection.canHandle(event)) return false;
-    const documentIds = messagesProjection.documentIds(event);
-    const documentId = documentIds[0];
-    if (documentId === undefined || documentIds.length > 1) return false;
-    const doc = messagesProjection.evolve(null, event, documentId);
-    if (!doc) return false;
-    try {
-      await this.messages.documents().insertOne({
-        ...doc,
-        _id: documentId,
-        _positions: { [messagesProjection.sourceOf(event, documentId)]: event.version },
-        _rev: 1,
-      });
-      return true;
-    } catch (error) {
-      if (isDuplicateKeyError(error)) return false;
-      throw error;
-    }
   }
 
   /** Every fact a command needs, in one query. */
@@ -234,7 +210,7 @@ export class MessagesReadModels {
   }
 
   async findMessages(appId: string, ids: readonly string[]): Promise<Map<string, MessageDoc>> {
-    const docs = await byIds(this.messages.documents(), ids.map((id) => messageDocId(appId, id)));
+    const docs = await byIds(this.messages, ids.map((id) => messageDocId(appId, id)));
     return new Map(docs.map((doc) => [doc.id, stripStoredFields(doc)]));
   }
 
@@ -250,7 +226,6 @@ export class MessagesReadModels {
     const backwards = cursor?.direction === 'before';
     const sortField = cursor?.field ?? 'seq';
     const docs = await this.messages
-      .documents()
       .find(filterOf(query, cursor))
       .sort(sortField === 'seq' ? { seq: backwards ? -1 : 1 } : { sentAt: backwards ? -1 : 1, seq: backwards ? -1 : 1 })
       .limit(limit)
@@ -262,7 +237,7 @@ export class MessagesReadModels {
   /** One page in id order, and how many messages match in all. */
   async pageMessages(query: MessageQuery, page: number, perPage: number): Promise<{ total: number; items: MessageDoc[] }> {
     const filter = filterOf(query, null);
-    const collection = this.messages.documents();
+    const collection = this.messages;
     const [total, docs] = await Promise.all([
       collection.countDocuments(filter),
       collection.find(filter).sort({ seq: 1 }).skip((page - 1) * perPage).limit(perPage).toArray(),
@@ -271,7 +246,7 @@ export class MessagesReadModels {
   }
 
   async countMessages(query: MessageQuery): Promise<number> {
-    return this.messages.documents().countDocuments(filterOf(query, null));
+    return this.messages.countDocuments(filterOf(query, null));
   }
 
   /**

@@ -44,7 +44,7 @@ describe('group action messages on FerretDB', () => {
     const app = new MessagesApp({ runner, readModels });
     const actions = new GroupActionMessages(app, readModels);
     return async (event: EventEnvelope) => {
-      await readModels.apply(event);
+      await readModels.apply([event]);
       if (isGroupEvent(event)) await actions.handle(event);
     };
   }

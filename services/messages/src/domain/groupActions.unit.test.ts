@@ -12,7 +12,7 @@ const group: KnownGroupDoc = {
   kind: 'group', appId: 'app1', guid: 'g', name: 'G', type: 'public', owner: 'o', membersCount: 3, createdAt: 1, updatedAt: 1, deleted: false,
 };
 const person = (uid: string): KnownUserDoc => ({
-  kind: 'user', appId: 'app1', uid, name: uid.toUpperCase(), role: 'default', createdAt: 1, deactivated: false, deleted: false, blocked: [],
+  kind: 'user', appId: 'app1', uid, name: uid.toUpperCase(), role: 'default', tags: [], createdAt: 1, deactivated: false, deleted: false, blocked: [],
 });
 const users = new Map(['o', 'a', 'b'].map((uid) => [uid, person(uid)]));
 

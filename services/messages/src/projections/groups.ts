@@ -1,21 +1,6 @@
 import { eventTypeIn, groupEventTypes } from '@chat/contracts';
-import type {
-  EventEnvelope,
-  GroupCreated,
-  GroupDeleted,
-  GroupMemberBanned,
-  GroupMemberJoined,
-  GroupMemberKicked,
-  GroupMemberLeft,
-  GroupMembersAdded,
-  GroupMemberScopeChanged,
-  GroupMemberUnbanned,
-  GroupScope,
-  GroupType,
-  GroupUpdated,
-} from '@chat/contracts';
+import type { EventEnvelope, EventOf, GroupScope, GroupType } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
-import { sourceOfStream } from './source.js';
 
 /** A group as sending and action messages need it: it exists, and its entity snapshot. */
 export interface KnownGroupDoc {
@@ -46,17 +31,7 @@ export interface MembershipDoc {
 
 export type GroupFactDoc = KnownGroupDoc | MembershipDoc;
 
-export type GroupEvent =
-  | EventEnvelope<'GroupCreated', GroupCreated>
-  | EventEnvelope<'GroupUpdated', GroupUpdated>
-  | EventEnvelope<'GroupDeleted', GroupDeleted>
-  | EventEnvelope<'GroupMemberJoined', GroupMemberJoined>
-  | EventEnvelope<'GroupMembersAdded', GroupMembersAdded>
-  | EventEnvelope<'GroupMemberLeft', GroupMemberLeft>
-  | EventEnvelope<'GroupMemberKicked', GroupMemberKicked>
-  | EventEnvelope<'GroupMemberScopeChanged', GroupMemberScopeChanged>
-  | EventEnvelope<'GroupMemberBanned', GroupMemberBanned>
-  | EventEnvelope<'GroupMemberUnbanned', GroupMemberUnbanned>;
+export type GroupEvent = EventOf<(typeof groupEventTypes)[number]>;
 
 const isGroupEventType = eventTypeIn(groupEventTypes);
 
@@ -181,12 +156,11 @@ function evolveGroup(doc: KnownGroupDoc | null, event: GroupEvent): KnownGroupDo
  */
 export const groupFactsProjection: Projection<GroupFactDoc, GroupEvent> = {
   name: 'group_facts',
-  canHandle: isGroupEvent,
+  eventTypes: groupEventTypes,
   documentIds: (event) => [
     knownGroupId(event.appId, event.data.guid),
     ...memberChanges(event).map((m) => membershipId(event.appId, event.data.guid, m.uid)),
   ],
-  sourceOf: (event) => sourceOfStream(event.streamId),
   evolve(doc, event, documentId) {
     if (documentId === knownGroupId(event.appId, event.data.guid)) {
       return evolveGroup(doc?.kind === 'group' ? doc : null, event);

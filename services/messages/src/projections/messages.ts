@@ -1,14 +1,7 @@
-import type {
-  EventEnvelope,
-  MessageDeleted,
-  MessageEdited,
-  MessageReactionAdded,
-  MessageReactionRemoved,
-  MessageSent,
-} from '@chat/contracts';
+import { messageEventTypes } from '@chat/contracts';
+import type { EventOf, MessageSent } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
 import type { MessageFacts } from '../domain/conversationLog.js';
-import { sourceOfStream } from './source.js';
 
 export interface StoredReaction {
   /** The id of the event that added it: unique, and the same on every replay. */
@@ -57,14 +50,8 @@ export interface MessageDoc {
   hasReactions: boolean;
 }
 
-type Handled =
-  | EventEnvelope<'MessageSent', MessageSent>
-  | EventEnvelope<'MessageEdited', MessageEdited>
-  | EventEnvelope<'MessageDeleted', MessageDeleted>
-  | EventEnvelope<'MessageReactionAdded', MessageReactionAdded>
-  | EventEnvelope<'MessageReactionRemoved', MessageReactionRemoved>;
+type Handled = EventOf<(typeof messageEventTypes)[number]>;
 
-const handledTypes = new Set<string>(['MessageSent', 'MessageEdited', 'MessageDeleted', 'MessageReactionAdded', 'MessageReactionRemoved']);
 
 export function messageDocId(appId: string, id: string): string {
   return `${appId}:${id}`;
@@ -174,7 +161,7 @@ function evolveMessage(doc: MessageDoc | null, event: Handled, documentId: strin
 /** Every message of the app, from this service's own events. */
 export const messagesProjection: Projection<MessageDoc, Handled> = {
   name: 'messages',
-  canHandle: (event: EventEnvelope): event is Handled => handledTypes.has(event.type),
+  eventTypes: messageEventTypes,
   documentIds(event) {
     const own = messageDocId(event.appId, event.data.id);
     if (event.type === 'MessageSent' && event.data.parentId !== undefined) {
@@ -182,7 +169,8 @@ export const messagesProjection: Projection<MessageDoc, Handled> = {
     }
     return [own];
   },
-  sourceOf: (event) => sourceOfStream(event.streamId),
+  // Message ids are allocated once: a new message's document cannot exist unless this is a redelivery.
+  creates: (event, documentId) => event.type === 'MessageSent' && documentId === messageDocId(event.appId, event.data.id),
   evolve: evolveMessage,
 };
 

@@ -1,4 +1,5 @@
 import type { EventEnvelope } from '@chat/contracts';
+import { InMemoryDocumentStore, applyInMemory } from '@chat/mongo';
 import type { Projection } from '@chat/mongo';
 import { describe, expect, it } from 'vitest';
 import { groupFactsProjection, knownGroupId, membershipId } from './groups.js';
@@ -9,24 +10,16 @@ import { testEnvelope as envelope } from '@chat/eventsourcing';
 import { knownUserId, knownUsersProjection } from './users.js';
 import type { KnownUserDoc } from './users.js';
 
-/**
- * The guarded writer's rule in memory: per document and source, an event at or below the stored
- * position is skipped. Lets the tests replay and redeliver events as Kafka would.
- */
-function applyAll<Doc extends object>(projection: Projection<Doc>, events: EventEnvelope[]): Map<string, Doc> {
-  const docs = new Map<string, { doc: Doc; positions: Record<string, number> }>();
-  for (const event of events) {
-    if (!projection.canHandle(event)) continue;
-    for (const id of projection.documentIds(event)) {
-      const source = projection.sourceOf(event, id);
-      const current = docs.get(id);
-      if ((current?.positions[source] ?? 0) >= event.version) continue;
-      const next = projection.evolve(current?.doc ?? null, event, id);
-      if (next) docs.set(id, { doc: next, positions: { ...current?.positions, [source]: event.version } });
-      else docs.delete(id);
-    }
-  }
-  return new Map([...docs].map(([id, { doc }]) => [id, doc]));
+/** The documents after the events, through the real runtime (guard and fold) over memory, as one batch. */
+async function applyAll<Doc extends object>(projection: Projection<Doc>, events: EventEnvelope[]): Promise<Map<string, Doc>> {
+  return (await applyInMemory(projection, events)).snapshot<Doc>();
+}
+
+/** The same events one at a time, as a consumer fed single events would apply them. */
+async function applyOneByOne<Doc extends object>(projection: Projection<Doc>, events: EventEnvelope[]): Promise<Map<string, Doc>> {
+  const store = new InMemoryDocumentStore();
+  for (const event of events) await applyInMemory(projection, [event], store);
+  return store.snapshot<Doc>();
 }
 
 const conversation = 'messages:app1:a_user_b';
@@ -53,8 +46,8 @@ describe('messages projection', () => {
     envelope('MessageDeleted', conversation, 5, { id: '11', conversationId: 'a_user_b', sender: 'a', permanent: false, deletedBy: 'a', deletedAt: 7 }),
   ];
 
-  it('builds the message with its derived fields, reply count, reactions, edit and soft delete', () => {
-    const docs = applyAll<MessageDoc>(messagesProjection, history);
+  it('builds the message with its derived fields, reply count, reactions, edit and soft delete', async () => {
+    const docs = await applyAll<MessageDoc>(messagesProjection, history);
     const parent = docs.get(messageDocId('app1', '10'));
     expect(parent).toMatchObject({
       seq: 10,
@@ -73,16 +66,20 @@ describe('messages projection', () => {
     expect(docs.get(messageDocId('app1', '11'))).toMatchObject({ isReply: true, parentId: '10', isDeleted: true, deletedAt: 7, deletedBy: 'a' });
   });
 
-  it('redelivering every event (twice, in order or again later) changes nothing', () => {
-    const once = applyAll<MessageDoc>(messagesProjection, history);
-    const twice = applyAll<MessageDoc>(messagesProjection, [...history, ...history]);
-    const interleaved = applyAll<MessageDoc>(messagesProjection, history.flatMap((e) => [e, e]));
+  it('one batch gives the same documents as one event at a time', async () => {
+    expect(await applyAll<MessageDoc>(messagesProjection, history)).toEqual(await applyOneByOne<MessageDoc>(messagesProjection, history));
+  });
+
+  it('redelivering every event (twice, in order or again later) changes nothing', async () => {
+    const once = await applyAll<MessageDoc>(messagesProjection, history);
+    const twice = await applyAll<MessageDoc>(messagesProjection, [...history, ...history]);
+    const interleaved = await applyAll<MessageDoc>(messagesProjection, history.flatMap((e) => [e, e]));
     expect(twice).toEqual(once);
     expect(interleaved).toEqual(once);
   });
 
-  it('a permanent delete removes the message; reactions after it are ignored', () => {
-    const docs = applyAll<MessageDoc>(messagesProjection, [
+  it('a permanent delete removes the message; reactions after it are ignored', async () => {
+    const docs = await applyAll<MessageDoc>(messagesProjection, [
       sentEvent(1, '10'),
       envelope('MessageDeleted', conversation, 2, { id: '10', conversationId: 'a_user_b', sender: 'a', permanent: true, deletedAt: 7 }),
       envelope('MessageReactionAdded', conversation, 3, { id: '10', conversationId: 'a_user_b', reaction: 'x', uid: 'b', reactedAt: 8 }),
@@ -99,16 +96,22 @@ describe('known users projection', () => {
   const blocked = envelope('UsersBlocked', 'blocks:app1:u1', 1, { uid: 'u1', blockedUids: ['u2', 'u3'], blockedAt: 4 });
   const unblocked = envelope('UsersUnblocked', 'blocks:app1:u1', 2, { uid: 'u1', unblockedUids: ['u2'], unblockedAt: 5 });
 
-  it('follows profile changes, deactivation and blocks kept on their own stream position', () => {
-    const docs = applyAll<KnownUserDoc>(knownUsersProjection, [created, updated, blocked, deactivated, unblocked]);
+  it('follows profile changes, deactivation and blocks kept on their own stream position', async () => {
+    const docs = await applyAll<KnownUserDoc>(knownUsersProjection, [created, updated, blocked, deactivated, unblocked]);
     expect(docs.get(knownUserId('app1', 'u1'))).toMatchObject({ name: 'New', avatar: 'a.png', deactivated: true, deleted: false, blocked: ['u3'] });
   });
 
-  it('redelivery changes nothing; a deleted user stays deleted when its creation is redelivered', () => {
+  it('keeps the profile tags, through the shared UserUpdated applier', async () => {
+    const tagged = envelope('UserUpdated', userStream, 2, { uid: 'u1', changes: { tags: ['vip'] }, removed: [], updatedAt: 2 });
+    const docs = await applyAll<KnownUserDoc>(knownUsersProjection, [created, tagged]);
+    expect(docs.get(knownUserId('app1', 'u1'))?.tags).toEqual(['vip']);
+  });
+
+  it('redelivery changes nothing; a deleted user stays deleted when its creation is redelivered', async () => {
     const events = [created, updated, blocked, unblocked];
-    expect(applyAll(knownUsersProjection, [...events, ...events])).toEqual(applyAll(knownUsersProjection, events));
+    expect(await applyAll(knownUsersProjection, [...events, ...events])).toEqual(await applyAll(knownUsersProjection, events));
     const deleted = envelope('UserDeleted', userStream, 3, { uid: 'u1', permanent: false, deletedAt: 9 });
-    const docs = applyAll<KnownUserDoc>(knownUsersProjection, [created, updated, deleted, created]);
+    const docs = await applyAll<KnownUserDoc>(knownUsersProjection, [created, updated, deleted, created]);
     expect(docs.get(knownUserId('app1', 'u1'))?.deleted).toBe(true);
   });
 });
@@ -124,15 +127,15 @@ describe('group facts projection', () => {
     envelope('GroupUpdated', stream, 6, { guid: 'g', changes: { name: 'G2' }, removed: [], updatedBy: 'o', updatedAt: 6 }),
   ];
 
-  it('tracks the group, its member count and each member’s standing and scope', () => {
-    const docs = applyAll<GroupFactDoc>(groupFactsProjection, events);
+  it('tracks the group, its member count and each member’s standing and scope', async () => {
+    const docs = await applyAll<GroupFactDoc>(groupFactsProjection, events);
     expect(docs.get(knownGroupId('app1', 'g'))).toMatchObject({ name: 'G2', membersCount: 2, updatedBy: 'o', deleted: false });
     expect(docs.get(membershipId('app1', 'g', 'a'))).toMatchObject({ standing: 'banned' });
     expect(docs.get(membershipId('app1', 'g', 'b'))).toMatchObject({ standing: 'member', scope: 'moderator' });
   });
 
-  it('redelivery changes nothing (member counts included)', () => {
-    expect(applyAll(groupFactsProjection, [...events, ...events])).toEqual(applyAll(groupFactsProjection, events));
-    expect(applyAll(groupFactsProjection, events.flatMap((e) => [e, e]))).toEqual(applyAll(groupFactsProjection, events));
+  it('redelivery changes nothing (member counts included)', async () => {
+    expect(await applyAll(groupFactsProjection, [...events, ...events])).toEqual(await applyAll(groupFactsProjection, events));
+    expect(await applyAll(groupFactsProjection, events.flatMap((e) => [e, e]))).toEqual(await applyAll(groupFactsProjection, events));
   });
 });

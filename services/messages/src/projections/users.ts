@@ -1,17 +1,6 @@
-import { eventTypeIn, userLifecycleEventTypes, userProfileFields } from '@chat/contracts';
-import type {
-  EventEnvelope,
-  UserCreated,
-  UserDeactivated,
-  UserDeleted,
-  UserProfileFields,
-  UserReactivated,
-  UsersBlocked,
-  UsersUnblocked,
-  UserUpdated,
-} from '@chat/contracts';
+import { applyUserUpdate, blockEventTypes, userLifecycleEventTypes, userProfileFields } from '@chat/contracts';
+import type { EventOf, UserProfileFields } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
-import { sourceOfStream } from './source.js';
 
 /**
  * What authorising and rendering a message needs of a user: that it exists and is active, whom it
@@ -23,46 +12,22 @@ export interface KnownUserDoc extends UserProfileFields {
   appId: string;
   deactivated: boolean;
   deleted: boolean;
-  updatedAt?: number;
   /** Uids this user has blocked. */
   blocked: string[];
 }
 
-type Handled =
-  | EventEnvelope<'UserCreated', UserCreated>
-  | EventEnvelope<'UserUpdated', UserUpdated>
-  | EventEnvelope<'UserDeactivated', UserDeactivated>
-  | EventEnvelope<'UserReactivated', UserReactivated>
-  | EventEnvelope<'UserDeleted', UserDeleted>
-  | EventEnvelope<'UsersBlocked', UsersBlocked>
-  | EventEnvelope<'UsersUnblocked', UsersUnblocked>;
-
-const isHandledType = eventTypeIn([...userLifecycleEventTypes, 'UsersBlocked', 'UsersUnblocked']);
+/** A user's profile and standing, and whom they block. */
+const knownUserEventTypes = [...userLifecycleEventTypes, ...blockEventTypes] as const;
+type Handled = EventOf<(typeof knownUserEventTypes)[number]>;
 
 export function knownUserId(appId: string, uid: string): string {
   return `user:${appId}:${uid}`;
 }
 
-function applyUpdate(doc: KnownUserDoc, update: UserUpdated): KnownUserDoc {
-  const { changes } = update;
-  const next: KnownUserDoc = {
-    ...doc,
-    ...(changes.name !== undefined ? { name: changes.name } : {}),
-    ...(changes.avatar !== undefined ? { avatar: changes.avatar } : {}),
-    ...(changes.link !== undefined ? { link: changes.link } : {}),
-    ...(changes.role !== undefined ? { role: changes.role } : {}),
-    updatedAt: update.updatedAt,
-  };
-  if (update.removed.includes('avatar')) delete next.avatar;
-  if (update.removed.includes('link')) delete next.link;
-  return next;
-}
-
 export const knownUsersProjection: Projection<KnownUserDoc, Handled> = {
   name: 'known_users',
-  canHandle: (event: EventEnvelope): event is Handled => isHandledType(event),
+  eventTypes: knownUserEventTypes,
   documentIds: (event) => [knownUserId(event.appId, event.data.uid)],
-  sourceOf: (event) => sourceOfStream(event.streamId),
   evolve(doc, event) {
     switch (event.type) {
       case 'UserCreated':
@@ -75,7 +40,7 @@ export const knownUsersProjection: Projection<KnownUserDoc, Handled> = {
           blocked: doc?.blocked ?? [],
         };
       case 'UserUpdated':
-        return doc ? applyUpdate(doc, event.data) : null;
+        return doc ? applyUserUpdate(doc, event.data) : null;
       case 'UserDeactivated':
         return doc ? { ...doc, deactivated: true } : null;
       case 'UserReactivated':

@@ -1,8 +1,8 @@
 import { eventTypeIn, userLifecycleEventTypes } from '@chat/contracts';
 import type { EventEnvelope } from '@chat/contracts';
-import { GuardedProjectionWriter, ensureIndexes, stripStoredFields } from '@chat/mongo';
-import type { Stored } from '@chat/mongo';
-import type { Db, Filter, Sort } from 'mongodb';
+import { allOf, ensureIndexes, mongoProjection, stripStoredFields } from '@chat/mongo';
+import type { EventApplier, Stored } from '@chat/mongo';
+import type { Collection, Db, Filter, Sort } from 'mongodb';
 import { authTokenDocId, authTokensProjection } from '../projections/authTokens.js';
 import type { AuthTokenDoc } from '../projections/authTokens.js';
 import { blocksProjection, friendsProjection, relationDocId } from '../projections/relations.js';
@@ -39,21 +39,28 @@ function escapeRegex(text: string): string {
 }
 
 /** Every read model of the users service, and the queries its use cases need. */
-export class UserReadModels {
-  private readonly users: GuardedProjectionWriter<UserDoc>;
-  private readonly tokens: GuardedProjectionWriter<AuthTokenDoc>;
-  private readonly relations: Record<RelationKind, GuardedProjectionWriter<RelationDoc>>;
-  private readonly roles: GuardedProjectionWriter<RoleDoc>;
+export class UserReadModels implements EventApplier {
+  private readonly users: Collection<Stored<UserDoc>>;
+  private readonly tokens: Collection<Stored<AuthTokenDoc>>;
+  private readonly relations: Record<RelationKind, Collection<Stored<RelationDoc>>>;
+  private readonly roles: Collection<Stored<RoleDoc>>;
+  private readonly usersProjection: EventApplier;
+  /** The other read models, written side by side (none depends on another). */
+  private readonly independent: EventApplier;
   readonly directory: UserDirectory;
 
   constructor(private readonly db: Db) {
-    this.users = new GuardedProjectionWriter(db, 'users', usersProjection);
-    this.tokens = new GuardedProjectionWriter(db, 'authtokens', authTokensProjection);
-    this.relations = {
-      friends: new GuardedProjectionWriter(db, 'friends', friendsProjection),
-      blocks: new GuardedProjectionWriter(db, 'blocks', blocksProjection),
-    };
-    this.roles = new GuardedProjectionWriter(db, 'roles', rolesProjection);
+    this.users = db.collection('users');
+    this.tokens = db.collection('authtokens');
+    this.relations = { friends: db.collection('friends'), blocks: db.collection('blocks') };
+    this.roles = db.collection('roles');
+    this.usersProjection = mongoProjection(db, 'users', usersProjection);
+    this.independent = allOf(
+      mongoProjection(db, 'authtokens', authTokensProjection),
+      mongoProjection(db, 'friends', friendsProjection),
+      mongoProjection(db, 'blocks', blocksProjection),
+      mongoProjection(db, 'roles', rolesProjection),
+    );
     this.directory = new UserDirectory(db);
   }
 
@@ -70,20 +77,30 @@ export class UserReadModels {
     await ensureIndexes(this.db, 'roles', [{ keys: { appId: 1, deleted: 1, role: 1 }, options: { name: 'app_live_role' } }]);
   }
 
-  async apply(event: EventEnvelope): Promise<void> {
-    await this.users.apply(event);
-    if (isListingEvent(event)) {
-      const doc = await this.findUser(event.appId, String(event.data['uid']));
+  /** Applies a batch to every read model; safe to call again with any of the same events. */
+  apply(events: readonly EventEnvelope[]): Promise<void>;
+  /** @deprecated One event at a time, until the command runner hands over whole batches. */
+  apply(event: EventEnvelope): Promise<void>;
+  async apply(input: EventEnvelope | readonly EventEnvelope[]): Promise<void> {
+    const events = Array.isArray(input) ? (input as readonly EventEnvelope[]) : [input as EventEnvelope];
+    await Promise.all([this.applyToUsers(events), this.independent.apply(events)]);
+  }
+
+  /** The users read model, then the directory of each user whose listing may have changed. */
+  private async applyToUsers(events: readonly EventEnvelope[]): Promise<void> {
+    await this.usersProjection.apply(events);
+    const listed = new Map<string, { appId: string; uid: string }>();
+    for (const event of events) {
+      if (isListingEvent(event)) listed.set(`${event.appId}:${String(event.data['uid'])}`, { appId: event.appId, uid: String(event.data['uid']) });
+    }
+    for (const { appId, uid } of listed.values()) {
+      const doc = await this.findUser(appId, uid);
       if (doc) await this.directory.sync(doc);
     }
-    await this.tokens.apply(event);
-    await this.relations.friends.apply(event);
-    await this.relations.blocks.apply(event);
-    await this.roles.apply(event);
   }
 
   async findUser(appId: string, uid: string): Promise<UserDoc | null> {
-    const doc = await this.users.documents().findOne({ _id: userDocId(appId, uid) } as Filter<Stored<UserDoc>>);
+    const doc = await this.users.findOne({ _id: userDocId(appId, uid) } as Filter<Stored<UserDoc>>);
     return doc ? stripStoredFields(doc) : null;
   }
 
@@ -123,7 +140,7 @@ export class UserReadModels {
       ];
       filter['$or'] = fields;
     }
-    const collection = this.users.documents();
+    const collection = this.users;
     const typed = filter as Filter<Stored<UserDoc>>;
     const sort: Sort = { listKey: 1 };
     const [total, docs] = await Promise.all([
@@ -139,16 +156,16 @@ export class UserReadModels {
   }
 
   countUsersWithRole(appId: string, role: string): Promise<number> {
-    return this.users.documents().countDocuments({ appId, role, state: { $in: ['active', 'deactivated'] } });
+    return this.users.countDocuments({ appId, role, state: { $in: ['active', 'deactivated'] } });
   }
 
   async findToken(appId: string, tokenId: string): Promise<AuthTokenDoc | null> {
-    const doc = await this.tokens.documents().findOne({ _id: authTokenDocId(appId, tokenId) } as Filter<Stored<AuthTokenDoc>>);
+    const doc = await this.tokens.findOne({ _id: authTokenDocId(appId, tokenId) } as Filter<Stored<AuthTokenDoc>>);
     return doc ? stripStoredFields(doc) : null;
   }
 
   async listTokens(appId: string, uid: string, page: number, perPage: number): Promise<Page<AuthTokenDoc>> {
-    const collection = this.tokens.documents();
+    const collection = this.tokens;
     const filter = { appId, uid, revoked: false } as Filter<Stored<AuthTokenDoc>>;
     const [total, docs] = await Promise.all([
       collection.countDocuments(filter),
@@ -160,7 +177,6 @@ export class UserReadModels {
   /** The live edges of one user, oldest first (friends are capped at 1000 per user upstream). */
   async relationsOf(kind: RelationKind, appId: string, owner: string): Promise<RelationDoc[]> {
     const docs = await this.relations[kind]
-      .documents()
       .find({ appId, owner, active: true } as Filter<Stored<RelationDoc>>)
       .sort({ other: 1 })
       .toArray();
@@ -171,19 +187,19 @@ export class UserReadModels {
   async related(kind: RelationKind, appId: string, owner: string, others: readonly string[]): Promise<Set<string>> {
     const related = new Set<string>();
     for (const other of new Set(others)) {
-      const doc = await this.relations[kind].documents().findOne({ _id: relationDocId(appId, owner, other) } as Filter<Stored<RelationDoc>>);
+      const doc = await this.relations[kind].findOne({ _id: relationDocId(appId, owner, other) } as Filter<Stored<RelationDoc>>);
       if (doc?.active) related.add(other);
     }
     return related;
   }
 
   async findRole(appId: string, role: string): Promise<RoleDoc | null> {
-    const doc = await this.roles.documents().findOne({ _id: roleDocId(appId, role) } as Filter<Stored<RoleDoc>>);
+    const doc = await this.roles.findOne({ _id: roleDocId(appId, role) } as Filter<Stored<RoleDoc>>);
     return doc && !doc.deleted ? stripStoredFields(doc) : null;
   }
 
   async listRoles(appId: string, page: number, perPage: number): Promise<Page<RoleDoc>> {
-    const collection = this.roles.documents();
+    const collection = this.roles;
     const filter = { appId, deleted: false } as Filter<Stored<RoleDoc>>;
     const [total, docs] = await Promise.all([
       collection.countDocuments(filter),

@@ -1,4 +1,5 @@
-import type { AuthTokenCreated, AuthTokensRevoked, AuthTokenUpdated, EventEnvelope } from '@chat/contracts';
+import { authTokenEventTypes } from '@chat/contracts';
+import type { EventOf } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
 
 /** A token known by its SHA-256 fingerprint only; revoked tokens stay as tombstones (redelivery-safe). */
@@ -17,12 +18,7 @@ export interface AuthTokenDoc {
   revoked: boolean;
 }
 
-type Handled =
-  | EventEnvelope<'AuthTokenCreated', AuthTokenCreated>
-  | EventEnvelope<'AuthTokenUpdated', AuthTokenUpdated>
-  | EventEnvelope<'AuthTokensRevoked', AuthTokensRevoked>;
-
-const handled = new Set(['AuthTokenCreated', 'AuthTokenUpdated', 'AuthTokensRevoked']);
+type Handled = EventOf<(typeof authTokenEventTypes)[number]>;
 
 export function authTokenDocId(appId: string, tokenId: string): string {
   return `${appId}:${tokenId}`;
@@ -30,7 +26,7 @@ export function authTokenDocId(appId: string, tokenId: string): string {
 
 export const authTokensProjection: Projection<AuthTokenDoc, Handled> = {
   name: 'authtokens',
-  canHandle: (event: EventEnvelope): event is Handled => handled.has(event.type),
+  eventTypes: authTokenEventTypes,
   documentIds: (event) =>
     event.type === 'AuthTokensRevoked'
       ? event.data.tokenIds.map((id) => authTokenDocId(event.appId, id))

@@ -1,27 +1,15 @@
 import type { EventEnvelope } from '@chat/contracts';
-import type { Projection } from '@chat/mongo';
+import { applyInMemory } from '@chat/mongo';
+import type { InMemoryDocumentStore, Projection } from '@chat/mongo';
 import { describe, expect, it } from 'vitest';
 import { authTokensProjection } from './authTokens.js';
 import { blocksProjection, friendsProjection } from './relations.js';
 import { rolesProjection } from './roles.js';
 import { usersProjection } from './users.js';
 
-type Store = Map<string, { doc: object; positions: Record<string, number> }>;
-
-/** The guarded writer's logic over a map: what GuardedProjectionWriter does against MongoDB. */
-function applyAll(projection: Projection<object>, events: readonly EventEnvelope[], store: Store = new Map()): Store {
-  for (const event of events) {
-    if (!projection.canHandle(event)) continue;
-    for (const id of projection.documentIds(event)) {
-      const current = store.get(id);
-      const source = projection.sourceOf(event, id);
-      if ((current?.positions[source] ?? 0) >= event.version) continue;
-      const next = projection.evolve(current?.doc ?? null, event, id);
-      if (next) store.set(id, { doc: next, positions: { ...current?.positions, [source]: event.version } });
-      else store.delete(id);
-    }
-  }
-  return store;
+/** The real runtime over an in-memory store, one batch: the same guard and fold as production. */
+function applyAll(projection: Projection<object>, events: readonly EventEnvelope[], store?: InMemoryDocumentStore): Promise<InMemoryDocumentStore> {
+  return applyInMemory(projection, events, store);
 }
 
 let clock = 0;
@@ -53,15 +41,15 @@ const userHistory = [
   ann(7, 'AuthTokensRevoked', { tokenIds: ['t1'], reason: 'flushed', revokedAt: 15 }),
 ];
 
-function docOf(store: Store, id: string): Record<string, unknown> | undefined {
-  return store.get(id)?.doc as Record<string, unknown> | undefined;
+function docOf(store: InMemoryDocumentStore, id: string): Record<string, unknown> | undefined {
+  return store.document(id);
 }
 
 describe('users projection', () => {
   const projection = usersProjection as unknown as Projection<object>;
 
-  it('follows a user through update, deactivation and reactivation', () => {
-    const store = applyAll(projection, userHistory);
+  it('follows a user through update, deactivation and reactivation', async () => {
+    const store = await applyAll(projection, userHistory);
     expect(docOf(store, 'app1:ann')).toEqual({
       appId: 'app1',
       uid: 'ann',
@@ -79,25 +67,25 @@ describe('users projection', () => {
     });
   });
 
-  it('is unchanged by redelivery, and a late redelivered creation cannot revive a deleted user', () => {
+  it('is unchanged by redelivery, and a late redelivered creation cannot revive a deleted user', async () => {
     const deleted = [...userHistory, ann(8, 'UserDeleted', { permanent: false, deletedAt: 16 })];
-    const once = applyAll(projection, deleted);
+    const once = await applyAll(projection, deleted);
     expect(docOf(once, 'app1:ann')).toMatchObject({ state: 'deleted', name: '' });
-    expect(applyAll(projection, deleted, structuredClone(once))).toEqual(once);
-    expect(applyAll(projection, [userHistory[0]!], structuredClone(once))).toEqual(once);
+    expect((await applyAll(projection, deleted, once.copy())).stored()).toEqual(once.stored());
+    expect((await applyAll(projection, [userHistory[0]!], once.copy())).stored()).toEqual(once.stored());
   });
 
-  it('takes a user created again after a permanent delete', () => {
+  it('takes a user created again after a permanent delete', async () => {
     const reborn = [...userHistory, ann(8, 'UserDeleted', { permanent: true, deletedAt: 16 }), ann(9, 'UserCreated', { name: 'New', role: 'default', tags: [], createdAt: 17 })];
-    expect(docOf(applyAll(projection, reborn), 'app1:ann')).toMatchObject({ name: 'New', state: 'active', createdAt: 17 });
+    expect(docOf(await applyAll(projection, reborn), 'app1:ann')).toMatchObject({ name: 'New', state: 'active', createdAt: 17 });
   });
 });
 
 describe('auth tokens projection', () => {
   const projection = authTokensProjection as unknown as Projection<object>;
 
-  it('keeps fingerprints and device details; revocation leaves a tombstone that redelivery cannot revive', () => {
-    const store = applyAll(projection, userHistory);
+  it('keeps fingerprints and device details; revocation leaves a tombstone that redelivery cannot revive', async () => {
+    const store = await applyAll(projection, userHistory);
     expect(docOf(store, 'app1:t1')).toEqual({
       appId: 'app1',
       uid: 'ann',
@@ -109,7 +97,7 @@ describe('auth tokens projection', () => {
       updatedAt: 15,
       revoked: true,
     });
-    expect(applyAll(projection, userHistory, structuredClone(store))).toEqual(store);
+    expect((await applyAll(projection, userHistory, store.copy())).stored()).toEqual(store.stored());
   });
 });
 
@@ -120,17 +108,17 @@ describe('friends projection', () => {
     event('user:app1:bob', 5, 'FriendsRemoved', { uid: 'bob', friendUids: ['ann'], removedAt: 21 }),
   ];
 
-  it('writes both directions; a removal from the other side ends both', () => {
-    const store = applyAll(projection, history);
+  it('writes both directions; a removal from the other side ends both', async () => {
+    const store = await applyAll(projection, history);
     expect(docOf(store, 'app1:ann:bob')).toMatchObject({ owner: 'ann', other: 'bob', active: false });
     expect(docOf(store, 'app1:bob:ann')).toMatchObject({ owner: 'bob', other: 'ann', active: false });
     expect(docOf(store, 'app1:cat:ann')).toMatchObject({ owner: 'cat', other: 'ann', active: true, since: 20 });
   });
 
-  it('gives the same documents on redelivery and on a replay in the other order', () => {
-    const live = applyAll(projection, history);
-    expect(applyAll(projection, history, structuredClone(live))).toEqual(live);
-    expect(applyAll(projection, [...history].reverse())).toEqual(live);
+  it('gives the same documents on redelivery and on a replay in the other order', async () => {
+    const live = await applyAll(projection, history);
+    expect((await applyAll(projection, history, live.copy())).stored()).toEqual(live.stored());
+    expect((await applyAll(projection, [...history].reverse())).stored()).toEqual(live.stored());
   });
 });
 
@@ -141,11 +129,11 @@ describe('blocks projection', () => {
     event('user:app1:ann', 3, 'UsersUnblocked', { uid: 'ann', unblockedUids: ['cat'], unblockedAt: 31 }),
   ];
 
-  it('keeps one edge per blocked user and is unchanged by redelivery', () => {
-    const store = applyAll(projection, history);
+  it('keeps one edge per blocked user and is unchanged by redelivery', async () => {
+    const store = await applyAll(projection, history);
     expect(docOf(store, 'app1:ann:bob')).toMatchObject({ owner: 'ann', other: 'bob', active: true, since: 30 });
     expect(docOf(store, 'app1:ann:cat')).toMatchObject({ active: false });
-    expect(applyAll(projection, history, structuredClone(store))).toEqual(store);
+    expect((await applyAll(projection, history, store.copy())).stored()).toEqual(store.stored());
   });
 });
 
@@ -161,8 +149,8 @@ describe('roles projection', () => {
     roles(6, 'RoleUpdated', { changes: { name: 'Moderator' }, removed: ['description'], updatedAt: 45 }),
   ];
 
-  it('keeps permissions as text (ids contain dots) and restricted features with their time', () => {
-    const store = applyAll(projection, history);
+  it('keeps permissions as text (ids contain dots) and restricted features with their time', async () => {
+    const store = await applyAll(projection, history);
     expect(docOf(store, 'app1:mod')).toEqual({
       appId: 'app1',
       role: 'mod',
@@ -174,13 +162,13 @@ describe('roles projection', () => {
       createdAt: 40,
       updatedAt: 45,
     });
-    expect(applyAll(projection, history, structuredClone(store))).toEqual(store);
+    expect((await applyAll(projection, history, store.copy())).stored()).toEqual(store.stored());
   });
 
-  it('marks a deleted role and starts afresh when it is created again', () => {
+  it('marks a deleted role and starts afresh when it is created again', async () => {
     const deleted = [...history, roles(7, 'RoleDeleted', { deletedAt: 46 })];
-    expect(docOf(applyAll(projection, deleted), 'app1:mod')).toMatchObject({ deleted: true });
+    expect(docOf(await applyAll(projection, deleted), 'app1:mod')).toMatchObject({ deleted: true });
     const again = [...deleted, roles(8, 'RoleCreated', { name: 'Mod2', createdAt: 47 })];
-    expect(docOf(applyAll(projection, again), 'app1:mod')).toMatchObject({ deleted: false, name: 'Mod2', permissions: '{}', restricted: [] });
+    expect(docOf(await applyAll(projection, again), 'app1:mod')).toMatchObject({ deleted: false, name: 'Mod2', permissions: '{}', restricted: [] });
   });
 });

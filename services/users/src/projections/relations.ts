@@ -1,4 +1,5 @@
-import type { EventEnvelope, FriendsAdded, FriendsRemoved, UsersBlocked, UsersUnblocked } from '@chat/contracts';
+import { blockEventTypes, friendEventTypes } from '@chat/contracts';
+import type { EventOf } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
 
 /**
@@ -20,7 +21,7 @@ export function relationDocId(appId: string, owner: string, other: string): stri
   return `${appId}:${owner}:${other}`;
 }
 
-type FriendEvent = EventEnvelope<'FriendsAdded', FriendsAdded> | EventEnvelope<'FriendsRemoved', FriendsRemoved>;
+type FriendEvent = EventOf<(typeof friendEventTypes)[number]>;
 
 /** The other end of an edge document id, given the acting user. */
 function edgeEnds(event: FriendEvent, documentId: string): { owner: string; other: string } {
@@ -35,7 +36,7 @@ function edgeEnds(event: FriendEvent, documentId: string): { owner: string; othe
  */
 export const friendsProjection: Projection<RelationDoc, FriendEvent> = {
   name: 'friends',
-  canHandle: (event: EventEnvelope): event is FriendEvent => event.type === 'FriendsAdded' || event.type === 'FriendsRemoved',
+  eventTypes: friendEventTypes,
   documentIds: (event) =>
     event.data.friendUids.flatMap((friend) => [
       relationDocId(event.appId, event.data.uid, friend),
@@ -52,11 +53,11 @@ export const friendsProjection: Projection<RelationDoc, FriendEvent> = {
   },
 };
 
-type BlockEvent = EventEnvelope<'UsersBlocked', UsersBlocked> | EventEnvelope<'UsersUnblocked', UsersUnblocked>;
+type BlockEvent = EventOf<(typeof blockEventTypes)[number]>;
 
 export const blocksProjection: Projection<RelationDoc, BlockEvent> = {
   name: 'blocks',
-  canHandle: (event: EventEnvelope): event is BlockEvent => event.type === 'UsersBlocked' || event.type === 'UsersUnblocked',
+  eventTypes: blockEventTypes,
   documentIds: (event) =>
     (event.type === 'UsersBlocked' ? event.data.blockedUids : event.data.unblockedUids).map((other) =>
       relationDocId(event.appId, event.data.uid, other),

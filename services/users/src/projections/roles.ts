@@ -1,13 +1,5 @@
-import type {
-  EventEnvelope,
-  RoleCreated,
-  RoleDeleted,
-  RoleFeaturesAllowed,
-  RoleFeaturesRestricted,
-  RolePermissionsReset,
-  RolePermissionsSet,
-  RoleUpdated,
-} from '@chat/contracts';
+import { roleEventTypes } from '@chat/contracts';
+import type { EventOf, RoleUpdated } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
 
 export interface RestrictedFeature {
@@ -31,24 +23,7 @@ export interface RoleDoc {
   updatedAt: number;
 }
 
-type Handled =
-  | EventEnvelope<'RoleCreated', RoleCreated>
-  | EventEnvelope<'RoleUpdated', RoleUpdated>
-  | EventEnvelope<'RoleDeleted', RoleDeleted>
-  | EventEnvelope<'RolePermissionsSet', RolePermissionsSet>
-  | EventEnvelope<'RolePermissionsReset', RolePermissionsReset>
-  | EventEnvelope<'RoleFeaturesRestricted', RoleFeaturesRestricted>
-  | EventEnvelope<'RoleFeaturesAllowed', RoleFeaturesAllowed>;
-
-const handled = new Set([
-  'RoleCreated',
-  'RoleUpdated',
-  'RoleDeleted',
-  'RolePermissionsSet',
-  'RolePermissionsReset',
-  'RoleFeaturesRestricted',
-  'RoleFeaturesAllowed',
-]);
+type Handled = EventOf<(typeof roleEventTypes)[number]>;
 
 export function roleDocId(appId: string, role: string): string {
   return `${appId}:${role}`;
@@ -73,7 +48,7 @@ function updated(doc: RoleDoc, update: RoleUpdated): RoleDoc {
 
 export const rolesProjection: Projection<RoleDoc, Handled> = {
   name: 'roles',
-  canHandle: (event: EventEnvelope): event is Handled => handled.has(event.type),
+  eventTypes: roleEventTypes,
   documentIds: (event) => [roleDocId(event.appId, event.data.role)],
   sourceOf: () => 'roles',
   evolve(doc, event) {

@@ -1,12 +1,5 @@
-import { eventTypeIn, userLifecycleEventTypes } from '@chat/contracts';
-import type {
-  EventEnvelope,
-  UserCreated,
-  UserDeactivated,
-  UserDeleted,
-  UserReactivated,
-  UserUpdated,
-} from '@chat/contracts';
+import { applyUserUpdate, userLifecycleEventTypes } from '@chat/contracts';
+import type { EventOf, UserDeleted, EventEnvelope, UserCreated, UserUpdated } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
 import { listKey } from './userDirectory.js';
 
@@ -38,14 +31,7 @@ export interface UserDoc {
   deactivatedAt?: number;
 }
 
-type Handled =
-  | EventEnvelope<'UserCreated', UserCreated>
-  | EventEnvelope<'UserUpdated', UserUpdated>
-  | EventEnvelope<'UserDeactivated', UserDeactivated>
-  | EventEnvelope<'UserReactivated', UserReactivated>
-  | EventEnvelope<'UserDeleted', UserDeleted>;
-
-const isLifecycleEvent = eventTypeIn(userLifecycleEventTypes);
+type Handled = EventOf<(typeof userLifecycleEventTypes)[number]>;
 
 export function userDocId(appId: string, uid: string): string {
   return `${appId}:${uid}`;
@@ -72,23 +58,15 @@ function created(event: EventEnvelope<'UserCreated', UserCreated>): UserDoc {
   };
 }
 
+/** The shared profile applier, then what only the users service keeps: sort key, status message, metadata. */
 function updated(doc: UserDoc, update: UserUpdated): UserDoc {
-  const next: UserDoc = { ...doc, updatedAt: update.updatedAt };
+  const next = applyUserUpdate(doc, update);
   const { changes } = update;
-  if (changes.name !== undefined) {
-    next.name = changes.name;
-    next.sortName = changes.name.toLowerCase();
-  }
-  if (changes.avatar !== undefined) next.avatar = changes.avatar;
-  if (changes.link !== undefined) next.link = changes.link;
-  if (changes.role !== undefined) next.role = changes.role;
+  next.sortName = next.name.toLowerCase();
   if (changes.statusMessage !== undefined) next.statusMessage = changes.statusMessage;
   if (changes.metadata !== undefined) next.metadata = JSON.stringify(changes.metadata);
-  if (changes.tags !== undefined) next.tags = changes.tags;
-  for (const field of update.removed) {
-    if (field === 'tags') next.tags = [];
-    else delete next[field];
-  }
+  if (update.removed.includes('statusMessage')) delete next.statusMessage;
+  if (update.removed.includes('metadata')) delete next.metadata;
   return next;
 }
 
@@ -110,7 +88,7 @@ function tombstone(doc: UserDoc | null, event: EventEnvelope<'UserDeleted', User
 
 export const usersProjection: Projection<UserDoc, Handled> = {
   name: 'users',
-  canHandle: (event: EventEnvelope): event is Handled => isLifecycleEvent(event),
+  eventTypes: userLifecycleEventTypes,
   documentIds: (event) => [userDocId(event.appId, event.data.uid)],
   sourceOf: () => 'user',
   evolve(doc, event) {

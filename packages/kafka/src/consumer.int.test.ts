@@ -1,0 +1,85 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { deadLetterTopic } from '@chat/contracts';
+import type { KnownEvent } from '@chat/contracts';
+import { testEnvelope } from '@chat/eventsourcing';
+import type { Consumer, Kafka, Producer } from 'kafkajs';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKafka, ensureTopics } from './client.js';
+import { EventConsumer } from './consumer.js';
+
+// The batched consumer on the real broker: what can never be applied is parked on `<group>.dlq`
+// with its reason, and a handler that fails like an unreachable store is retried, never parked.
+describe('EventConsumer on Kafka', () => {
+  const logger = pino({ level: 'silent' });
+  const run = randomBytes(4).toString('hex');
+  const topic = `test.consumer.${run}`;
+  const groupId = `test-consumer-${run}`;
+  let kafka: Kafka;
+  let producer: Producer;
+  let dlqReader: Consumer | null = null;
+  let consumer: EventConsumer | null = null;
+
+  beforeAll(async () => {
+    kafka = createKafka('consumer-int-test', (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:9092').split(','), logger);
+    await ensureTopics(kafka, [topic, deadLetterTopic(groupId)], 1);
+    producer = kafka.producer();
+    await producer.connect();
+  });
+  afterAll(async () => {
+    await consumer?.stop();
+    await dlqReader?.disconnect();
+    await producer.disconnect();
+  });
+
+  it('dead-letters an unknown type, an invalid payload and a non-envelope, and retries an outage until it passes', async () => {
+    const valid = (uid: string) =>
+      JSON.stringify(testEnvelope('UserCreated', `user:app1:${uid}`, 1, { uid, name: uid, role: 'default', tags: [], createdAt: 1 }));
+    await producer.send({
+      topic,
+      messages: [
+        { key: 'a', value: valid('a') },
+        { key: 'x', value: JSON.stringify(testEnvelope('UserTeleported', 'user:app1:x', 1, { uid: 'x' })) },
+        { key: 'y', value: JSON.stringify(testEnvelope('UserCreated', 'user:app1:y', 1, { uid: 42 })) },
+        { key: 'z', value: 'this is not json' },
+        { key: 'b', value: valid('b') },
+      ],
+    });
+
+    const applied: string[] = [];
+    let outagesLeft = 3;
+    consumer = new EventConsumer(kafka, {
+      groupId,
+      topics: [topic],
+      logger,
+      handler: (events: readonly KnownEvent[]) => {
+        if (outagesLeft > 0) {
+          outagesLeft -= 1;
+          return Promise.reject(new Error('MongoNetworkError: connection refused'));
+        }
+        applied.push(...events.map((event) => (event.data as { uid: string }).uid));
+        return Promise.resolve();
+      },
+    });
+    await consumer.start();
+
+    const parked: Array<{ key: string; reason: string }> = [];
+    dlqReader = kafka.consumer({ groupId: `${groupId}-reader` });
+    await dlqReader.connect();
+    await dlqReader.subscribe({ topic: deadLetterTopic(groupId), fromBeginning: true });
+    await dlqReader.run({
+      eachMessage: async ({ message }) => {
+        parked.push({ key: message.key?.toString() ?? '', reason: message.headers?.['dlq.reason']?.toString() ?? '' });
+      },
+    });
+
+    const deadline = Date.now() + 25_000;
+    while ((applied.length < 2 || parked.length < 3) && Date.now() < deadline) await sleep(100);
+    expect(applied).toEqual(['a', 'b']);
+    expect(parked.map((entry) => entry.key).sort()).toEqual(['x', 'y', 'z']);
+    expect(parked.find((entry) => entry.key === 'x')?.reason).toContain('UserTeleported');
+    expect(parked.find((entry) => entry.key === 'z')?.reason).toContain('not an event envelope');
+    expect(consumer.counters).toEqual({ deadLettered: 3, retriedFailures: 3 });
+  });
+});
