@@ -190,7 +190,7 @@ describe('ProjectionRuntime', () => {
       evolve: (doc, event) => ({ max: Math.max(doc?.max ?? 0, event.data.amount) }),
     };
     const store = new InstrumentedStore();
-    const runtime = runtimeOver(store, maxima);
+    const runtime = new ProjectionRuntime(maxima, store);
     const history = [tallied('s:a', 1, ['d1'], 'add', 5), tallied('s:b', 1, ['d1'], 'add', 3), tallied('s:c', 1, ['d1', 'd2'], 'add', 7)];
     await runtime.apply(history);
     expect(store.inner.stored()).toEqual([
@@ -201,7 +201,7 @@ describe('ProjectionRuntime', () => {
     // Redelivered, in this process (remembered) and in a fresh one (read, folded, found unchanged).
     await runtime.apply(history.slice(0, 2));
     expect(store.calls).toEqual(afterWrite);
-    await runtimeOver(store, maxima).apply(history);
+    await new ProjectionRuntime(maxima, store).apply(history);
     expect(store.calls).toEqual({ ...afterWrite, find: afterWrite.find + 2 });
     expect(store.inner.stored().map((doc) => doc._rev)).toEqual([1, 1]);
   });

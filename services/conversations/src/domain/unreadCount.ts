@@ -213,3 +213,11 @@ export async function conversationView(
     listed,
   };
 }
+
+/** Whether `id` is a message of the conversation's timeline that still exists (not a thread reply, not permanently deleted). */
+export async function holdsMessage(doc: TimelineDoc, history: TimelineHistory, id: number): Promise<boolean> {
+  if (doc.deletedPermanently.includes(id)) return false;
+  const positions = new TimelinePositions(doc, history);
+  const position = await positions.lastWhere((e) => e.i <= id);
+  return position > 0 && (await positions.entry(position)).i === id;
+}

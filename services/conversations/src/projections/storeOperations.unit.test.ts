@@ -1,16 +1,16 @@
 import type { EventEnvelope } from '@chat/contracts';
-import { InMemoryDocumentStore } from '@chat/mongo';
 import type { DocumentStore, GuardedWrite, StoredRecord } from '@chat/mongo';
 import { describe, expect, it } from 'vitest';
 import { ConversationReadModel } from './conversationReadModel.js';
 import { T0, testEnvelope } from './testEvents.js';
+import { memoryConversationStores } from './testStores.js';
 
 /** Counts what the read model asks of each collection: the figures issue 8 budgets (reads, inserted documents, guarded writes). */
 class CountingStore implements DocumentStore {
   reads = 0;
   inserted = 0;
   writes = 0;
-  constructor(private readonly inner: DocumentStore = new InMemoryDocumentStore()) {}
+  constructor(private readonly inner: DocumentStore) {}
   find(id: string) {
     this.reads += 1;
     return this.inner.find(id);
@@ -26,9 +26,14 @@ class CountingStore implements DocumentStore {
 }
 
 function countingModel() {
-  const stores = { timelines: new CountingStore(), history: new CountingStore(), members: new CountingStore(), copies: new CountingStore() };
+  const counters: CountingStore[] = [];
+  const { stores } = memoryConversationStores((store) => {
+    const counter = new CountingStore(store);
+    counters.push(counter);
+    return counter;
+  });
   const total = () => {
-    const all = Object.values(stores);
+    const all = counters;
     return { reads: all.reduce((n, s) => n + s.reads, 0), inserted: all.reduce((n, s) => n + s.inserted, 0), writes: all.reduce((n, s) => n + s.writes, 0) };
   };
   return { model: new ConversationReadModel(stores), total };
@@ -56,11 +61,18 @@ async function perEvent(model: ConversationReadModel, total: () => { reads: numb
 }
 
 describe('store operations of the conversation read model', () => {
-  it('a one-on-one message: one guarded write, one inserted copy, a sealed chunk every 64 messages, no read once warm', async () => {
+  it('a one-on-one message: its timeline and the two inboxes written, one inserted copy, a sealed chunk every 64 messages, no read once warm', async () => {
     const { model, total } = countingModel();
     await model.apply([sent('a_user_b', 1, 'a', 'b', 'user')]);
     const steady = await perEvent(model, total, Array.from({ length: 640 }, (_, i) => sent('a_user_b', i + 2, i % 2 ? 'a' : 'b', i % 2 ? 'b' : 'a', 'user')));
-    expect(steady).toEqual({ reads: 0, inserted: 1 + 1 / 64, writes: 1 });
+    expect(steady).toEqual({ reads: 0, inserted: 1 + 1 / 64, writes: 3 });
+  });
+
+  it('a one-on-one message delivered again (the consumer after the request path) costs nothing', async () => {
+    const { model, total } = countingModel();
+    const messages = Array.from({ length: 64 }, (_, i) => sent('a_user_b', i + 1, i % 2 ? 'a' : 'b', i % 2 ? 'b' : 'a', 'user'));
+    await model.apply(messages);
+    expect(await perEvent(model, total, messages)).toEqual({ reads: 0, inserted: 0, writes: 0 });
   });
 
   it('a group message and a join or kick cost the same whatever the group size', async () => {
@@ -75,8 +87,8 @@ describe('store operations of the conversation read model', () => {
       expect(message).toEqual({ reads: 0, inserted: 1 + 1 / 64, writes: 1 });
       const join = await perEvent(model, total, [testEnvelope('GroupMemberJoined', group, 3, { guid: 'g', uid: 'newcomer', scope: 'participant', joinedAt: 2, membersCount: size + 1 }, T0 + 1000)]);
       const kick = await perEvent(model, total, [testEnvelope('GroupMemberKicked', group, 4, { guid: 'g', uid: 'u1', kickedAt: 3, membersCount: size }, T0 + 2000)]);
-      // The join: the newcomer's document is new (read, then inserted) and the timeline's member count is rewritten.
-      expect(join).toEqual({ reads: 1, inserted: 1, writes: 1 });
+      // The join: the newcomer's member document and inbox are new (read, then inserted) and the timeline's member count is rewritten.
+      expect(join).toEqual({ reads: 2, inserted: 2, writes: 1 });
       // The kick: the member's document (read: not written by this process) and the timeline.
       expect(kick.writes).toBe(2);
       expect(kick.reads).toBeLessThanOrEqual(1);

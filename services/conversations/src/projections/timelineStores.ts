@@ -94,7 +94,7 @@ export class TextFieldsStore implements DocumentStore {
     return stored;
   }
 
-  private decode(stored: StoredRecord): StoredRecord {
+  decode(stored: StoredRecord): StoredRecord {
     const document: StoredRecord = { ...stored };
     for (const field of this.fields) {
       const text = document[field];

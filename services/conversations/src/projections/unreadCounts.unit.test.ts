@@ -4,9 +4,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { conversationMarksDecider } from '../domain/conversationMarks.js';
 import type { ConversationMarksCommand, ConversationMarksEvent } from '../domain/conversationMarks.js';
-import { InMemoryDocumentStore } from '@chat/mongo';
 import { ConversationReadModel } from './conversationReadModel.js';
 import { T0, testEnvelope } from './testEvents.js';
+import { memoryConversationStores } from './testStores.js';
 
 /**
  * Random interleavings of sends, read and unread marks, deletions, joins, leaves, kicks and bans
@@ -202,8 +202,8 @@ function reorder(events: readonly EventEnvelope[], seed: number): EventEnvelope[
 
 /** Applies the events in batches of random sizes, as the Kafka consumer would (each stream stays in order). */
 async function project(events: readonly EventEnvelope[], chunkSize: number, seed: number) {
-  const stores = { timelines: new InMemoryDocumentStore(), history: new InMemoryDocumentStore(), members: new InMemoryDocumentStore(), copies: new InMemoryDocumentStore() };
-  const model = new ConversationReadModel(stores, chunkSize);
+  const { stores, memory } = memoryConversationStores();
+  const model = new ConversationReadModel(stores, { chunkSize });
   let state = seed || 1;
   for (let start = 0; start < events.length; ) {
     state = (state * 1103515245 + 12345) % 2147483648;
@@ -211,7 +211,7 @@ async function project(events: readonly EventEnvelope[], chunkSize: number, seed
     await model.apply(events.slice(start, start + size));
     start += size;
   }
-  return { model, stores };
+  return { model, stores: memory };
 }
 
 type Projected = Awaited<ReturnType<typeof project>>;
