@@ -23,7 +23,7 @@ export interface AppConversationPage {
  * query filters on these. `participants` and `group` stay documents: the scans and the app-wide list
  * filter on them.
  */
-const COLLECTIONS = {
+export const CONVERSATION_COLLECTIONS = {
   timelines: { name: 'conversation_timelines', text: ['open', 'sealed', 'totals', 'last', 'deletedSoft', 'deletedPermanently'] },
   history: { name: 'conversation_history', text: ['before', 'entries'] },
   members: { name: 'conversation_members', text: ['membership'] },
@@ -47,7 +47,7 @@ function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-function storeOf(db: Db, collection: { name: string; text: readonly string[] }): TextFieldsStore {
+export function storeOf(db: Db, collection: { name: string; text: readonly string[] }): TextFieldsStore {
   return new TextFieldsStore(new MongoDocumentStore(db, collection.name), collection.text);
 }
 
@@ -60,12 +60,12 @@ class MongoScans implements ConversationScans {
   ) {}
 
   async timelinesWith(appId: string, uid: string): Promise<TimelineDoc[]> {
-    const found = await this.db.collection<StoredRecord>(COLLECTIONS.timelines.name).find({ appId, conversationType: 'user', participants: uid }).toArray();
+    const found = await this.db.collection<StoredRecord>(CONVERSATION_COLLECTIONS.timelines.name).find({ appId, conversationType: 'user', participants: uid }).toArray();
     return found.map((stored) => stripStoredFields(this.timelines.decode(stored) as unknown as Stored<TimelineDoc>));
   }
 
   async membersOf(appId: string, uid: string): Promise<ConversationMemberDoc[]> {
-    const found = await this.db.collection<StoredRecord>(COLLECTIONS.members.name).find({ appId, owner: uid }).toArray();
+    const found = await this.db.collection<StoredRecord>(CONVERSATION_COLLECTIONS.members.name).find({ appId, owner: uid }).toArray();
     return found.map((stored) => stripStoredFields(this.members.decode(stored) as unknown as Stored<ConversationMemberDoc>));
   }
 }
@@ -82,30 +82,30 @@ export class ConversationReadModels implements EventApplier {
   private readonly timelines: Collection<StoredRecord>;
 
   constructor(private readonly db: Db) {
-    const timelines = storeOf(db, COLLECTIONS.timelines);
-    const members = storeOf(db, COLLECTIONS.members);
+    const timelines = storeOf(db, CONVERSATION_COLLECTIONS.timelines);
+    const members = storeOf(db, CONVERSATION_COLLECTIONS.members);
     const stores: ConversationStores = {
       timelines,
-      history: storeOf(db, COLLECTIONS.history),
+      history: storeOf(db, CONVERSATION_COLLECTIONS.history),
       members,
-      copies: storeOf(db, COLLECTIONS.copies),
-      inboxes: storeOf(db, COLLECTIONS.inboxes),
+      copies: storeOf(db, CONVERSATION_COLLECTIONS.copies),
+      inboxes: storeOf(db, CONVERSATION_COLLECTIONS.inboxes),
       scans: new MongoScans(db, timelines, members),
     };
     this.conversations = new ConversationReadModel(stores);
     this.appliers = allOf(mongoProjection(db, 'users', usersProjection), mongoProjection(db, 'global_pins', globalPinsProjection), this.conversations);
     this.users = db.collection('users');
     this.globalPins = db.collection('global_pins');
-    this.timelines = db.collection(COLLECTIONS.timelines.name);
+    this.timelines = db.collection(CONVERSATION_COLLECTIONS.timelines.name);
   }
 
   async ensureIndexes(): Promise<void> {
     // Used by MongoDB proper; FerretDB v1 answers these queries by reading the collection (ADR 0006).
-    await ensureIndexes(this.db, COLLECTIONS.timelines.name, [
+    await ensureIndexes(this.db, CONVERSATION_COLLECTIONS.timelines.name, [
       { keys: { appId: 1, listed: 1, updatedAt: -1, lastMessageSeq: -1 }, options: { name: 'app_recent' } },
       { keys: { appId: 1, participants: 1 }, options: { name: 'participants' } },
     ]);
-    await ensureIndexes(this.db, COLLECTIONS.members.name, [{ keys: { appId: 1, owner: 1 }, options: { name: 'owner' } }]);
+    await ensureIndexes(this.db, CONVERSATION_COLLECTIONS.members.name, [{ keys: { appId: 1, owner: 1 }, options: { name: 'owner' } }]);
   }
 
   /** Applies a batch to every read model that cares; safe to call any number of times, in any interleaving of streams. */
