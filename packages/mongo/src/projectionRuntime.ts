@@ -201,7 +201,11 @@ export class ProjectionRuntime<Doc extends object, Event extends EventEnvelope =
       }
     }
 
-    const [duplicates, lost] = await Promise.all([this.store.insert(inserts), this.store.writeGuarded(guardedWrites)]);
+    // Existing documents first, new ones after: a new document usually hangs off an existing one (a
+    // member off its group, a reply off its thread), and a reader must not see it before the change to
+    // what it hangs off (a member counted in its group). There is no atomicity across documents.
+    const lost = await this.store.writeGuarded(guardedWrites);
+    const duplicates = await this.store.insert(inserts);
     const missed = new Set([...duplicates, ...lost]);
     for (const id of missed) {
       this.recent.forget(id);

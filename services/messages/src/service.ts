@@ -1,4 +1,5 @@
 import { topics } from '@chat/contracts';
+import type { KnownEvent } from '@chat/contracts';
 import { createServiceApp } from '@chat/http';
 import { createEventPipeline } from '@chat/runtime';
 import type { RunnableService } from '@chat/runtime';
@@ -30,8 +31,20 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
     consumes: [topics.users, topics.conversations, topics.messages],
     consumerPurpose: 'messages.projections',
     project: async (events) => {
-      await readModels.apply(events);
-      for (const event of events) if (isGroupEvent(event)) await groupActions?.handle(event);
+      // An action message snapshots its group as of its event, so a group event is applied and acted
+      // on alone; the events between group events are applied in runs.
+      let run: KnownEvent[] = [];
+      for (const event of events) {
+        if (!isGroupEvent(event)) {
+          run.push(event);
+          continue;
+        }
+        await readModels.apply(run);
+        run = [];
+        await readModels.apply([event]);
+        await groupActions?.handle(event);
+      }
+      await readModels.apply(run);
     },
     ownReadModels: { apply: async (events) => { for (const event of events) await readModels.applyOwn(event); } },
   });
