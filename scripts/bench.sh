@@ -4,6 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 node bench/gateway-overhead.mjs "$@"
+node bench/runtime.mjs
 node bench/users-list.mjs
 node bench/groups-operations.mjs
 node bench/messages-send.mjs

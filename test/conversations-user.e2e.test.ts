@@ -67,7 +67,7 @@ describe('one-on-one conversation operations', () => {
   });
 
   it('refuses bad marks and changes nothing', async () => {
-    expectError(await app.call('DELETE', '/v3/users/ben/conversation/read', { onBehalfOf: 'ann', body: {} }), 400, 'ERR_BAD_REQUEST');
+    expectError(await app.call('DELETE', '/v3/users/ben/conversation/read', { onBehalfOf: 'ann', body: { messageId: 'abc' } }), 400, 'ERR_BAD_REQUEST');
     expectError(await app.call('POST', '/v3/users/ben/conversation/read', { onBehalfOf: 'ann', body: { messageId: 'abc' } }), 400, 'ERR_BAD_REQUEST');
     expectError(await app.call('POST', '/v3/users/ben/conversation/read', { onBehalfOf: 'ann', body: { messageId: -3 } }), 400, 'ERR_BAD_REQUEST');
     expectError(await app.call('POST', '/v3/users/ben/conversation/read', { onBehalfOf: 'ann', body: { messageId: 99_999_999 } }), 400, 'ERR_BAD_REQUEST');

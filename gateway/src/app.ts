@@ -8,19 +8,27 @@ import {
   INTERNAL_HEADER_PREFIX,
   apiKeyCacheKey,
   apiKeyIdentitySchema,
+  deprecationHeaders,
   appLocationSchema,
   internalHeaders,
+  isGatedOperation,
+  roleDenial,
   routeCatalog,
 } from '@chat/contracts';
-import type { ApiKeyIdentity, AppLocation, RouteSpec } from '@chat/contracts';
+import type { ApiKeyIdentity, AppLocation, RoleAccess, RouteSpec } from '@chat/contracts';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { ManagementCredentials, decideChatAccess, refuseForeignKey, sha256Hex } from './auth.js';
 import type { Refusal } from './auth.js';
 import type { GatewayConfig } from './config.js';
+import { IDEMPOTENT_METHODS, IdempotentForwarder, idempotencyKeyOf } from './idempotency.js';
+import type { IdempotencyStore } from './idempotency.js';
 import { managementLookups } from './lookups.js';
 import type { ManagementLookups } from './lookups.js';
 import { UpstreamProxy, sendError } from './proxy.js';
+import { RateLimiter, rateClassOf, rateLimitHeaders } from './rateLimit.js';
+import type { WindowCounterStore } from './rateLimit.js';
+import { roleAccessCache, roleAccessId } from './roleAccess.js';
 import { RouteTable } from './routes.js';
 import { parseHost } from './tenancy.js';
 import type { HostTenancy } from './tenancy.js';
@@ -39,6 +47,12 @@ export interface GatewayDeps {
   subscriber?: InvalidationSubscriber;
   fetchKey?: ManagementLookups['fetchKey'];
   fetchApp?: ManagementLookups['fetchApp'];
+  /** The acting user's role rules (default: the users service's internal endpoint). */
+  fetchRoleAccess?: (appId: string, uid: string) => Promise<RoleAccess | null>;
+  /** Shared rate-limit counters; without them each gateway enforces the limits on its own counts. */
+  counters?: WindowCounterStore;
+  /** Where Idempotency-Key answers are kept; without it the header is ignored. */
+  idempotency?: IdempotencyStore;
   logger?: Logger;
 }
 
@@ -135,6 +149,24 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     onUpstreamError: (error, upstream, requestId) => logger.error({ err: error, upstream, requestId }, 'upstream request failed'),
   });
 
+  const users = config.upstreams.users;
+  const roleAccess = roleAccessCache(
+    `http://${users.hostname.includes(':') ? `[${users.hostname}]` : users.hostname}:${users.port}`,
+    LOOKUP_TIMEOUT_MS,
+    onCacheError('role access cache'),
+    deps.fetchRoleAccess,
+  );
+  const rateLimiter = new RateLimiter(config.rateLimits, deps.counters, {
+    syncIntervalMs: config.rateLimitSyncMs,
+    onSyncError: (error) => logger.warn({ err: error }, 'rate-limit sync failed; counting locally'),
+  });
+  const idempotent = deps.idempotency
+    ? new IdempotentForwarder(deps.idempotency, proxy, {
+        waitLimitMs: config.upstreamTimeoutMs + 5_000,
+        onError: (error, requestId) => logger.error({ err: error, requestId }, 'idempotent request failed'),
+      })
+    : undefined;
+
   const refuse = (res: ServerResponse, refusal: Refusal, requestId: string) => sendError(res, refusal.code, refusal.message, requestId);
 
   const lookupFailed = (res: ServerResponse, requestId: string) => (error: unknown) => {
@@ -171,12 +203,22 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
         refuseForeign(res, appId, requestId);
         return;
       case 'allow': {
-        const headers = forwardedHeaders(req, requestId);
-        headers[internalHeaders.appId] = appId;
-        headers[internalHeaders.keyId] = decision.identity.keyId;
-        headers[internalHeaders.scope] = decision.identity.scope;
-        if (decision.onBehalfOf !== undefined) headers[internalHeaders.onBehalfOf] = decision.onBehalfOf;
-        proxy.forward(req, res, config.upstreams[route.service], headers, requestId);
+        // Counted in memory, synced in the background: no await here (ADR 0010).
+        const rate = rateLimiter.take(appId, rateClassOf(route));
+        const rateHeaders = rateLimitHeaders(rate);
+        for (const name in rateHeaders) res.setHeader(name, rateHeaders[name] as string);
+        if (!rate.allowed) {
+          return sendError(res, 'ERR_TOO_MANY_REQUESTS', `The app's limit of ${rate.limit} requests per minute is used up; retry in ${rate.retryAfter} s.`, requestId);
+        }
+        const onBehalfOf = decision.onBehalfOf;
+        if (onBehalfOf !== undefined && isGatedOperation(route.operationId)) {
+          const access = roleAccess.get(roleAccessId(appId, onBehalfOf));
+          if (access instanceof Promise) {
+            access.then((found) => {
+              if (!res.destroyed) forwardAllowed(req, res, route, appId, requestId, decision.identity, onBehalfOf, found);
+            }, lookupFailed(res, requestId));
+          } else forwardAllowed(req, res, route, appId, requestId, decision.identity, onBehalfOf, access);
+        } else forwardAllowed(req, res, route, appId, requestId, decision.identity, onBehalfOf, null);
         return;
       }
       default: {
@@ -184,6 +226,35 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
         throw new Error(`unknown decision ${JSON.stringify(unknown)}`);
       }
     }
+  };
+
+  /** Past authentication and the rate limit: the acting user's role, then idempotency or plain proxying. */
+  const forwardAllowed = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: RouteSpec,
+    appId: string,
+    requestId: string,
+    identity: ApiKeyIdentity,
+    onBehalfOf: string | undefined,
+    access: RoleAccess | null,
+  ): void => {
+    // An unknown acting user is left to the service, which answers ERR_UID_NOT_FOUND.
+    const denial = access ? roleDenial(route.operationId, access) : null;
+    if (denial) return sendError(res, 'ERR_PERMISSION_DENIED', denial, requestId);
+    const headers = forwardedHeaders(req, requestId);
+    headers[internalHeaders.appId] = appId;
+    headers[internalHeaders.keyId] = identity.keyId;
+    headers[internalHeaders.scope] = identity.scope;
+    if (onBehalfOf !== undefined) headers[internalHeaders.onBehalfOf] = onBehalfOf;
+    const idempotencyKey = idempotent && IDEMPOTENT_METHODS.has(req.method ?? '') ? idempotencyKeyOf(req) : undefined;
+    if (idempotencyKey === null) {
+      return sendError(res, 'ERR_INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key: 1–255 visible ASCII characters.', requestId);
+    }
+    if (idempotent && idempotencyKey !== undefined) {
+      const scope = { appId, keyId: identity.keyId, idempotencyKey, onBehalfOf };
+      void idempotent.forward(req, res, config.upstreams[route.service], headers, scope, requestId);
+    } else proxy.forward(req, res, config.upstreams[route.service], headers, requestId);
   };
 
   const handleChat = (req: IncomingMessage, res: ServerResponse, route: RouteSpec, tenancy: HostTenancy, requestId: string): void => {
@@ -241,6 +312,8 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     if (!route || !fitsHost(route, tenancy)) {
       return sendError(res, 'ERR_API_NOT_FOUND', `No operation ${req.method ?? ''} ${path}.`, requestId);
     }
+    const deprecation = deprecationHeaders(route.operationId);
+    if (deprecation) for (const [name, value] of Object.entries(deprecation)) res.setHeader(name, value);
     if (route.api === 'management') handleManagement(req, res, route, requestId);
     else handleChat(req, res, route, tenancy, requestId);
   };
@@ -255,6 +328,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     handler,
     keys,
     async start() {
+      rateLimiter.start();
       if (deps.subscriber) {
         deps.subscriber.on('message', onInvalidation);
         await deps.subscriber.subscribe(API_KEY_INVALIDATION_CHANNEL);
@@ -277,6 +351,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
       await closed;
       clearTimeout(force);
       if (deps.subscriber) await deps.subscriber.unsubscribe(API_KEY_INVALIDATION_CHANNEL).catch(() => undefined);
+      rateLimiter.stop();
       proxy.close();
     },
   };

@@ -39,6 +39,11 @@ const schema = z.object({
   UPSTREAM_MAX_SOCKETS: z.coerce.number().int().min(1).default(256),
   /** Fraction of requests logged at info level; 0 keeps logging off the hot path. */
   ACCESS_LOG_SAMPLE_RATE: z.coerce.number().min(0).max(1).default(0),
+  /** Per-app requests per minute (CometChat's published figures by default). */
+  RATE_LIMIT_STANDARD_PER_MINUTE: z.coerce.number().int().min(1).default(20_000),
+  RATE_LIMIT_CORE_PER_MINUTE: z.coerce.number().int().min(1).default(10_000),
+  /** How often each replica adds its counts to Redis: the cross-replica tolerance (ADR 0010). */
+  RATE_LIMIT_SYNC_MS: z.coerce.number().int().min(10).max(5_000).default(100),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -56,6 +61,8 @@ export interface GatewayConfig {
   upstreamTimeoutMs: number;
   upstreamMaxSockets: number;
   accessLogSampleRate: number;
+  rateLimits: { standard: number; core: number };
+  rateLimitSyncMs: number;
   logLevel: string;
 }
 
@@ -88,6 +95,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Gatew
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
     upstreamMaxSockets: e.UPSTREAM_MAX_SOCKETS,
     accessLogSampleRate: e.ACCESS_LOG_SAMPLE_RATE,
+    rateLimits: Object.freeze({ standard: e.RATE_LIMIT_STANDARD_PER_MINUTE, core: e.RATE_LIMIT_CORE_PER_MINUTE }),
+    rateLimitSyncMs: e.RATE_LIMIT_SYNC_MS,
     logLevel: e.LOG_LEVEL,
   });
 }

@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { createGateway } from './app.js';
 import { loadConfig } from './config.js';
+import { redisIdempotencyStore, redisWindowCounters } from './redisStores.js';
 
 const config = loadConfig();
 const logger = pino({ name: 'gateway', level: config.logLevel, base: { service: 'gateway' } });
@@ -17,7 +18,13 @@ for (const [name, client] of [['redis', redis], ['redis subscriber', subscriber]
 await Promise.race([once(redis, 'ready'), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
 if (redis.status !== 'ready') logger.warn('redis is not reachable yet; serving from the management service meanwhile');
 
-const gateway = createGateway(config, { redis, subscriber, logger });
+const gateway = createGateway(config, {
+  redis,
+  subscriber,
+  counters: redisWindowCounters(redis),
+  idempotency: redisIdempotencyStore(redis),
+  logger,
+});
 const port = await gateway.start();
 logger.info({ port, region: config.region, domain: config.domain }, 'gateway listening');
 

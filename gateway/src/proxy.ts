@@ -15,6 +15,12 @@ export function sendError(res: ServerResponse, code: ErrorCode, message: string,
   res.end(body);
 }
 
+export interface BufferedResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
 export interface ProxyOptions {
   timeoutMs: number;
   maxSockets: number;
@@ -86,6 +92,37 @@ export class UpstreamProxy {
     });
 
     req.pipe(upstreamReq);
+  }
+
+  /**
+   * The same exchange with both bodies buffered, for the few requests whose answer must be kept
+   * (Idempotency-Key). Rejects on a connection error or timeout; the caller maps it.
+   */
+  forwardBuffered(req: IncomingMessage, upstream: Upstream, headers: OutgoingHttpHeaders, body: Buffer): Promise<BufferedResponse> {
+    return new Promise((resolve, reject) => {
+      const upstreamReq = request({
+        agent: this.agent,
+        hostname: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...headers, 'content-length': body.length },
+        timeout: this.options.timeoutMs,
+      });
+      upstreamReq.on('timeout', () => upstreamReq.destroy(new Error('upstream timeout')));
+      upstreamReq.on('error', reject);
+      upstreamReq.on('response', (upstreamRes) => {
+        const chunks: Buffer[] = [];
+        upstreamRes.on('data', (chunk: Buffer) => chunks.push(chunk));
+        upstreamRes.on('error', reject);
+        upstreamRes.on('end', () => {
+          const kept: Record<string, string> = {};
+          for (const [name, value] of Object.entries(upstreamRes.headers)) if (typeof value === 'string') kept[name] = value;
+          resolve({ status: upstreamRes.statusCode ?? 502, headers: kept, body: Buffer.concat(chunks) });
+        });
+      });
+      upstreamReq.end(body);
+    });
   }
 
   close(): void {

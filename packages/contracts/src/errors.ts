@@ -13,6 +13,8 @@ export const baseErrorStatus = {
   AUTH_ERR_EMPTY_APIKEY: 401,
   AUTH_ERR_APIKEY_NOT_FOUND: 401,
   AUTH_ERR_NO_ACCESS: 403,
+  // a role (RBAC) or group scope (SBAC) permission, or a restricted feature, denies the operation
+  ERR_PERMISSION_DENIED: 403,
   AUTH_ERR_EMPTY_APPID: 400,
   AUTH_ERR_INVALID_APPID: 401,
   AUTH_ERR_EMPTY_AUTH_HEADER: 401,
@@ -23,6 +25,8 @@ export const baseErrorStatus = {
   ERR_PAYLOAD_TOO_LARGE: 413, // ours
   ERR_API_NOT_FOUND: 404,
   ERR_TOO_MANY_REQUESTS: 429,
+  ERR_IDEMPOTENCY_KEY_REUSED: 422, // ours: an Idempotency-Key sent again with a different request
+  ERR_INVALID_IDEMPOTENCY_KEY: 400, // ours: not 1–255 visible ASCII characters
   ERR_CONCURRENT_MODIFICATION: 409, // ours: optimistic-concurrency retries exhausted
   ERR_UPSTREAM_UNAVAILABLE: 502, // ours
   ERR_UPSTREAM_TIMEOUT: 504, // ours

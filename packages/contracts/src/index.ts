@@ -27,6 +27,10 @@ export * from './events/conversations.js';
 export type { ApiKeyCreated, ApiKeyDeleted, ApiKeyUpdated, AppCreated } from './events/management.js';
 export { apiKeyEventTypes, appEventTypes } from './events/management.js';
 export { CHAT_API_PREFIX, routeCatalog, serviceNames } from './routes.js';
+export { deprecatedOperations, deprecationHeaders } from './deprecations.js';
+export { isGatedOperation, operationGates, roleAccessSchema, roleDenial } from './roleAccess.js';
+export type { RoleAccess } from './roleAccess.js';
+export type { Deprecation } from './deprecations.js';
 export type { HttpMethod, OnBehalfOfRule, RequiredScope, RouteSpec, ServiceName } from './routes.js';
 export {
   API_KEY_INVALIDATION_CHANNEL,

@@ -32,4 +32,6 @@ export type AppLocation = z.infer<typeof appLocationSchema>;
 export const internalPaths = {
   apiKeyByHash: (keyHash: string) => `/internal/apikeys/${encodeURIComponent(keyHash)}`,
   app: (appId: string) => `/internal/apps/${encodeURIComponent(appId)}`,
+  /** On the users service: the acting user's `RoleAccess` (404 when no active user has that uid). */
+  roleAccess: (appId: string, uid: string) => `/internal/apps/${encodeURIComponent(appId)}/users/${encodeURIComponent(uid)}/access`,
 } as const;

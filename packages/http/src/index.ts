@@ -1,6 +1,9 @@
 export { createLogger } from './logger.js';
 export { actingUid, actorOf, requestIdOf } from './actor.js';
 export { parseWith } from './validation.js';
+export { parseQuery, withoutBlankValues } from './query.js';
+export { pagination } from './pagination.js';
+export type { Pagination } from './pagination.js';
 export { createServiceApp, errorMiddleware, notFound } from './app.js';
 export type { ServiceAppOptions } from './app.js';
 export { listen, onShutdownSignal } from './server.js';

@@ -46,7 +46,7 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
       }
       await readModels.apply(run);
     },
-    ownReadModels: { apply: async (events) => { for (const event of events) await readModels.applyOwn(event); } },
+    ownReadModels: readModels,
   });
   const app = new MessagesApp({ runner: pipeline.runner, readModels });
   groupActions = new GroupActionMessages(app, readModels);

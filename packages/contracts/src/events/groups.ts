@@ -152,6 +152,8 @@ export const groupMembershipEventTypes = [
 export const groupBanEventTypes = ['GroupMemberBanned', 'GroupMemberUnbanned'] as const;
 /** A group's profile, membership and ban events: what a service following groups projects. */
 export const groupEventTypes = [...groupProfileEventTypes, ...groupMembershipEventTypes, 'GroupMemberUnbanned'] as const;
+/** What sets a group's scope permissions: its creation and deletion reset them to the defaults. */
+export const groupScopePermissionEventTypes = ['GroupCreated', 'GroupDeleted', 'GroupScopePermissionsChanged'] as const;
 /** Everything on a group's stream: the above and its scope permissions. */
 export const groupStreamEventTypes = [...groupEventTypes, 'GroupScopePermissionsChanged'] as const;
 

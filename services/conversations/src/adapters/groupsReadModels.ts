@@ -39,16 +39,16 @@ function escapeRegex(text: string): string {
 
 /** Read models of groups, members and bans; the same projection runtimes serve Kafka and read-your-writes. */
 export class GroupReadModels implements EventApplier {
-  /** Members and bans, written before the group document (see `apply`). */
+  /** Members and bans: applied before the group document (see `apply`). */
   private readonly memberships: EventApplier;
-  private readonly groupDocuments: EventApplier;
+  private readonly groupDocs: EventApplier;
   private readonly groups: Collection<Stored<GroupDoc>>;
   private readonly members: Collection<Stored<MemberDoc>>;
   private readonly bans: Collection<Stored<BanDoc>>;
 
   constructor(private readonly db: Db) {
     this.memberships = allOf(mongoProjection(db, 'group_members', membersProjection), mongoProjection(db, 'group_bans', bansProjection));
-    this.groupDocuments = mongoProjection(db, 'groups', groupsProjection);
+    this.groupDocs = mongoProjection(db, 'groups', groupsProjection);
     this.groups = db.collection('groups');
     this.members = db.collection('group_members');
     this.bans = db.collection('group_bans');
@@ -71,14 +71,14 @@ export class GroupReadModels implements EventApplier {
   }
 
   /**
-   * Applies a batch to every group read model; safe to call any number of times. The group document
-   * goes last: its position then says that members and bans are applied up to it, which is what
-   * `rosterAt` relies on.
+   * Applies a batch to every group read model; safe to call any number of times. The group documents
+   * go last: a group document's position then says that its members and bans are applied up to it,
+   * which is what `rosterAt` relies on.
    */
   async apply(events: readonly EventEnvelope[]): Promise<void> {
     await this.memberships.apply(events);
     for (const event of events) if (event.type === 'GroupDeleted') await this.retireGroup(event);
-    await this.groupDocuments.apply(events);
+    await this.groupDocs.apply(events);
   }
 
   /**

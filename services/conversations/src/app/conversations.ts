@@ -15,6 +15,7 @@ import { userPinsDecider, userPinsStream } from '../domain/userPins.js';
 import type { ConversationRef } from '../domain/userPins.js';
 import type { ConversationFilter } from '../projections/conversationReadModel.js';
 import { isActiveUser } from '../projections/users.js';
+import { pagination } from '@chat/http';
 
 export interface ConversationsDeps {
   /** The shared runner: appends, publishes and applies to this service's read models. */
@@ -256,10 +257,12 @@ export class ConversationsApp {
         });
       }
     }
-    const upTo = messageId ?? newest;
+    const { timeline } = facts;
+    // "Mark unread" without a message id: exactly the last message becomes unread again.
+    const upTo = messageId ?? (mark === 'unread' && timeline ? await this.deps.readModels.conversations.messageBefore(timeline, newest) : newest);
     const now = this.clock();
     const at = epochSeconds(now);
-    if (upTo > 0) {
+    if (upTo > 0 || (mark === 'unread' && newest > 0)) {
       const command: ConversationMarksCommand =
         mark === 'read'
           ? { type: 'MarkRead', conversation: facts.ref, messageId: upTo, now: at }
@@ -380,13 +383,7 @@ export class ConversationsApp {
     const page = <T>(total: number, data: T[]): Paged<T> => ({
       data,
       meta: {
-        pagination: {
-          total,
-          count: data.length,
-          per_page: query.perPage,
-          current_page: query.page,
-          total_pages: Math.max(1, Math.ceil(total / query.perPage)),
-        },
+        pagination: pagination(total, data.length, query.perPage, query.page),
       },
     });
     if (context.actor.uid === undefined) {

@@ -11,6 +11,7 @@ import type { BannedUserResource, GroupResource, MemberResource } from '../domai
 import { effectivePermissions, listScopePermissions } from '../domain/scopePermissions.js';
 import type { ScopePermissionResource } from '../domain/scopePermissions.js';
 import { hashGroupPassword, passwordMatches } from './groupsPassword.js';
+import { pagination } from '@chat/http';
 
 /** Who exists: the service's own projection of users (read only; the users service owns them). */
 export interface UserDirectory {
@@ -69,13 +70,6 @@ export interface GroupListFilters {
   withTags: boolean;
 }
 
-export interface Pagination {
-  total: number;
-  count: number;
-  per_page: number;
-  current_page: number;
-  total_pages: number;
-}
 
 export interface Outcome {
   success: boolean;
@@ -88,9 +82,6 @@ export type MemberResult =
 
 export type AddMembersResult = Partial<Record<keyof MemberLists, Record<string, MemberResult>>>;
 
-function pagination(total: number, count: number, perPage: number, page: number): Pagination {
-  return { total, count, per_page: perPage, current_page: page, total_pages: Math.max(1, Math.ceil(total / perPage)) };
-}
 
 function uidNotFound(uid: string): ApiError {
   return new ApiError('ERR_UID_NOT_FOUND', `The user with uid ${uid} does not exist.`);

@@ -214,6 +214,20 @@ export async function conversationView(
   };
 }
 
+/**
+ * The newest existing message of the timeline before `id` (0 when none): where "mark unread" without
+ * a message id puts the read marker, so exactly the last message is unread again.
+ */
+export async function messageBefore(doc: TimelineDoc, history: TimelineHistory, id: number): Promise<number> {
+  const gone = new Set(doc.deletedPermanently);
+  const positions = new TimelinePositions(doc, history);
+  for (let p = await positions.lastWhere((e) => e.i < id); p > 0; p--) {
+    const entry = await positions.entry(p);
+    if (!gone.has(entry.i)) return entry.i;
+  }
+  return 0;
+}
+
 /** Whether `id` is a message of the conversation's timeline that still exists (not a thread reply, not permanently deleted). */
 export async function holdsMessage(doc: TimelineDoc, history: TimelineHistory, id: number): Promise<boolean> {
   if (doc.deletedPermanently.includes(id)) return false;

@@ -1,5 +1,5 @@
 import { ApiError, normalizeUid } from '@chat/contracts';
-import { actorOf, parseWith, requestIdOf } from '@chat/http';
+import { actorOf, parseQuery, parseWith, requestIdOf } from '@chat/http';
 import { Router } from 'express';
 import type { Request } from 'express';
 import { z } from 'zod';
@@ -54,7 +54,7 @@ export function groupsRouter(app: GroupsApp): Router {
 
   router.get('/v3/groups', async (req, res) => {
     const context = contextOf(req);
-    const query = parseWith(listGroupsSchema, req.query);
+    const query = parseQuery(listGroupsSchema, req.query);
     const types = query.types ?? (query.type ? [query.type] : undefined);
     res.json(
       await app.listGroups(
@@ -95,7 +95,7 @@ export function groupsRouter(app: GroupsApp): Router {
   router.get('/v3/groups/:guid/members', async (req, res) => {
     const context = contextOf(req);
     const guid = pathGuid(req);
-    const query = parseWith(listMembersSchema, req.query);
+    const query = parseQuery(listMembersSchema, req.query);
     res.json(await app.listMembers(context, guid, query.scopes, query.status, query.page, query.perPage));
   });
 
@@ -120,7 +120,7 @@ export function groupsRouter(app: GroupsApp): Router {
   router.get('/v3/groups/:guid/bannedusers', async (req, res) => {
     const context = contextOf(req);
     const guid = pathGuid(req);
-    const { page, perPage } = parseWith(pagingSchema, req.query);
+    const { page, perPage } = parseQuery(pagingSchema, req.query);
     res.json(await app.listBannedUsers(context, guid, page, perPage));
   });
 

@@ -1,4 +1,5 @@
-import { actingUid, actorOf, parseWith, requestIdOf } from '@chat/http';
+import { normalizeUid } from '@chat/contracts';
+import { actingUid, actorOf, parseQuery, parseWith, requestIdOf } from '@chat/http';
 import { Router } from 'express';
 import type { Request } from 'express';
 import { z } from 'zod';
@@ -34,7 +35,6 @@ const messageIdSchema = z.union([
   z.string().regex(/^[1-9][0-9]{0,15}$/, 'a positive integer').transform(Number),
 ]);
 const markSchema = z.object({ messageId: messageIdSchema.optional() });
-const unreadSchema = z.object({ messageId: messageIdSchema });
 const updateSchema = z.strictObject({
   tags: z.array(z.string().trim().min(1).max(100)).max(25),
 });
@@ -57,8 +57,9 @@ function contextOf(req: Request): RequestContext {
   return { actor: actorOf(req), requestId: requestIdOf(req) };
 }
 
+/** Uids, guids and the conversation ids built from them are case-insensitive: one rule, lower case, on every route. */
 function param(req: Request, name: string): string {
-  return String(req.params[name] ?? '');
+  return normalizeUid(String(req.params[name] ?? ''));
 }
 
 /** A body is optional on these operations: none, or an empty one, reads as `{}`. */
@@ -87,7 +88,7 @@ export function conversationsRouter(app: ConversationsApp): Router {
 
   router.get('/v3/conversations', async (req, res) => {
     const context = contextOf(req);
-    const parsed = parseWith(listSchema, req.query);
+    const parsed = parseQuery(listSchema, req.query);
     const query: ListQuery = Object.fromEntries(Object.entries(parsed).filter(([, v]) => v !== undefined)) as unknown as ListQuery;
     res.json(await app.listConversations(context, query));
   });
@@ -135,7 +136,7 @@ export function conversationsRouter(app: ConversationsApp): Router {
     for (const [method, suffix, mark] of marks) {
       router[method](`${prefix}${suffix}`, async (req, res) => {
         const context = contextOf(req);
-        const { messageId } = parseWith(mark === 'unread' ? unreadSchema : markSchema, bodyOf(req));
+        const { messageId } = parseWith(markSchema, bodyOf(req));
         res.json({ data: await app.mark(context, actingUid(context.actor), targetOf(req), mark, messageId) });
       });
     }

@@ -9,7 +9,7 @@ import type { TimelineChunk, TimelineDoc } from '../domain/conversationTimeline.
 import type { ConversationType, GroupProfile, UserConversation } from '../domain/conversationView.js';
 import { INBOX_SIZE, compareActivity, emptyInbox, inboxDocId, oneOnOneTotal } from '../domain/inbox.js';
 import type { Activity, InboxDoc } from '../domain/inbox.js';
-import { conversationView, holdsMessage } from '../domain/unreadCount.js';
+import { conversationView, holdsMessage, messageBefore } from '../domain/unreadCount.js';
 import type { ConversationView, TimelineHistory } from '../domain/unreadCount.js';
 import { conversationMembers } from './conversationMembers.js';
 import { conversationTimelines } from './conversationTimelines.js';
@@ -181,6 +181,11 @@ export class ConversationReadModel implements EventApplier {
   /** Whether `id` is an existing message of the conversation's own timeline (a mark may name it). */
   holdsMessage(timeline: TimelineDoc, id: number): Promise<boolean> {
     return holdsMessage(timeline, this.history(timeline.appId, timeline.conversationId), id);
+  }
+
+  /** The newest existing message of the timeline before `id` (0 when none). */
+  messageBefore(timeline: TimelineDoc, id: number): Promise<number> {
+    return messageBefore(timeline, this.history(timeline.appId, timeline.conversationId), id);
   }
 
   /** The owner's conversation from its timeline and their member document (absent: a one-on-one conversation they never marked). */

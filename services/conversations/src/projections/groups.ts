@@ -1,7 +1,6 @@
 import { groupStreamEventTypes } from '@chat/contracts';
-import type { GroupCreated, GroupType, GroupUpdated } from '@chat/contracts';
+import type { EventOf, GroupCreated, GroupType, GroupUpdated } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
-import type { GroupEventEnvelope } from './groupsEvents.js';
 
 /** One group as lists and reads show it (no password hash: the read side never needs it). */
 export interface GroupDoc {
@@ -69,7 +68,7 @@ function membershipChanged(doc: GroupDoc | null, at: number, membersCount: numbe
   return { ...doc, updatedAt: Math.max(doc.updatedAt, at), ...(membersCount !== undefined ? { membersCount } : {}) };
 }
 
-type Handled = GroupEventEnvelope;
+type Handled = EventOf<(typeof groupStreamEventTypes)[number]>;
 
 /**
  * Groups of every app, for listing and reading; membership events keep `membersCount` and

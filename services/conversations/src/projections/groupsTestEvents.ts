@@ -1,6 +1,5 @@
 import type { EventEnvelope } from '@chat/contracts';
 import { fold } from '@chat/eventsourcing';
-import type { Projection } from '@chat/mongo';
 import { groupDecider, rosterOf } from '../domain/group.js';
 import type { GroupCommand, GroupEvent, Roster } from '../domain/group.js';
 import { bansProjection } from './bans.js';
@@ -9,17 +8,14 @@ import { membersProjection } from './members.js';
 import type { MemberDoc } from './members.js';
 import { testEnvelope } from './testEvents.js';
 
-/** One event folded into a map of documents, when the projection handles it (no guard: pure histories). */
-function foldInto<Doc extends object, Event extends EventEnvelope>(docs: Map<string, Doc | null>, projection: Projection<Doc, Event>, envelope: EventEnvelope): void {
-  if (!(projection.eventTypes as readonly string[]).includes(envelope.type)) return;
-  const event = envelope as Event;
-  for (const id of projection.documentIds(event)) docs.set(id, projection.evolve(docs.get(id) ?? null, event, id));
-}
-
 /**
  * The roster a command gets in production: what the real member and ban projections make of the
  * history (a deleted group's documents are retired by the adapter: here, dropped).
  */
+function handles(projection: { eventTypes: readonly string[] }, event: GroupEvent): boolean {
+  return projection.eventTypes.includes(event.type);
+}
+
 export function rosterAfter(history: readonly GroupEvent[]): Roster {
   const members = new Map<string, MemberDoc | null>();
   const bans = new Map<string, BanDoc | null>();
@@ -29,8 +25,15 @@ export function rosterAfter(history: readonly GroupEvent[]): Roster {
       members.clear();
       bans.clear();
     }
-    foldInto(members, membersProjection, envelope);
-    foldInto(bans, bansProjection, envelope);
+    // Only the types a projection lists reach its functions, as in the runtime.
+    if (handles(membersProjection, event)) {
+      const member = envelope as Parameters<typeof membersProjection.evolve>[1];
+      for (const id of membersProjection.documentIds(member)) members.set(id, membersProjection.evolve(members.get(id) ?? null, member, id));
+    }
+    if (handles(bansProjection, event)) {
+      const ban = envelope as Parameters<typeof bansProjection.evolve>[1];
+      for (const id of bansProjection.documentIds(ban)) bans.set(id, bansProjection.evolve(bans.get(id) ?? null, ban, id));
+    }
   });
   const present = <T>(docs: Map<string, T | null>) => [...docs.values()].filter((doc): doc is T => doc !== null);
   return rosterOf(present(members), present(bans));

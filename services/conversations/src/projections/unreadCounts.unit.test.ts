@@ -260,7 +260,8 @@ describe('unread counts (property)', () => {
       }),
       { numRuns: 300 },
     );
-  });
+    // 300 random histories: about a second alone, many more on a machine busy with other work.
+  }, 120_000);
 
   it('stay exact past a thousand messages (no cap), with marks, deletions and membership far back', async () => {
     const longOps = fc.array(

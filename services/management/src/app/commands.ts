@@ -2,8 +2,8 @@ import { ApiError, epochSeconds } from '@chat/contracts';
 import type { Actor, ApiKeyScope, EventEnvelope } from '@chat/contracts';
 import type { CommandMetadata, CommandRunner } from '@chat/eventsourcing';
 import type { Logger } from 'pino';
-import { appDecider, appStreamId } from '../domain/app.js';
-import type { ApiKeyState, AppCommand, AppState } from '../domain/app.js';
+import { appDecider, appStreamId, keyNamedBy } from '../domain/app.js';
+import type { ApiKeyState, AppCommand, AppState, KeyRef } from '../domain/app.js';
 import { keyRefFromParam, mintApiKey, newAppId } from './keys.js';
 
 /** Who creates the keys every new app starts with (CometChat's value). */
@@ -66,14 +66,14 @@ export class ManagementCommands {
       now,
     );
     if (state.status !== 'active') throw new Error('CreateApp left the app absent');
-    return { app: state, issuedKeys: minted.map((m) => ({ apiKey: m.apiKey, key: this.keyOf(state, m.record.keyId) })) };
+    return { app: state, issuedKeys: minted.map((m) => ({ apiKey: m.apiKey, key: this.keyOf(state, { keyId: m.record.keyId }) })) };
   }
 
   async createApiKey(actor: Actor, input: { name: string; scope: ApiKeyScope }, requestId: string): Promise<IssuedKey> {
     const minted = mintApiKey(input.name, input.scope, actor.keyId);
     const now = this.deps.clock();
     const state = await this.run(actor.appId, { type: 'CreateApiKey', key: minted.record, now: epochSeconds(now) }, actor, requestId, now);
-    return { apiKey: minted.apiKey, key: this.keyOf(state, minted.record.keyId) };
+    return { apiKey: minted.apiKey, key: this.keyOf(state, { keyId: minted.record.keyId }) };
   }
 
   async updateApiKey(
@@ -98,7 +98,7 @@ export class ManagementCommands {
       requestId,
       now,
     );
-    return this.keyOf(state, key.keyId);
+    return this.keyOf(state, key);
   }
 
   async deleteApiKey(actor: Actor, keyParam: string, requestId: string): Promise<void> {
@@ -113,9 +113,9 @@ export class ManagementCommands {
     return ref;
   }
 
-  private keyOf(state: AppState, keyId: string): ApiKeyState {
-    const key = state.status === 'active' ? state.keys[keyId] : undefined;
-    if (!key) throw new Error(`key ${keyId} missing from the state its command produced`);
+  private keyOf(state: AppState, ref: KeyRef): ApiKeyState {
+    const key = state.status === 'active' ? keyNamedBy(Object.values(state.keys), ref) : undefined;
+    if (!key) throw new Error(`key ${JSON.stringify(ref)} missing from the state its command produced`);
     return key;
   }
 

@@ -6,6 +6,7 @@ import type { KeyRef, NewApiKey } from '../domain/app.js';
 export const API_KEY_PATTERN = /^[0-9a-f]{40}$/;
 /** Our public key id: the first 16 hex characters of the key's hash, safe to show and log. */
 export const KEY_ID_PATTERN = /^[0-9a-f]{16}$/;
+const MASKED_KEY_PATTERN = /^([0-9a-f]{4})(?:…|\.\.\.)([0-9a-f]{4})$/;
 
 export function hashApiKey(key: string): string {
   return hash('sha256', key, 'hex');
@@ -33,7 +34,7 @@ export function mintApiKey(name: string, scope: ApiKeyScope, createdBy: string):
 
 /**
  * The `:apiKey` path parameter names a key either by its full value (what CometChat's clients send)
- * or by the `keyId` our list and get responses show, since those only show a masked key.
+ * or by the `keyId` our list and get responses show, or by the masked value itself.
  * Anything else cannot name a key.
  */
 export function keyRefFromParam(param: string): KeyRef | null {
@@ -42,5 +43,8 @@ export function keyRefFromParam(param: string): KeyRef | null {
     return { keyId: keyIdOf(keyHash), keyHash };
   }
   if (KEY_ID_PATTERN.test(param)) return { keyId: param };
+  // The masked form lists show; `...` for clients that cannot send the ellipsis character.
+  const masked = MASKED_KEY_PATTERN.exec(param);
+  if (masked) return { maskedKey: `${masked[1]}…${masked[2]}` };
   return null;
 }

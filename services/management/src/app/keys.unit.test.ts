@@ -26,12 +26,14 @@ describe('api key material', () => {
     expect(newAppId()).toMatch(APP_ID_PATTERN);
   });
 
-  it('resolves the path parameter from a full key or a key id', () => {
+  it('resolves the path parameter from a full key, a key id or the masked key a list shows', () => {
     const full = 'f1915e328e249ffaaafd97fb46a57ba55d233fbf';
     const hash = hashApiKey(full);
     expect(keyRefFromParam(full)).toEqual({ keyId: hash.slice(0, 16), keyHash: hash });
     expect(keyRefFromParam(hash.slice(0, 16))).toEqual({ keyId: hash.slice(0, 16) });
-    expect(keyRefFromParam('f191…3fbf')).toBeNull();
+    expect(keyRefFromParam('f191…3fbf')).toEqual({ maskedKey: 'f191…3fbf' });
+    expect(keyRefFromParam('f191...3fbf')).toEqual({ maskedKey: 'f191…3fbf' });
+    expect(keyRefFromParam('f191…3fb')).toBeNull();
     expect(keyRefFromParam(full.toUpperCase())).toBeNull();
     expect(keyRefFromParam('__proto__')).toBeNull();
   });

@@ -3,6 +3,7 @@ import type { ApiKeyIdentity, ApiKeyScope, AppLocation } from '@chat/contracts';
 import type { ManagementReadModels, Page } from '../adapters/readModels.js';
 import type { ApiKeyDocument } from '../projections/apiKeys.js';
 import type { AppDocument } from '../projections/apps.js';
+import { keyNamedBy } from '../domain/app.js';
 import { keyRefFromParam } from './keys.js';
 
 export interface AppWithKeys {
@@ -44,8 +45,9 @@ export class ManagementQueries {
   /** Another app's key is reported exactly like a missing one. */
   async getApiKey(appId: string, keyParam: string): Promise<ApiKeyDocument> {
     const ref = keyRefFromParam(keyParam);
-    const key = ref ? await this.readModels.findLiveKey(appId, ref.keyId) : null;
-    if (!key || (ref?.keyHash !== undefined && ref.keyHash !== key.keyHash)) {
+    const candidates = !ref ? [] : 'maskedKey' in ref ? await this.readModels.liveKeys([appId]) : [await this.readModels.findLiveKey(appId, ref.keyId)];
+    const key = ref ? keyNamedBy(candidates.filter((k) => k !== null), ref) : undefined;
+    if (!key) {
       throw new ApiError('ERR_APIKEY_NOT_FOUND', 'The API key does not exist in this app.');
     }
     return key;

@@ -41,10 +41,21 @@ export type AppEvent =
 /** A key minted outside the domain (randomness and hashing are I/O-side concerns). */
 export type NewApiKey = Omit<ApiKeyCreated, 'createdAt'>;
 
-/** How a caller names an existing key: by id, plus the hash when it presented the full key. */
-export interface KeyRef {
-  keyId: string;
-  keyHash?: string;
+/**
+ * How a caller names an existing key: by id, plus the hash when it presented the full key; or by the
+ * masked value a list showed (`f191…3fbf`), which must match exactly one key of the app.
+ */
+export type KeyRef = { keyId: string; keyHash?: string } | { maskedKey: string };
+
+/** The key a reference names, if it names exactly one; pure, shared by decisions and queries. */
+export function keyNamedBy<K extends { keyId: string; keyHash: string; maskedKey: string }>(keys: readonly K[], ref: KeyRef): K | undefined {
+  if ('maskedKey' in ref) {
+    const matching = keys.filter((key) => key.maskedKey === ref.maskedKey);
+    return matching.length === 1 ? matching[0] : undefined;
+  }
+  const key = keys.find((candidate) => candidate.keyId === ref.keyId);
+  // A full key whose hash merely shares the 64-bit id prefix is still not that key.
+  return key && (ref.keyHash === undefined || ref.keyHash === key.keyHash) ? key : undefined;
 }
 
 /** `now` is epoch seconds, CometChat's timestamp unit. */
@@ -62,11 +73,8 @@ function requireApp(state: AppState): ActiveApp {
 }
 
 function requireKey(app: ActiveApp, ref: KeyRef): ApiKeyState {
-  const key = Object.hasOwn(app.keys, ref.keyId) ? app.keys[ref.keyId] : undefined;
-  // A full key whose hash merely shares the 64-bit id prefix is still not that key.
-  if (!key || (ref.keyHash !== undefined && ref.keyHash !== key.keyHash)) {
-    throw new ApiError('ERR_APIKEY_NOT_FOUND', 'The API key does not exist in this app.');
-  }
+  const key = keyNamedBy(Object.values(app.keys), ref);
+  if (!key) throw new ApiError('ERR_APIKEY_NOT_FOUND', 'The API key does not exist in this app.');
   return key;
 }
 

@@ -1,3 +1,4 @@
+import { pagination } from '@chat/http';
 import type { ApiKeyState } from '../domain/app.js';
 import type { Page } from '../adapters/readModels.js';
 import type { ApiKeyDocument } from '../projections/apiKeys.js';
@@ -7,16 +8,8 @@ export const SELF_HOSTED_PLAN = 'self-hosted';
 
 const regionNames: Record<string, string> = { us: 'USA', eu: 'Europe', in: 'India' };
 
-export function pagination(total: number, count: number, page: Page) {
-  return {
-    pagination: {
-      total,
-      count,
-      per_page: page.perPage,
-      current_page: page.page,
-      total_pages: Math.ceil(total / page.perPage),
-    },
-  };
+export function paginationMeta(total: number, count: number, page: Page) {
+  return { pagination: pagination(total, count, page.perPage, page.page) };
 }
 
 type KeyFields = Pick<ApiKeyState, 'keyId' | 'maskedKey' | 'name' | 'scope' | 'createdAt'>;

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, internalHeaders } from '@chat/contracts';
-import { actorOf, parseWith, requestIdOf } from '@chat/http';
+import { actorOf, parseQuery, parseWith, requestIdOf } from '@chat/http';
 import { Router } from 'express';
 import type { Request, RequestHandler } from 'express';
 import type { ManagementCommands } from '../app/commands.js';
 import type { ManagementQueries } from '../app/queries.js';
-import { apiKeyBody, appBody, pagination } from './responses.js';
+import { apiKeyBody, appBody, paginationMeta } from './responses.js';
 import { createApiKeyBody, createAppBody, listApiKeysQuery, listAppsQuery, updateApiKeyBody } from './schemas.js';
 
 function correlationIdOf(req: Request): string {
@@ -33,9 +33,9 @@ export function managementRouter(commands: ManagementCommands, queries: Manageme
   });
 
   router.get('/apps', async (req, res) => {
-    const { searchKey, ...page } = parseWith(listAppsQuery, req.query);
+    const { searchKey, ...page } = parseQuery(listAppsQuery, req.query);
     const { items, total } = await queries.listApps(searchKey, page);
-    res.json({ data: items.map(({ app, keys }) => appBody(app, keys)), meta: pagination(total, items.length, page) });
+    res.json({ data: items.map(({ app, keys }) => appBody(app, keys)), meta: paginationMeta(total, items.length, page) });
   });
 
   router.get('/apps/:appId', async (req, res) => {
@@ -62,9 +62,9 @@ export function apiKeysRouter(commands: ManagementCommands, queries: ManagementQ
 
   router.get('/v3/apikeys', async (req, res) => {
     const actor = actorOf(req);
-    const { scope, searchKey, ...page } = parseWith(listApiKeysQuery, req.query);
+    const { scope, searchKey, ...page } = parseQuery(listApiKeysQuery, req.query);
     const { items, total } = await queries.listApiKeys(actor.appId, { scope, searchKey }, page);
-    res.json({ data: items.map((k) => apiKeyBody(k)), meta: pagination(total, items.length, page) });
+    res.json({ data: items.map((k) => apiKeyBody(k)), meta: paginationMeta(total, items.length, page) });
   });
 
   router.get('/v3/apikeys/:apiKey', async (req, res) => {

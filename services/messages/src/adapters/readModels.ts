@@ -7,6 +7,8 @@ import { groupFactsProjection, knownGroupId, membershipId } from '../projections
 import type { GroupFactDoc, KnownGroupDoc, MembershipDoc } from '../projections/groups.js';
 import { messageDocId, messagesProjection } from '../projections/messages.js';
 import type { MessageDoc } from '../projections/messages.js';
+import { scopePermissionsId, scopePermissionsProjection } from '../projections/scopePermissions.js';
+import type { ScopePermissionsDoc } from '../projections/scopePermissions.js';
 import { knownUserId, knownUsersProjection } from '../projections/users.js';
 import type { KnownUserDoc } from '../projections/users.js';
 
@@ -16,7 +18,7 @@ interface SequenceDoc {
 }
 
 /** Users, groups and memberships share one collection so a command reads all its facts at once. */
-type FactDoc = KnownUserDoc | GroupFactDoc;
+type FactDoc = KnownUserDoc | GroupFactDoc | ScopePermissionsDoc;
 
 export interface FactsRequest {
   users: readonly string[];
@@ -29,6 +31,8 @@ export interface Facts {
   users: Map<string, KnownUserDoc>;
   group: KnownGroupDoc | null;
   memberships: Map<string, MembershipDoc>;
+  /** The group's scope permissions; null while every value is the default. */
+  scopePermissions: ScopePermissionsDoc | null;
 }
 
 export type MessageCursor = { field: 'seq' | 'sentAt'; direction: 'before' | 'after'; value: number };
@@ -135,6 +139,7 @@ export class MessagesReadModels implements EventApplier {
     this.projections = allOf(
       mongoProjection(db, 'facts', knownUsersProjection),
       mongoProjection(db, 'facts', groupFactsProjection),
+      mongoProjection(db, 'facts', scopePermissionsProjection),
       mongoProjection(db, 'messages', messagesProjection),
     );
     this.messages = db.collection<Stored<MessageDoc>>('messages');
@@ -151,6 +156,7 @@ export class MessagesReadModels implements EventApplier {
       { keys: { appId: 1, conversationId: 1, seq: 1 }, options: { name: 'conversation_order' } },
       { keys: { appId: 1, parentId: 1, seq: 1 }, options: { name: 'thread_order' } },
       { keys: { appId: 1, sender: 1, seq: 1 }, options: { name: 'sender_order' } },
+      { keys: { appId: 1, sender: 1, muid: 1 }, options: { name: 'sender_muid' } },
       { keys: { appId: 1, receiver: 1, seq: 1 }, options: { name: 'receiver_order' } },
     ]);
   }
@@ -162,11 +168,6 @@ export class MessagesReadModels implements EventApplier {
   async apply(events: readonly EventEnvelope[]): Promise<void> {
     for (const event of events) if (event.type === 'UserDeleted') await this.eraseMessagesOf(event);
     await this.projections.apply(events);
-  }
-
-  /** @deprecated One event at a time, until the command runner hands over whole batches. */
-  applyOwn(event: EventEnvelope): Promise<void> {
-    return this.apply([event]);
   }
 
   /**
@@ -188,14 +189,15 @@ export class MessagesReadModels implements EventApplier {
     const ids = [...new Set(request.users)].map((uid) => knownUserId(appId, uid));
     if (request.guid !== undefined) {
       const { guid } = request;
-      ids.push(knownGroupId(appId, guid), ...(request.members ?? []).map((uid) => membershipId(appId, guid, uid)));
+      ids.push(knownGroupId(appId, guid), scopePermissionsId(appId, guid), ...(request.members ?? []).map((uid) => membershipId(appId, guid, uid)));
     }
     const docs = await byIds(this.facts, ids);
-    const facts: Facts = { users: new Map(), group: null, memberships: new Map() };
+    const facts: Facts = { users: new Map(), group: null, memberships: new Map(), scopePermissions: null };
     for (const stored of docs) {
       const doc = stripStoredFields<FactDoc>(stored);
       if (doc.kind === 'user') facts.users.set(doc.uid, doc);
       else if (doc.kind === 'group') facts.group = doc.deleted ? null : doc;
+      else if (doc.kind === 'scopePermissions') facts.scopePermissions = doc;
       else facts.memberships.set(doc.uid, doc);
     }
     return facts;
@@ -212,6 +214,12 @@ export class MessagesReadModels implements EventApplier {
   async findMessages(appId: string, ids: readonly string[]): Promise<Map<string, MessageDoc>> {
     const docs = await byIds(this.messages, ids.map((id) => messageDocId(appId, id)));
     return new Map(docs.map((doc) => [doc.id, stripStoredFields(doc)]));
+  }
+
+  /** A sender's earlier message with this client id (`muid`), if any: a resend must not store it twice. */
+  async findBySenderMuid(appId: string, sender: string, muid: string): Promise<MessageDoc | null> {
+    const doc = await this.messages.findOne({ appId, sender, muid } as Filter<Stored<MessageDoc>>);
+    return doc ? stripStoredFields(doc) : null;
   }
 
   async findMessage(appId: string, id: string): Promise<MessageDoc | null> {

@@ -5,6 +5,9 @@ import type { CommandRunner } from '@chat/eventsourcing';
 import type { Facts, MessageCursor, MessageQuery, MessagesReadModels } from '../adapters/readModels.js';
 import { StaleMessageIdError, conversationLogDecider, conversationLogStream } from '../domain/conversationLog.js';
 import type { ConversationLogCommand, ConversationLogState, GroupFacts, MessageActor, UserFacts } from '../domain/conversationLog.js';
+import { deniedActions, mustBeAllowed } from '../domain/groupScopePermissions.js';
+import type { MemberAction } from '../domain/groupScopePermissions.js';
+import { scopePermissionValues } from '../projections/scopePermissions.js';
 import { APP_SYSTEM, appSystemEntity, groupEntityOf, messageView, userEntityOf } from '../domain/messageView.js';
 import type { KnownGroupDoc } from '../projections/groups.js';
 import { docOfSent, factsOf } from '../projections/messages.js';
@@ -69,6 +72,13 @@ const ID_ATTEMPTS = 5;
 function userFacts(user: KnownUserDoc | undefined): UserFacts | null {
   if (!user || user.deleted) return null;
   return { uid: user.uid, active: !user.deactivated, blocked: user.blocked };
+}
+
+/** What the group's scope permissions deny `uid` (a member; nothing for anyone else). */
+function deniedTo(facts: Facts, uid: string): MemberAction[] {
+  const scope = facts.memberships.get(uid)?.scope;
+  if (!scope || facts.memberships.get(uid)?.standing !== 'member') return [];
+  return deniedActions(scopePermissionValues(facts.scopePermissions)[scope] ?? {}, scope);
 }
 
 function present(user: KnownUserDoc | undefined): user is KnownUserDoc {
@@ -155,6 +165,11 @@ export class MessagesApp {
 
   async send(context: RequestContext, input: SendInput): Promise<ApiObject> {
     const { appId } = context.actor;
+    // CometChat clients resend with the same `muid` after a lost answer: the first message is the answer.
+    if (input.muid !== undefined) {
+      const earlier = await this.deps.readModels.findBySenderMuid(appId, input.sender, input.muid);
+      if (earlier) return messageView(earlier, input.sender);
+    }
     const toGroup = input.receiverType === 'group';
     const partyUids = toGroup ? [input.sender] : [input.sender, input.receiver];
     const referenced = [input.parentId, input.quotedMessageId].filter((id): id is string => id !== undefined);
@@ -209,7 +224,11 @@ export class MessagesApp {
         sentAt,
       };
       const group: GroupFacts | null = facts.group
-        ? { guid: facts.group.guid, senderStanding: facts.memberships.get(input.sender)?.standing ?? 'none' }
+        ? {
+            guid: facts.group.guid,
+            senderStanding: facts.memberships.get(input.sender)?.standing ?? 'none',
+            denied: deniedTo(facts, input.sender),
+          }
         : null;
       const parentDoc = input.parentId !== undefined ? messages.get(input.parentId) : undefined;
       const quotedDoc = input.quotedMessageId !== undefined ? messages.get(input.quotedMessageId) : undefined;
@@ -260,7 +279,7 @@ export class MessagesApp {
       } else if (uid === doc.sender || uid === doc.receiver) {
         standing = 'participant';
       }
-      actor = { kind: 'user', uid, standing };
+      actor = { kind: 'user', uid, standing, denied: toGroup ? deniedTo(facts, uid) : [] };
     }
     return { doc, facts, actor };
   }
@@ -400,7 +419,11 @@ export class MessagesApp {
 
   async listReactions(context: RequestContext, id: string, reaction?: string): Promise<ApiObject[]> {
     const { appId } = context.actor;
-    const doc = await this.visibleMessage(context, id);
+    const { doc, actor } = await this.messageContext(context, id);
+    if (actor.kind === 'user') {
+      if (actor.standing === 'outsider') throw new ApiError('ERR_MESSAGE_NO_ACCESS', `${actor.uid} is not a participant of the conversation of message ${id}.`);
+      mustBeAllowed(actor.denied, 'listReactions', actor.uid, doc.receiver);
+    }
     const reactions = doc.reactions.filter((r) => reaction === undefined || r.reaction === reaction);
     const { users } = await this.deps.readModels.findFacts(appId, { users: reactions.map((r) => r.uid) });
     return reactions.map((r) => {

@@ -37,7 +37,7 @@ describe('group action messages on FerretDB', () => {
     const readModels = new MessagesReadModels(db);
     const runner = new CommandRunner({
       store: new MongoCommitStore(db),
-      readModels: { apply: async (events) => { for (const event of events) await readModels.applyOwn(event); } },
+      readModels,
       logger,
       publisher: { publish: async (events) => void published.push(...events) },
     });

@@ -7,6 +7,8 @@ import type {
   MessageSent,
 } from '@chat/contracts';
 import type { Decider, DomainEvent } from '@chat/eventsourcing';
+import { mustBeAllowed } from './groupScopePermissions.js';
+import type { MemberAction } from './groupScopePermissions.js';
 
 /** What this service's projections know of a user at the moment of a command. */
 export interface UserFacts {
@@ -20,6 +22,8 @@ export interface UserFacts {
 export interface GroupFacts {
   guid: string;
   senderStanding: 'member' | 'banned' | 'none';
+  /** What the group's scope permissions deny the sender's scope (absent: nothing). */
+  denied?: readonly MemberAction[];
 }
 
 /** The parts of a stored message the decisions about it need. */
@@ -38,7 +42,9 @@ export interface MessageFacts {
  * Who acts on an existing message: the app itself (no onBehalfOf), or a user with their standing in
  * the message's conversation (`moderator` = group admin or moderator).
  */
-export type MessageActor = { kind: 'app' } | { kind: 'user'; uid: string; standing: 'participant' | 'moderator' | 'outsider' };
+export type MessageActor =
+  | { kind: 'app' }
+  | { kind: 'user'; uid: string; standing: 'participant' | 'moderator' | 'outsider'; denied?: readonly MemberAction[] };
 
 export interface SendMessage {
   type: 'SendMessage';
@@ -155,6 +161,7 @@ function decideSend(command: SendMessage, state: ConversationLogState): Conversa
     if (group.senderStanding !== 'member') {
       throw new ApiError('ERR_GROUP_NOT_JOINED', `${sender.uid} is not a member of the group ${group.guid}.`);
     }
+    mustBeAllowed(group.denied, command.parent !== undefined ? 'sendThreadedMessage' : 'sendMessage', sender.uid, group.guid);
   }
   if (command.parent !== undefined) {
     const parent = command.parent;
@@ -189,6 +196,11 @@ function mustSee(actor: MessageActor, target: MessageFacts): void {
   }
 }
 
+/** Group scope permissions bind members acting on their behalf; the app itself is never bound. */
+function actorMayDo(actor: MessageActor, action: MemberAction, target: MessageFacts): void {
+  if (actor.kind === 'user') mustBeAllowed(actor.denied, action, actor.uid, target.conversationId.replace(/^group_/, ''));
+}
+
 function mustBeChangeable(target: MessageFacts, verb: string): void {
   if (target.category === 'action') {
     throw new ApiError('ERR_MESSAGE_ACTION_NOT_ALLOWED', `Action messages cannot be ${verb}.`);
@@ -202,6 +214,7 @@ function decideEdit(command: EditMessage): ConversationLogEvent[] {
   const target = existing(command.target, command.edit.id);
   mustSee(command.actor, target);
   mustBeChangeable(target, 'edited');
+  actorMayDo(command.actor, 'editMessage', target);
   // Only the sender edits (the app may edit anything): a moderator may remove a message, not reword it.
   if (command.actor.kind === 'user' && command.actor.uid !== target.sender) {
     throw new ApiError('ERR_MESSAGE_NOT_A_SENDER', 'Only the sender of a message can edit it.');
@@ -228,6 +241,7 @@ function decideReact(command: ReactToMessage): ConversationLogEvent[] {
   const target = existing(command.target, command.reaction.id);
   mustSee(command.actor, target);
   mustBeChangeable(target, 'reacted to');
+  actorMayDo(command.actor, 'addReaction', target);
   const { reaction, uid } = command.reaction;
   if (target.reactions.some((r) => r.reaction === reaction && r.uid === uid)) return [];
   return [{ type: 'MessageReactionAdded', data: command.reaction }];

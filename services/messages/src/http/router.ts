@@ -1,5 +1,5 @@
 import { ApiError, isUid, normalizeUid } from '@chat/contracts';
-import { actingUid, actorOf, parseWith, requestIdOf } from '@chat/http';
+import { actingUid, actorOf, pagination, parseQuery, parseWith, requestIdOf } from '@chat/http';
 import { Router } from 'express';
 import type { Request } from 'express';
 import type { MessageCursor, MessageQuery } from '../adapters/readModels.js';
@@ -35,7 +35,7 @@ function pathGuid(req: Request): string {
 }
 
 function filtersOf(req: Request): MessageFilters {
-  return parseWith(messageFiltersSchema, req.query);
+  return parseQuery(messageFiltersSchema, req.query);
 }
 
 /** The catalogue's filters as a read-model query (`withTags`: tags are always shown). */
@@ -90,9 +90,6 @@ function cursorMeta(items: ApiObject[], limit: number, cursor: MessageCursor | n
   };
 }
 
-function pagination(total: number, count: number, perPage: number, page: number) {
-  return { total, count, per_page: perPage, current_page: page, total_pages: Math.ceil(total / perPage) };
-}
 
 export function messagesRouter(app: MessagesApp): Router {
   const router = Router();
@@ -186,7 +183,7 @@ export function messagesRouter(app: MessagesApp): Router {
 
   router.get('/v3/messages/:id/thread', async (req, res) => {
     const context = contextOf(req);
-    const { perPage, page } = parseWith(threadPageSchema, req.query);
+    const { perPage, page } = parseQuery(threadPageSchema, req.query);
     const query = await app.threadQuery(context, pathMessageId(String(req.params['id'])));
     const { items } = await app.listByPage(context, query, page, perPage);
     res.json({ data: items, meta: cursorMeta(items, perPage, null) });

@@ -78,11 +78,7 @@ export class UserReadModels implements EventApplier {
   }
 
   /** Applies a batch to every read model; safe to call again with any of the same events. */
-  apply(events: readonly EventEnvelope[]): Promise<void>;
-  /** @deprecated One event at a time, until the command runner hands over whole batches. */
-  apply(event: EventEnvelope): Promise<void>;
-  async apply(input: EventEnvelope | readonly EventEnvelope[]): Promise<void> {
-    const events = Array.isArray(input) ? (input as readonly EventEnvelope[]) : [input as EventEnvelope];
+  async apply(events: readonly EventEnvelope[]): Promise<void> {
     await Promise.all([this.applyToUsers(events), this.independent.apply(events)]);
   }
 

@@ -17,17 +17,6 @@ export interface RequestContext {
   requestId: string;
 }
 
-export interface Pagination {
-  total: number;
-  count: number;
-  per_page: number;
-  current_page: number;
-  total_pages: number;
-}
-
-export function pagination(total: number, count: number, page: number, perPage: number): Pagination {
-  return { total, count, per_page: perPage, current_page: page, total_pages: Math.max(1, Math.ceil(total / perPage)) };
-}
 
 export interface Timed<C> {
   command: C;

@@ -1,7 +1,8 @@
 import { ApiError, userConversationId } from '@chat/contracts';
 import type { RelationKind, UserReadModels } from '../adapters/readModels.js';
 import type { UserDoc } from '../projections/users.js';
-import { UserCommands, pagination } from './context.js';
+import { pagination } from '@chat/http';
+import { UserCommands } from './context.js';
 import type { RequestContext, UsersDeps } from './context.js';
 import type { UsersApp } from './users.js';
 import { renderUser } from './views.js';
@@ -49,7 +50,7 @@ export class RelationsApp {
       conversationId: userConversationId(uid, doc.uid),
       ...(kind === 'blocks' ? { blockedByMe: true, blockedByMeAt: edge.since, blockedAt: edge.since } : {}),
     }));
-    return { data, meta: { pagination: pagination(visible.length, data.length, page, perPage) } };
+    return { data, meta: { pagination: pagination(visible.length, data.length, perPage, page) } };
   }
 
   listFriends(context: RequestContext, uid: string, page: number, perPage: number, searchKey?: string) {

@@ -5,7 +5,8 @@ import type { PermissionValue } from '../domain/catalog.js';
 import { DEFAULT_ROLE, rolesDecider, rolesStream } from '../domain/roles.js';
 import type { NewRole, RemovableRoleField, RoleChanges, RolesCommand } from '../domain/roles.js';
 import type { RoleDoc } from '../projections/roles.js';
-import { UserCommands, pagination } from './context.js';
+import { pagination } from '@chat/http';
+import { UserCommands } from './context.js';
 import type { RequestContext, UsersDeps } from './context.js';
 import { renderRole } from './views.js';
 
@@ -44,7 +45,7 @@ export class RolesApp {
   async list(context: RequestContext, page: number, perPage: number) {
     await this.ensureDefault(context);
     const { total, items } = await this.readModels.listRoles(context.actor.appId, page, perPage);
-    return { data: items.map(renderRole), meta: { pagination: pagination(total, items.length, page, perPage) } };
+    return { data: items.map(renderRole), meta: { pagination: pagination(total, items.length, perPage, page) } };
   }
 
   async create(context: RequestContext, role: NewRole) {
@@ -81,7 +82,7 @@ export class RolesApp {
       createdAt: doc.createdAt,
       updatedAt: doc.updatedAt,
     }));
-    return { data, meta: { pagination: pagination(data.length, data.length, 1, Math.max(100, data.length)) } };
+    return { data, meta: { pagination: pagination(data.length, data.length, Math.max(100, data.length), 1) } };
   }
 
   async setPermissions(context: RequestContext, role: string, permissions: Record<string, PermissionValue>) {
@@ -108,7 +109,7 @@ export class RolesApp {
       const spec = featureSpec(restricted.key);
       return { title: spec?.title ?? restricted.key, key: restricted.key, path: spec?.path ?? '', createdAt: restricted.createdAt };
     });
-    return { data, meta: { pagination: pagination(data.length, data.length, 1, Math.max(100, data.length)) } };
+    return { data, meta: { pagination: pagination(data.length, data.length, Math.max(100, data.length), 1) } };
   }
 
   async restrict(context: RequestContext, role: string, features: string[]) {

@@ -5,10 +5,12 @@ import { DEFAULT_ROLE } from '../domain/roles.js';
 import type { NewAuthToken, ProfileChanges, RemovableProfileField, TokenDetails, UserProfile } from '../domain/user.js';
 import type { UserDoc } from '../projections/users.js';
 import type { AuthTokenDoc } from '../projections/authTokens.js';
-import { UserCommands, pagination } from './context.js';
+import { pagination } from '@chat/http';
+import { UserCommands } from './context.js';
 import type { RequestContext, UsersDeps } from './context.js';
-import { renderToken, renderUser } from './views.js';
+import { maskedToken, renderToken, renderUser } from './views.js';
 import type { UserResource } from './views.js';
+import type { RoleAccess } from '@chat/contracts';
 
 export interface IssuedToken {
   token: string;
@@ -38,16 +40,29 @@ export function issueAuthToken(uid: string, now: Date, device: { platform?: stri
 
 const TOKEN_ID_PATTERN = /^[0-9a-f]{64}$/;
 
-/** A token path segment names a token by the token itself, or by the `tokenId` lists show. */
-export interface TokenReference {
-  tokenId: string;
-  /** The token as the client sent it, echoed back since the client already holds it. */
-  token?: string;
-}
+/** What lists show in place of a token (`maskedToken`): so "list, then delete what was listed" works. */
+const MASKED_TOKEN_PATTERN = /^[a-z0-9_-]{1,100}_[0-9]+\*{36}.{4}$/;
+
+/**
+ * A token path segment names a token by the token itself, by the `tokenId` lists show, or by the
+ * masked token lists show (which must match exactly one live token of the user).
+ */
+export type TokenReference =
+  | {
+      tokenId: string;
+      /** The token as the client sent it, echoed back since the client already holds it. */
+      token?: string;
+    }
+  | { masked: string };
 
 export function tokenReference(segment: string): TokenReference {
-  return TOKEN_ID_PATTERN.test(segment) ? { tokenId: segment } : { tokenId: tokenFingerprint(segment), token: segment };
+  if (TOKEN_ID_PATTERN.test(segment)) return { tokenId: segment };
+  if (MASKED_TOKEN_PATTERN.test(segment)) return { masked: segment };
+  return { tokenId: tokenFingerprint(segment), token: segment };
 }
+
+/** Lists cap a user's live tokens far below this; a masked reference is resolved among them. */
+const MAX_TOKENS_SCANNED = 1_000;
 
 export interface UserListQuery {
   searchKey?: string;
@@ -131,7 +146,7 @@ export class UsersApp {
         });
     return {
       data: items.map((doc) => renderUser(doc, { withTags: query.withTags })),
-      meta: { pagination: pagination(total, items.length, query.page, query.perPage) },
+      meta: { pagination: pagination(total, items.length, query.perPage, query.page) },
     };
   }
 
@@ -177,9 +192,23 @@ export class UsersApp {
     return renderToken(doc, issued.token);
   }
 
+  /** The token id a reference names; a masked one is looked up among the user's live tokens. */
+  private async tokenIdOf(context: RequestContext, uid: string, reference: TokenReference): Promise<string> {
+    if (!('masked' in reference)) return reference.tokenId;
+    const { items } = await this.readModels.listTokens(context.actor.appId, uid, 1, MAX_TOKENS_SCANNED);
+    const matching = items.filter((doc) => maskedToken(doc) === reference.masked);
+    const only = matching.length === 1 ? matching[0] : undefined;
+    if (!only) throw new ApiError('ERR_AUTH_TOKEN_NOT_FOUND', `The auth token does not exist for the user with uid ${uid}.`);
+    return only.tokenId;
+  }
+
+  private echoed(reference: TokenReference): string | undefined {
+    return 'token' in reference ? reference.token : undefined;
+  }
+
   private async liveToken(context: RequestContext, uid: string, reference: TokenReference): Promise<AuthTokenDoc> {
     await this.activeUser(context.actor.appId, uid);
-    const doc = await this.readModels.findToken(context.actor.appId, reference.tokenId);
+    const doc = await this.readModels.findToken(context.actor.appId, await this.tokenIdOf(context, uid, reference));
     if (!doc || doc.revoked || doc.uid !== uid) {
       throw new ApiError('ERR_AUTH_TOKEN_NOT_FOUND', `The auth token does not exist for the user with uid ${uid}.`);
     }
@@ -189,26 +218,40 @@ export class UsersApp {
   async listAuthTokens(context: RequestContext, uid: string, page: number, perPage: number) {
     await this.activeUser(context.actor.appId, uid);
     const { total, items } = await this.readModels.listTokens(context.actor.appId, uid, page, perPage);
-    return { data: items.map((doc) => renderToken(doc)), meta: { pagination: pagination(total, items.length, page, perPage) } };
+    return { data: items.map((doc) => renderToken(doc)), meta: { pagination: pagination(total, items.length, perPage, page) } };
   }
 
   async getAuthToken(context: RequestContext, uid: string, reference: TokenReference) {
-    return renderToken(await this.liveToken(context, uid, reference), reference.token);
+    return renderToken(await this.liveToken(context, uid, reference), this.echoed(reference));
   }
 
   async updateAuthToken(context: RequestContext, uid: string, reference: TokenReference, details: TokenDetails) {
-    await this.runner.onUser(context, uid, (now) => ({ type: 'UpdateAuthToken', uid, tokenId: reference.tokenId, details, now }));
-    return renderToken(await this.liveToken(context, uid, reference), reference.token);
+    const tokenId = await this.tokenIdOf(context, uid, reference);
+    await this.runner.onUser(context, uid, (now) => ({ type: 'UpdateAuthToken', uid, tokenId, details, now }));
+    return renderToken(await this.liveToken(context, uid, { tokenId }), this.echoed(reference));
   }
 
   async deleteAuthToken(context: RequestContext, uid: string, reference: TokenReference) {
-    await this.runner.onUser(context, uid, (now) => ({ type: 'DeleteAuthToken', uid, tokenId: reference.tokenId, now }));
+    const tokenId = await this.tokenIdOf(context, uid, reference);
+    await this.runner.onUser(context, uid, (now) => ({ type: 'DeleteAuthToken', uid, tokenId, now }));
     return { success: true, message: `The auth token of the user with uid ${uid} has been deleted successfully.` };
   }
 
   async flushAuthTokens(context: RequestContext, uid: string) {
     await this.runner.onUser(context, uid, (now) => ({ type: 'FlushAuthTokens', uid, now }));
     return { success: true, message: `Cleared Auth Tokens successfully for uid ${uid}.` };
+  }
+
+  /** The acting user's role rules for the gateway (null: no active user with that uid). */
+  async roleAccess(appId: string, uid: string): Promise<RoleAccess | null> {
+    const user = await this.readModels.findUser(appId, uid);
+    if (!user || user.state !== 'active') return null;
+    const role = await this.readModels.findRole(appId, user.role);
+    return {
+      role: user.role,
+      permissions: role && !role.deleted ? (JSON.parse(role.permissions) as RoleAccess['permissions']) : {},
+      restrictedFeatures: role && !role.deleted ? role.restricted.map((feature) => feature.key) : [],
+    };
   }
 
   /**

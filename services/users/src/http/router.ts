@@ -1,5 +1,5 @@
 import { ApiError, isUid, normalizeUid } from '@chat/contracts';
-import { actorOf, parseWith, requestIdOf } from '@chat/http';
+import { actorOf, parseQuery, parseWith, requestIdOf } from '@chat/http';
 import { Router } from 'express';
 import type { Request } from 'express';
 import type { RequestContext } from '../app/context.js';
@@ -79,7 +79,7 @@ function usersRoutes(router: Router, { users }: UsersApis): void {
   });
   router.get('/v3/users', async (req, res) => {
     const context = contextOf(req);
-    const query = parseWith(listUsersSchema, req.query);
+    const query = parseQuery(listUsersSchema, req.query);
     const roles = query.roles ?? (query.role !== undefined ? [query.role] : undefined);
     res.json(await users.listUsers(context, { ...query, ...(roles ? { roles } : {}) }));
   });
@@ -125,7 +125,7 @@ function tokenRoutes(router: Router, { users }: UsersApis): void {
   router.get('/v3/users/:uid/auth_tokens', async (req, res) => {
     const context = contextOf(req);
     const uid = pathUid(req);
-    const { page, perPage } = parseWith(pagingSchema, req.query);
+    const { page, perPage } = parseQuery(pagingSchema, req.query);
     res.json(await users.listAuthTokens(context, uid, page, perPage));
   });
   router.delete('/v3/users/:uid/auth_tokens', async (req, res) => {
@@ -147,6 +147,12 @@ function tokenRoutes(router: Router, { users }: UsersApis): void {
     const context = contextOf(req);
     res.json({ data: await users.deleteAuthToken(context, pathUid(req), tokenReference(param(req, 'authToken'))) });
   });
+  // Not in the gateway's catalogue: the gateway's look-up of an acting user's RBAC rules.
+  router.get('/internal/apps/:appId/users/:uid/access', async (req, res) => {
+    const access = await users.roleAccess(param(req, 'appId'), normalizeUid(param(req, 'uid')));
+    if (!access) throw new ApiError('ERR_UID_NOT_FOUND', 'No active user has that uid.');
+    res.json(access);
+  });
   // Not in the gateway's catalogue: for whatever turns an auth token into a session.
   router.post('/internal/authtokens/verify', async (req, res) => {
     const { appId, authToken } = parseWith(verifyTokenSchema, req.body ?? null);
@@ -160,7 +166,7 @@ function relationRoutes(router: Router, { relations }: UsersApis): void {
   router.get('/v3/users/:uid/friends', async (req, res) => {
     const context = contextOf(req);
     const uid = pathUid(req);
-    const { page, perPage, searchKey } = parseWith(listFriendsSchema, req.query);
+    const { page, perPage, searchKey } = parseQuery(listFriendsSchema, req.query);
     res.json(await relations.listFriends(context, uid, page, perPage, searchKey));
   });
   router.post('/v3/users/:uid/friends', async (req, res) => {
@@ -178,7 +184,7 @@ function relationRoutes(router: Router, { relations }: UsersApis): void {
   router.get('/v3/users/:uid/blockedusers', async (req, res) => {
     const context = contextOf(req);
     const uid = pathUid(req);
-    const { page, perPage } = parseWith(pagingSchema, req.query);
+    const { page, perPage } = parseQuery(pagingSchema, req.query);
     res.json(await relations.listBlocked(context, uid, page, perPage));
   });
   router.post('/v3/users/:uid/blockedusers', async (req, res) => {
@@ -198,7 +204,7 @@ function relationRoutes(router: Router, { relations }: UsersApis): void {
 function roleRoutes(router: Router, { roles }: UsersApis): void {
   router.get('/v3/roles', async (req, res) => {
     const context = contextOf(req);
-    const { page, perPage } = parseWith(pagingSchema, req.query);
+    const { page, perPage } = parseQuery(pagingSchema, req.query);
     res.json(await roles.list(context, page, perPage));
   });
   router.post('/v3/roles', async (req, res) => {

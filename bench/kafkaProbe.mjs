@@ -1,0 +1,124 @@
+// What Kafka knows about the services' progress: each consumer group's lag (log end minus committed
+// offset over the partitions assigned to it), read with an admin client, so a benchmark can wait until
+// every read model has caught up, or time a projection rebuild, without asking the services anything.
+// The Kafka client is the services' own (@chat/kafka's createKafka); kafkajs is resolved from there.
+import { createRequire } from 'node:module';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createKafka } from '../packages/kafka/dist/index.js';
+
+const { AssignerProtocol } = createRequire(new URL('../packages/kafka/dist/index.js', import.meta.url))('kafkajs');
+
+
+/**
+ * @typedef {object} GroupProgress
+ * @property {number} committed  events the group has committed, summed over its partitions
+ * @property {number} end  the log end of the same partitions
+ * @property {number} lag  end − committed
+ */
+
+/** @param {string} brokers  comma-separated, as the stack gives them */
+export async function connectKafkaProbe(brokers) {
+  let closing = false;
+  // kafkajs logs through a pino-shaped logger: only errors, and none once the stack is stopping
+  // (the broker going away is expected then).
+  const errorsOnly = {
+    error: (detail, message) => {
+      if (!closing) console.error(`bench kafka: ${message}`, detail);
+    },
+    warn: () => {},
+  };
+  const kafka = createKafka('bench', brokers.split(','), errorsOnly);
+  const admin = kafka.admin();
+  await admin.connect();
+
+  /** Consumer groups whose id satisfies `matches`. */
+  async function groupsMatching(matches) {
+    const { groups } = await admin.listGroups();
+    return groups.map((g) => g.groupId).filter(matches);
+  }
+
+  /**
+   * Progress of one group over the partitions its members are assigned; null while it has no
+   * assignment (joining or rebalancing), when its position is not known.
+   * @returns {Promise<GroupProgress | null>}
+   */
+  async function progressOf(groupId) {
+    const { groups } = await admin.describeGroups([groupId]);
+    const assigned = new Map();
+    for (const member of groups[0]?.members ?? []) {
+      const decoded = AssignerProtocol.MemberAssignment.decode(member.memberAssignment);
+      for (const [topic, partitions] of Object.entries(decoded?.assignment ?? {})) {
+        assigned.set(topic, [...(assigned.get(topic) ?? []), ...partitions]);
+      }
+    }
+    if (assigned.size === 0) return null;
+    const topics = [...assigned.keys()];
+    const offsets = await admin.fetchOffsets({ groupId, topics });
+    let committed = 0;
+    let end = 0;
+    for (const { topic, partitions } of offsets) {
+      const ends = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, p]));
+      for (const partition of assigned.get(topic)) {
+        const log = ends.get(partition);
+        const high = Number(log?.high ?? 0);
+        const own = Number(partitions.find((p) => p.partition === partition)?.offset ?? -1);
+        // Nothing committed yet: the group starts from the beginning of the log.
+        committed += own < 0 ? Number(log?.low ?? 0) : own;
+        end += high;
+      }
+    }
+    return { committed, end, lag: end - committed };
+  }
+
+  /**
+   * Total lag of the groups `matches` selects; null when any of them has no assignment yet.
+   * @returns {Promise<{ lag: number, groups: number } | null>}
+   */
+  async function lagOf(matches) {
+    const groupIds = await groupsMatching(matches);
+    let lag = 0;
+    for (const groupId of groupIds) {
+      const progress = await progressOf(groupId);
+      if (progress === null) return null;
+      lag += progress.lag;
+    }
+    return { lag, groups: groupIds.length };
+  }
+
+  /**
+   * Waits until every group `matches` selects has consumed its whole log, at most `timeoutMs`.
+   * @returns {Promise<{ quiet: boolean, lag: number | null, waitedMs: number }>}
+   */
+  async function waitForQuiet(matches, timeoutMs) {
+    const started = performance.now();
+    let last = null;
+    for (;;) {
+      last = await lagOf(matches).catch(() => null);
+      if (last !== null && last.groups > 0 && last.lag === 0) return { quiet: true, lag: 0, waitedMs: performance.now() - started };
+      if (performance.now() - started >= timeoutMs) return { quiet: false, lag: last?.lag ?? null, waitedMs: performance.now() - started };
+      await sleep(250);
+    }
+  }
+
+  /** Sum of the log ends of `topics`: how many events they hold (the logs start empty). */
+  async function eventsIn(topics) {
+    let total = 0;
+    for (const topic of topics) {
+      for (const p of await admin.fetchTopicOffsets(topic)) total += Number(p.high) - Number(p.low);
+    }
+    return total;
+  }
+
+  return {
+    kafka,
+    groupsMatching,
+    progressOf,
+    lagOf,
+    waitForQuiet,
+    eventsIn,
+    close: () => {
+      closing = true;
+      return admin.disconnect();
+    },
+  };
+}

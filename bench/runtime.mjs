@@ -1,0 +1,620 @@
+// node bench/runtime.mjs — the event-sourcing runtime's figures (issue 8), in one run on the stack
+// `npm start` uses (Kafka, FerretDB and Redis from the devstack, the services and the gateway as
+// processes; bench/stack.mjs), each printed with its goal, then a summary table:
+//  1. the store's raw insertOne/s and insertMany(100) docs/s (plain driver, scratch database): the baseline;
+//  2. sustained sends: 50 closed-loop clients over 100 one-on-one conversations and 5 groups of 50, and
+//     that rate ÷ the raw insertOne rate; every non-200 answer and every timeout is an error;
+//  3. open-loop sends at 100, 200 and 500 msg/s (a fixed schedule; sends that could not start on time
+//     are counted as late): send p50/p99 from the scheduled time, and visible p50/p99: until the
+//     receiver's GET /users/{sender}/conversation (a group's GET /conversations/group_{guid}) shows the
+//     message as lastMessage. A sample of the messages (BENCH_VISIBLE_SAMPLES a second) is watched by
+//     bench/visibilityWatcher.mjs on a fixed budget of polls (BENCH_POLL_BUDGET a second);
+//  4. one hot conversation: a burst of messages into one conversation as fast as the API takes them;
+//     events/s = messages ÷ (first send → last one visible);
+//  6. a group of 10,000 members: join, kick and one group message, p50 (members added 1,000 a request);
+//  7. figures 2 and 3 (at 200 and 500 msg/s) again after 200,000 messages among 20,000 users are
+//     seeded (bench/seedStore.mjs: commits through the services' own store adapter and deciders, events
+//     produced to their topics, every read model built by the services' own consumers; the seed has an
+//     app of its own), and the ratio of the two visible p99s;
+//  5. last, with the stack's services stopped: the messages service's projections rebuilt from Kafka
+//     offset 0 into a fresh database (bench/projectionRebuild.mjs), events/s over the first 10^5 events.
+// Between figures the run waits (at most BENCH_DRAIN_TIMEOUT s) until every consumer group of the stack
+// has caught up, so each starts on an idle system; a backlog left over is printed with the figure.
+// Every request has a timeout and every wait a deadline, so a stalled system still finishes and reports.
+//
+// BENCH_QUICK=1 shortens and shrinks everything (a smoke run of a few minutes); each knob can also be
+// set on its own: BENCH_DURATION (sustained s), BENCH_OPEN_SECONDS (per rate), BENCH_RATES,
+// BENCH_CLIENTS, BENCH_RAW_SECONDS, BENCH_HOT_MESSAGES, BENCH_GROUP_MEMBERS, BENCH_GROUP_ROUNDS,
+// BENCH_SEED_USERS, BENCH_SEED_MESSAGES, BENCH_REBUILD_EVENTS, BENCH_REBUILD_TIMEOUT, BENCH_HOT_TIMEOUT,
+// BENCH_DRAIN_TIMEOUT, BENCH_VISIBLE_TIMEOUT, BENCH_REQUEST_TIMEOUT, BENCH_SETUP_TIMEOUT (s), BENCH_VISIBLE_SAMPLES,
+// BENCH_POLL_BUDGET. Exits 1 when a figure could not be measured at all (its error is printed).
+import { setTimeout as sleep } from 'node:timers/promises';
+import { groupConversationId, topics } from '../packages/contracts/dist/index.js';
+import { createGatewayClient } from './httpClient.mjs';
+import { connectKafkaProbe } from './kafkaProbe.mjs';
+import { measureProjectionRebuild } from './projectionRebuild.mjs';
+import { seedStore } from './seedStore.mjs';
+import { percentile, startBenchStack } from './stack.mjs';
+import { measureStoreRaw } from './storeRaw.mjs';
+import { createVisibilityWatcher } from './visibilityWatcher.mjs';
+
+const QUICK = process.env.BENCH_QUICK === '1';
+/** A knob: its environment variable, else the full run's or the quick run's default. */
+const knob = (name, full, quick) => Number(process.env[name] ?? (QUICK ? quick : full));
+const CONFIG = {
+  rawSeconds: knob('BENCH_RAW_SECONDS', 5, 2),
+  sustainedSeconds: knob('BENCH_DURATION', 60, 12),
+  clients: knob('BENCH_CLIENTS', 50, 50),
+  openSeconds: knob('BENCH_OPEN_SECONDS', 30, 6),
+  rates: (process.env.BENCH_RATES ?? '100,200,500').split(',').map(Number),
+  /** Run every rate even after a lower one collapsed (by default the higher ones are skipped). */
+  openAll: process.env.BENCH_OPEN_ALL === '1',
+  hotMessages: knob('BENCH_HOT_MESSAGES', 2_000, 300),
+  hotTimeoutS: knob('BENCH_HOT_TIMEOUT', 120, 20),
+  groupMembers: knob('BENCH_GROUP_MEMBERS', 10_000, 1_000),
+  groupRounds: knob('BENCH_GROUP_ROUNDS', 30, 10),
+  seedUsers: knob('BENCH_SEED_USERS', 20_000, 1_000),
+  seedMessages: knob('BENCH_SEED_MESSAGES', 200_000, 10_000),
+  rebuildEvents: knob('BENCH_REBUILD_EVENTS', 100_000, 10_000),
+  rebuildTimeoutS: knob('BENCH_REBUILD_TIMEOUT', 180, 30),
+  drainTimeoutS: knob('BENCH_DRAIN_TIMEOUT', 120, 30),
+  visibleTimeoutS: knob('BENCH_VISIBLE_TIMEOUT', 10, 5),
+  requestTimeoutS: knob('BENCH_REQUEST_TIMEOUT', 10, 10),
+  setupTimeoutS: knob('BENCH_SETUP_TIMEOUT', 600, 120),
+  visibleSamplesPerSecond: knob('BENCH_VISIBLE_SAMPLES', 20, 20),
+  pollBudgetPerSecond: knob('BENCH_POLL_BUDGET', 200, 200),
+};
+const GOALS = {
+  sustained: 500,
+  sustainedShareOfInsertOne: 0.4,
+  visibleP99: { 200: 100, 500: 250 },
+  hot: 300,
+  rebuild: 20_000,
+  groupP50: 50,
+  seededRatio: 1.5,
+};
+const ONE_ON_ONE = 100;
+const GROUPS = 5;
+const GROUP_SIZE = 50;
+/** A send that started this much after its scheduled time is late (the load generator fell behind). */
+const LATE_MS = 5;
+/** Members per add-members request: the API's maximum. */
+const MEMBERS_PER_REQUEST = 1_000;
+const SETUP_CONCURRENCY = 16;
+/** A read answered within this is taken as a sign the system has worked off its queues. */
+const PROMPT_MS = 500;
+/** An open-loop rate that answered fewer than this share of its sends (the rest failed or timed out) has collapsed. */
+const COLLAPSED_SHARE = 0.5;
+
+const stack = await startBenchStack({ name: 'bench runtime' });
+const { app, onStop, stop } = stack;
+const { chat } = app;
+const client = createGatewayClient(stack.services.gatewayUrl, { timeoutMs: CONFIG.requestTimeoutS * 1000 });
+onStop(() => client.close());
+const probe = await connectKafkaProbe(stack.infra.kafkaBrokers);
+onStop(() => probe.close());
+/** The stack's consumer groups: each is named after its database, `chat_<service>_<suffix>`. */
+const stackGroups = (groupId) => groupId.endsWith(`_${stack.databaseSuffix}`);
+
+// ---------------------------------------------------------------------------------------------- output
+
+const fmt = (value, digits = 0) => (Number.isFinite(value) ? value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : 'n/a');
+const ms = (value) => `${fmt(value, 1)} ms`;
+/** Rows of the final table: figure, measured, goal, and whether it was met (null: no goal). */
+const summary = [];
+function record(figure, measured, goal = '', met = null) {
+  summary.push({ figure, measured, goal, met });
+}
+let failedFigures = 0;
+/** Runs one figure; an error is printed and recorded under `label`, and the run goes on with the next. */
+async function figure(label, title, body) {
+  console.log(`\n${title}`);
+  const started = performance.now();
+  try {
+    await body();
+  } catch (error) {
+    failedFigures += 1;
+    console.log(`  could not be measured: ${error instanceof Error ? error.stack : String(error)}`);
+    const message = error instanceof Error ? error.message : String(error);
+    record(label, `failed: ${message.length > 70 ? `${message.slice(0, 70)}…` : message}`, '', false);
+  }
+  console.log(`  (${fmt((performance.now() - started) / 1000)} s)`);
+}
+
+/**
+ * Waits, at most BENCH_DRAIN_TIMEOUT s, until the stack's read models have caught up and a read
+ * through the gateway answers promptly again (past its capacity the system keeps working off requests
+ * whose clients gave up long ago); says so when it has not. Resolves with the backlog left (NaN: unknown).
+ */
+async function drain(what) {
+  const deadline = performance.now() + CONFIG.drainTimeoutS * 1000;
+  const { quiet, lag, waitedMs } = await probe.waitForQuiet(stackGroups, CONFIG.drainTimeoutS * 1000);
+  if (!quiet) {
+    const behind = lag === null ? 'an unknown number of events (a consumer group is rebalancing)' : `${fmt(lag)} events`;
+    console.log(`  (read models still ${behind} behind ${fmt(waitedMs / 1000)} s after ${what})`);
+  }
+  for (;;) {
+    const t0 = performance.now();
+    const answer = await client.request('GET', '/v3/users?perPage=1', chat);
+    if (ok(answer) && performance.now() - t0 < PROMPT_MS) break;
+    if (performance.now() >= deadline) {
+      console.log(`  (a read through the gateway still takes over ${PROMPT_MS} ms after ${what})`);
+      break;
+    }
+    await sleep(250);
+  }
+  return quiet ? 0 : (lag ?? NaN);
+}
+
+// ------------------------------------------------------------------------------------- the API, bounded
+
+const ok = (answer) => answer.status === 200;
+const describe = (answer) => (answer.status === 0 ? answer.error : `${answer.status} ${answer.body?.error?.code ?? ''}`.trim());
+
+/** Errors by cause, e.g. `3× 503 ERR_OVERLOADED, 1× timeout`. */
+function errorTally() {
+  const counts = new Map();
+  return {
+    add(answer) {
+      const key = describe(answer);
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    },
+    get total() {
+      return [...counts.values()].reduce((a, b) => a + b, 0);
+    },
+    toString() {
+      return counts.size === 0 ? '0 errors' : [...counts].map(([key, n]) => `${n}× ${key}`).join(', ');
+    },
+  };
+}
+
+/** A request that must succeed (set-up): retried while the services catch up, at most `patienceMs`. */
+async function must(method, path, headers, body, patienceMs = 60_000) {
+  const deadline = performance.now() + patienceMs;
+  for (;;) {
+    const answer = await client.request(method, path, headers, body);
+    if (ok(answer)) return answer.body;
+    if (performance.now() >= deadline) throw new Error(`${method} ${path}: ${describe(answer)} ${JSON.stringify(answer.body ?? '')}`);
+    await sleep(100);
+  }
+}
+
+async function inParallel(items, concurrency, task) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) await task(items[next++]);
+    }),
+  );
+}
+
+/**
+ * Creates users through POST /users, each tried up to three times, for at most BENCH_SETUP_TIMEOUT s
+ * in all; resolves with the uids created (or already there). `strict`: fail unless every one was.
+ */
+async function createUsers(uids, { strict = true } = {}) {
+  const created = [];
+  const errors = errorTally();
+  const deadline = performance.now() + CONFIG.setupTimeoutS * 1000;
+  await inParallel(uids, SETUP_CONCURRENCY, async (uid) => {
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      if (performance.now() >= deadline) return void errors.add({ status: 0, error: `not tried: past the ${CONFIG.setupTimeoutS} s set-up allowance` });
+      const answer = await client.request('POST', '/v3/users', chat, { uid, name: uid });
+      if (ok(answer) || answer.body?.error?.code === 'ERR_UID_ALREADY_EXISTS') return void created.push(uid);
+      if (attempt === 3) errors.add(answer);
+      else await sleep(200 * attempt);
+    }
+  });
+  if (errors.total > 0) {
+    if (strict) throw new Error(`POST /v3/users: ${errors.total} of ${uids.length} users could not be created (${errors})`);
+    console.log(`  ${errors.total} of ${uids.length} users could not be created (${errors})`);
+  }
+  return new Set(created);
+}
+
+/**
+ * Adds `uids` to a group, MEMBERS_PER_REQUEST at a time, retrying the uids the conversations service
+ * does not know yet (its users projection may lag) until `patienceMs` is spent. Resolves with the
+ * number of members added.
+ */
+async function addMembers(guid, uids, patienceMs) {
+  const deadline = performance.now() + patienceMs;
+  let missing = [...uids];
+  while (missing.length > 0) {
+    const refused = [];
+    for (let i = 0; i < missing.length; i += MEMBERS_PER_REQUEST) {
+      const chunk = missing.slice(i, i + MEMBERS_PER_REQUEST);
+      const answer = await client.request('POST', `/v3/groups/${guid}/members`, chat, { participants: chunk });
+      const outcomes = ok(answer) ? (answer.body.data.participants ?? {}) : {};
+      for (const uid of chunk) {
+        const outcome = outcomes[uid];
+        if (!outcome || !(outcome.success || outcome.error?.code === 'ERR_ALREADY_JOINED')) refused.push(uid);
+      }
+    }
+    missing = refused;
+    if (missing.length === 0 || performance.now() >= deadline) break;
+    await sleep(500);
+  }
+  return uids.length - missing.length;
+}
+
+/** A numeric id (CometChat's are) is seen once the last message's id is at least it. */
+function atLeast(lastId, id) {
+  if (lastId === undefined || lastId === null) return false;
+  const numeric = /^\d+$/;
+  return numeric.test(String(lastId)) && numeric.test(String(id)) ? BigInt(lastId) >= BigInt(id) : String(lastId) === String(id);
+}
+
+// ----------------------------------------------------------------------------------- the conversations
+
+/**
+ * @typedef {{ kind: 'user', a: string, b: string } | { kind: 'group', guid: string, members: string[] }} Target
+ * @typedef {{ target: Target, sender: string, receiver: string, id: string }} Sent
+ */
+
+/** The `n`-th send to `target`: its sender and the user who should then see it. */
+function partiesOf(target, n) {
+  if (target.kind === 'user') return n % 2 === 0 ? { sender: target.a, receiver: target.b } : { sender: target.b, receiver: target.a };
+  const sender = target.members[n % target.members.length];
+  const receiver = target.members[(n + 1) % target.members.length];
+  return { sender, receiver };
+}
+
+function send(target, sender, text) {
+  const body =
+    target.kind === 'user'
+      ? { receiver: sender === target.a ? target.b : target.a, receiverType: 'user', type: 'text', data: { text } }
+      : { receiver: target.guid, receiverType: 'group', type: 'text', data: { text } };
+  return client.request('POST', '/v3/messages', { ...chat, onbehalfof: sender }, body);
+}
+
+/** One poll: does the receiver's view of the conversation show `sent` (or a later message) as its last? */
+async function isVisible(/** @type {Sent} */ sent) {
+  const path = sent.target.kind === 'user' ? `/v3/users/${sent.sender}/conversation` : `/v3/conversations/${groupConversationId(sent.target.guid)}`;
+  const answer = await client.request('GET', path, { ...chat, onbehalfof: sent.receiver });
+  return ok(answer) && atLeast(answer.body?.data?.lastMessage?.id, sent.id);
+}
+
+/** Creates the 100 one-on-one conversations' and the 5 groups' users and groups; the targets to send to. */
+async function createTrafficTargets(prefix) {
+  const uids = Array.from({ length: Math.max(2 * ONE_ON_ONE, GROUPS * GROUP_SIZE) }, (_, i) => `${prefix}${String(i).padStart(3, '0')}`);
+  await createUsers(uids);
+  /** @type {Target[]} */
+  const targets = Array.from({ length: ONE_ON_ONE }, (_, i) => ({ kind: 'user', a: uids[2 * i], b: uids[2 * i + 1] }));
+  for (let g = 0; g < GROUPS; g++) {
+    const guid = `${prefix}group-${g}`;
+    const members = uids.slice(g * GROUP_SIZE, (g + 1) * GROUP_SIZE);
+    await must('POST', '/v3/groups', { ...chat, onbehalfof: members[0] }, { guid, name: guid, type: 'public' });
+    const added = await addMembers(guid, members.slice(1), CONFIG.drainTimeoutS * 1000 + 30_000);
+    if (added !== members.length - 1) throw new Error(`${guid}: only ${added} of ${members.length - 1} members could be added`);
+    targets.push({ kind: 'group', guid, members });
+  }
+  // The messages service learns users and memberships from events: one send per target waits for them.
+  await inParallel(targets, SETUP_CONCURRENCY, async (target) => {
+    const { sender } = partiesOf(target, 0);
+    const deadline = performance.now() + 60_000;
+    for (;;) {
+      const answer = await send(target, sender, 'warm-up');
+      if (ok(answer)) return;
+      if (performance.now() >= deadline) throw new Error(`warm-up send to ${target.guid ?? target.b}: ${describe(answer)}`);
+      await sleep(100);
+    }
+  });
+  return targets;
+}
+
+// ------------------------------------------------------------------------------------------ the figures
+
+/** Figure 2: closed loop, CONFIG.clients clients, each sending as soon as its previous send is answered. */
+async function sustainedSends(targets) {
+  const latencies = [];
+  const errors = errorTally();
+  let next = 0;
+  const started = performance.now();
+  const end = started + CONFIG.sustainedSeconds * 1000;
+  await Promise.all(
+    Array.from({ length: CONFIG.clients }, async () => {
+      while (performance.now() < end) {
+        const n = next++;
+        const target = targets[n % targets.length];
+        const { sender } = partiesOf(target, Math.floor(n / targets.length));
+        const t0 = performance.now();
+        const answer = await send(target, sender, `sustained ${n}`);
+        if (ok(answer)) latencies.push(performance.now() - t0);
+        else errors.add(answer);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { perSecond: latencies.length / seconds, sent: latencies.length, errors, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+/** Figure 3: sends started on a fixed schedule at `rate`, a sample watched until visible. */
+async function openLoop(targets, rate) {
+  const total = Math.round(rate * CONFIG.openSeconds);
+  const sampleEvery = Math.max(1, Math.round(rate / CONFIG.visibleSamplesPerSecond));
+  const watcher = createVisibilityWatcher({ isVisible, budgetPerSecond: CONFIG.pollBudgetPerSecond });
+  const sendTimes = [];
+  const visibleTimes = [];
+  const errors = errorTally();
+  let late = 0;
+  let notVisible = 0;
+  const inFlight = [];
+  const started = performance.now();
+  for (let i = 0; i < total; i++) {
+    const scheduledAt = started + (i * 1000) / rate;
+    const wait = scheduledAt - performance.now();
+    if (wait > 1) await sleep(wait);
+    if (performance.now() - scheduledAt > LATE_MS) late += 1;
+    const target = targets[i % targets.length];
+    const parties = partiesOf(target, Math.floor(i / targets.length));
+    inFlight.push(
+      (async () => {
+        const answer = await send(target, parties.sender, `open ${rate} ${i}`);
+        const answeredAt = performance.now();
+        if (!ok(answer)) return errors.add(answer);
+        sendTimes.push(answeredAt - scheduledAt);
+        if (i % sampleEvery !== 0) return;
+        const seenAt = await watcher.watch({ target, ...parties, id: answer.body.data.id }, answeredAt + CONFIG.visibleTimeoutS * 1000);
+        if (seenAt === null) notVisible += 1;
+        else visibleTimes.push(seenAt - scheduledAt);
+      })(),
+    );
+  }
+  const scheduleSeconds = (performance.now() - started) / 1000;
+  await Promise.all(inFlight);
+  await watcher.stop();
+  const seconds = (performance.now() - started) / 1000;
+  sendTimes.sort((a, b) => a - b);
+  visibleTimes.sort((a, b) => a - b);
+  return {
+    rate,
+    offered: total,
+    achieved: sendTimes.length / scheduleSeconds,
+    errors,
+    late,
+    sendP50: percentile(sendTimes, 50),
+    sendP99: percentile(sendTimes, 99),
+    visibleP50: percentile(visibleTimes, 50),
+    visibleP99: percentile(visibleTimes, 99),
+    samples: visibleTimes.length,
+    notVisible,
+    pollsPerSecond: watcher.polls() / seconds,
+  };
+}
+
+function printOpenLoop(r, backlog) {
+  const goal = GOALS.visibleP99[r.rate];
+  console.log(
+    `  ${String(r.rate).padStart(4)} msg/s: answered ${fmt(r.achieved)}/s, send p50 ${ms(r.sendP50)} p99 ${ms(r.sendP99)}; ` +
+      `visible p50 ${ms(r.visibleP50)} p99 ${ms(r.visibleP99)}${goal ? ` (goal ≤${goal} ms)` : ''}` +
+      ` [${r.samples} watched, ${r.notVisible} not visible within ${CONFIG.visibleTimeoutS} s, ${fmt(r.pollsPerSecond)} polls/s; ` +
+      `${r.errors}; ${r.late} of ${r.offered} started >${LATE_MS} ms late${backlog ? `; started with ${fmt(backlog)} events of backlog` : ''}]`,
+  );
+}
+
+/** A visible p99 counts only if every send was answered, none was late and every sample became visible. */
+function openLoopMet(r, goal) {
+  return r.errors.total === 0 && r.notVisible === 0 && r.late === 0 && r.visibleP99 <= goal;
+}
+
+/**
+ * Runs the open loop at each rate in turn, each after a drain, and hands each result to `report`.
+ * Once a rate has collapsed (fewer than half its sends answered), the higher rates are not run
+ * (unless BENCH_OPEN_ALL=1): they would only pile up requests the system then takes minutes to work
+ * off, spoiling every figure after them. They are recorded as missed.
+ */
+async function openLoopSeries(rates, prefix, report) {
+  let collapsedAt = null;
+  for (const rate of rates) {
+    if (collapsedAt !== null && !CONFIG.openAll) {
+      console.log(`  ${String(rate).padStart(4)} msg/s: not run, ${collapsedAt} msg/s already collapsed (BENCH_OPEN_ALL=1 runs it anyway)`);
+      const goal = GOALS.visibleP99[rate];
+      record(`${prefix} open loop ${rate}/s`, `not run (${collapsedAt}/s collapsed)`, goal ? `p99 ≤${goal} ms` : '', goal ? false : null);
+      continue;
+    }
+    const backlog = await drain(`the step before ${rate} msg/s`);
+    const r = await openLoop(targets, rate);
+    printOpenLoop(r, backlog);
+    report(r, backlog);
+    if (r.offered - r.errors.total < COLLAPSED_SHARE * r.offered) collapsedAt ??= rate;
+  }
+}
+
+// ----------------------------------------------------------------------------------------------- run
+
+console.log(
+  `issue 8 runtime benchmark${QUICK ? ' (quick mode: shortened and shrunk, figures indicative only)' : ''}: ` +
+    `${CONFIG.sustainedSeconds} s sustained, ${CONFIG.openSeconds} s per open-loop rate, ${CONFIG.hotMessages} hot messages, ` +
+    `${CONFIG.groupMembers} group members, ${CONFIG.seedMessages} seeded messages among ${CONFIG.seedUsers} users`,
+);
+
+let rawInsertOne = NaN;
+await figure('1. raw store', '1. The store, raw (plain mongodb driver, scratch database on the same FerretDB)', async () => {
+  const raw = await measureStoreRaw(stack.infra.mongoUrl, { seconds: CONFIG.rawSeconds });
+  rawInsertOne = raw.insertOnePerSecond;
+  const perWriters = raw.insertOne.map((r) => `${fmt(r.perSecond)}/s with ${r.writers} writer${r.writers > 1 ? 's' : ''}`).join(', ');
+  console.log(`  insertOne ${perWriters} (baseline: the best, ${fmt(raw.insertOnePerSecond)}/s); insertMany(100) ${fmt(raw.insertManyDocsPerSecond)} docs/s`);
+  record('1. raw insertOne', `${fmt(raw.insertOnePerSecond)}/s (best of ${raw.insertOne.map((r) => r.writers).join('/')} writers)`, 'baseline');
+  record('1. raw insertMany(100)', `${fmt(raw.insertManyDocsPerSecond)} docs/s`, 'baseline');
+});
+
+let targets = [];
+const unseeded = { sustained: null, open: new Map() };
+
+await figure('2. sustained sends', `2. Sustained sends: ${CONFIG.clients} closed-loop clients, ${ONE_ON_ONE} one-on-one conversations and ${GROUPS} groups of ${GROUP_SIZE}, ${CONFIG.sustainedSeconds} s`, async () => {
+  targets = await createTrafficTargets('t');
+  await drain('set-up');
+  const r = await sustainedSends(targets);
+  unseeded.sustained = r;
+  const share = r.perSecond / rawInsertOne;
+  console.log(`  ${fmt(r.perSecond)} sends/s (goal ≥${GOALS.sustained}), ${r.errors} (goal 0); send p50 ${ms(r.p50)} p99 ${ms(r.p99)}`);
+  console.log(`  ÷ raw insertOne: ${fmt(share, 2)} (goal ≥${GOALS.sustainedShareOfInsertOne})`);
+  record('2. sustained sends', `${fmt(r.perSecond)}/s, ${r.errors}`, `≥${GOALS.sustained}/s, 0 errors`, r.perSecond >= GOALS.sustained && r.errors.total === 0);
+  record('2. sustained ÷ raw insertOne', fmt(share, 2), `≥${GOALS.sustainedShareOfInsertOne}`, share >= GOALS.sustainedShareOfInsertOne);
+  await drain('the sustained sends');
+});
+
+await figure('3. open loop', `3. Open-loop sends (${CONFIG.openSeconds} s per rate; times from the scheduled send)`, async () => {
+  if (targets.length === 0) throw new Error('no conversations to send to (figure 2 failed)');
+  await openLoopSeries(CONFIG.rates, '3.', (r, backlog) => {
+    unseeded.open.set(r.rate, r);
+    const goal = GOALS.visibleP99[r.rate];
+    record(`3. open loop ${r.rate}/s: send p50/p99`, `${ms(r.sendP50)} / ${ms(r.sendP99)}, ${r.errors}, ${r.late} late`);
+    record(
+      `3. open loop ${r.rate}/s: visible p50/p99`,
+      `${ms(r.visibleP50)} / ${ms(r.visibleP99)}${r.notVisible ? `, ${r.notVisible} never` : ''}${backlog ? `, ${fmt(backlog)} backlog` : ''}`,
+      goal ? `p99 ≤${goal} ms` : '',
+      goal ? openLoopMet(r, goal) : null,
+    );
+  });
+  await drain('the open-loop sends');
+});
+
+await figure('4. hot conversation', `4. One hot conversation: ${CONFIG.hotMessages} messages as fast as the API takes them`, async () => {
+  /** @type {Target} */
+  const hot = { kind: 'user', a: 'hot-a', b: 'hot-b' };
+  await createUsers([hot.a, hot.b]);
+  await must('POST', '/v3/messages', { ...chat, onbehalfof: hot.a }, { receiver: hot.b, receiverType: 'user', type: 'text', data: { text: 'warm-up' } });
+  await drain('the hot conversation set-up');
+  const ids = [];
+  const errors = errorTally();
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: SETUP_CONCURRENCY }, async () => {
+      while (next < CONFIG.hotMessages) {
+        const n = next++;
+        const answer = await send(hot, n % 2 === 0 ? hot.a : hot.b, `hot ${n}`);
+        if (ok(answer)) ids.push(answer.body.data.id);
+        else errors.add(answer);
+      }
+    }),
+  );
+  const answeredAt = performance.now();
+  if (ids.length === 0) throw new Error(`no send was accepted (${errors})`);
+  const newest = ids.reduce((a, b) => (atLeast(a, b) ? a : b));
+  const deadline = answeredAt + CONFIG.hotTimeoutS * 1000;
+  let lastSeen;
+  let seenAt = null;
+  while (performance.now() < deadline) {
+    const answer = await client.request('GET', `/v3/users/${hot.a}/conversation`, { ...chat, onbehalfof: hot.b });
+    lastSeen = ok(answer) ? answer.body?.data?.lastMessage?.id : lastSeen;
+    if (atLeast(lastSeen, newest)) {
+      seenAt = performance.now();
+      break;
+    }
+    await sleep(5);
+  }
+  // Not all drained in time: the messages the projection got through are those up to the last one shown.
+  const drained = seenAt === null ? ids.filter((id) => atLeast(lastSeen, id)).length : ids.length;
+  const seconds = ((seenAt ?? performance.now()) - started) / 1000;
+  const rate = drained / seconds;
+  console.log(
+    `  accepted ${ids.length} in ${fmt((answeredAt - started) / 1000, 1)} s (${fmt(ids.length / ((answeredAt - started) / 1000))}/s, ${errors}); ` +
+      (seenAt === null
+        ? `only ${drained} visible ${CONFIG.hotTimeoutS} s after the last answer`
+        : `the last visible ${ms(seenAt - answeredAt)} after the last answer`),
+  );
+  console.log(`  drained ${fmt(rate)} events/s (goal ≥${GOALS.hot})`);
+  record('4. hot conversation', `${fmt(rate)} events/s${seenAt === null ? ` (${drained}/${ids.length} drained)` : ''}`, `≥${GOALS.hot}/s`, rate >= GOALS.hot && errors.total === 0);
+  await drain('the hot conversation');
+});
+
+await figure('6. big group', `6. A group of ${CONFIG.groupMembers} members: join, one group message and kick, ${CONFIG.groupRounds} rounds one after another`, async () => {
+  const guid = 'big';
+  const owner = 'big-owner';
+  const members = Array.from({ length: CONFIG.groupMembers - 1 }, (_, i) => `big-m${String(i).padStart(5, '0')}`);
+  const joiners = Array.from({ length: CONFIG.groupRounds }, (_, i) => `big-j${String(i).padStart(3, '0')}`);
+  const usersStarted = performance.now();
+  const created = await createUsers([owner, ...joiners, ...members], { strict: false });
+  if (!created.has(owner)) throw new Error('the group owner could not be created');
+  const joinersCreated = joiners.filter((uid) => created.has(uid));
+  const membersCreated = members.filter((uid) => created.has(uid));
+  console.log(`  ${created.size} of ${members.length + joiners.length + 1} users created through POST /users in ${fmt((performance.now() - usersStarted) / 1000, 1)} s`);
+  await drain('creating the users');
+  await must('POST', '/v3/groups', { ...chat, onbehalfof: owner }, { guid, name: 'big', type: 'public' });
+  const membersStarted = performance.now();
+  const added = await addMembers(guid, membersCreated, CONFIG.drainTimeoutS * 1000);
+  console.log(`  ${added + 1} members (owner included) after ${fmt((performance.now() - membersStarted) / 1000, 1)} s of add-members requests`);
+  await drain('adding the members');
+  await must('POST', '/v3/messages', { ...chat, onbehalfof: owner }, { receiver: guid, receiverType: 'group', type: 'text', data: { text: 'warm-up' } });
+  const times = { join: [], message: [], kick: [] };
+  const errors = errorTally();
+  const timed = async (list, method, path, headers, body) => {
+    const t0 = performance.now();
+    const answer = await client.request(method, path, headers, body);
+    if (ok(answer)) list.push(performance.now() - t0);
+    else errors.add(answer);
+  };
+  for (const joiner of joinersCreated) {
+    await timed(times.join, 'POST', `/v3/groups/${guid}/members`, { ...chat, onbehalfof: joiner }, { participants: [joiner] });
+    await timed(times.message, 'POST', '/v3/messages', { ...chat, onbehalfof: owner }, { receiver: guid, receiverType: 'group', type: 'text', data: { text: `to all ${joiner}` } });
+    await timed(times.kick, 'DELETE', `/v3/groups/${guid}/members/${joiner}`, { ...chat, onbehalfof: owner });
+  }
+  for (const list of Object.values(times)) list.sort((a, b) => a - b);
+  const p50 = Object.fromEntries(Object.entries(times).map(([op, list]) => [op, percentile(list, 50)]));
+  console.log(
+    `  join p50 ${ms(p50.join)} (p99 ${ms(percentile(times.join, 99))}), kick p50 ${ms(p50.kick)} (p99 ${ms(percentile(times.kick, 99))}) (goal ≤${GOALS.groupP50} ms each); ` +
+      `group message p50 ${ms(p50.message)} (p99 ${ms(percentile(times.message, 99))}); ${errors}`,
+  );
+  const size = `${added + 1} members`;
+  const full = added + 1 === CONFIG.groupMembers && joinersCreated.length === joiners.length && errors.total === 0;
+  record(`6. group join p50 (${size})`, ms(p50.join), `≤${GOALS.groupP50} ms`, full && p50.join <= GOALS.groupP50);
+  record(`6. group kick p50 (${size})`, ms(p50.kick), `≤${GOALS.groupP50} ms`, full && p50.kick <= GOALS.groupP50);
+  record(`6. group message p50 (${size})`, `${ms(p50.message)}, ${errors}`);
+  await drain('the group rounds');
+});
+
+await figure('7. seeded store', `7. Figures 2 and 3 again with ${CONFIG.seedMessages} messages and ${CONFIG.seedUsers} users already in the store`, async () => {
+  if (targets.length === 0) throw new Error('no conversations to send to (figure 2 failed)');
+  const seed = await seedStore({ stack, kafka: probe.kafka, users: CONFIG.seedUsers, messages: CONFIG.seedMessages });
+  console.log(`  seeded ${seed.users} users and ${seed.messages} messages (app ${seed.appId}) in ${fmt(seed.seconds, 1)} s`);
+  const drainStarted = performance.now();
+  const backlog = await drain('seeding');
+  if (backlog === 0) console.log(`  the services' consumers built their read models from the seed ${fmt((performance.now() - drainStarted) / 1000, 1)} s after it was written`);
+  const r = await sustainedSends(targets);
+  console.log(`  sustained: ${fmt(r.perSecond)} sends/s (goal ≥${GOALS.sustained}), ${r.errors}; send p50 ${ms(r.p50)} p99 ${ms(r.p99)}` +
+    (unseeded.sustained ? `; ${fmt(r.perSecond / unseeded.sustained.perSecond, 2)}× the rate without the seed` : ''));
+  record('7. seeded: sustained sends', `${fmt(r.perSecond)}/s, ${r.errors}${backlog ? `, ${fmt(backlog)} events of backlog` : ''}`, `≥${GOALS.sustained}/s, 0 errors`, r.perSecond >= GOALS.sustained && r.errors.total === 0);
+  const rates = CONFIG.rates.filter((rate) => GOALS.visibleP99[rate] !== undefined);
+  await openLoopSeries(rates, '7. seeded:', (o, before) => {
+    const goal = GOALS.visibleP99[o.rate];
+    record(`7. seeded: visible p99 at ${o.rate}/s`, `${ms(o.visibleP99)}${before ? `, ${fmt(before)} backlog` : ''}`, `≤${goal} ms`, openLoopMet(o, goal));
+    const without = unseeded.open.get(o.rate);
+    const ratio = o.visibleP99 / without?.visibleP99;
+    console.log(`  visible p99 with the seed ÷ without at ${o.rate} msg/s: ${fmt(ratio, 2)} (goal ≤${GOALS.seededRatio})`);
+    record(`7. visible p99 seeded ÷ unseeded at ${o.rate}/s`, fmt(ratio, 2), `≤${GOALS.seededRatio}`, ratio <= GOALS.seededRatio);
+  });
+});
+
+await figure('5. projection rebuild', `5. A projection rebuilt from Kafka offset 0: the messages service's, into a fresh database (first ${CONFIG.rebuildEvents} events)`, async () => {
+  // Alone on the machine, as a rebuild would run: the stack's services are stopped first (the
+  // infrastructure stays). A fresh messages service would also turn the groups' membership events
+  // into action messages again and publish them, which the stack's services must not see.
+  await stack.services.stop();
+  const r = await measureProjectionRebuild({
+    stack,
+    probe,
+    service: 'messages',
+    topics: [topics.users, topics.conversations, topics.messages],
+    events: CONFIG.rebuildEvents,
+    timeoutMs: CONFIG.rebuildTimeoutS * 1000,
+  });
+  if (!r.started) throw new Error(`the rebuild instance committed no offset within its start-up allowance (${r.target} events to read)`);
+  console.log(
+    `  ${fmt(r.eventsPerSecond)} events/s (goal ≥${GOALS.rebuild}): ${r.events} of ${r.target} events in ${fmt(r.seconds, 1)} s` +
+      ` after ${fmt(r.startupSeconds, 1)} s of start-up${r.complete ? '' : ` (stopped after ${CONFIG.rebuildTimeoutS} s)`}`,
+  );
+  record('5. projection rebuild', `${fmt(r.eventsPerSecond)} events/s (${r.events}/${r.target})`, `≥${GOALS.rebuild}/s`, r.eventsPerSecond >= GOALS.rebuild);
+});
+
+console.log('\nSummary (issue 8 goals)');
+const widths = [Math.max(...summary.map((r) => r.figure.length)), Math.max(...summary.map((r) => r.measured.length)), Math.max(...summary.map((r) => r.goal.length))];
+for (const row of summary) {
+  const met = row.met === null ? '' : row.met ? 'met' : 'MISSED';
+  console.log(`  ${row.figure.padEnd(widths[0])}  ${row.measured.padEnd(widths[1])}  ${row.goal.padEnd(widths[2])}  ${met}`);
+}
+await stop();
+process.exit(failedFigures > 0 ? 1 : 0);
