@@ -8,6 +8,5 @@ export type { DocumentStore, GuardedWrite, Stored, StoredProjectionFields, Store
 export { MongoDocumentStore } from './mongoDocumentStore.js';
 export { ensureIndexes } from './indexes.js';
 export type { IndexSpec } from './indexes.js';
-export { GuardedProjectionWriter } from './legacyProjectionWriter.js';
 export { readWithPatience } from './patience.js';
 export { MAX_STATEMENTS_PER_COMMAND, chunk } from './statements.js';
