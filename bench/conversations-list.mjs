@@ -4,12 +4,13 @@
 // Seeding 10,000 conversations through HTTP would take minutes at FerretDB's few hundred writes/s, so
 // the read model is seeded in bulk instead: the same events the services publish (UserCreated for the
 // peers, one MessageSent per conversation) go through the conversations service's own projection code
-// (its compiled ConversationProjector and users projection, over an in-memory store), and the resulting
-// documents are written with insertMany in batches, exactly as the Kafka consumer would have left them.
+// (its compiled ConversationReadModel and users projection, over in-memory stores), and the resulting
+// documents are written in their stored form with insertMany in batches, exactly as the Kafka consumer
+// would have left them.
 import { MongoClient } from 'mongodb';
-import { encodeArrays } from '../services/conversations/dist/adapters/readModels.js';
-import { ConversationProjector } from '../services/conversations/dist/projections/conversationProjector.js';
-import { MemoryProjectionStore } from '../services/conversations/dist/projections/memoryProjectionStore.js';
+import { CONVERSATION_COLLECTIONS, storeOf } from '../services/conversations/dist/adapters/readModels.js';
+import { ConversationReadModel } from '../services/conversations/dist/projections/conversationReadModel.js';
+import { memoryConversationStores } from '../services/conversations/dist/projections/testStores.js';
 import { usersProjection } from '../services/conversations/dist/projections/users.js';
 import { startBenchStack } from './stack.mjs';
 
@@ -42,8 +43,8 @@ const envelope = (type, streamId, version, data, occurredAtMs) => ({
 });
 
 const seedStart = performance.now();
-const store = new MemoryProjectionStore();
-const projector = new ConversationProjector(store);
+const { stores, memory } = memoryConversationStores();
+const model = new ConversationReadModel(stores);
 const peerDocs = [];
 const nowMs = Date.now();
 let messageId = 0;
@@ -62,24 +63,24 @@ for (const [index, [owner, i]] of plan.entries()) {
   const conversationId = owner < peer ? `${owner}_user_${peer}` : `${peer}_user_${owner}`;
   const atMs = nowMs - (plan.length - index) * 1000;
   messageId += 1;
-  await projector.apply(
+  await model.apply([
     envelope('MessageSent', `messages:${appId}:${conversationId}`, 1, {
       id: String(messageId), conversationId, sender: peer, receiver: owner, receiverType: 'user', category: 'message', type: 'text',
       data: { text: `hello from ${peer}` }, sentAt: Math.floor(atMs / 1000),
     }, atMs),
-  );
+  ]);
 }
 const db = mongo.db(`chat_conversations_${databaseSuffix}`);
-const stored = (map) => [...map.entries()].map(([_id, v]) => ({ ...encodeArrays(v.doc), _id, _positions: v.positions, _rev: v.rev }));
-for (const [name, docs] of [
-  ['users', peerDocs],
-  ['shared_conversations', stored(store.shared)],
-  ['user_conversations', stored(store.users)],
-  ['conversation_list_heads', stored(store.heads)],
-]) {
+const seeded = [['users', peerDocs]];
+for (const [key, collection] of Object.entries(CONVERSATION_COLLECTIONS)) {
+  // The stored form the service's own store writes (arrays as JSON text where it keeps them so).
+  const encoder = storeOf(db, collection);
+  seeded.push([collection.name, memory[key].stored().map((record) => encoder.encode(record))]);
+}
+for (const [name, docs] of seeded) {
   for (let i = 0; i < docs.length; i += 500) await db.collection(name).insertMany(docs.slice(i, i + 500), { ordered: false });
 }
-console.log(`seeded ${store.users.size} user conversations and ${peerDocs.length} peers in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
+console.log(`seeded ${memory.timelines.stored().length} conversations and ${peerDocs.length} peers in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
 
 /** One request through the gateway: its latency in ms and whether it answered 200. */
 async function timedList(owner) {

@@ -8,7 +8,6 @@ export type { DocumentStore, GuardedWrite, Stored, StoredProjectionFields, Store
 export { MongoDocumentStore } from './mongoDocumentStore.js';
 export { ensureIndexes } from './indexes.js';
 export type { IndexSpec } from './indexes.js';
-export { GuardedProjectionWriter } from './legacyProjectionWriter.js';
 export { readWithPatience } from './patience.js';
 export { MAX_STATEMENTS_PER_COMMAND, bulkWriteChunked, chunk } from './bulkWrite.js';
 export type { BulkWriteCounts } from './bulkWrite.js';

@@ -18,8 +18,12 @@ export interface Projection<Doc extends object, Event extends EventEnvelope = Ev
   /**
    * Which ordered source this event belongs to for that document (a field-name-safe word). Defaults
    * to the event's stream: versions are ordered only within one stream.
+   *
+   * `null` applies the event without a position, for an evolve that makes re-applying it a no-op
+   * whatever came between (a max-merge, a set addition): a document fed by thousands of streams then
+   * keeps no position per stream, and an event that changes nothing writes nothing.
    */
-  sourceOf?(event: Event, documentId: string): string;
+  sourceOf?(event: Event, documentId: string): string | null;
   /**
    * True when this event brings the document into existence, so it cannot be stored yet (a new
    * message's own document). The runtime then inserts without reading first; if the document does
@@ -213,10 +217,12 @@ export class ProjectionRuntime<Doc extends object, Event extends EventEnvelope =
   }
 
   private alreadyApplied(positions: Record<string, number>, event: Event, documentId: string): boolean {
-    return (positions[this.sourceOf(event, documentId)] ?? 0) >= event.version;
+    const source = this.sourceOf(event, documentId);
+    // Without a position only the fold can tell (it writes nothing when nothing changes).
+    return source !== null && (positions[source] ?? 0) >= event.version;
   }
 
-  private sourceOf(event: Event, documentId: string): string {
+  private sourceOf(event: Event, documentId: string): string | null {
     return this.projection.sourceOf ? this.projection.sourceOf(event, documentId) : sourceOfStream(event.streamId);
   }
 
@@ -226,6 +232,14 @@ export class ProjectionRuntime<Doc extends object, Event extends EventEnvelope =
     let applied = 0;
     for (const event of events) {
       const source = this.guarded(event, () => this.sourceOf(event, documentId));
+      if (source === null) {
+        const next = this.guarded(event, () => this.projection.evolve(doc, event, documentId));
+        if (JSON.stringify(next) === JSON.stringify(doc)) continue;
+        doc = next;
+        positions = doc ? positions : {};
+        applied += 1;
+        continue;
+      }
       if ((positions[source] ?? 0) >= event.version) continue;
       doc = this.guarded(event, () => this.projection.evolve(doc, event, documentId));
       positions = doc ? { ...positions, [source]: event.version } : {};

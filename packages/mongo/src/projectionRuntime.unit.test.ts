@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { InMemoryDocumentStore } from './documentStore.js';
 import type { DocumentStore, GuardedWrite, StoredRecord } from './documentStore.js';
 import { ProjectionRuntime } from './projectionRuntime.js';
+import type { Projection } from './projectionRuntime.js';
 import { removingTallies, tallied, talliesProjection as tallies, tallyHistoryArbitrary as historyArbitrary } from './testTallies.js';
 import type { TallyDoc, TallyEvent } from './testTallies.js';
 
@@ -177,6 +178,32 @@ describe('ProjectionRuntime', () => {
     const event = tallied('s:a', 1, ['d1'], 'open');
     const error: unknown = await runtime.apply([event]).catch((caught: unknown) => caught);
     expect(isUnapplicableEventError(error) && error.eventId).toBe(event.id);
+  });
+
+  it('applies events without a source position as a merge: no positions kept, nothing written when nothing changes', async () => {
+    // The largest amount seen per document: re-applying any event is a no-op whatever came between.
+    const maxima: Projection<{ max: number }, TallyEvent> = {
+      name: 'maxima',
+      eventTypes: ['Tallied'],
+      documentIds: (event) => event.data.docs,
+      sourceOf: () => null,
+      evolve: (doc, event) => ({ max: Math.max(doc?.max ?? 0, event.data.amount) }),
+    };
+    const store = new InstrumentedStore();
+    const runtime = new ProjectionRuntime(maxima, store);
+    const history = [tallied('s:a', 1, ['d1'], 'add', 5), tallied('s:b', 1, ['d1'], 'add', 3), tallied('s:c', 1, ['d1', 'd2'], 'add', 7)];
+    await runtime.apply(history);
+    expect(store.inner.stored()).toEqual([
+      { _id: 'd1', _positions: {}, _rev: 1, max: 7 },
+      { _id: 'd2', _positions: {}, _rev: 1, max: 7 },
+    ]);
+    const afterWrite = { ...store.calls };
+    // Redelivered, in this process (remembered) and in a fresh one (read, folded, found unchanged).
+    await runtime.apply(history.slice(0, 2));
+    expect(store.calls).toEqual(afterWrite);
+    await new ProjectionRuntime(maxima, store).apply(history);
+    expect(store.calls).toEqual({ ...afterWrite, find: afterWrite.find + 2 });
+    expect(store.inner.stored().map((doc) => doc._rev)).toEqual([1, 1]);
   });
 
   it('ignores event types outside its family', async () => {

@@ -1,5 +1,6 @@
 import { topics } from '@chat/contracts';
 import { createServiceApp } from '@chat/http';
+import { allOf } from '@chat/mongo';
 import { createEventPipeline } from '@chat/runtime';
 import type { RunnableService } from '@chat/runtime';
 import type { Kafka } from 'kafkajs';
@@ -23,32 +24,25 @@ export const CONSUMER_PURPOSE = 'conversations.read-models';
 /** Composition root: every collaborator of the conversations service is wired here and only here. */
 export function createConversationsService(deps: ConversationsServiceDeps): RunnableService {
   const { db, logger } = deps;
-  const readModels = new ConversationReadModels(db);
+  const conversationReadModels = new ConversationReadModels(db);
   const groupReadModels = new GroupReadModels(db);
+  // Every event reaches both from the consumer and, for this service's own commands, before the answer.
+  const readModels = allOf(conversationReadModels, groupReadModels);
   const pipeline = createEventPipeline({
     ...deps,
     publishesTo: topics.conversations,
     consumes: [topics.users, topics.messages, topics.conversations],
     consumerPurpose: CONSUMER_PURPOSE,
-    project: async (events) => {
-      // The conversation read model still takes one event at a time (it moves onto the runtime on its own branch).
-      for (const event of events) await readModels.apply(event);
-      await groupReadModels.apply(events);
-    },
-    ownReadModels: {
-      apply: async (events) => {
-        for (const event of events) await readModels.apply(event);
-        await groupReadModels.apply(events);
-      },
-    },
+    project: (events) => readModels.apply(events),
+    ownReadModels: readModels,
   });
-  const app = new ConversationsApp({ runner: pipeline.runner, readModels });
-  const groups = new GroupsApp({ runner: pipeline.runner, readModels: groupReadModels, users: readModels });
+  const app = new ConversationsApp({ runner: pipeline.runner, readModels: conversationReadModels });
+  const groups = new GroupsApp({ runner: pipeline.runner, readModels: groupReadModels, users: conversationReadModels });
 
   return {
     http: createServiceApp({ logger, routers: [conversationsRouter(app), groupsRouter(groups)] }),
     async start() {
-      await readModels.ensureIndexes(db);
+      await conversationReadModels.ensureIndexes();
       await groupReadModels.ensureIndexes();
       await pipeline.start();
     },

@@ -83,3 +83,18 @@ export type ConversationDelivered = z.infer<typeof conversationDeliveredV1>;
 export type ConversationUpdated = z.infer<typeof conversationUpdatedV1>;
 export type ConversationReset = z.infer<typeof conversationResetV1>;
 export type ConversationDeleted = z.infer<typeof conversationDeletedV1>;
+
+/** One user's marks on one conversation (stream `conversation-user:<appId>:<uid>:<conversationId>`). */
+export const conversationMarkEventTypes = [
+  'ConversationRead',
+  'ConversationMarkedUnread',
+  'ConversationDelivered',
+  'ConversationUpdated',
+  'ConversationReset',
+] as const;
+
+/** One user's own pins (stream `conversation-pins:<appId>:<uid>`). */
+export const conversationPinEventTypes = ['ConversationPinned', 'ConversationUnpinned'] as const;
+
+/** A conversation deleted for every participant (stream `conversation:<appId>:<conversationId>`). */
+export const conversationDeletionEventTypes = ['ConversationDeleted'] as const;

@@ -91,3 +91,6 @@ export type MessageEdited = z.infer<typeof messageEditedV1>;
 export type MessageDeleted = z.infer<typeof messageDeletedV1>;
 export type MessageReactionAdded = z.infer<typeof messageReactionAddedV1>;
 export type MessageReactionRemoved = z.infer<typeof messageReactionRemovedV1>;
+
+/** What a message does to its conversation's timeline: sent, edited, deleted (reactions are not part of it). */
+export const messageTimelineEventTypes = ['MessageSent', 'MessageEdited', 'MessageDeleted'] as const;

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messageSent, pinChanged, testEnvelope } from '../projections/testEvents.js';
 import { ConversationReadModels } from './readModels.js';
 
-// The guarded writer against the real FerretDB: redelivery and a rebuild from scratch give the same documents.
+// The conversation read models against the real FerretDB (text fields, scans): redelivery and a
+// rebuild from scratch give the same documents, and the views read back as in memory.
 const userCreated = (uid: string) =>
   testEnvelope('UserCreated', `user:app1:${uid}`, 1, { uid, name: uid.toUpperCase(), role: 'default', tags: [], createdAt: 10 });
 const message = (version: number, id: string, sender: string, receiver: string) =>
@@ -28,6 +29,8 @@ const history = [
   pin('ConversationPinned', 3),
 ];
 
+const COLLECTIONS = ['conversation_timelines', 'conversation_history', 'conversation_members', 'conversation_message_copies', 'conversation_inboxes', 'users', 'global_pins'];
+
 function withoutRevision(doc: Record<string, unknown>) {
   const { _rev, ...rest } = doc;
   void _rev;
@@ -46,15 +49,15 @@ describe('conversation read models on FerretDB', () => {
   const dump = async (db: Db) =>
     Object.fromEntries(
       await Promise.all(
-        ['user_conversations', 'shared_conversations', 'conversation_list_heads', 'users', 'global_pins'].map(async (name) => [
+        COLLECTIONS.map(async (name) => [
           name,
           // The revision counts writes, which depend on arrival order; the content must not.
           (await db.collection(name).find({}).sort({ _id: 1 }).toArray()).map(withoutRevision),
         ]),
       ),
     );
-  const applyAll = async (models: ConversationReadModels, events: readonly EventEnvelope[]) => {
-    for (const event of events) await models.apply(event);
+  const applyOneByOne = async (models: ConversationReadModels, events: readonly EventEnvelope[]) => {
+    for (const event of events) await models.apply([event]);
   };
 
   beforeAll(async () => {
@@ -65,34 +68,41 @@ describe('conversation read models on FerretDB', () => {
     await client.close();
   });
 
-  it('builds both participants’ views', async () => {
+  it('builds both participants’ views and lists', async () => {
     const db = freshDb();
     const models = new ConversationReadModels(db);
-    await applyAll(models, history);
-    const forA = await models.findConversation('app1', 'a', 'a_user_b');
-    expect(forA).toMatchObject({ owner: 'a', peer: 'b', unreadCount: 2, pinnedAt: 53, listed: true });
-    expect(JSON.parse(forA?.lastMessage ?? '{}')).toMatchObject({ id: '3', data: { metadata: { 'dotted.key': [[1]] } } });
-    expect(await models.findConversation('app1', 'b', 'a_user_b')).toMatchObject({ unreadCount: 1 });
-    expect(await models.findGlobalPins('app1')).toEqual([{ conversationType: 'user', conversationWith: 'b', pinnedAt: 70 }]);
+    await applyOneByOne(models, history);
+    const forA = await models.conversations.facts('app1', 'a', 'a_user_b');
+    expect(forA?.conversation).toMatchObject({ owner: 'a', peer: 'b', unreadCount: 2, pinnedAt: 53, listed: true });
+    expect(JSON.parse(forA?.conversation.lastMessage ?? '{}')).toMatchObject({ id: '3', data: { metadata: { 'dotted.key': [[1]] } } });
+    expect((await models.conversations.facts('app1', 'b', 'a_user_b'))?.conversation).toMatchObject({ unreadCount: 1 });
+    const pins = await models.findGlobalPins('app1');
+    expect(pins).toEqual([{ conversationType: 'user', conversationWith: 'b', pinnedAt: 70 }]);
+    // The inbox page and the scanning one (a filter) agree.
+    const fromInbox = await models.conversations.listForUser('app1', 'a', pins, {}, 1, 10);
+    const scanned = await models.conversations.listForUser('app1', 'a', pins, { conversationType: 'user' }, 1, 10);
+    expect(fromInbox.total).toBe(1);
+    expect(scanned).toEqual(fromInbox);
+    expect((await models.listForApp('app1', {}, 1, 10)).items.map((item) => item.conversationId)).toEqual(['a_user_b']);
   });
 
   it('is unchanged when every event is delivered again', async () => {
     const db = freshDb();
     const models = new ConversationReadModels(db);
-    await applyAll(models, history);
+    await applyOneByOne(models, history);
     const once = await dump(db);
-    await applyAll(models, history);
-    await applyAll(models, [...history].reverse());
+    await models.apply(history);
+    await applyOneByOne(new ConversationReadModels(db), [...history].reverse());
     expect(await dump(db)).toEqual(once);
   });
 
   it('gives identical documents when rebuilt from scratch, whatever the interleaving of sources', async () => {
     const live = freshDb();
-    await applyAll(new ConversationReadModels(live), history);
+    await applyOneByOne(new ConversationReadModels(live), history);
     const bySource = (wanted: (e: EventEnvelope) => boolean) => history.filter(wanted);
     const isMessage = (e: EventEnvelope) => e.type === 'MessageSent';
     const rebuilt = freshDb();
-    await applyAll(new ConversationReadModels(rebuilt), [...bySource((e) => !isMessage(e)), ...bySource(isMessage)]);
+    await new ConversationReadModels(rebuilt).apply([...bySource((e) => !isMessage(e)), ...bySource(isMessage)]);
     expect(await dump(rebuilt)).toEqual(await dump(live));
   });
 });

@@ -2,24 +2,18 @@ import { ApiError, epochSeconds, groupConversationId, isUid, normalizeUid, userC
 import type { Actor, EventEnvelope, GlobalPin } from '@chat/contracts';
 import type { CommandMetadata, CommandRunner, Decider, DomainEvent } from '@chat/eventsourcing';
 import { readWithPatience } from '@chat/mongo';
-import type { ConversationFilter, ConversationReadModels } from '../adapters/readModels.js';
+import type { ConversationReadModels } from '../adapters/readModels.js';
 import { conversationDeletionDecider, conversationDeletionStream } from '../domain/conversationDeletion.js';
-import { conversationMarksDecider, conversationMarksStream, unreadMarkerBeforeLast } from '../domain/conversationMarks.js';
+import { conversationMarksDecider, conversationMarksStream } from '../domain/conversationMarks.js';
 import type { ConversationMarksCommand } from '../domain/conversationMarks.js';
 import { RENDER_ALL, isGloballyPinned, renderConversation, renderSharedConversation } from '../domain/conversationView.js';
-import type {
-  ConversationResource,
-  ConversationType,
-  GroupProfile,
-  PeerUserDoc,
-  RenderOptions,
-  SharedConversationDoc,
-  UserConversationDoc,
-} from '../domain/conversationView.js';
+import type { ConversationResource, ConversationType, GroupProfile, PeerUserDoc, RenderOptions, UserConversation } from '../domain/conversationView.js';
+import type { TimelineDoc } from '../domain/conversationTimeline.js';
 import { globalPinsDecider, globalPinsStream } from '../domain/globalPins.js';
 import type { GlobalPinTarget } from '../domain/globalPins.js';
 import { userPinsDecider, userPinsStream } from '../domain/userPins.js';
 import type { ConversationRef } from '../domain/userPins.js';
+import type { ConversationFilter } from '../projections/conversationReadModel.js';
 import { isActiveUser } from '../projections/users.js';
 import { pagination } from '@chat/http';
 
@@ -79,24 +73,14 @@ export type Mark = 'read' | 'unread' | 'delivered';
 interface ConversationFacts {
   me: string;
   ref: ConversationRef;
-  doc: UserConversationDoc | null;
+  /** The acting user's view of it; null when they have none (no message yet, or never a member). */
+  doc: UserConversation | null;
   user?: PeerUserDoc;
   group?: GroupProfile;
-  /** Read only for what needs the conversation's ledger (marks, reset, delete) or group profile. */
-  shared: SharedConversationDoc | null;
+  /** The conversation's timeline: what every participant shares. */
+  timeline: TimelineDoc | null;
   globalPins: GlobalPin[];
 }
-
-/**
- * A one-on-one conversation's shared document carries its message ledger (up to 1,000 entries), which
- * only marks, reset and delete need; reading and decoding it on every get or pin cost FerretDB more
- * than the rest of the request together.
- */
-interface FactsNeeded {
-  ledger: boolean;
-}
-const WITHOUT_LEDGER: FactsNeeded = { ledger: false };
-const WITH_LEDGER: FactsNeeded = { ledger: true };
 
 function uidNotFound(uid: string): ApiError {
   return new ApiError('ERR_UID_NOT_FOUND', `The user with uid ${uid} does not exist.`);
@@ -141,18 +125,18 @@ export class ConversationsApp {
     return user;
   }
 
-  private async existingGroup(appId: string, guid: string): Promise<SharedConversationDoc> {
-    const shared = GUID_PATTERN.test(guid)
+  private async existingGroup(appId: string, guid: string): Promise<TimelineDoc> {
+    const timeline = GUID_PATTERN.test(guid)
       ? await readWithPatience(async () => {
-          const found = await this.deps.readModels.findShared(appId, groupConversationId(guid));
+          const found = await this.deps.readModels.conversations.timeline(appId, groupConversationId(guid));
           return found?.group && found.groupDeleted !== true ? found : null;
         })
       : null;
-    if (!shared) throw guidNotFound(guid);
-    return shared;
+    if (!timeline) throw guidNotFound(guid);
+    return timeline;
   }
 
-  private async facts(actor: Actor, actingUid: string, target: Target, needed: FactsNeeded): Promise<ConversationFacts> {
+  private async facts(actor: Actor, actingUid: string, target: Target): Promise<ConversationFacts> {
     const { appId } = actor;
     const me = normalizeUid(actingUid);
     if (!isUid(me)) throw uidNotFound(actingUid);
@@ -160,13 +144,12 @@ export class ConversationsApp {
       const other = normalizeUid(target.id);
       if (!isUid(other)) throw uidNotFound(target.id);
       const conversationId = userConversationId(me, other);
-      const [users, doc, shared, globalPins] = await Promise.all([
+      const [users, found, globalPins] = await Promise.all([
         readWithPatience(async () => {
           const found = await this.deps.readModels.findUsers(appId, [me, other]);
           return isActiveUser(found.get(me)) && isActiveUser(found.get(other)) ? found : null;
         }),
-        this.deps.readModels.findConversation(appId, me, conversationId),
-        needed.ledger ? this.deps.readModels.findShared(appId, conversationId) : null,
+        this.deps.readModels.conversations.facts(appId, me, conversationId),
         this.deps.readModels.findGlobalPins(appId),
       ]);
       if (!users) {
@@ -174,30 +157,27 @@ export class ConversationsApp {
         throw uidNotFound(isActiveUser(found.get(me)) ? target.id : actingUid);
       }
       const ref: ConversationRef = { uid: me, conversationId, conversationType: 'user', conversationWith: other };
-      return { me, ref, doc, user: users.get(other) as PeerUserDoc, shared, globalPins };
+      const timeline = found?.timeline ?? null;
+      return { me, ref, doc: found?.conversation ?? null, user: users.get(other) as PeerUserDoc, timeline, globalPins };
     }
     const conversationId = groupConversationId(target.id);
-    const [, shared, doc, globalPins] = await Promise.all([
+    const [, timeline, member, globalPins] = await Promise.all([
       this.activeUser(appId, me),
       this.existingGroup(appId, target.id),
-      this.deps.readModels.findConversation(appId, me, conversationId),
+      this.deps.readModels.conversations.member(appId, me, conversationId),
       this.deps.readModels.findGlobalPins(appId),
     ]);
-    if (!doc?.membership) {
+    if (!member?.membership) {
       throw new ApiError('ERR_GROUP_NOT_JOINED', `User ${me} is not a member of the group ${target.id}.`);
     }
+    const doc = await this.deps.readModels.conversations.userConversation(me, timeline, member);
     const ref: ConversationRef = { uid: me, conversationId, conversationType: 'group', conversationWith: target.id };
-    return { me, ref, doc, ...(shared.group ? { group: shared.group } : {}), shared, globalPins };
+    return { me, ref, doc, ...(timeline.group ? { group: timeline.group } : {}), timeline, globalPins };
   }
 
   /** The facts of a conversation the acting user can see; refuses one that does not exist for them yet. */
-  private async accessible(
-    actor: Actor,
-    actingUid: string,
-    target: Target,
-    needed: FactsNeeded = WITHOUT_LEDGER,
-  ): Promise<ConversationFacts & { doc: UserConversationDoc }> {
-    const facts = await this.facts(actor, actingUid, target, needed);
+  private async accessible(actor: Actor, actingUid: string, target: Target): Promise<ConversationFacts & { doc: UserConversation }> {
+    const facts = await this.facts(actor, actingUid, target);
     if (!facts.doc?.listed) {
       throw new ApiError(
         'ERR_CONVERSATION_NOT_ACCESSIBLE',
@@ -206,16 +186,16 @@ export class ConversationsApp {
           : `User ${facts.me} has no conversation in the group ${target.id} to show yet.`,
       );
     }
-    return facts as ConversationFacts & { doc: UserConversationDoc };
+    return facts as ConversationFacts & { doc: UserConversation };
   }
 
-  private render(facts: ConversationFacts, doc: UserConversationDoc, options: RenderOptions = RENDER_ALL): ConversationResource {
+  private render(facts: ConversationFacts, doc: UserConversation, options: RenderOptions = RENDER_ALL): ConversationResource {
     return renderConversation(doc, { user: facts.user ?? null, ...(facts.group ? { group: facts.group } : {}) }, facts.globalPins, options);
   }
 
-  private async reread(appId: string, facts: ConversationFacts, fallback: UserConversationDoc): Promise<ConversationResource> {
-    const updated = await this.deps.readModels.findConversation(appId, facts.me, facts.ref.conversationId);
-    return this.render(facts, updated ?? fallback);
+  private async reread(appId: string, facts: ConversationFacts, fallback: UserConversation): Promise<ConversationResource> {
+    const updated = await this.deps.readModels.conversations.facts(appId, facts.me, facts.ref.conversationId);
+    return this.render(facts, updated?.conversation ?? fallback);
   }
 
   async getConversation(context: RequestContext, actingUid: string, target: Target): Promise<ConversationResource> {
@@ -242,9 +222,9 @@ export class ConversationsApp {
     target: Target,
     deleteMessagesPermanently: boolean,
   ): Promise<Acknowledgement> {
-    const facts = await this.accessible(context.actor, actingUid, target, WITH_LEDGER);
+    const facts = await this.accessible(context.actor, actingUid, target);
     const now = this.clock();
-    const upTo = Math.max(facts.doc.lastMessageSeq, facts.shared?.lastMessageSeq ?? 0);
+    const upTo = Math.max(facts.doc.lastMessageSeq, facts.timeline?.lastMessageSeq ?? 0);
     if (upTo > 0) {
       await this.runMarks(
         context,
@@ -261,9 +241,8 @@ export class ConversationsApp {
 
   /** Read and delivered marks up to a message (default: the newest), unread marks after one. */
   async mark(context: RequestContext, actingUid: string, target: Target, mark: Mark, messageId: number | undefined): Promise<Acknowledgement> {
-    const facts = await this.facts(context.actor, actingUid, target, WITH_LEDGER);
-    const ledger = facts.shared?.ledger ?? [];
-    const newest = facts.shared?.lastMessageSeq ?? 0;
+    const facts = await this.facts(context.actor, actingUid, target);
+    const newest = facts.timeline?.lastMessageSeq ?? 0;
     if (target.type === 'user' && !facts.doc?.listed && newest === 0) {
       throw new ApiError(
         'ERR_CONVERSATION_NOT_ACCESSIBLE',
@@ -271,14 +250,16 @@ export class ConversationsApp {
       );
     }
     if (messageId !== undefined) {
-      const oldestKnown = ledger[0]?.id ?? Number.POSITIVE_INFINITY;
-      if (messageId > newest || (messageId >= oldestKnown && !ledger.some((e) => e.id === messageId))) {
+      const known = messageId <= newest && facts.timeline !== null && (await this.deps.readModels.conversations.holdsMessage(facts.timeline, messageId));
+      if (!known) {
         throw new ApiError('ERR_BAD_REQUEST', `messageId: ${messageId} is not a message of the conversation ${facts.ref.conversationId}.`, {
           fields: [{ field: 'messageId', problem: 'not a message of this conversation' }],
         });
       }
     }
-    const upTo = messageId ?? (mark === 'unread' ? unreadMarkerBeforeLast(ledger, newest) : newest);
+    const { timeline } = facts;
+    // "Mark unread" without a message id: exactly the last message becomes unread again.
+    const upTo = messageId ?? (mark === 'unread' && timeline ? await this.deps.readModels.conversations.messageBefore(timeline, newest) : newest);
     const now = this.clock();
     const at = epochSeconds(now);
     if (upTo > 0 || (mark === 'unread' && newest > 0)) {
@@ -323,14 +304,14 @@ export class ConversationsApp {
   private async targetOf(appId: string, actingUid: string, conversationId: string): Promise<Target> {
     const me = normalizeUid(actingUid);
     if (!isUid(me)) throw uidNotFound(actingUid);
-    const shared = conversationId.length <= 300 ? await this.deps.readModels.findShared(appId, conversationId) : null;
-    if (!shared) {
+    const timeline = conversationId.length <= 300 ? await this.deps.readModels.conversations.timeline(appId, conversationId) : null;
+    if (!timeline) {
       throw new ApiError('ERR_CONVERSATION_NOT_FOUND', `The conversation ${conversationId} does not exist.`);
     }
-    if (shared.conversationType === 'group') {
-      return { type: 'group', id: shared.group?.guid ?? conversationId.replace(/^group_/, '') };
+    if (timeline.conversationType === 'group') {
+      return { type: 'group', id: timeline.group?.guid ?? conversationId.replace(/^group_/, '') };
     }
-    const participants = shared.participants ?? [];
+    const participants = timeline.participants ?? [];
     if (!participants.includes(me)) {
       throw new ApiError('ERR_CONVERSATION_NOT_ACCESSIBLE', `User ${me} is not a participant of the conversation ${conversationId}.`);
     }
@@ -345,8 +326,8 @@ export class ConversationsApp {
   /** Deprecated delete: the conversation's messages so far disappear for every participant. */
   async deleteConversationById(context: RequestContext, actingUid: string, conversationId: string): Promise<Acknowledgement> {
     const target = await this.targetOf(context.actor.appId, actingUid, conversationId);
-    const facts = await this.facts(context.actor, actingUid, target, WITH_LEDGER);
-    const upTo = facts.shared?.lastMessageSeq ?? 0;
+    const facts = await this.facts(context.actor, actingUid, target);
+    const upTo = facts.timeline?.lastMessageSeq ?? 0;
     const now = this.clock();
     if (upTo > 0) {
       await this.run(
@@ -413,17 +394,13 @@ export class ConversationsApp {
     }
     const me = await this.activeUser(appId, context.actor.uid);
     const globalPins = await this.deps.readModels.findGlobalPins(appId);
-    const result = await this.deps.readModels.listForUser(appId, me.uid, globalPins, filter, query.page, query.perPage);
+    const result = await this.deps.readModels.conversations.listForUser(appId, me.uid, globalPins, filter, query.page, query.perPage);
     const userPeers = result.items.filter((doc) => doc.conversationType === 'user').map((doc) => doc.peer);
-    const groupConversations = result.items.filter((doc) => doc.conversationType === 'group').map((doc) => doc.conversationId);
-    const [users, groups] = await Promise.all([
-      this.deps.readModels.findUsers(appId, userPeers),
-      this.deps.readModels.findSharedMany(appId, groupConversations),
-    ]);
+    const users = await this.deps.readModels.findUsers(appId, userPeers);
     return page(
       result.total,
       result.items.map((doc) => {
-        const group = groups.get(doc.conversationId)?.group;
+        const group = result.groups.get(doc.conversationId);
         return renderConversation(doc, { user: users.get(doc.peer) ?? null, ...(group ? { group } : {}) }, globalPins, options);
       }),
     );

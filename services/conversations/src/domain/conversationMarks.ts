@@ -37,16 +37,6 @@ function sameTags(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((tag, i) => tag === b[i]);
 }
 
-/**
- * Where the read marker goes for "mark unread" without a message id: just before the conversation's
- * last message, so exactly that message is unread again (0 when it is the only one).
- */
-export function unreadMarkerBeforeLast(ledger: readonly { id: number }[], newest: number): number {
-  let before = 0;
-  for (const entry of ledger) if (entry.id < newest && entry.id > before) before = entry.id;
-  return before;
-}
-
 /** Markers only move in the direction the command names; a command that moves nothing writes nothing. */
 function decide(command: ConversationMarksCommand, state: ConversationMarksState): ConversationMarksEvent[] {
   const ref = command.conversation;

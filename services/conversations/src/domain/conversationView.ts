@@ -1,28 +1,12 @@
-import type { GlobalPin, GroupScope, GroupType, UserProfileFields } from '@chat/contracts';
+import type { GlobalPin, GroupType, UserProfileFields } from '@chat/contracts';
+import type { ConversationMemberDoc } from './conversationMember.js';
+import type { TimelineDoc } from './conversationTimeline.js';
+import type { ConversationView } from './unreadCount.js';
 
 /** `pinnedBy` of a conversation pinned for every user by the app (CometChat's literal). */
 export const APP_SYSTEM = 'app_system';
 
 export type ConversationType = 'user' | 'group';
-
-/**
- * One message as the conversation read model remembers it: enough to count unread messages for any
- * reader, and (for the newest entries only) the message as the API shows it.
- */
-export interface LedgerEntry {
-  /** Numeric message id: ids grow per app, so they order a conversation's messages. */
-  id: number;
-  sender: string;
-  /** When the message was stored (ms, from its envelope): compared with membership intervals. */
-  at: number;
-  sentAt: number;
-  /** Soft-deleted: still the last message, never unread. */
-  deleted?: true;
-  /** `category: action` (group notices): shown as last message, never unread. */
-  action?: true;
-  /** The message as JSON text (ADR 0002); kept for the newest entries only. */
-  message?: string;
-}
 
 export interface GroupProfile {
   guid: string;
@@ -39,74 +23,16 @@ export interface GroupProfile {
 }
 
 /**
- * What every participant of a conversation shares: its recent messages and, for a group, the
- * group's profile. One document per conversation.
+ * One user's conversation as the API shows it: their own facts (member document) and what they see
+ * of the conversation's timeline, derived when read (`unreadCount.ts`). Never stored.
  */
-export interface SharedConversationDoc {
-  appId: string;
-  conversationId: string;
-  conversationType: ConversationType;
-  /** The two users of a one-on-one conversation. */
-  participants?: string[];
-  group?: GroupProfile;
-  groupDeleted?: boolean;
-  /** Non-reply messages in id order, the newest LEDGER_LIMIT of them. */
-  ledger: LedgerEntry[];
-  /** Deleted for every participant up to this message id. */
-  clearedUpTo: number;
-  /** Derived: shown in the app-wide list. */
-  listed: boolean;
-  lastMessage?: string;
-  lastMessageSeq: number;
-  createdAt: number;
-  updatedAt: number;
-}
+export type UserConversation = ConversationMemberDoc & ConversationView;
 
-export interface MembershipInterval {
-  /** ms, inclusive. */
-  from: number;
-  /** ms, exclusive; absent while a member. */
-  to?: number;
-}
-
-/**
- * One user's view of one conversation (one-on-one or group). The facts are the user's own (marks,
- * pins, tags, membership); the rest is derived from the shared document by `deriveUserConversation`.
- */
-export interface UserConversationDoc {
-  appId: string;
-  owner: string;
-  conversationId: string;
-  conversationType: ConversationType;
-  /** The other participant's uid, or the group's guid. */
-  peer: string;
-  // facts
-  /** Group conversations only: when the owner was a member. */
-  membership?: MembershipInterval[];
-  scope?: GroupScope;
-  /** Seconds: the owner's latest join. */
-  joinedAt?: number;
-  /** Seconds: the earliest fact that created this conversation for the owner. */
-  firstSeenAt?: number;
-  readUpTo: number;
-  deliveredUpTo: number;
-  clearedUpTo: number;
-  tags?: string[];
-  /** Set while the owner has pinned it, in seconds. */
-  pinnedAt?: number;
-  /** Position of the pin in the owner's pin stream: newest-first order even within one second. */
-  pinOrder?: number;
-  // derived
-  /** Shown in the owner's list and readable by them. */
-  listed: boolean;
-  unreadCount: number;
-  lastMessage?: string;
-  lastMessageSeq: number;
-  createdAt: number;
-  updatedAt: number;
-  /** The shared document's revision this was derived from: a stale derivation never overwrites a newer one. */
-  sharedRev: number;
-}
+/** A conversation in the app-wide list: the timeline's shared fields. */
+export type AppConversation = Pick<
+  TimelineDoc,
+  'conversationId' | 'conversationType' | 'participants' | 'group' | 'lastMessage' | 'lastMessageSeq' | 'createdAt' | 'updatedAt'
+>;
 
 export interface PeerUserDoc extends UserProfileFields {
   appId: string;
@@ -161,7 +87,7 @@ function renderUser(peer: PeerUserDoc | null, peerUid: string, conversationId: s
   };
 }
 
-function renderGroup(group: GroupProfile | undefined, doc: UserConversationDoc | null, guid: string, conversationId: string, withTags: boolean) {
+function renderGroup(group: GroupProfile | undefined, doc: UserConversation | null, guid: string, conversationId: string, withTags: boolean) {
   if (!group) return { guid, conversationId };
   const member = doc?.membership?.at(-1);
   const hasJoined = member !== undefined && member.to === undefined;
@@ -181,7 +107,7 @@ function renderGroup(group: GroupProfile | undefined, doc: UserConversationDoc |
  * app-wide pin shows `app_system` and wins over the user's own pin.
  */
 export function renderConversation(
-  doc: UserConversationDoc,
+  doc: UserConversation,
   peer: { user?: PeerUserDoc | null; group?: GroupProfile },
   globalPins: readonly GlobalPin[],
   options: RenderOptions = RENDER_ALL,
@@ -213,7 +139,7 @@ export function renderConversation(
  * conversation the receiver of its last message as `conversationWith`.
  */
 export function renderSharedConversation(
-  doc: SharedConversationDoc,
+  doc: AppConversation,
   users: ReadonlyMap<string, PeerUserDoc>,
   options: RenderOptions,
 ): ConversationResource {

@@ -1,0 +1,105 @@
+import type { DocumentStore, GuardedWrite, StoredRecord } from '@chat/mongo';
+import { historyChunkId } from '../domain/conversationTimeline.js';
+import type { TimelineChunk, TimelineDoc } from '../domain/conversationTimeline.js';
+
+/** A sealed chunk as stored in the history collection: immutable, so it carries no guard of its own. */
+export interface HistoryChunkDoc extends TimelineChunk {
+  appId: string;
+  conversationId: string;
+}
+
+/**
+ * The timeline collection behind the runtime's port, storing every sealed chunk in the history
+ * collection before the timeline document that sealed it. The chunk's content depends only on the
+ * conversation's message stream, so whichever writer stores it first (the consumer or a replay, or a
+ * writer that then loses its compare-and-set) stores the same chunk and the others' inserts are
+ * duplicates; a crash after the chunk and before the timeline leaves a chunk the redelivery seals
+ * again. This is not a second guard: the runtime's guard still decides every timeline write.
+ */
+export class SealingTimelineStore implements DocumentStore {
+  /** Chunks this process knows are stored: a write that carries one of them stores nothing more. */
+  private readonly stored = new Set<string>();
+
+  constructor(
+    private readonly timelines: DocumentStore,
+    private readonly history: DocumentStore,
+  ) {}
+
+  find(id: string): Promise<StoredRecord | null> {
+    return this.timelines.find(id);
+  }
+
+  async insert(documents: readonly StoredRecord[]): Promise<string[]> {
+    await this.seal(documents);
+    return this.timelines.insert(documents);
+  }
+
+  async writeGuarded(writes: readonly GuardedWrite[]): Promise<string[]> {
+    await this.seal(writes.flatMap((write) => (write.kind === 'replace' ? [write.document] : [])));
+    return this.timelines.writeGuarded(writes);
+  }
+
+  private async seal(documents: readonly StoredRecord[]): Promise<void> {
+    const chunks: StoredRecord[] = [];
+    for (const document of documents) {
+      const timeline = document as unknown as TimelineDoc;
+      if (!timeline.sealed) continue;
+      const id = historyChunkId(timeline.appId, timeline.conversationId, timeline.sealed.k);
+      if (this.stored.has(id)) continue;
+      const chunk: HistoryChunkDoc = { appId: timeline.appId, conversationId: timeline.conversationId, ...timeline.sealed };
+      chunks.push({ ...chunk, _id: id, _positions: {}, _rev: 1 });
+    }
+    if (chunks.length === 0) return;
+    // A duplicate is a chunk another writer stored first, with the same content.
+    await this.history.insert(chunks);
+    for (const chunk of chunks) this.remember(chunk._id);
+  }
+
+  private remember(id: string): void {
+    this.stored.add(id);
+    // Only the newest chunk of each timeline is ever carried again; old ids need not be kept forever.
+    if (this.stored.size > 100_000) this.stored.clear();
+  }
+}
+
+/**
+ * Stores the named fields as JSON text. FerretDB v1 encodes and decodes every nested document of a
+ * field on each read and write (ADR 0006); a string costs it nearly nothing, and no query filters on
+ * these fields.
+ */
+export class TextFieldsStore implements DocumentStore {
+  constructor(
+    private readonly inner: DocumentStore,
+    private readonly fields: readonly string[],
+  ) {}
+
+  async find(id: string): Promise<StoredRecord | null> {
+    const found = await this.inner.find(id);
+    return found ? this.decode(found) : null;
+  }
+
+  insert(documents: readonly StoredRecord[]): Promise<string[]> {
+    return this.inner.insert(documents.map((document) => this.encode(document)));
+  }
+
+  writeGuarded(writes: readonly GuardedWrite[]): Promise<string[]> {
+    return this.inner.writeGuarded(writes.map((write) => (write.kind === 'replace' ? { ...write, document: this.encode(write.document) } : write)));
+  }
+
+  encode(document: StoredRecord): StoredRecord {
+    const stored: StoredRecord = { ...document };
+    for (const field of this.fields) {
+      if (stored[field] !== undefined) stored[field] = JSON.stringify(stored[field]);
+    }
+    return stored;
+  }
+
+  decode(stored: StoredRecord): StoredRecord {
+    const document: StoredRecord = { ...stored };
+    for (const field of this.fields) {
+      const text = document[field];
+      if (typeof text === 'string') document[field] = JSON.parse(text) as unknown;
+    }
+    return document;
+  }
+}
