@@ -27,6 +27,8 @@ export * from './events/conversations.js';
 export type { ApiKeyCreated, ApiKeyDeleted, ApiKeyUpdated, AppCreated } from './events/management.js';
 export { CHAT_API_PREFIX, routeCatalog, serviceNames } from './routes.js';
 export { deprecatedOperations, deprecationHeaders } from './deprecations.js';
+export { listParameters } from './listParameters.js';
+export type { CataloguedParameter } from './listParameters.js';
 export { isGatedOperation, operationGates, roleAccessSchema, roleDenial } from './roleAccess.js';
 export type { RoleAccess } from './roleAccess.js';
 export type { Deprecation } from './deprecations.js';

@@ -7,6 +7,8 @@ import { groupFactsProjection, knownGroupId, membershipId } from '../projections
 import type { GroupFactDoc, KnownGroupDoc, MembershipDoc } from '../projections/groups.js';
 import { messageDocId, messagesProjection } from '../projections/messages.js';
 import type { MessageDoc } from '../projections/messages.js';
+import { receiptMarksProjection } from '../projections/receiptMarks.js';
+import type { ReceiptMarksDoc } from '../projections/receiptMarks.js';
 import { scopePermissionsId, scopePermissionsProjection } from '../projections/scopePermissions.js';
 import type { ScopePermissionsDoc } from '../projections/scopePermissions.js';
 import { knownUserId, knownUsersProjection } from '../projections/users.js';
@@ -35,6 +37,12 @@ export interface Facts {
   scopePermissions: ScopePermissionsDoc | null;
 }
 
+/** A user's marks, one per conversation that has any; a conversation without a mark is unseen from its start. */
+export interface UnseenBy {
+  uid: string;
+  marks: readonly { conversationId: string; upTo: number }[];
+}
+
 export type MessageCursor = { field: 'seq' | 'sentAt'; direction: 'before' | 'after'; value: number };
 
 /** A message list query; every condition is optional except the app. */
@@ -56,6 +64,10 @@ export interface MessageQuery {
   hasReactions?: boolean;
   hasMentions?: boolean;
   mentionedUid?: string;
+  /** Messages that mention any of these users. */
+  mentioningAny?: readonly string[];
+  /** Messages `uid` has not read (or received): sent by others, above the user's mark in each conversation. */
+  unseenBy?: UnseenBy;
   hasAttachments?: boolean;
   attachmentTypes?: readonly string[];
   hasLinks?: boolean;
@@ -78,6 +90,19 @@ async function byIds<Doc extends { _id: string }>(collection: Collection<Doc>, i
 
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** What `unread`/`undelivered` keep: others' live messages above the user's mark of their conversation. */
+function unseenConditions(unseen: UnseenBy, conversationId: string | undefined): Filter<Stored<MessageDoc>>[] {
+  const conditions: Filter<Stored<MessageDoc>>[] = [{ sender: { $ne: unseen.uid } }, { isDeleted: false }];
+  const marks = unseen.marks.filter((mark) => mark.upTo > 0 && (conversationId === undefined || mark.conversationId === conversationId));
+  if (conversationId !== undefined) {
+    const upTo = marks[0]?.upTo ?? 0;
+    if (upTo > 0) conditions.push({ seq: { $gt: upTo } });
+  } else if (marks.length > 0) {
+    conditions.push({ $nor: marks.map((mark) => ({ conversationId: mark.conversationId, seq: { $lte: mark.upTo } })) });
+  }
+  return conditions;
 }
 
 function filterOf(query: MessageQuery, cursor: MessageCursor | null): Filter<Stored<MessageDoc>> {
@@ -103,6 +128,8 @@ function filterOf(query: MessageQuery, cursor: MessageCursor | null): Filter<Sto
   if (query.hasLinks) filter['hasLinks'] = true;
   if (query.mentionedUid !== undefined) filter['mentionedUids'] = query.mentionedUid;
   else if (query.hasMentions) filter['hasMentions'] = true;
+  if (query.mentioningAny?.length) and.push({ mentionedUids: { $in: [...query.mentioningAny] } });
+  if (query.unseenBy) and.push(...unseenConditions(query.unseenBy, query.conversationId));
   if (query.searchKey) filter['searchText'] = { $regex: escapeRegex(query.searchKey.toLowerCase()) };
   if (query.excludeSenders?.length) and.push({ sender: { $nin: [...query.excludeSenders] } });
   const sentAt: Record<string, number> = {};
@@ -133,6 +160,7 @@ export class MessagesReadModels {
   private readonly groups: GuardedProjectionWriter<GroupFactDoc>;
   private readonly scopePermissions: GuardedProjectionWriter<ScopePermissionsDoc>;
   private readonly messages: GuardedProjectionWriter<MessageDoc>;
+  private readonly receiptMarks: GuardedProjectionWriter<ReceiptMarksDoc>;
   private readonly facts: Collection<Stored<FactDoc>>;
   private readonly idRequests = new Coalescer<number, string[]>((appId, counts) => this.allocateBatch(appId, counts));
 
@@ -141,6 +169,7 @@ export class MessagesReadModels {
     this.groups = new GuardedProjectionWriter(db, 'facts', groupFactsProjection);
     this.scopePermissions = new GuardedProjectionWriter(db, 'facts', scopePermissionsProjection);
     this.messages = new GuardedProjectionWriter(db, 'messages', messagesProjection);
+    this.receiptMarks = new GuardedProjectionWriter(db, 'receipt_marks', receiptMarksProjection);
     this.facts = db.collection<Stored<FactDoc>>('facts');
   }
 
@@ -148,6 +177,7 @@ export class MessagesReadModels {
     await ensureIndexes(this.db, 'facts', [
       { keys: { appId: 1, kind: 1, uid: 1, standing: 1 }, options: { name: 'memberships_of_user' } },
     ]);
+    await ensureIndexes(this.db, 'receipt_marks', [{ keys: { appId: 1, uid: 1 }, options: { name: 'marks_of_user' } }]);
     await ensureIndexes(this.db, 'messages', [
       { keys: { appId: 1, seq: 1 }, options: { name: 'app_order' } },
       { keys: { appId: 1, sentAt: 1 }, options: { name: 'app_time' } },
@@ -166,6 +196,19 @@ export class MessagesReadModels {
     else if (this.users.handles(event)) await this.users.apply(event);
     if (this.groups.handles(event)) await this.groups.apply(event);
     if (this.scopePermissions.handles(event)) await this.scopePermissions.apply(event);
+    if (this.receiptMarks.handles(event)) await this.receiptMarks.apply(event);
+  }
+
+  /** A user's read or delivery marks: of one conversation, or of all of theirs. */
+  async marksOf(appId: string, uid: string, which: 'read' | 'delivered', conversationId?: string): Promise<UnseenBy> {
+    const docs = await this.receiptMarks
+      .documents()
+      .find({ appId, uid, ...(conversationId !== undefined ? { conversationId } : {}) } as Filter<Stored<ReceiptMarksDoc>>)
+      .toArray();
+    return {
+      uid,
+      marks: docs.map((doc) => ({ conversationId: doc.conversationId, upTo: which === 'read' ? doc.readUpTo : doc.deliveredUpTo })),
+    };
   }
 
   /**

@@ -2,9 +2,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, epochSeconds, groupConversationId, userConversationId } from '@chat/contracts';
 import type { Actor, EventEnvelope, MessageSent } from '@chat/contracts';
 import type { CommandRunner } from '@chat/eventsourcing';
-import type { Facts, MessageCursor, MessageQuery, MessagesReadModels } from '../adapters/readModels.js';
+import type { Facts, MessageCursor, MessageQuery, MessagesReadModels, UnseenBy } from '../adapters/readModels.js';
 import { StaleMessageIdError, conversationLogDecider, conversationLogStream } from '../domain/conversationLog.js';
 import type { ConversationLogCommand, ConversationLogState, GroupFacts, MessageActor, UserFacts } from '../domain/conversationLog.js';
+import { mentionedUidsOf, withMentionInfo } from '../domain/mentionInfo.js';
+import type { MentionInfoWanted } from '../domain/mentionInfo.js';
 import { deniedActions, mustBeAllowed } from '../domain/groupScopePermissions.js';
 import type { MemberAction } from '../domain/groupScopePermissions.js';
 import { scopePermissionValues } from '../projections/scopePermissions.js';
@@ -466,6 +468,21 @@ export class MessagesApp {
     if (!uid) return [];
     const { users } = await this.deps.readModels.findFacts(appId, { users: [uid] });
     return users.get(uid)?.blocked ?? [];
+  }
+
+  /** The acting user's read (or delivery) marks: of one conversation, or of every one they have marked. */
+  async marksOf(context: RequestContext, which: 'read' | 'delivered', conversationId?: string): Promise<UnseenBy> {
+    const { appId, uid } = context.actor;
+    return this.deps.readModels.marksOf(appId, uid ?? '', which, conversationId);
+  }
+
+  /** Listed messages with their mentioned users' tags and/or block relations to the viewer. */
+  async withMentionInfo(context: RequestContext, items: ApiObject[], wanted: MentionInfoWanted): Promise<ApiObject[]> {
+    const uids = mentionedUidsOf(items);
+    if (uids.length === 0) return items;
+    const viewer = wanted.blockedFor !== undefined ? [wanted.blockedFor] : [];
+    const { users } = await this.deps.readModels.findFacts(context.actor.appId, { users: [...uids, ...viewer] });
+    return items.map((item) => withMentionInfo(item, users, wanted));
   }
 
   /** The conversation between the acting user and `peer`; the peer must exist. */

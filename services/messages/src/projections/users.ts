@@ -26,6 +26,8 @@ export interface KnownUserDoc extends UserProfileFields {
   updatedAt?: number;
   /** Uids this user has blocked. */
   blocked: string[];
+  /** The user's tags, for lists that show them on mentions (`mentionsWithTagInfo`). */
+  tags?: string[];
 }
 
 type Handled =
@@ -51,10 +53,12 @@ function applyUpdate(doc: KnownUserDoc, update: UserUpdated): KnownUserDoc {
     ...(changes.avatar !== undefined ? { avatar: changes.avatar } : {}),
     ...(changes.link !== undefined ? { link: changes.link } : {}),
     ...(changes.role !== undefined ? { role: changes.role } : {}),
+    ...(changes.tags !== undefined ? { tags: changes.tags } : {}),
     updatedAt: update.updatedAt,
   };
   if (update.removed.includes('avatar')) delete next.avatar;
   if (update.removed.includes('link')) delete next.link;
+  if (update.removed.includes('tags')) delete next.tags;
   return next;
 }
 
@@ -73,6 +77,7 @@ export const knownUsersProjection: Projection<KnownUserDoc, Handled> = {
           deactivated: false,
           deleted: false,
           blocked: doc?.blocked ?? [],
+          ...(event.data.tags.length > 0 ? { tags: event.data.tags } : {}),
         };
       case 'UserUpdated':
         return doc ? applyUpdate(doc, event.data) : null;
