@@ -41,7 +41,10 @@ interface MessageContext {
 
 /** A message to send, validated: `data` is the client's own part (no entities yet). */
 export interface SendInput {
+  /** A uid, or `app_system` when `byApp`. */
   sender: string;
+  /** The app sends without `onBehalfOf`: a system message, bound by no membership, block or scope rule. */
+  byApp?: boolean;
   receiver: string;
   receiverType: 'user' | 'group';
   category: 'message' | 'custom';
@@ -173,7 +176,9 @@ export class MessagesApp {
       if (earlier) return messageView(earlier, input.sender);
     }
     const toGroup = input.receiverType === 'group';
-    const partyUids = toGroup ? [input.sender] : [input.sender, input.receiver];
+    const byApp = input.byApp === true;
+    const senders = byApp ? [] : [input.sender];
+    const partyUids = toGroup ? senders : [...senders, input.receiver];
     const referenced = [input.parentId, input.quotedMessageId].filter((id): id is string => id !== undefined);
     const conversationId = toGroup ? groupConversationId(input.receiver) : userConversationId(input.sender, input.receiver);
     const sentAt = epochSeconds(this.clock());
@@ -183,11 +188,11 @@ export class MessagesApp {
           appId,
           {
             users: [...partyUids, ...input.mentionedUids],
-            ...(toGroup ? { guid: input.receiver, members: [input.sender] } : {}),
+            ...(toGroup ? { guid: input.receiver, members: senders } : {}),
           },
           (f) =>
             partyUids.every((uid) => f.users.has(uid)) &&
-            (!toGroup || (f.group !== null && f.memberships.get(input.sender)?.standing === 'member')),
+            (!toGroup || (f.group !== null && (byApp || f.memberships.get(input.sender)?.standing === 'member'))),
         ),
         this.deps.readModels.findMessages(appId, referenced),
       ]);
@@ -196,9 +201,10 @@ export class MessagesApp {
       const sender = facts.users.get(input.sender);
       const receiverUser = toGroup ? undefined : facts.users.get(input.receiver);
       const mentioned = input.mentionedUids.map((uid) => facts.users.get(uid)).filter(present);
-      const entities = present(sender)
+      const senderEntity = byApp ? appSystemEntity() : present(sender) ? userEntityOf(sender) : undefined;
+      const entities = senderEntity
         ? {
-            sender: { entity: userEntityOf(sender), entityType: 'user' },
+            sender: { entity: senderEntity, entityType: 'user' },
             receiver: toGroup
               ? facts.group ? { entity: groupEntityOf(facts.group), entityType: 'group' } : undefined
               : present(receiverUser) ? { entity: userEntityOf(receiverUser, conversationId), entityType: 'user' } : undefined,
@@ -237,7 +243,7 @@ export class MessagesApp {
       return {
         type: 'SendMessage',
         message,
-        sender: userFacts(sender),
+        sender: byApp ? 'app' : userFacts(sender),
         receiver: toGroup ? { kind: 'group', group } : { kind: 'user', user: userFacts(receiverUser) },
         ...(input.parentId !== undefined ? { parent: parentDoc ? factsOf(parentDoc) : null } : {}),
         ...(input.quotedMessageId !== undefined ? { quoted: quotedDoc ? factsOf(quotedDoc) : null } : {}),
@@ -485,12 +491,26 @@ export class MessagesApp {
     return items.map((item) => withMentionInfo(item, users, wanted));
   }
 
-  /** The conversation between the acting user and `peer`; the peer must exist. */
+  /**
+   * The conversation between the acting user and `peer`; the peer must exist. The app acting alone
+   * (no `onBehalfOf`) reads every one-on-one message `peer` sent or received.
+   */
   async userConversationQuery(context: RequestContext, peer: string): Promise<MessageQuery> {
     const { appId, uid } = context.actor;
     const facts = await this.factsWithPatience(appId, { users: [peer] }, (f) => f.users.has(peer));
     if (!present(facts.users.get(peer))) throw new ApiError('ERR_UID_NOT_FOUND', `The user with uid ${peer} does not exist.`);
-    return { appId, conversationId: userConversationId(uid ?? '', peer) };
+    if (uid === undefined) return { appId, receiverType: 'user', visibleTo: { uid: peer, guids: [] } };
+    return { appId, conversationId: userConversationId(uid, peer) };
+  }
+
+  /**
+   * Where a thread reply goes: the conversation of its first message, as seen from the replying
+   * user (in a one-on-one conversation, to the other participant). Unknown or invisible → as unknown.
+   */
+  async threadReceiver(context: RequestContext, parentId: string, sender: string): Promise<{ receiver: string; receiverType: 'user' | 'group' }> {
+    const parent = await this.existingMessage(context.actor.appId, parentId);
+    if (parent.receiverType === 'group') return { receiver: parent.receiver, receiverType: 'group' };
+    return { receiver: parent.sender === sender ? parent.receiver : parent.sender, receiverType: 'user' };
   }
 
   /** A group's conversation; on someone's behalf only for a member. */

@@ -49,8 +49,11 @@ export type MessageActor =
 export interface SendMessage {
   type: 'SendMessage';
   message: MessageSent;
-  /** Null when the sender is unknown to this service. */
-  sender: UserFacts | null;
+  /**
+   * Null when the sender is unknown to this service; `app` when the app sends without `onBehalfOf`
+   * (sender `app_system`): no membership, block or scope rule binds the app itself.
+   */
+  sender: UserFacts | 'app' | null;
   /** A user receiver (null: unknown) or a group receiver (null: unknown guid). */
   receiver: { kind: 'user'; user: UserFacts | null } | { kind: 'group'; group: GroupFacts | null };
   /** The thread's first message, when the message is a reply (null: unknown id). */
@@ -140,28 +143,28 @@ function userMustBeActive(user: UserFacts | null, uid: string, role: 'sender' | 
 
 function decideSend(command: SendMessage, state: ConversationLogState): ConversationLogEvent[] {
   const { message } = command;
-  const sender = userMustBeActive(command.sender, message.sender, 'sender');
+  const sender = command.sender === 'app' ? null : userMustBeActive(command.sender, message.sender, 'sender');
   if (command.receiver.kind === 'user') {
     if (message.sender === message.receiver) {
       throw new ApiError('ERR_MESSAGE_TO_SELF', 'A one-on-one message needs a receiver other than the sender.');
     }
     const receiver = userMustBeActive(command.receiver.user, message.receiver, 'receiver');
-    if (sender.blocked.includes(receiver.uid)) {
+    if (sender?.blocked.includes(receiver.uid)) {
       throw new ApiError('ERR_BLOCKED_RECEIVER', `${sender.uid} has blocked ${receiver.uid}; unblock to send messages.`);
     }
-    if (receiver.blocked.includes(sender.uid)) {
+    if (sender && receiver.blocked.includes(sender.uid)) {
       throw new ApiError('ERR_BLOCKED_SENDER', `${receiver.uid} has blocked ${sender.uid}.`);
     }
   } else {
     const { group } = command.receiver;
     if (!group) throw new ApiError('ERR_GUID_NOT_FOUND', `The group with guid ${message.receiver} does not exist.`);
-    if (group.senderStanding === 'banned') {
+    if (sender && group.senderStanding === 'banned') {
       throw new ApiError('ERR_BANNED_GROUPMEMBER', `${sender.uid} is banned from the group ${group.guid}.`);
     }
-    if (group.senderStanding !== 'member') {
+    if (sender && group.senderStanding !== 'member') {
       throw new ApiError('ERR_GROUP_NOT_JOINED', `${sender.uid} is not a member of the group ${group.guid}.`);
     }
-    mustBeAllowed(group.denied, command.parent !== undefined ? 'sendThreadedMessage' : 'sendMessage', sender.uid, group.guid);
+    if (sender) mustBeAllowed(group.denied, command.parent !== undefined ? 'sendThreadedMessage' : 'sendMessage', sender.uid, group.guid);
   }
   if (command.parent !== undefined) {
     const parent = command.parent;

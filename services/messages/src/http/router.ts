@@ -3,6 +3,7 @@ import { actingUid, actorOf, pagination, parseQuery, parseWith, requestIdOf } fr
 import { Router } from 'express';
 import type { Request } from 'express';
 import type { MessageCursor, MessageQuery } from '../adapters/readModels.js';
+import { APP_SYSTEM } from '../domain/messageView.js';
 import type { ApiObject, MessagesApp, RequestContext } from '../app/messages.js';
 import {
   allMessagesSchema,
@@ -120,13 +121,23 @@ function cursorMeta(items: ApiObject[], limit: number, cursor: MessageCursor | n
 export function messagesRouter(app: MessagesApp): Router {
   const router = Router();
 
-  const sendAs = async (req: Request, sender: string, parentId?: string) => {
-    const input = parseSendBody(req.body ?? null);
-    return app.send(contextOf(req), { ...input, sender, ...(parentId !== undefined ? { parentId } : {}) });
+  /** `sender` null: the app itself sends, as `app_system` (never a user who happens to have that uid). */
+  const sendAs = async (req: Request, from: string | null, parentId?: string) => {
+    const context = contextOf(req);
+    const byApp = from === null;
+    const sender = from ?? APP_SYSTEM;
+    // A reply names no receiver: its thread's first message does. A receiver given anyway must match it.
+    const body: unknown = req.body ?? null;
+    const given = parentId !== undefined && typeof body === 'object' && body !== null && !Array.isArray(body)
+      ? { ...(await app.threadReceiver(context, parentId, sender)), ...body }
+      : body;
+    const input = parseSendBody(given);
+    return app.send(context, { ...input, sender, ...(byApp ? { byApp } : {}), ...(parentId !== undefined ? { parentId } : {}) });
   };
 
+  /** Without `onBehalfOf` the app itself sends, as `app_system` (docs/behaviour/messages.md). */
   router.post('/v3/messages', async (req, res) => {
-    res.json({ data: await sendAs(req, actingUid(actorOf(req))) });
+    res.json({ data: await sendAs(req, actorOf(req).uid ?? null) });
   });
 
   router.post('/v3/bots/:uid/messages', async (req, res) => {
@@ -169,7 +180,6 @@ export function messagesRouter(app: MessagesApp): Router {
 
   router.get('/v3/users/:uid/messages', async (req, res) => {
     const context = contextOf(req);
-    actingUid(context.actor);
     const filters: MessageFilters = parseQuery(userMessagesSchema, req.query);
     const base = await app.userConversationQuery(context, pathUid(req));
     const query = await queryOf(app, context, base, filters);
