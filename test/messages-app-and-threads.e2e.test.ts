@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp, createUser, eventually } from './support/api.js';
 import type { TestApp } from './support/api.js';
 import { createGroup, expectError } from './support/groups.js';
+import { readBack } from './support/kafka.js';
 import { done, sendMessage, text } from './support/messages.js';
 
 let app: TestApp;
@@ -47,5 +48,36 @@ describe('POST /messages/{id}/thread names no receiver', () => {
     const reply = await app.call('POST', `/v3/messages/${parent.id}/thread`, { onBehalfOf: 'ann', body: { data: { text: 'detail' } } });
     expect(reply.status, JSON.stringify(reply.body)).toBe(200);
     expect(reply.body.data).toMatchObject({ parentId: parent.id, receiver: 'crew', receiverType: 'group' });
+  });
+});
+
+describe('POST and DELETE /messages/{id}/pin', () => {
+  it('a participant pins for everyone; re-pinning re-stamps; unpinning clears; events reach Kafka', async () => {
+    const m = (await done(sendMessage(app, 'ann', text('ben', 'remember this')))).body.data;
+    const pinned = await app.call('POST', `/v3/messages/${m.id}/pin`, { onBehalfOf: 'ben' });
+    expect(pinned.status, JSON.stringify(pinned.body)).toBe(200);
+    expect(pinned.body.data).toMatchObject({ id: m.id, pinnedBy: 'ben', pinnedAt: expect.any(Number) });
+    const seenByAnn = await app.call('GET', `/v3/messages/${m.id}`, { onBehalfOf: 'ann' });
+    expect(seenByAnn.body.data).toMatchObject({ pinnedBy: 'ben' });
+    const byApp = await app.call('POST', `/v3/messages/${m.id}/pin`);
+    expect(byApp.body.data.pinnedBy).toBe('app_system');
+    const unpinned = await app.call('DELETE', `/v3/messages/${m.id}/pin`, { onBehalfOf: 'ann' });
+    expect(unpinned.status).toBe(200);
+    expect(unpinned.body.data).not.toHaveProperty('pinnedAt');
+    expect((await app.call('DELETE', `/v3/messages/${m.id}/pin`, { onBehalfOf: 'ann' })).status).toBe(200);
+    await readBack('chat.messages.events', (v) => v['type'] === 'MessagePinned' && v['appId'] === app.appId && (v['data'] as { pinnedBy: string }).pinnedBy === 'ben');
+    await readBack('chat.messages.events', (v) => v['type'] === 'MessageUnpinned' && v['appId'] === app.appId);
+  });
+
+  it('refuses outsiders, plain group members, unknown ids; a group admin may pin', async () => {
+    const m = (await done(sendMessage(app, 'ann', text('ben', 'private')))).body.data;
+    expectError(await app.call('POST', `/v3/messages/${m.id}/pin`, { onBehalfOf: 'cat' }), 403, 'ERR_MESSAGE_NO_ACCESS');
+    expectError(await app.call('POST', '/v3/messages/99999999/pin', { onBehalfOf: 'ann' }), 404, 'ERR_MESSAGE_ID_NOT_FOUND');
+    await done(app.call('POST', '/v3/groups/crew/members', { body: { participants: ['ben'] } }));
+    const g = (await eventually(() => sendMessage(app, 'ben', text('crew', 'hello crew', 'group')), (r) => r.status === 200)).body.data;
+    expectError(await app.call('POST', `/v3/messages/${g.id}/pin`, { onBehalfOf: 'ben' }), 403, 'ERR_PERMISSION_DENIED');
+    const byOwner = await app.call('POST', `/v3/messages/${g.id}/pin`, { onBehalfOf: 'ann' });
+    expect(byOwner.status, JSON.stringify(byOwner.body)).toBe(200);
+    expect(byOwner.body.data.pinnedBy).toBe('ann');
   });
 });

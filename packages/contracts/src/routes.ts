@@ -114,6 +114,9 @@ export const routeCatalog: readonly RouteSpec[] = [
   chat('POST', '/messages/:id/thread', 'send-thread-message', 'messages', 'fullAccess', 'required'),
   chat('GET', '/users/:uid/messages', 'user-list-user-messages', 'messages', 'fullAccess', 'optional'),
   chat('GET', '/groups/:guid/messages', 'user-list-group-messages', 'messages', 'fullAccess', 'optional'),
+  // message pins (docs pages): the app pins as itself, a user on their own behalf
+  chat('POST', '/messages/:id/pin', 'pin-message', 'messages', 'fullAccess', 'optional'),
+  chat('DELETE', '/messages/:id/pin', 'unpin-message', 'messages', 'fullAccess', 'optional'),
   chat('POST', '/bots/:uid/messages', 'send-bot-message', 'messages', 'fullAccess', 'ignored'),
   // conversations
   chat('GET', '/conversations', 'list-all-conversations', 'conversations', 'fullAccess', 'optional'),

@@ -412,6 +412,22 @@ export class MessagesApp {
     return messageView(await this.existingMessage(appId, id), uid);
   }
 
+  /**
+   * Pins or unpins a message for everyone in its conversation; answers with the message as it is
+   * now (with or without `pinnedAt`/`pinnedBy`). The app acting alone pins as `app_system`.
+   */
+  async changePin(context: RequestContext, id: string, change: 'pin' | 'unpin'): Promise<ApiObject> {
+    const { appId } = context.actor;
+    const by = context.actor.uid ?? APP_SYSTEM;
+    const at = epochSeconds(this.clock());
+    await this.onMessage(context, id, ({ doc, actor }) =>
+      change === 'pin'
+        ? { type: 'PinMessage', target: factsOf(doc), actor, pin: { id: doc.id, conversationId: doc.conversationId, pinnedBy: by, pinnedAt: at } }
+        : { type: 'UnpinMessage', target: factsOf(doc), actor, unpin: { id: doc.id, conversationId: doc.conversationId, unpinnedBy: by, unpinnedAt: at } },
+    );
+    return messageView(await this.existingMessage(appId, id), context.actor.uid);
+  }
+
   /** A message as the caller may see it: on someone's behalf only from a conversation they are in. */
   private async visibleMessage(context: RequestContext, id: string): Promise<MessageDoc> {
     const { doc, actor } = await this.messageContext(context, id);

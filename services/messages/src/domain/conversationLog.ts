@@ -4,9 +4,13 @@ import type {
   MessageEdited,
   MessageReactionAdded,
   MessageReactionRemoved,
+  MessagePinned,
   MessageSent,
+  MessageUnpinned,
 } from '@chat/contracts';
 import type { Decider, DomainEvent } from '@chat/eventsourcing';
+import { decidePin, decideUnpin, pinnedAfter } from './messagePins.js';
+import type { PinMessage, UnpinMessage } from './messagePins.js';
 import { mustBeAllowed } from './groupScopePermissions.js';
 import type { MemberAction } from './groupScopePermissions.js';
 
@@ -100,14 +104,24 @@ export interface RecordGroupActions {
   messages: MessageSent[];
 }
 
-export type ConversationLogCommand = SendMessage | EditMessage | DeleteMessage | ReactToMessage | RemoveReaction | RecordGroupActions;
+export type ConversationLogCommand =
+  | SendMessage
+  | EditMessage
+  | DeleteMessage
+  | ReactToMessage
+  | RemoveReaction
+  | RecordGroupActions
+  | PinMessage
+  | UnpinMessage;
 
 export type ConversationLogEvent =
   | DomainEvent<'MessageSent', MessageSent>
   | DomainEvent<'MessageEdited', MessageEdited>
   | DomainEvent<'MessageDeleted', MessageDeleted>
   | DomainEvent<'MessageReactionAdded', MessageReactionAdded>
-  | DomainEvent<'MessageReactionRemoved', MessageReactionRemoved>;
+  | DomainEvent<'MessageReactionRemoved', MessageReactionRemoved>
+  | DomainEvent<'MessagePinned', MessagePinned>
+  | DomainEvent<'MessageUnpinned', MessageUnpinned>;
 
 /**
  * One stream per conversation holds every message event of that conversation, so each consumer sees
@@ -119,6 +133,8 @@ export interface ConversationLogState {
   messageCount: number;
   lastMessageId: string | null;
   lastGroupEventVersion: number;
+  /** Ids of the conversation's pinned messages (at most 100), for the pin limit. */
+  pinnedIds: string[];
 }
 
 /**
@@ -281,6 +297,10 @@ function decide(command: ConversationLogCommand, state: ConversationLogState): C
       return decideUnreact(command);
     case 'RecordGroupActions':
       return decideGroupActions(command, state);
+    case 'PinMessage':
+      return decidePin(command, state.pinnedIds).map((data) => ({ type: 'MessagePinned', data }));
+    case 'UnpinMessage':
+      return decideUnpin(command, state.pinnedIds).map((data) => ({ type: 'MessageUnpinned', data }));
     default: {
       const unreachable: never = command;
       throw new Error(`unknown command ${JSON.stringify(unreachable)}`);
@@ -294,14 +314,20 @@ function evolve(state: ConversationLogState, event: ConversationLogEvent): Conve
       // Action messages name the group event they came from: the stream remembers the newest one.
       const fromGroupEvent = event.data.sourceEvent?.version;
       return {
+        ...state,
         messageCount: state.messageCount + 1,
         lastMessageId: isNewer(event.data.id, state.lastMessageId) ? event.data.id : state.lastMessageId,
         lastGroupEventVersion:
           typeof fromGroupEvent === 'number' ? Math.max(state.lastGroupEventVersion, fromGroupEvent) : state.lastGroupEventVersion,
       };
     }
-    case 'MessageEdited':
+    case 'MessagePinned':
+      return { ...state, pinnedIds: pinnedAfter(state.pinnedIds, { type: 'pinned', id: event.data.id }) };
+    case 'MessageUnpinned':
+      return { ...state, pinnedIds: pinnedAfter(state.pinnedIds, { type: 'unpinned', id: event.data.id }) };
     case 'MessageDeleted':
+      return state.pinnedIds.includes(event.data.id) ? { ...state, pinnedIds: pinnedAfter(state.pinnedIds, { type: 'unpinned', id: event.data.id }) } : state;
+    case 'MessageEdited':
     case 'MessageReactionAdded':
     case 'MessageReactionRemoved':
       return state;
@@ -313,10 +339,11 @@ function evolve(state: ConversationLogState, event: ConversationLogEvent): Conve
 }
 
 export const conversationLogDecider: Decider<ConversationLogState, ConversationLogCommand, ConversationLogEvent> = {
-  initialState: () => ({ messageCount: 0, lastMessageId: null, lastGroupEventVersion: 0 }),
+  initialState: () => ({ messageCount: 0, lastMessageId: null, lastGroupEventVersion: 0, pinnedIds: [] }),
   decide,
   evolve,
-  snapshotVersion: 2,
+  // 3: the state keeps the pinned ids; older snapshots are rebuilt from the stream.
+  snapshotVersion: 3,
 };
 
 export function conversationLogStream(appId: string, conversationId: string): string {

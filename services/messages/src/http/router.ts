@@ -259,5 +259,13 @@ export function messagesRouter(app: MessagesApp): Router {
     res.json({ data: await app.changeReaction(context, pathMessageId(String(req.params['id'])), pathReaction(String(req.params['reaction'])), 'remove') });
   });
 
+  router.post('/v3/messages/:id/pin', async (req, res) => {
+    res.json({ data: await app.changePin(contextOf(req), pathMessageId(String(req.params['id'])), 'pin') });
+  });
+
+  router.delete('/v3/messages/:id/pin', async (req, res) => {
+    res.json({ data: await app.changePin(contextOf(req), pathMessageId(String(req.params['id'])), 'unpin') });
+  });
+
   return router;
 }

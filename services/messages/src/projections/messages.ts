@@ -2,9 +2,11 @@ import type {
   EventEnvelope,
   MessageDeleted,
   MessageEdited,
+  MessagePinned,
   MessageReactionAdded,
   MessageReactionRemoved,
   MessageSent,
+  MessageUnpinned,
 } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
 import type { MessageFacts } from '../domain/conversationLog.js';
@@ -55,6 +57,9 @@ export interface MessageDoc {
   replyCount: number;
   reactions: StoredReaction[];
   hasReactions: boolean;
+  /** Set while the message is pinned in its conversation. */
+  pinnedAt?: number;
+  pinnedBy?: string;
 }
 
 type Handled =
@@ -62,9 +67,26 @@ type Handled =
   | EventEnvelope<'MessageEdited', MessageEdited>
   | EventEnvelope<'MessageDeleted', MessageDeleted>
   | EventEnvelope<'MessageReactionAdded', MessageReactionAdded>
-  | EventEnvelope<'MessageReactionRemoved', MessageReactionRemoved>;
+  | EventEnvelope<'MessageReactionRemoved', MessageReactionRemoved>
+  | EventEnvelope<'MessagePinned', MessagePinned>
+  | EventEnvelope<'MessageUnpinned', MessageUnpinned>;
 
-const handledTypes = new Set<string>(['MessageSent', 'MessageEdited', 'MessageDeleted', 'MessageReactionAdded', 'MessageReactionRemoved']);
+const handledTypes = new Set<string>([
+  'MessageSent',
+  'MessageEdited',
+  'MessageDeleted',
+  'MessageReactionAdded',
+  'MessageReactionRemoved',
+  'MessagePinned',
+  'MessageUnpinned',
+]);
+
+function withoutPin(doc: MessageDoc): MessageDoc {
+  const { pinnedAt, pinnedBy, ...rest } = doc;
+  void pinnedAt;
+  void pinnedBy;
+  return rest;
+}
 
 export function messageDocId(appId: string, id: string): string {
   return `${appId}:${id}`;
@@ -145,8 +167,9 @@ function evolveMessage(doc: MessageDoc | null, event: Handled, documentId: strin
     case 'MessageDeleted': {
       if (!doc || event.data.permanent) return null;
       const d = event.data;
+      // A deleted message is no longer pinned (the conversation's pin count forgets it too).
       return {
-        ...doc,
+        ...withoutPin(doc),
         deletedAt: d.deletedAt,
         ...(d.deletedBy !== undefined ? { deletedBy: d.deletedBy } : {}),
         isDeleted: true,
@@ -164,6 +187,10 @@ function evolveMessage(doc: MessageDoc | null, event: Handled, documentId: strin
       const r = event.data;
       return withReactions(doc, doc.reactions.filter((x) => !(x.reaction === r.reaction && x.uid === r.uid)));
     }
+    case 'MessagePinned':
+      return doc ? { ...doc, pinnedAt: event.data.pinnedAt, pinnedBy: event.data.pinnedBy } : null;
+    case 'MessageUnpinned':
+      return doc ? withoutPin(doc) : null;
     default: {
       const unreachable: never = event;
       throw new Error(`unhandled event ${JSON.stringify(unreachable)}`);
