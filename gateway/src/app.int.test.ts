@@ -55,6 +55,8 @@ describe('gateway (real Redis, stub upstream)', () => {
       logger: pino({ level: 'silent' }),
       fetchKey: (hash) => Promise.resolve(liveKeys.get(hash) ?? null),
       fetchApp: () => Promise.resolve(null),
+      // Every acting user is looked up; here every uid is an active user of the default role.
+      fetchRoleAccess: () => Promise.resolve({ role: 'default', permissions: {}, restrictedFeatures: [] }),
     });
     base = `http://127.0.0.1:${await gateway.start()}`;
   });

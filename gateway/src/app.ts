@@ -11,7 +11,6 @@ import {
   deprecationHeaders,
   appLocationSchema,
   internalHeaders,
-  isGatedOperation,
   roleDenial,
   routeCatalog,
 } from '@chat/contracts';
@@ -211,14 +210,16 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
           return sendError(res, 'ERR_TOO_MANY_REQUESTS', `The app's limit of ${rate.limit} requests per minute is used up; retry in ${rate.retryAfter} s.`, requestId);
         }
         const onBehalfOf = decision.onBehalfOf;
-        if (onBehalfOf !== undefined && isGatedOperation(route.operationId)) {
+        // Every acting user is looked up (cached ≤1 s, refreshed in the background): one rule for an
+        // unknown or deactivated onBehalfOf on every route, and the role's rules for gated ones.
+        if (onBehalfOf !== undefined) {
           const access = roleAccess.get(roleAccessId(appId, onBehalfOf));
           if (access instanceof Promise) {
             access.then((found) => {
               if (!res.destroyed) forwardAllowed(req, res, route, appId, requestId, decision.identity, onBehalfOf, found);
             }, lookupFailed(res, requestId));
           } else forwardAllowed(req, res, route, appId, requestId, decision.identity, onBehalfOf, access);
-        } else forwardAllowed(req, res, route, appId, requestId, decision.identity, onBehalfOf, null);
+        } else forwardAllowed(req, res, route, appId, requestId, decision.identity, undefined, undefined);
         return;
       }
       default: {
@@ -237,9 +238,12 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     requestId: string,
     identity: ApiKeyIdentity,
     onBehalfOf: string | undefined,
-    access: RoleAccess | null,
+    /** The acting user's role rules; null: no active user has that uid; undefined: no acting user. */
+    access: RoleAccess | null | undefined,
   ): void => {
-    // An unknown acting user is left to the service, which answers ERR_UID_NOT_FOUND.
+    if (onBehalfOf !== undefined && access === null) {
+      return sendError(res, 'ERR_UID_NOT_FOUND', `The onBehalfOf user ${onBehalfOf} does not exist or is deactivated.`, requestId);
+    }
     const denial = access ? roleDenial(route.operationId, access) : null;
     if (denial) return sendError(res, 'ERR_PERMISSION_DENIED', denial, requestId);
     const headers = forwardedHeaders(req, requestId);

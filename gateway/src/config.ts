@@ -1,3 +1,4 @@
+import type { RateLimits } from './rateLimit.js';
 import { serviceNames } from '@chat/contracts';
 import type { ServiceName } from '@chat/contracts';
 import { z } from 'zod';
@@ -42,6 +43,19 @@ const schema = z.object({
   /** Per-app requests per minute (CometChat's published figures by default). */
   RATE_LIMIT_STANDARD_PER_MINUTE: z.coerce.number().int().min(1).default(20_000),
   RATE_LIMIT_CORE_PER_MINUTE: z.coerce.number().int().min(1).default(10_000),
+  /** Per-app limits, JSON: `{"<appId>": {"standard": 100, "core": 50}}` (either class may be left out). */
+  RATE_LIMIT_APP_OVERRIDES: z
+    .string()
+    .default('{}')
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'RATE_LIMIT_APP_OVERRIDES must be JSON' });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.record(z.string(), z.object({ standard: z.number().int().min(1), core: z.number().int().min(1) }).partial())),
   /** How often each replica adds its counts to Redis: the cross-replica tolerance (ADR 0010). */
   RATE_LIMIT_SYNC_MS: z.coerce.number().int().min(10).max(5_000).default(100),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -61,7 +75,7 @@ export interface GatewayConfig {
   upstreamTimeoutMs: number;
   upstreamMaxSockets: number;
   accessLogSampleRate: number;
-  rateLimits: { standard: number; core: number };
+  rateLimits: RateLimits;
   rateLimitSyncMs: number;
   logLevel: string;
 }
@@ -95,7 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Gatew
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
     upstreamMaxSockets: e.UPSTREAM_MAX_SOCKETS,
     accessLogSampleRate: e.ACCESS_LOG_SAMPLE_RATE,
-    rateLimits: Object.freeze({ standard: e.RATE_LIMIT_STANDARD_PER_MINUTE, core: e.RATE_LIMIT_CORE_PER_MINUTE }),
+    rateLimits: Object.freeze({ standard: e.RATE_LIMIT_STANDARD_PER_MINUTE, core: e.RATE_LIMIT_CORE_PER_MINUTE, apps: e.RATE_LIMIT_APP_OVERRIDES }),
     rateLimitSyncMs: e.RATE_LIMIT_SYNC_MS,
     logLevel: e.LOG_LEVEL,
   });

@@ -10,6 +10,8 @@ export type RateClass = 'core' | 'standard';
 export interface RateLimits {
   core: number;
   standard: number;
+  /** Per-app limits that differ from the defaults (a plan, or a tiny limit for a test). */
+  apps?: Readonly<Record<string, Partial<Record<RateClass, number>>>>;
 }
 
 /** CometChat's published per-minute figures. */
@@ -85,7 +87,7 @@ export class RateLimiter {
     const now = this.now();
     const window = Math.floor(now / WINDOW_MS);
     const resetAt = ((window + 1) * WINDOW_MS) / 1000;
-    const limit = this.limits[rateClass];
+    const limit = this.limits.apps?.[appId]?.[rateClass] ?? this.limits[rateClass];
     const key = `gateway:rate:${appId}:${rateClass}:${window}`;
     let count = this.windows.get(key);
     if (!count) this.windows.set(key, (count = { shared: 0, unsynced: 0, inFlight: 0 }));

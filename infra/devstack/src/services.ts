@@ -139,3 +139,57 @@ export async function startServices(options: ServiceStackOptions): Promise<Runni
     throw error;
   }
 }
+
+export interface ExtraGatewayOptions {
+  serviceUrls: Record<BackendName, string>;
+  redisUrl: string;
+  managementKey: string;
+  managementSecret: string;
+  /** Gateway settings that differ from the stack's, e.g. `RATE_LIMIT_APP_OVERRIDES`. */
+  env: Record<string, string>;
+  repoRoot?: string;
+}
+
+/**
+ * One more gateway, on a free port, in front of services that already run (sharing their Redis), with
+ * its own settings: how a test or a benchmark gives one app a tiny rate limit without touching the
+ * stack's own gateway. The caller stops it.
+ */
+export async function startExtraGateway(options: ExtraGatewayOptions): Promise<{ url: string; stop(): Promise<void> }> {
+  const root = resolve(options.repoRoot ?? fileURLToPath(new URL('../../../', import.meta.url)));
+  const port = await freePort();
+  const logFile = join(root, '.infra', 'logs', `gateway-extra-${port}.log`);
+  await mkdir(join(root, '.infra', 'run'), { recursive: true });
+  await mkdir(join(root, '.infra', 'logs'), { recursive: true });
+  const managed = await spawnManaged({
+    name: `gateway-${port}`,
+    file: process.execPath,
+    args: ['--enable-source-maps', join(root, 'gateway', 'dist', 'main.js')],
+    cwd: root,
+    logFile,
+    pidFile: join(root, '.infra', 'run', `gateway-extra-${port}.pid`),
+    stopGraceMs: 10_000,
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      GATEWAY_PORT: String(port),
+      REDIS_URL: options.redisUrl,
+      USERS_URL: options.serviceUrls.users,
+      CONVERSATIONS_URL: options.serviceUrls.conversations,
+      MESSAGES_URL: options.serviceUrls.messages,
+      MANAGEMENT_URL: options.serviceUrls.management,
+      MANAGEMENT_KEY: options.managementKey,
+      MANAGEMENT_SECRET: options.managementSecret,
+      ...options.env,
+    },
+    onUnexpectedExit: () => undefined,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitHealthy('extra gateway', url, managed, logFile);
+  } catch (error) {
+    await managed.stop();
+    throw error;
+  }
+  return { url, stop: () => managed.stop() };
+}

@@ -28,7 +28,9 @@ export type { ApiKeyCreated, ApiKeyDeleted, ApiKeyUpdated, AppCreated } from './
 export { apiKeyEventTypes, appEventTypes } from './events/management.js';
 export { CHAT_API_PREFIX, routeCatalog, serviceNames } from './routes.js';
 export { deprecatedOperations, deprecationHeaders } from './deprecations.js';
-export { isGatedOperation, operationGates, roleAccessSchema, roleDenial } from './roleAccess.js';
+export { listParameters } from './listParameters.js';
+export type { CataloguedParameter } from './listParameters.js';
+export { operationGates, roleAccessSchema, roleDenial } from './roleAccess.js';
 export type { RoleAccess } from './roleAccess.js';
 export type { Deprecation } from './deprecations.js';
 export type { HttpMethod, OnBehalfOfRule, RequiredScope, RouteSpec, ServiceName } from './routes.js';

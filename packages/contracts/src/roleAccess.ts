@@ -46,10 +46,6 @@ export const operationGates: Readonly<Record<string, Gate>> = {
   'list-all-conversations': { permissions: [], feature: 'u.listConversations' },
 };
 
-export function isGatedOperation(operationId: string): boolean {
-  return Object.hasOwn(operationGates, operationId);
-}
-
 /** Why the role denies the operation, or null when it allows it. */
 export function roleDenial(operationId: string, access: RoleAccess): string | null {
   const gate = operationGates[operationId];

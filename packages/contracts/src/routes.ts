@@ -101,7 +101,7 @@ export const routeCatalog: readonly RouteSpec[] = [
   chat('PUT', '/groups/:guid/scopes/:scope/permissions', 'set-scope-permissions', 'conversations', 'fullAccess', 'ignored'),
   chat('DELETE', '/groups/:guid/scopes/:scope/permissions/:permission', 'unset-scope-permissions', 'conversations', 'fullAccess', 'ignored'),
   // messages
-  chat('POST', '/messages', 'send-message', 'messages', 'fullAccess', 'required'),
+  chat('POST', '/messages', 'send-message', 'messages', 'fullAccess', 'optional'),
   chat('GET', '/messages', 'list-all-messages', 'messages', 'fullAccess', 'optional'),
   chat('GET', '/messages/:id', 'get-message-details', 'messages', 'fullAccess', 'optional'),
   chat('PUT', '/messages/:id', 'update-message', 'messages', 'fullAccess', 'optional'),
@@ -112,8 +112,11 @@ export const routeCatalog: readonly RouteSpec[] = [
   chat('DELETE', '/messages/:id/reactions/:reaction', 'remove-message-reactions', 'messages', 'fullAccess', 'required'),
   chat('GET', '/messages/:id/thread', 'list-all-thread-messages', 'messages', 'fullAccess', 'optional'),
   chat('POST', '/messages/:id/thread', 'send-thread-message', 'messages', 'fullAccess', 'required'),
-  chat('GET', '/users/:uid/messages', 'user-list-user-messages', 'messages', 'fullAccess', 'required'),
+  chat('GET', '/users/:uid/messages', 'user-list-user-messages', 'messages', 'fullAccess', 'optional'),
   chat('GET', '/groups/:guid/messages', 'user-list-group-messages', 'messages', 'fullAccess', 'optional'),
+  // message pins (docs pages): the app pins as itself, a user on their own behalf
+  chat('POST', '/messages/:id/pin', 'pin-message', 'messages', 'fullAccess', 'optional'),
+  chat('DELETE', '/messages/:id/pin', 'unpin-message', 'messages', 'fullAccess', 'optional'),
   chat('POST', '/bots/:uid/messages', 'send-bot-message', 'messages', 'fullAccess', 'ignored'),
   // conversations
   chat('GET', '/conversations', 'list-all-conversations', 'conversations', 'fullAccess', 'optional'),

@@ -16,5 +16,6 @@ export const messagesErrorStatus = {
   ERR_MESSAGE_THREAD_NESTING: 400,
   ERR_INVALID_REACTION: 400, // ours: a reaction is 1..100 characters
   ERR_REACTION_NOT_FOUND: 404, // ours: removing a reaction the user has not made
-  ERR_INVALID_MESSAGE_ID: 400, // ours: a message id (or `id` cursor) must be a positive decimal
+  ERR_INVALID_MESSAGE_ID: 400,
+  ERR_PINNED_MESSAGES_LIMIT_EXCEEDED: 400, // ours: CometChat's SDK docs cap a conversation at 100 pinned messages // ours: a message id (or `id` cursor) must be a positive decimal
 } as const satisfies Record<string, number>;

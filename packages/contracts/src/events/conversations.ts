@@ -93,6 +93,9 @@ export const conversationMarkEventTypes = [
   'ConversationReset',
 ] as const;
 
+/** How far one user has read and received a conversation: its receipts. */
+export const conversationReceiptEventTypes = ['ConversationRead', 'ConversationMarkedUnread', 'ConversationDelivered'] as const;
+
 /** One user's own pins (stream `conversation-pins:<appId>:<uid>`). */
 export const conversationPinEventTypes = ['ConversationPinned', 'ConversationUnpinned'] as const;
 

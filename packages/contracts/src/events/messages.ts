@@ -74,8 +74,35 @@ export const messageReactionRemovedV1 = z.object({
   removedAt: z.number().int(),
 });
 
+/**
+ * A message pinned in its conversation, visible to every participant. Pinning an already pinned
+ * message again names the newest pinner. `pinnedBy` is a uid, or `app_system` when the app pinned it.
+ */
+export const messagePinnedV1 = z.object({
+  id: z.string(),
+  conversationId: z.string(),
+  pinnedBy: z.string(),
+  pinnedAt: z.number().int(),
+});
+
+/** The message's pin is gone (anyone allowed to pin may unpin, not only the pinner). */
+export const messageUnpinnedV1 = z.object({
+  id: z.string(),
+  conversationId: z.string(),
+  unpinnedBy: z.string(),
+  unpinnedAt: z.number().int(),
+});
+
 /** Every event of a conversation's message stream. */
-export const messageEventTypes = ['MessageSent', 'MessageEdited', 'MessageDeleted', 'MessageReactionAdded', 'MessageReactionRemoved'] as const;
+export const messageEventTypes = [
+  'MessageSent',
+  'MessageEdited',
+  'MessageDeleted',
+  'MessageReactionAdded',
+  'MessageReactionRemoved',
+  'MessagePinned',
+  'MessageUnpinned',
+] as const;
 
 export const messageEventSchemas = {
   MessageSent: { 1: messageSentV1 },
@@ -83,6 +110,8 @@ export const messageEventSchemas = {
   MessageDeleted: { 1: messageDeletedV1 },
   MessageReactionAdded: { 1: messageReactionAddedV1 },
   MessageReactionRemoved: { 1: messageReactionRemovedV1 },
+  MessagePinned: { 1: messagePinnedV1 },
+  MessageUnpinned: { 1: messageUnpinnedV1 },
 } as const;
 
 export type UserEntity = z.infer<typeof userEntitySchema>;
@@ -91,6 +120,8 @@ export type MessageEdited = z.infer<typeof messageEditedV1>;
 export type MessageDeleted = z.infer<typeof messageDeletedV1>;
 export type MessageReactionAdded = z.infer<typeof messageReactionAddedV1>;
 export type MessageReactionRemoved = z.infer<typeof messageReactionRemovedV1>;
+export type MessagePinned = z.infer<typeof messagePinnedV1>;
+export type MessageUnpinned = z.infer<typeof messageUnpinnedV1>;
 
 /** What a message does to its conversation's timeline: sent, edited, deleted (reactions are not part of it). */
 export const messageTimelineEventTypes = ['MessageSent', 'MessageEdited', 'MessageDeleted'] as const;

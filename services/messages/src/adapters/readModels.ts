@@ -7,6 +7,8 @@ import { groupFactsProjection, knownGroupId, membershipId } from '../projections
 import type { GroupFactDoc, KnownGroupDoc, MembershipDoc } from '../projections/groups.js';
 import { messageDocId, messagesProjection } from '../projections/messages.js';
 import type { MessageDoc } from '../projections/messages.js';
+import { receiptMarksProjection } from '../projections/receiptMarks.js';
+import type { ReceiptMarksDoc } from '../projections/receiptMarks.js';
 import { scopePermissionsId, scopePermissionsProjection } from '../projections/scopePermissions.js';
 import type { ScopePermissionsDoc } from '../projections/scopePermissions.js';
 import { knownUserId, knownUsersProjection } from '../projections/users.js';
@@ -35,6 +37,12 @@ export interface Facts {
   scopePermissions: ScopePermissionsDoc | null;
 }
 
+/** A user's marks, one per conversation that has any; a conversation without a mark is unseen from its start. */
+export interface UnseenBy {
+  uid: string;
+  marks: readonly { conversationId: string; upTo: number }[];
+}
+
 export type MessageCursor = { field: 'seq' | 'sentAt'; direction: 'before' | 'after'; value: number };
 
 /** A message list query; every condition is optional except the app. */
@@ -56,6 +64,10 @@ export interface MessageQuery {
   hasReactions?: boolean;
   hasMentions?: boolean;
   mentionedUid?: string;
+  /** Messages that mention any of these users. */
+  mentioningAny?: readonly string[];
+  /** Messages `uid` has not read (or received): sent by others, above the user's mark in each conversation. */
+  unseenBy?: UnseenBy;
   hasAttachments?: boolean;
   attachmentTypes?: readonly string[];
   hasLinks?: boolean;
@@ -78,6 +90,19 @@ async function byIds<Doc extends { _id: string }>(collection: Collection<Doc>, i
 
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** What `unread`/`undelivered` keep: others' live messages above the user's mark of their conversation. */
+function unseenConditions(unseen: UnseenBy, conversationId: string | undefined): Filter<Stored<MessageDoc>>[] {
+  const conditions: Filter<Stored<MessageDoc>>[] = [{ sender: { $ne: unseen.uid } }, { isDeleted: false }];
+  const marks = unseen.marks.filter((mark) => mark.upTo > 0 && (conversationId === undefined || mark.conversationId === conversationId));
+  if (conversationId !== undefined) {
+    const upTo = marks[0]?.upTo ?? 0;
+    if (upTo > 0) conditions.push({ seq: { $gt: upTo } });
+  } else if (marks.length > 0) {
+    conditions.push({ $nor: marks.map((mark) => ({ conversationId: mark.conversationId, seq: { $lte: mark.upTo } })) });
+  }
+  return conditions;
 }
 
 function filterOf(query: MessageQuery, cursor: MessageCursor | null): Filter<Stored<MessageDoc>> {
@@ -103,6 +128,8 @@ function filterOf(query: MessageQuery, cursor: MessageCursor | null): Filter<Sto
   if (query.hasLinks) filter['hasLinks'] = true;
   if (query.mentionedUid !== undefined) filter['mentionedUids'] = query.mentionedUid;
   else if (query.hasMentions) filter['hasMentions'] = true;
+  if (query.mentioningAny?.length) and.push({ mentionedUids: { $in: [...query.mentioningAny] } });
+  if (query.unseenBy) and.push(...unseenConditions(query.unseenBy, query.conversationId));
   if (query.searchKey) filter['searchText'] = { $regex: escapeRegex(query.searchKey.toLowerCase()) };
   if (query.excludeSenders?.length) and.push({ sender: { $nin: [...query.excludeSenders] } });
   const sentAt: Record<string, number> = {};
@@ -131,6 +158,7 @@ function filterOf(query: MessageQuery, cursor: MessageCursor | null): Filter<Sto
 export class MessagesReadModels implements EventApplier {
   private readonly projections: EventApplier;
   private readonly messages: Collection<Stored<MessageDoc>>;
+  private readonly receiptMarks: Collection<Stored<ReceiptMarksDoc>>;
   private readonly facts: Collection<Stored<FactDoc>>;
   private readonly idRequests = new Coalescer<number, string[]>((appId, counts) => this.allocateBatch(appId, counts));
 
@@ -141,8 +169,10 @@ export class MessagesReadModels implements EventApplier {
       mongoProjection(db, 'facts', groupFactsProjection),
       mongoProjection(db, 'facts', scopePermissionsProjection),
       mongoProjection(db, 'messages', messagesProjection),
+      mongoProjection(db, 'receipt_marks', receiptMarksProjection),
     );
     this.messages = db.collection<Stored<MessageDoc>>('messages');
+    this.receiptMarks = db.collection<Stored<ReceiptMarksDoc>>('receipt_marks');
     this.facts = db.collection<Stored<FactDoc>>('facts');
   }
 
@@ -150,6 +180,7 @@ export class MessagesReadModels implements EventApplier {
     await ensureIndexes(this.db, 'facts', [
       { keys: { appId: 1, kind: 1, uid: 1, standing: 1 }, options: { name: 'memberships_of_user' } },
     ]);
+    await ensureIndexes(this.db, 'receipt_marks', [{ keys: { appId: 1, uid: 1 }, options: { name: 'marks_of_user' } }]);
     await ensureIndexes(this.db, 'messages', [
       { keys: { appId: 1, seq: 1 }, options: { name: 'app_order' } },
       { keys: { appId: 1, sentAt: 1 }, options: { name: 'app_time' } },
@@ -168,6 +199,17 @@ export class MessagesReadModels implements EventApplier {
   async apply(events: readonly EventEnvelope[]): Promise<void> {
     for (const event of events) if (event.type === 'UserDeleted') await this.eraseMessagesOf(event);
     await this.projections.apply(events);
+  }
+
+  /** A user's read or delivery marks: of one conversation, or of all of theirs. */
+  async marksOf(appId: string, uid: string, which: 'read' | 'delivered', conversationId?: string): Promise<UnseenBy> {
+    const docs = await this.receiptMarks
+      .find({ appId, uid, ...(conversationId !== undefined ? { conversationId } : {}) } as Filter<Stored<ReceiptMarksDoc>>)
+      .toArray();
+    return {
+      uid,
+      marks: docs.map((doc) => ({ conversationId: doc.conversationId, upTo: which === 'read' ? doc.readUpTo : doc.deliveredUpTo })),
+    };
   }
 
   /**

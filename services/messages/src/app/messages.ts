@@ -2,9 +2,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, epochSeconds, groupConversationId, userConversationId } from '@chat/contracts';
 import type { Actor, EventEnvelope, MessageSent } from '@chat/contracts';
 import type { CommandRunner } from '@chat/eventsourcing';
-import type { Facts, MessageCursor, MessageQuery, MessagesReadModels } from '../adapters/readModels.js';
+import type { Facts, MessageCursor, MessageQuery, MessagesReadModels, UnseenBy } from '../adapters/readModels.js';
 import { StaleMessageIdError, conversationLogDecider, conversationLogStream } from '../domain/conversationLog.js';
 import type { ConversationLogCommand, ConversationLogState, GroupFacts, MessageActor, UserFacts } from '../domain/conversationLog.js';
+import { mentionedUidsOf, withMentionInfo } from '../domain/mentionInfo.js';
+import type { MentionInfoWanted } from '../domain/mentionInfo.js';
 import { deniedActions, mustBeAllowed } from '../domain/groupScopePermissions.js';
 import type { MemberAction } from '../domain/groupScopePermissions.js';
 import { scopePermissionValues } from '../projections/scopePermissions.js';
@@ -39,7 +41,10 @@ interface MessageContext {
 
 /** A message to send, validated: `data` is the client's own part (no entities yet). */
 export interface SendInput {
+  /** A uid, or `app_system` when `byApp`. */
   sender: string;
+  /** The app sends without `onBehalfOf`: a system message, bound by no membership, block or scope rule. */
+  byApp?: boolean;
   receiver: string;
   receiverType: 'user' | 'group';
   category: 'message' | 'custom';
@@ -171,7 +176,9 @@ export class MessagesApp {
       if (earlier) return messageView(earlier, input.sender);
     }
     const toGroup = input.receiverType === 'group';
-    const partyUids = toGroup ? [input.sender] : [input.sender, input.receiver];
+    const byApp = input.byApp === true;
+    const senders = byApp ? [] : [input.sender];
+    const partyUids = toGroup ? senders : [...senders, input.receiver];
     const referenced = [input.parentId, input.quotedMessageId].filter((id): id is string => id !== undefined);
     const conversationId = toGroup ? groupConversationId(input.receiver) : userConversationId(input.sender, input.receiver);
     const sentAt = epochSeconds(this.clock());
@@ -181,11 +188,11 @@ export class MessagesApp {
           appId,
           {
             users: [...partyUids, ...input.mentionedUids],
-            ...(toGroup ? { guid: input.receiver, members: [input.sender] } : {}),
+            ...(toGroup ? { guid: input.receiver, members: senders } : {}),
           },
           (f) =>
             partyUids.every((uid) => f.users.has(uid)) &&
-            (!toGroup || (f.group !== null && f.memberships.get(input.sender)?.standing === 'member')),
+            (!toGroup || (f.group !== null && (byApp || f.memberships.get(input.sender)?.standing === 'member'))),
         ),
         this.deps.readModels.findMessages(appId, referenced),
       ]);
@@ -194,9 +201,10 @@ export class MessagesApp {
       const sender = facts.users.get(input.sender);
       const receiverUser = toGroup ? undefined : facts.users.get(input.receiver);
       const mentioned = input.mentionedUids.map((uid) => facts.users.get(uid)).filter(present);
-      const entities = present(sender)
+      const senderEntity = byApp ? appSystemEntity() : present(sender) ? userEntityOf(sender) : undefined;
+      const entities = senderEntity
         ? {
-            sender: { entity: userEntityOf(sender), entityType: 'user' },
+            sender: { entity: senderEntity, entityType: 'user' },
             receiver: toGroup
               ? facts.group ? { entity: groupEntityOf(facts.group), entityType: 'group' } : undefined
               : present(receiverUser) ? { entity: userEntityOf(receiverUser, conversationId), entityType: 'user' } : undefined,
@@ -235,7 +243,7 @@ export class MessagesApp {
       return {
         type: 'SendMessage',
         message,
-        sender: userFacts(sender),
+        sender: byApp ? 'app' : userFacts(sender),
         receiver: toGroup ? { kind: 'group', group } : { kind: 'user', user: userFacts(receiverUser) },
         ...(input.parentId !== undefined ? { parent: parentDoc ? factsOf(parentDoc) : null } : {}),
         ...(input.quotedMessageId !== undefined ? { quoted: quotedDoc ? factsOf(quotedDoc) : null } : {}),
@@ -404,6 +412,22 @@ export class MessagesApp {
     return messageView(await this.existingMessage(appId, id), uid);
   }
 
+  /**
+   * Pins or unpins a message for everyone in its conversation; answers with the message as it is
+   * now (with or without `pinnedAt`/`pinnedBy`). The app acting alone pins as `app_system`.
+   */
+  async changePin(context: RequestContext, id: string, change: 'pin' | 'unpin'): Promise<ApiObject> {
+    const { appId } = context.actor;
+    const by = context.actor.uid ?? APP_SYSTEM;
+    const at = epochSeconds(this.clock());
+    await this.onMessage(context, id, ({ doc, actor }) =>
+      change === 'pin'
+        ? { type: 'PinMessage', target: factsOf(doc), actor, pin: { id: doc.id, conversationId: doc.conversationId, pinnedBy: by, pinnedAt: at } }
+        : { type: 'UnpinMessage', target: factsOf(doc), actor, unpin: { id: doc.id, conversationId: doc.conversationId, unpinnedBy: by, unpinnedAt: at } },
+    );
+    return messageView(await this.existingMessage(appId, id), context.actor.uid);
+  }
+
   /** A message as the caller may see it: on someone's behalf only from a conversation they are in. */
   private async visibleMessage(context: RequestContext, id: string): Promise<MessageDoc> {
     const { doc, actor } = await this.messageContext(context, id);
@@ -468,12 +492,41 @@ export class MessagesApp {
     return users.get(uid)?.blocked ?? [];
   }
 
-  /** The conversation between the acting user and `peer`; the peer must exist. */
+  /** The acting user's read (or delivery) marks: of one conversation, or of every one they have marked. */
+  async marksOf(context: RequestContext, which: 'read' | 'delivered', conversationId?: string): Promise<UnseenBy> {
+    const { appId, uid } = context.actor;
+    return this.deps.readModels.marksOf(appId, uid ?? '', which, conversationId);
+  }
+
+  /** Listed messages with their mentioned users' tags and/or block relations to the viewer. */
+  async withMentionInfo(context: RequestContext, items: ApiObject[], wanted: MentionInfoWanted): Promise<ApiObject[]> {
+    const uids = mentionedUidsOf(items);
+    if (uids.length === 0) return items;
+    const viewer = wanted.blockedFor !== undefined ? [wanted.blockedFor] : [];
+    const { users } = await this.deps.readModels.findFacts(context.actor.appId, { users: [...uids, ...viewer] });
+    return items.map((item) => withMentionInfo(item, users, wanted));
+  }
+
+  /**
+   * The conversation between the acting user and `peer`; the peer must exist. The app acting alone
+   * (no `onBehalfOf`) reads every one-on-one message `peer` sent or received.
+   */
   async userConversationQuery(context: RequestContext, peer: string): Promise<MessageQuery> {
     const { appId, uid } = context.actor;
     const facts = await this.factsWithPatience(appId, { users: [peer] }, (f) => f.users.has(peer));
     if (!present(facts.users.get(peer))) throw new ApiError('ERR_UID_NOT_FOUND', `The user with uid ${peer} does not exist.`);
-    return { appId, conversationId: userConversationId(uid ?? '', peer) };
+    if (uid === undefined) return { appId, receiverType: 'user', visibleTo: { uid: peer, guids: [] } };
+    return { appId, conversationId: userConversationId(uid, peer) };
+  }
+
+  /**
+   * Where a thread reply goes: the conversation of its first message, as seen from the replying
+   * user (in a one-on-one conversation, to the other participant). Unknown or invisible → as unknown.
+   */
+  async threadReceiver(context: RequestContext, parentId: string, sender: string): Promise<{ receiver: string; receiverType: 'user' | 'group' }> {
+    const parent = await this.existingMessage(context.actor.appId, parentId);
+    if (parent.receiverType === 'group') return { receiver: parent.receiver, receiverType: 'group' };
+    return { receiver: parent.sender === sender ? parent.receiver : parent.sender, receiverType: 'user' };
   }
 
   /** A group's conversation; on someone's behalf only for a member. */

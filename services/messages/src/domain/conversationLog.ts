@@ -4,9 +4,13 @@ import type {
   MessageEdited,
   MessageReactionAdded,
   MessageReactionRemoved,
+  MessagePinned,
   MessageSent,
+  MessageUnpinned,
 } from '@chat/contracts';
 import type { Decider, DomainEvent } from '@chat/eventsourcing';
+import { decidePin, decideUnpin, pinnedAfter } from './messagePins.js';
+import type { PinMessage, UnpinMessage } from './messagePins.js';
 import { mustBeAllowed } from './groupScopePermissions.js';
 import type { MemberAction } from './groupScopePermissions.js';
 
@@ -49,8 +53,11 @@ export type MessageActor =
 export interface SendMessage {
   type: 'SendMessage';
   message: MessageSent;
-  /** Null when the sender is unknown to this service. */
-  sender: UserFacts | null;
+  /**
+   * Null when the sender is unknown to this service; `app` when the app sends without `onBehalfOf`
+   * (sender `app_system`): no membership, block or scope rule binds the app itself.
+   */
+  sender: UserFacts | 'app' | null;
   /** A user receiver (null: unknown) or a group receiver (null: unknown guid). */
   receiver: { kind: 'user'; user: UserFacts | null } | { kind: 'group'; group: GroupFacts | null };
   /** The thread's first message, when the message is a reply (null: unknown id). */
@@ -97,14 +104,24 @@ export interface RecordGroupActions {
   messages: MessageSent[];
 }
 
-export type ConversationLogCommand = SendMessage | EditMessage | DeleteMessage | ReactToMessage | RemoveReaction | RecordGroupActions;
+export type ConversationLogCommand =
+  | SendMessage
+  | EditMessage
+  | DeleteMessage
+  | ReactToMessage
+  | RemoveReaction
+  | RecordGroupActions
+  | PinMessage
+  | UnpinMessage;
 
 export type ConversationLogEvent =
   | DomainEvent<'MessageSent', MessageSent>
   | DomainEvent<'MessageEdited', MessageEdited>
   | DomainEvent<'MessageDeleted', MessageDeleted>
   | DomainEvent<'MessageReactionAdded', MessageReactionAdded>
-  | DomainEvent<'MessageReactionRemoved', MessageReactionRemoved>;
+  | DomainEvent<'MessageReactionRemoved', MessageReactionRemoved>
+  | DomainEvent<'MessagePinned', MessagePinned>
+  | DomainEvent<'MessageUnpinned', MessageUnpinned>;
 
 /**
  * One stream per conversation holds every message event of that conversation, so each consumer sees
@@ -116,6 +133,8 @@ export interface ConversationLogState {
   messageCount: number;
   lastMessageId: string | null;
   lastGroupEventVersion: number;
+  /** Ids of the conversation's pinned messages (at most 100), for the pin limit. */
+  pinnedIds: string[];
 }
 
 /**
@@ -140,28 +159,28 @@ function userMustBeActive(user: UserFacts | null, uid: string, role: 'sender' | 
 
 function decideSend(command: SendMessage, state: ConversationLogState): ConversationLogEvent[] {
   const { message } = command;
-  const sender = userMustBeActive(command.sender, message.sender, 'sender');
+  const sender = command.sender === 'app' ? null : userMustBeActive(command.sender, message.sender, 'sender');
   if (command.receiver.kind === 'user') {
     if (message.sender === message.receiver) {
       throw new ApiError('ERR_MESSAGE_TO_SELF', 'A one-on-one message needs a receiver other than the sender.');
     }
     const receiver = userMustBeActive(command.receiver.user, message.receiver, 'receiver');
-    if (sender.blocked.includes(receiver.uid)) {
+    if (sender?.blocked.includes(receiver.uid)) {
       throw new ApiError('ERR_BLOCKED_RECEIVER', `${sender.uid} has blocked ${receiver.uid}; unblock to send messages.`);
     }
-    if (receiver.blocked.includes(sender.uid)) {
+    if (sender && receiver.blocked.includes(sender.uid)) {
       throw new ApiError('ERR_BLOCKED_SENDER', `${receiver.uid} has blocked ${sender.uid}.`);
     }
   } else {
     const { group } = command.receiver;
     if (!group) throw new ApiError('ERR_GUID_NOT_FOUND', `The group with guid ${message.receiver} does not exist.`);
-    if (group.senderStanding === 'banned') {
+    if (sender && group.senderStanding === 'banned') {
       throw new ApiError('ERR_BANNED_GROUPMEMBER', `${sender.uid} is banned from the group ${group.guid}.`);
     }
-    if (group.senderStanding !== 'member') {
+    if (sender && group.senderStanding !== 'member') {
       throw new ApiError('ERR_GROUP_NOT_JOINED', `${sender.uid} is not a member of the group ${group.guid}.`);
     }
-    mustBeAllowed(group.denied, command.parent !== undefined ? 'sendThreadedMessage' : 'sendMessage', sender.uid, group.guid);
+    if (sender) mustBeAllowed(group.denied, command.parent !== undefined ? 'sendThreadedMessage' : 'sendMessage', sender.uid, group.guid);
   }
   if (command.parent !== undefined) {
     const parent = command.parent;
@@ -278,6 +297,10 @@ function decide(command: ConversationLogCommand, state: ConversationLogState): C
       return decideUnreact(command);
     case 'RecordGroupActions':
       return decideGroupActions(command, state);
+    case 'PinMessage':
+      return decidePin(command, state.pinnedIds).map((data) => ({ type: 'MessagePinned', data }));
+    case 'UnpinMessage':
+      return decideUnpin(command, state.pinnedIds).map((data) => ({ type: 'MessageUnpinned', data }));
     default: {
       const unreachable: never = command;
       throw new Error(`unknown command ${JSON.stringify(unreachable)}`);
@@ -291,14 +314,20 @@ function evolve(state: ConversationLogState, event: ConversationLogEvent): Conve
       // Action messages name the group event they came from: the stream remembers the newest one.
       const fromGroupEvent = event.data.sourceEvent?.version;
       return {
+        ...state,
         messageCount: state.messageCount + 1,
         lastMessageId: isNewer(event.data.id, state.lastMessageId) ? event.data.id : state.lastMessageId,
         lastGroupEventVersion:
           typeof fromGroupEvent === 'number' ? Math.max(state.lastGroupEventVersion, fromGroupEvent) : state.lastGroupEventVersion,
       };
     }
-    case 'MessageEdited':
+    case 'MessagePinned':
+      return { ...state, pinnedIds: pinnedAfter(state.pinnedIds, { type: 'pinned', id: event.data.id }) };
+    case 'MessageUnpinned':
+      return { ...state, pinnedIds: pinnedAfter(state.pinnedIds, { type: 'unpinned', id: event.data.id }) };
     case 'MessageDeleted':
+      return state.pinnedIds.includes(event.data.id) ? { ...state, pinnedIds: pinnedAfter(state.pinnedIds, { type: 'unpinned', id: event.data.id }) } : state;
+    case 'MessageEdited':
     case 'MessageReactionAdded':
     case 'MessageReactionRemoved':
       return state;
@@ -310,10 +339,11 @@ function evolve(state: ConversationLogState, event: ConversationLogEvent): Conve
 }
 
 export const conversationLogDecider: Decider<ConversationLogState, ConversationLogCommand, ConversationLogEvent> = {
-  initialState: () => ({ messageCount: 0, lastMessageId: null, lastGroupEventVersion: 0 }),
+  initialState: () => ({ messageCount: 0, lastMessageId: null, lastGroupEventVersion: 0, pinnedIds: [] }),
   decide,
   evolve,
-  snapshotVersion: 2,
+  // 3: the state keeps the pinned ids; older snapshots are rebuilt from the stream.
+  snapshotVersion: 3,
 };
 
 export function conversationLogStream(appId: string, conversationId: string): string {

@@ -82,6 +82,7 @@ export function messageView(doc: MessageDoc, viewer?: string): Record<string, un
     ...(doc.editedBy !== undefined ? { editedBy: doc.editedBy } : {}),
     ...(doc.deletedAt !== undefined ? { deletedAt: doc.deletedAt } : {}),
     ...(doc.deletedBy !== undefined ? { deletedBy: doc.deletedBy } : {}),
+    ...(doc.pinnedAt !== undefined ? { pinnedAt: doc.pinnedAt, pinnedBy: doc.pinnedBy } : {}),
     updatedAt: doc.updatedAt,
   };
 }

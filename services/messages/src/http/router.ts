@@ -3,15 +3,18 @@ import { actingUid, actorOf, pagination, parseQuery, parseWith, requestIdOf } fr
 import { Router } from 'express';
 import type { Request } from 'express';
 import type { MessageCursor, MessageQuery } from '../adapters/readModels.js';
+import { APP_SYSTEM } from '../domain/messageView.js';
 import type { ApiObject, MessagesApp, RequestContext } from '../app/messages.js';
 import {
+  allMessagesSchema,
+  conversationMessagesSchema,
   deleteSchema,
-  messageFiltersSchema,
   parseEditBody,
   parseSendBody,
   pathMessageId,
   pathReaction,
   threadPageSchema,
+  userMessagesSchema,
 } from './schemas.js';
 import type { MessageFilters } from './schemas.js';
 
@@ -34,21 +37,33 @@ function pathGuid(req: Request): string {
   return guid;
 }
 
-function filtersOf(req: Request): MessageFilters {
-  return parseQuery(messageFiltersSchema, req.query);
+/** Filters that are about one user's view; the app acting alone has none, so they are refused, not ignored. */
+const VIEWER_FILTERS = ['unread', 'undelivered', 'myMentionsOnly', 'mentionsWithBlockedInfo', 'hideMessagesFromBlockedUsers'] as const;
+
+function viewerOf(context: RequestContext, f: MessageFilters): string | undefined {
+  const viewer = context.actor.uid;
+  const needing = VIEWER_FILTERS.find((name) => f[name] === true);
+  if (needing !== undefined && viewer === undefined) {
+    throw new ApiError('ERR_BAD_REQUEST', `${needing}: this filter is about one user's view of the messages; send onBehalfOf`, {
+      fields: [{ field: needing, problem: 'needs onBehalfOf' }],
+    });
+  }
+  return viewer;
 }
 
 /** The catalogue's filters as a read-model query (`withTags`: tags are always shown). */
 async function queryOf(app: MessagesApp, context: RequestContext, base: MessageQuery, f: MessageFilters): Promise<MessageQuery> {
   const categories = [...(f.categories ?? []), ...(f.category !== undefined ? [f.category] : [])];
   const types = [...(f.types ?? []), ...(f.type !== undefined ? [f.type] : [])];
-  const viewer = context.actor.uid;
+  const viewer = viewerOf(context, f);
+  const unseen = f.unread ? 'read' : f.undelivered ? 'delivered' : undefined;
+  const conversationId = base.conversationId ?? f.conversationId;
   return {
     ...base,
     ...(f.sender !== undefined ? { sender: f.sender } : {}),
     ...(f.receiver !== undefined ? { receiver: f.receiver } : {}),
     ...(f.receiverType !== undefined ? { receiverType: f.receiverType } : {}),
-    ...(f.conversationId !== undefined && base.conversationId === undefined ? { conversationId: f.conversationId } : {}),
+    ...(conversationId !== undefined ? { conversationId } : {}),
     ...(categories.length > 0 ? { categories } : {}),
     ...(types.length > 0 ? { types } : {}),
     ...(f.tags?.length ? { tags: f.tags } : {}),
@@ -58,6 +73,7 @@ async function queryOf(app: MessagesApp, context: RequestContext, base: MessageQ
     ...(f.hasReactions ? { hasReactions: true } : {}),
     ...(f.hasMentions ? { hasMentions: true } : {}),
     ...(f.myMentionsOnly && viewer ? { mentionedUid: viewer } : {}),
+    ...(f.mentionedUids?.length ? { mentioningAny: f.mentionedUids } : {}),
     ...(f.hasAttachments ? { hasAttachments: true } : {}),
     ...(f.attachmentTypes?.length ? { attachmentTypes: f.attachmentTypes } : {}),
     ...(f.hasLinks ? { hasLinks: true } : {}),
@@ -65,7 +81,18 @@ async function queryOf(app: MessagesApp, context: RequestContext, base: MessageQ
     ...(f.fromTimestamp !== undefined ? { fromTimestamp: f.fromTimestamp } : {}),
     ...(f.toTimestamp !== undefined ? { toTimestamp: f.toTimestamp } : {}),
     ...(f.hideMessagesFromBlockedUsers ? { excludeSenders: await app.blockedBy(context) } : {}),
+    // Both asked: unread is the narrower (everything read was delivered).
+    ...(unseen && viewer ? { unseenBy: await app.marksOf(context, unseen, conversationId) } : {}),
   };
+}
+
+/** The listed messages with the mention facts the list asked for. */
+function shownWith(app: MessagesApp, context: RequestContext, items: ApiObject[], f: MessageFilters): Promise<ApiObject[]> {
+  if (!f.mentionsWithTagInfo && !f.mentionsWithBlockedInfo) return Promise.resolve(items);
+  return app.withMentionInfo(context, items, {
+    tags: f.mentionsWithTagInfo === true,
+    ...(f.mentionsWithBlockedInfo && context.actor.uid ? { blockedFor: context.actor.uid } : {}),
+  });
 }
 
 /**
@@ -94,13 +121,23 @@ function cursorMeta(items: ApiObject[], limit: number, cursor: MessageCursor | n
 export function messagesRouter(app: MessagesApp): Router {
   const router = Router();
 
-  const sendAs = async (req: Request, sender: string, parentId?: string) => {
-    const input = parseSendBody(req.body ?? null);
-    return app.send(contextOf(req), { ...input, sender, ...(parentId !== undefined ? { parentId } : {}) });
+  /** `sender` null: the app itself sends, as `app_system` (never a user who happens to have that uid). */
+  const sendAs = async (req: Request, from: string | null, parentId?: string) => {
+    const context = contextOf(req);
+    const byApp = from === null;
+    const sender = from ?? APP_SYSTEM;
+    // A reply names no receiver: its thread's first message does. A receiver given anyway must match it.
+    const body: unknown = req.body ?? null;
+    const given = parentId !== undefined && typeof body === 'object' && body !== null && !Array.isArray(body)
+      ? { ...(await app.threadReceiver(context, parentId, sender)), ...body }
+      : body;
+    const input = parseSendBody(given);
+    return app.send(context, { ...input, sender, ...(byApp ? { byApp } : {}), ...(parentId !== undefined ? { parentId } : {}) });
   };
 
+  /** Without `onBehalfOf` the app itself sends, as `app_system` (docs/behaviour/messages.md). */
   router.post('/v3/messages', async (req, res) => {
-    res.json({ data: await sendAs(req, actingUid(actorOf(req))) });
+    res.json({ data: await sendAs(req, actorOf(req).uid ?? null) });
   });
 
   router.post('/v3/bots/:uid/messages', async (req, res) => {
@@ -113,30 +150,37 @@ export function messagesRouter(app: MessagesApp): Router {
   });
 
   /** A cursor list (`limit`, `id`/`sentAt` + `affix`) within `base`, with the catalogue's filters. */
-  const cursorList = async (req: Request, context: RequestContext, base: MessageQuery) => {
-    const filters = filtersOf(req);
+  const cursorList = async (context: RequestContext, base: MessageQuery, filters: MessageFilters) => {
     const query = await queryOf(app, context, base, filters);
     const limit = filters.limit ?? 100;
     const cursor = cursorOf(filters, 'append');
-    const items = await app.listByCursor(context, query, cursor, limit);
-    return { data: items, meta: cursorMeta(items, limit, cursor) };
+    const [items, total] = await Promise.all([
+      app.listByCursor(context, query, cursor, limit),
+      filters.count ? app.countMatching(query) : Promise.resolve(undefined),
+    ]);
+    const meta = cursorMeta(items, limit, cursor);
+    return {
+      data: await shownWith(app, context, items, filters),
+      meta: total !== undefined ? { ...meta, current: { ...meta.current, total } } : meta,
+    };
   };
 
   router.get('/v3/messages', async (req, res) => {
     const context = contextOf(req);
+    const filters = parseQuery(allMessagesSchema, req.query);
     const visibleTo = await app.visibilityOf(context);
-    res.json(await cursorList(req, context, { appId: context.actor.appId, ...(visibleTo ? { visibleTo } : {}) }));
+    res.json(await cursorList(context, { appId: context.actor.appId, ...(visibleTo ? { visibleTo } : {}) }, filters));
   });
 
   router.get('/v3/groups/:guid/messages', async (req, res) => {
     const context = contextOf(req);
-    res.json(await cursorList(req, context, await app.groupConversationQuery(context, pathGuid(req))));
+    const filters = parseQuery(conversationMessagesSchema, req.query);
+    res.json(await cursorList(context, await app.groupConversationQuery(context, pathGuid(req)), filters));
   });
 
   router.get('/v3/users/:uid/messages', async (req, res) => {
     const context = contextOf(req);
-    actingUid(context.actor);
-    const filters = filtersOf(req);
+    const filters: MessageFilters = parseQuery(userMessagesSchema, req.query);
     const base = await app.userConversationQuery(context, pathUid(req));
     const query = await queryOf(app, context, base, filters);
     const perPage = filters.perPage ?? filters.limit ?? 100;
@@ -145,7 +189,7 @@ export function messagesRouter(app: MessagesApp): Router {
       const [items, total] = await Promise.all([app.listByCursor(context, query, cursor, perPage), app.countMatching(query)]);
       const edge = cursor?.direction === 'before' ? items[0] : items.at(-1);
       res.json({
-        data: items,
+        data: await shownWith(app, context, items, filters),
         meta: {
           pagination: pagination(total, items.length, perPage, 1),
           ...(edge ? { cursor: { id: Number(edge['id']), affix: filters.affix ?? 'prepend' } } : {}),
@@ -157,7 +201,7 @@ export function messagesRouter(app: MessagesApp): Router {
     const { total, items } = await app.listByPage(context, query, page, perPage);
     const last = items.at(-1);
     res.json({
-      data: items,
+      data: await shownWith(app, context, items, filters),
       meta: {
         pagination: pagination(total, items.length, perPage, page),
         ...(last ? { cursor: { id: Number(last['id']), affix: 'append' } } : {}),
@@ -213,6 +257,14 @@ export function messagesRouter(app: MessagesApp): Router {
     const context = contextOf(req);
     actingUid(context.actor);
     res.json({ data: await app.changeReaction(context, pathMessageId(String(req.params['id'])), pathReaction(String(req.params['reaction'])), 'remove') });
+  });
+
+  router.post('/v3/messages/:id/pin', async (req, res) => {
+    res.json({ data: await app.changePin(contextOf(req), pathMessageId(String(req.params['id'])), 'pin') });
+  });
+
+  router.delete('/v3/messages/:id/pin', async (req, res) => {
+    res.json({ data: await app.changePin(contextOf(req), pathMessageId(String(req.params['id'])), 'unpin') });
   });
 
   return router;

@@ -179,14 +179,21 @@ const list = z
 const count = (max: number) => z.coerce.number('a number').int('an integer').min(1, 'at least 1').max(max, `at most ${max}`);
 const timestamp = z.coerce.number('a number').int('an integer').min(0).optional();
 const uidParam = z.string().trim().toLowerCase().max(100).optional();
+/** A list whose items are one of `values`. */
+const listOf = (values: readonly [string, ...string[]]) =>
+  list.pipe(z.array(z.enum(values, `each one of ${values.join(', ')}`)).optional());
+const MESSAGE_CATEGORIES = ['message', 'action', 'custom'] as const;
+const uidList = list.pipe(z.array(z.string().toLowerCase().regex(UID_PATTERN, 'a list of uids')).optional());
 
-export const messageFiltersSchema = z.object({
+/**
+ * The filters every message list takes (the catalogue's parameters of the three lists). A filter
+ * that needs a viewer (`unread`, `myMentionsOnly`, …) is refused without `onBehalfOf` rather than
+ * ignored; see `viewerFilters`.
+ */
+const messageFilterFields = {
   sender: uidParam,
-  receiver: uidParam,
-  receiverType: z.enum(['user', 'group'], 'user or group').optional(),
-  conversationId: z.string().max(250).optional(),
-  category: z.string().max(100).optional(),
-  categories: list,
+  category: z.enum(MESSAGE_CATEGORIES, `one of ${MESSAGE_CATEGORIES.join(', ')}`).optional(),
+  categories: listOf(MESSAGE_CATEGORIES),
   type: z.string().max(100).optional(),
   types: list,
   tags: list,
@@ -196,11 +203,18 @@ export const messageFiltersSchema = z.object({
   hideReplies: flag,
   hasReactions: flag,
   hasMentions: flag,
+  /** The SDKs' `setMentionedUIDs`: messages that mention any of these users (the catalogue types it boolean by mistake). */
+  mentionedUids: uidList,
   myMentionsOnly: flag,
+  mentionsWithTagInfo: flag,
+  mentionsWithBlockedInfo: flag,
   hasAttachments: flag,
-  attachmentTypes: list,
+  attachmentTypes: listOf(MEDIA_TYPES),
   hasLinks: flag,
   hideMessagesFromBlockedUsers: flag,
+  unread: flag,
+  undelivered: flag,
+  count: flag,
   searchKey: z.string().max(200).optional(),
   fromTimestamp: timestamp,
   toTimestamp: timestamp,
@@ -208,10 +222,28 @@ export const messageFiltersSchema = z.object({
   id: messageIdSchema.optional(),
   sentAt: timestamp,
   limit: count(1000).optional(),
+};
+
+/** A conversation's own list: the conversation comes from the path, so it cannot be narrowed to another. */
+export const conversationMessagesSchema = z.object(messageFilterFields);
+
+/** `GET /users/{uid}/messages` is also page-numbered (`meta.pagination`). */
+export const userMessagesSchema = z.object({
+  ...messageFilterFields,
   perPage: count(1000).optional(),
   page: count(1_000_000).optional(),
 });
 
-export type MessageFilters = z.infer<typeof messageFiltersSchema>;
+/** `GET /messages` spans conversations, so it also narrows by conversation and receiver. */
+export const allMessagesSchema = z.object({
+  ...messageFilterFields,
+  receiver: uidParam,
+  receiverType: z.enum(['user', 'group'], 'user or group').optional(),
+  conversationId: z.string().max(250).optional(),
+});
+
+/** Any message list's parsed filters; fields another list does not take are simply absent. */
+export type MessageFilters = z.infer<typeof conversationMessagesSchema> &
+  Partial<z.infer<typeof userMessagesSchema> & z.infer<typeof allMessagesSchema>>;
 
 export const threadPageSchema = z.object({ perPage: count(1000).default(100), page: count(1_000_000).default(1) });

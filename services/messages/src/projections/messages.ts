@@ -48,10 +48,19 @@ export interface MessageDoc {
   replyCount: number;
   reactions: StoredReaction[];
   hasReactions: boolean;
+  /** Set while the message is pinned in its conversation. */
+  pinnedAt?: number;
+  pinnedBy?: string;
 }
 
 type Handled = EventOf<(typeof messageEventTypes)[number]>;
 
+function withoutPin(doc: MessageDoc): MessageDoc {
+  const { pinnedAt, pinnedBy, ...rest } = doc;
+  void pinnedAt;
+  void pinnedBy;
+  return rest;
+}
 
 export function messageDocId(appId: string, id: string): string {
   return `${appId}:${id}`;
@@ -132,8 +141,9 @@ function evolveMessage(doc: MessageDoc | null, event: Handled, documentId: strin
     case 'MessageDeleted': {
       if (!doc || event.data.permanent) return null;
       const d = event.data;
+      // A deleted message is no longer pinned (the conversation's pin count forgets it too).
       return {
-        ...doc,
+        ...withoutPin(doc),
         deletedAt: d.deletedAt,
         ...(d.deletedBy !== undefined ? { deletedBy: d.deletedBy } : {}),
         isDeleted: true,
@@ -151,6 +161,10 @@ function evolveMessage(doc: MessageDoc | null, event: Handled, documentId: strin
       const r = event.data;
       return withReactions(doc, doc.reactions.filter((x) => !(x.reaction === r.reaction && x.uid === r.uid)));
     }
+    case 'MessagePinned':
+      return doc ? { ...doc, pinnedAt: event.data.pinnedAt, pinnedBy: event.data.pinnedBy } : null;
+    case 'MessageUnpinned':
+      return doc ? withoutPin(doc) : null;
     default: {
       const unreachable: never = event;
       throw new Error(`unhandled event ${JSON.stringify(unreachable)}`);

@@ -14,6 +14,8 @@ export interface KnownUserDoc extends UserProfileFields {
   deleted: boolean;
   /** Uids this user has blocked. */
   blocked: string[];
+  /** The user's tags, for lists that show them on mentions (`mentionsWithTagInfo`). */
+  tags?: string[];
 }
 
 /** A user's profile and standing, and whom they block. */
@@ -38,6 +40,7 @@ export const knownUsersProjection: Projection<KnownUserDoc, Handled> = {
           deactivated: false,
           deleted: false,
           blocked: doc?.blocked ?? [],
+          ...(event.data.tags.length > 0 ? { tags: event.data.tags } : {}),
         };
       case 'UserUpdated':
         return doc ? applyUserUpdate(doc, event.data) : null;

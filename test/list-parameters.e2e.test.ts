@@ -1,0 +1,97 @@
+import { listParameters } from '@chat/contracts';
+import type { CataloguedParameter } from '@chat/contracts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, managementHeaders } from './support/api.js';
+import type { ApiResponse } from './support/api.js';
+import { mapBounded } from './support/concurrency.js';
+import { createRouteFixtures, pathOf, routeOf } from './support/routeFixtures.js';
+import type { RouteFixtures } from './support/routeFixtures.js';
+
+/**
+ * Generated from the catalogue (`listParameters`, from endpoints.tsv): every documented query
+ * parameter of every list, sent with a valid value, must be honoured (200); sent with a value of the
+ * wrong type it must be refused with a 400 naming it; and a parameter no list knows is refused too.
+ */
+
+/** Where the catalogue's type is wrong, the type clients actually send (see docs/behaviour/messages.md). */
+const actualType: Record<string, CataloguedParameter['type']> = { mentionedUids: 'array' };
+
+let fixtures: RouteFixtures;
+
+beforeAll(async () => {
+  fixtures = await createRouteFixtures('list parameters');
+});
+
+/** Values the catalogue does not enumerate but the list only takes from a fixed set. */
+const validFor: Record<string, Record<string, string>> = {
+  'list-groups': { searchIn: 'name', types: 'public' },
+  'list-all-conversations': { conversationType: 'user' },
+  'list-group-members': { scopes: 'participant' },
+};
+
+function validValue(operationId: string, p: CataloguedParameter): string {
+  const named: Record<string, string> = {
+    ...validFor[operationId],
+    id: fixtures.messageId,
+    sender: fixtures.owner,
+    mentionedUids: fixtures.peer,
+    role: 'default',
+    roles: 'default',
+    conversationId: 'x',
+    affix: 'append',
+    category: 'message',
+    categories: 'message',
+  };
+  if (named[p.name] !== undefined) return named[p.name] as string;
+  if (p.enum) return p.enum[0] as string;
+  const type = actualType[p.name] ?? p.type;
+  if (type === 'boolean') return 'true';
+  return type === 'integer' ? '1' : 'a';
+}
+
+/** A value of the wrong type, or undefined where any text is valid (a free string or list). */
+function wrongValue(p: CataloguedParameter): string | undefined {
+  const type = actualType[p.name] ?? p.type;
+  if (p.name === 'mentionedUids') return 'not a uid!';
+  if (p.enum) return 'not-one-of-them';
+  if (type === 'boolean') return 'maybe';
+  if (type === 'integer') return 'many';
+  return undefined;
+}
+
+function request(operationId: string, query: string): Promise<ApiResponse> {
+  const route = routeOf(operationId);
+  const path = `${pathOf(route, fixtures)}?${query}`;
+  if (route.api === 'management') return call('GET', path, { headers: managementHeaders() });
+  return fixtures.app.call('GET', path, route.onBehalfOf === 'ignored' ? {} : { onBehalfOf: fixtures.owner });
+}
+
+const cases = Object.entries(listParameters).flatMap(([operationId, parameters]) => parameters.map((parameter) => ({ operationId, parameter })));
+
+describe('every catalogued query parameter of every list', () => {
+  it(`is honoured with a valid value and refused, named, with a wrong one (${cases.length} parameters)`, async () => {
+    const problems = await mapBounded(cases, 6, async ({ operationId, parameter }) => {
+      const found: string[] = [];
+      const name = parameter.name;
+      const valid = validValue(operationId, parameter);
+      const ok = await request(operationId, `${name}=${encodeURIComponent(valid)}`);
+      if (ok.status !== 200) found.push(`${operationId} ${name}=${valid}: ${ok.status} ${JSON.stringify(ok.body)}`);
+      const wrong = wrongValue(parameter);
+      if (wrong !== undefined) {
+        const refused = await request(operationId, `${name}=${encodeURIComponent(wrong)}`);
+        const message = String(refused.body?.error?.message ?? '');
+        if (refused.status !== 400 || !message.includes(name)) found.push(`${operationId} ${name}=${wrong}: ${refused.status} ${message}`);
+      }
+      return found;
+    });
+    expect(problems.flat()).toEqual([]);
+  }, 120_000);
+
+  it('refuses a parameter the list does not know, naming it, on every list', async () => {
+    const answers = await mapBounded(Object.keys(listParameters), 6, async (operationId) => {
+      const r = await request(operationId, 'noSuchFilter=true');
+      return `${operationId}: ${r.status} ${String(r.body?.error?.message ?? '').includes('noSuchFilter')}`;
+    });
+    expect(answers).toEqual(Object.keys(listParameters).map((operationId) => `${operationId}: 400 true`));
+  });
+});

@@ -1,0 +1,53 @@
+import { routeCatalog } from '@chat/contracts';
+import type { RouteSpec } from '@chat/contracts';
+import { converse, createApp, createUser } from './api.js';
+import type { TestApp } from './api.js';
+import { done } from './messages.js';
+
+/**
+ * One app with something behind every path parameter of the route catalogue: users `owner` (the
+ * group's owner and the usual acting user) and `peer`, a group, a one-on-one message, a role. Built
+ * once per test file; tests that change things work on copies they create themselves.
+ */
+export interface RouteFixtures {
+  app: TestApp;
+  owner: string;
+  peer: string;
+  guid: string;
+  messageId: string;
+}
+
+export async function createRouteFixtures(name: string): Promise<RouteFixtures> {
+  const app = await createApp(name);
+  const [owner, peer, guid] = ['owner', 'peer', 'fixture-group'];
+  for (const uid of [owner, peer]) await createUser(app, uid);
+  await done(app.call('POST', '/v3/groups', { body: { guid, name: 'Fixture', type: 'public', owner } }));
+  const messageId = (await converse(app, owner, peer, 'fixture')).body.data.id as string;
+  return { app, owner, peer, guid, messageId };
+}
+
+/** Values for the catalogue's path parameters that name something the fixtures created. */
+export function pathOf(route: RouteSpec, fixtures: RouteFixtures, overrides: Record<string, string> = {}): string {
+  const values: Record<string, string> = {
+    uid: route.path.startsWith('/users/:uid/messages') || route.path.startsWith('/users/:uid/conversation') ? fixtures.peer : fixtures.owner,
+    guid: fixtures.guid,
+    id: fixtures.messageId,
+    reaction: 'heart',
+    role: 'default',
+    scope: 'participant',
+    permission: 'sendMessage',
+    conversationId: `${[fixtures.owner, fixtures.peer].sort().join('_user_')}`,
+    authToken: 'unknown-token',
+    apiKey: 'unknown-key',
+    appId: fixtures.app.appId,
+    ...overrides,
+  };
+  const path = route.path.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(values[name] ?? name));
+  return route.api === 'chat' ? `/v3${path}` : path;
+}
+
+export function routeOf(operationId: string): RouteSpec {
+  const route = routeCatalog.find((r) => r.operationId === operationId);
+  if (!route) throw new Error(`no route ${operationId} in the catalogue`);
+  return route;
+}
