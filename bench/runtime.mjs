@@ -29,10 +29,10 @@
 // BENCH_DRAIN_TIMEOUT, BENCH_VISIBLE_TIMEOUT, BENCH_REQUEST_TIMEOUT, BENCH_SETUP_TIMEOUT (s), BENCH_VISIBLE_SAMPLES,
 // BENCH_POLL_BUDGET. Exits 1 when a figure could not be measured at all (its error is printed).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { groupConversationId, topics } from '../packages/contracts/dist/index.js';
+import { groupConversationId } from '../packages/contracts/dist/index.js';
 import { createGatewayClient } from './httpClient.mjs';
 import { connectKafkaProbe } from './kafkaProbe.mjs';
-import { measureProjectionRebuild } from './projectionRebuild.mjs';
+import { benchProjectionRebuild } from './projection-rebuild.mjs';
 import { seedStore } from './seedStore.mjs';
 import { percentile, startBenchStack } from './stack.mjs';
 import { measureStoreRaw } from './store-raw.mjs';
@@ -594,23 +594,12 @@ await figure('7. seeded store', `7. Figures 2 and 3 again with ${CONFIG.seedMess
   });
 });
 
-await figure('5. projection rebuild', `5. A projection rebuilt from Kafka offset 0: the messages service's, into a fresh database (first ${CONFIG.rebuildEvents} events)`, async () => {
-  // Alone on the machine, as a rebuild would run: the stack's services are stopped first (the
-  // infrastructure stays). A fresh messages service would also turn the groups' membership events
-  // into action messages again and publish them, which the stack's services must not see.
-  await stack.services.stop();
-  const r = await measureProjectionRebuild({
-    stack,
-    probe,
-    service: 'messages',
-    topics: [topics.users, topics.conversations, topics.messages],
-    events: CONFIG.rebuildEvents,
-    timeoutMs: CONFIG.rebuildTimeoutS * 1000,
-  });
-  if (!r.started) throw new Error(`the rebuild instance committed no offset within its start-up allowance (${r.target} events to read)`);
+await figure('5. projection rebuild', `5. A projection rebuilt from Kafka offset 0: the messages service's read models, ${CONFIG.rebuildEvents} MessageSent events into a fresh database`, async () => {
+  const r = await benchProjectionRebuild({ events: CONFIG.rebuildEvents, infra: stack.infra, timeoutMs: CONFIG.rebuildTimeoutS * 1000 });
+  const share = r.eventsPerSecond / r.rawInsertsPerSecond;
   console.log(
-    `  ${fmt(r.eventsPerSecond)} events/s (goal ≥${GOALS.rebuild}): ${r.events} of ${r.target} events in ${fmt(r.seconds, 1)} s` +
-      ` after ${fmt(r.startupSeconds, 1)} s of start-up${r.complete ? '' : ` (stopped after ${CONFIG.rebuildTimeoutS} s)`}`,
+    `  ${fmt(r.eventsPerSecond)} events/s (goal ≥${GOALS.rebuild}): ${r.events} of ${r.target} events in ${fmt(r.seconds, 1)} s;` +
+      ` ${fmt(share, 2)} of the raw insertMany rate of the same documents (${fmt(r.rawInsertsPerSecond)} docs/s)`,
   );
   record('5. projection rebuild', `${fmt(r.eventsPerSecond)} events/s (${r.events}/${r.target})`, `≥${GOALS.rebuild}/s`, r.eventsPerSecond >= GOALS.rebuild);
 });

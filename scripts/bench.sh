@@ -10,4 +10,3 @@ node bench/users-list.mjs
 node bench/groups-operations.mjs
 node bench/messages-send.mjs
 node bench/conversations-list.mjs
-node bench/projection-rebuild.mjs
