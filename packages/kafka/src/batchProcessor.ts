@@ -4,6 +4,9 @@ import type { KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 
 /** Applies a run of validated events, in partition order. Must be idempotent: delivery is at-least-once. */
+/** How often a run in progress sends a heartbeat (kafkajs throttles them to its heartbeat interval). */
+const HEARTBEAT_DURING_RUN_MS = 1_000;
+
 export type BatchHandler = (events: readonly KnownEvent[]) => Promise<void>;
 
 /** What one partition's batch offers the processor (kafkajs' `eachBatch` payload, narrowed for testing). */
@@ -87,7 +90,7 @@ export class BatchProcessor {
   private readonly schedule: (run: () => void, ms: number) => () => void;
 
   constructor(private readonly options: BatchProcessorOptions) {
-    this.maxEventsPerCall = options.maxEventsPerCall ?? 1_000;
+    this.maxEventsPerCall = options.maxEventsPerCall ?? 500;
     this.backoffMs = options.backoffMs ?? outageBackoffMs;
     this.schedule =
       options.schedule ??
@@ -127,6 +130,22 @@ export class BatchProcessor {
     await this.applyRun(batch, lane, run);
   }
 
+  /**
+   * Runs the handler while telling the group this member is alive: a run that takes longer than the
+   * session timeout on a loaded store must not get the member evicted, which would rebalance the
+   * group, redeliver the run to another member and stall every partition in a loop.
+   */
+  private async whileBeating<T>(batch: PartitionBatch, work: () => Promise<T>): Promise<T> {
+    const timer = setInterval(() => {
+      batch.heartbeat().catch(() => undefined);
+    }, HEARTBEAT_DURING_RUN_MS);
+    try {
+      return await work();
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
   /** Stops pending retries (the consumer is stopping). */
   stop(): void {
     for (const cancel of this.pendingResumes) cancel();
@@ -139,7 +158,7 @@ export class BatchProcessor {
     while (remaining.length > 0) {
       if (!batch.isActive()) return false;
       try {
-        await this.options.handler(remaining.map((item) => item.event));
+        await this.whileBeating(batch, () => this.options.handler(remaining.map((item) => item.event)));
         break;
       } catch (error) {
         const culprit = isUnapplicableEventError(error) ? remaining.find((item) => item.event.id === error.eventId) : undefined;

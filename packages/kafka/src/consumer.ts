@@ -33,7 +33,8 @@ export class EventConsumer {
   ) {
     this.consumer = kafka.consumer({
       groupId: options.groupId,
-      sessionTimeout: 10_000,
+      // Generous: a member evicted for a slow run rebalances the whole group (runs also heartbeat).
+      sessionTimeout: 30_000,
       heartbeatInterval: 1_000,
       maxWaitTimeInMs: 200,
       retry: { retries: 10 },
