@@ -27,7 +27,8 @@
 // BENCH_CLIENTS, BENCH_RAW_SECONDS, BENCH_HOT_MESSAGES, BENCH_GROUP_MEMBERS, BENCH_GROUP_ROUNDS,
 // BENCH_SEED_USERS, BENCH_SEED_MESSAGES, BENCH_REBUILD_EVENTS, BENCH_REBUILD_TIMEOUT, BENCH_HOT_TIMEOUT,
 // BENCH_DRAIN_TIMEOUT, BENCH_VISIBLE_TIMEOUT, BENCH_REQUEST_TIMEOUT, BENCH_SETUP_TIMEOUT (s), BENCH_VISIBLE_SAMPLES,
-// BENCH_POLL_BUDGET. Exits 1 when a figure could not be measured at all (its error is printed).
+// BENCH_POLL_BUDGET; BENCH_FIGURES=2,3 runs only the figures named (and 1, the baseline).
+// Exits 1 when a figure could not be measured at all (its error is printed).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { groupConversationId } from '../packages/contracts/dist/index.js';
 import { createGatewayClient } from './httpClient.mjs';
@@ -106,8 +107,12 @@ function record(figure, measured, goal = '', met = null) {
   summary.push({ figure, measured, goal, met });
 }
 let failedFigures = 0;
+/** BENCH_FIGURES=2,3 runs only those figures (1, the baseline, always runs). */
+const onlyFigures = process.env.BENCH_FIGURES ? new Set(process.env.BENCH_FIGURES.split(',').map((f) => f.trim())) : null;
 /** Runs one figure; an error is printed and recorded under `label`, and the run goes on with the next. */
 async function figure(label, title, body) {
+  const number = label.split('.')[0];
+  if (onlyFigures && number !== '1' && !onlyFigures.has(number)) return;
   console.log(`\n${title}`);
   const started = performance.now();
   try {

@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/FerretDB/FerretDB/ferretdb"
 	"golang.org/x/sync/errgroup"
@@ -26,15 +27,17 @@ func main() {
 	sqliteDir := flag.String("sqlite-dir", "", "absolute directory holding the SQLite databases (created if missing)")
 	serializeWrites := flag.Bool("serialize-writes", true,
 		"run write commands one at a time, so that single-document updates are atomic as in MongoDB")
+	statsInterval := flag.Duration("stats-interval", 0,
+		"when above 0, print every interval which commands ran on which collections and how long they took")
 	flag.Parse()
 
-	if err := run(*listenAddr, *sqliteDir, *serializeWrites); err != nil {
+	if err := run(*listenAddr, *sqliteDir, *serializeWrites, *statsInterval); err != nil {
 		fmt.Fprintln(os.Stderr, "ferretdb-runner:", err)
 		os.Exit(1)
 	}
 }
 
-func run(listenAddr, sqliteDir string, serializeWrites bool) error {
+func run(listenAddr, sqliteDir string, serializeWrites bool, statsInterval time.Duration) error {
 	if !filepath.IsAbs(sqliteDir) {
 		return fmt.Errorf("--sqlite-dir must be an absolute path, got %q", sqliteDir)
 	}
@@ -82,10 +85,29 @@ func run(listenAddr, sqliteDir string, serializeWrites bool) error {
 	g.Go(func() error { return f.Run(ctx) })
 	g.Go(func() error { return keepIDIndexes(ctx, sqliteDir, logger) })
 	if front != nil {
-		g.Go(func() error { return wireproxy.Serve(ctx, front, listener.Unix) })
+		var stats *wireproxy.Stats
+		if statsInterval > 0 {
+			stats = wireproxy.NewStats()
+			g.Go(func() error { return reportStats(ctx, stats, statsInterval) })
+		}
+		g.Go(func() error { return wireproxy.Serve(ctx, front, listener.Unix, stats) })
 	}
 	if err = g.Wait(); errors.Is(err, context.Canceled) {
 		err = nil
 	}
 	return err
+}
+
+// reportStats prints the proxy's tallies every interval until ctx ends.
+func reportStats(ctx context.Context, stats *wireproxy.Stats, interval time.Duration) error {
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C:
+			stats.Report(os.Stderr, interval)
+		}
+	}
 }

@@ -191,7 +191,12 @@ function defineParts(root: string, freshKafkaData: boolean): Part[] {
       command: () =>
         Promise.resolve({
           file: join(infra, 'bin', 'ferretdb'),
-          args: ['--listen-addr', `${HOST}:${mongoPort}`, '--sqlite-dir', join(infra, 'ferretdb', `data-${mongoPort}`)],
+          args: [
+            '--listen-addr', `${HOST}:${mongoPort}`,
+            '--sqlite-dir', join(infra, 'ferretdb', `data-${mongoPort}`),
+            // FERRETDB_STATS_INTERVAL (e.g. 10s): the runner prints which collections spend its write lock.
+            ...(process.env['FERRETDB_STATS_INTERVAL'] ? ['--stats-interval', process.env['FERRETDB_STATS_INTERVAL']] : []),
+          ],
         }),
     },
     {

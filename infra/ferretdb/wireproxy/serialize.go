@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"time"
 )
 
 // FerretDB v1 runs every update as "query, modify in Go, write back" without a transaction, so two
@@ -39,7 +40,8 @@ var nonWriteCommands = map[string]bool{
 
 // Serve accepts client connections on front and pairs each with its own connection to
 // FerretDB's Unix socket, so cursors and other per-connection state behave as with a direct connection.
-func Serve(ctx context.Context, front net.Listener, backendSocket string) error {
+// stats, when not nil, tallies every forwarded command.
+func Serve(ctx context.Context, front net.Listener, backendSocket string, stats *Stats) error {
 	var writeMu sync.Mutex
 	var conns sync.WaitGroup
 	defer conns.Wait()
@@ -69,14 +71,14 @@ func Serve(ctx context.Context, front net.Listener, backendSocket string) error 
 			// Closing both ends unblocks the reads of a connection that is idle at shutdown.
 			stop := context.AfterFunc(ctx, func() { client.Close(); backend.Close() })
 			defer stop()
-			_ = relay(client, backend, &writeMu)
+			_ = relay(client, backend, &writeMu, stats)
 		}()
 	}
 }
 
 // relay forwards request/response exchanges one at a time; MongoDB clients never pipeline
 // requests on one connection, so this matches the protocol.
-func relay(client, backend net.Conn, writeMu *sync.Mutex) error {
+func relay(client, backend net.Conn, writeMu *sync.Mutex, stats *Stats) error {
 	for {
 		req, err := readMessage(client)
 		if err != nil {
@@ -95,7 +97,14 @@ func relay(client, backend net.Conn, writeMu *sync.Mutex) error {
 		if write {
 			writeMu.Lock()
 		}
+		var started time.Time
+		if stats != nil {
+			started = time.Now()
+		}
 		err = exchange(client, backend, req)
+		if stats != nil {
+			stats.record(req, write, time.Since(started))
+		}
 		if write {
 			writeMu.Unlock()
 		}

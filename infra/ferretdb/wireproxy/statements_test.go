@@ -210,7 +210,7 @@ func TestRelayRefusesAnOversizedUpdateAndServesTheNextCommand(t *testing.T) {
 	defer clientSide.Close()
 	defer backendSide.Close()
 	var writeMu sync.Mutex
-	go func() { _ = relay(proxyFront, proxyBack, &writeMu) }()
+	go func() { _ = relay(proxyFront, proxyBack, &writeMu, nil) }()
 	deadline := time.Now().Add(5 * time.Second)
 	for _, conn := range []net.Conn{clientSide, backendSide} {
 		if err := conn.SetDeadline(deadline); err != nil {
@@ -239,5 +239,21 @@ func TestRelayRefusesAnOversizedUpdateAndServesTheNextCommand(t *testing.T) {
 	}
 	if writeMu.TryLock() {
 		t.Fatal("the write lock is free while a write is at the backend")
+	}
+}
+
+func TestDescribeNamesCommandNamespaceAndStatements(t *testing.T) {
+	documents := []bson.D{{{Key: "_id", Value: "a"}}, {{Key: "_id", Value: "b"}}, {{Key: "_id", Value: "c"}}}
+	msg := opMsgOf(t, 7, 0, bson.D{{Key: "insert", Value: "messages"}, {Key: "$db", Value: "chat_messages"}}, "documents", documents)
+	command, namespace, statements := describe(msg)
+	if command != "insert" || namespace != "chat_messages.messages" || statements != 3 {
+		t.Fatalf("describe = %q %q %d, want insert chat_messages.messages 3", command, namespace, statements)
+	}
+	stats := NewStats()
+	stats.record(msg, true, 2*time.Millisecond)
+	var report strings.Builder
+	stats.Report(&report, time.Second)
+	if !strings.Contains(report.String(), "chat_messages.messages") || !strings.Contains(report.String(), "write lock held 0%") {
+		t.Fatalf("report lacks the namespace or the lock share:\n%s", report.String())
 	}
 }

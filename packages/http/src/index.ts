@@ -8,3 +8,5 @@ export { createServiceApp, errorMiddleware, notFound } from './app.js';
 export type { ServiceAppOptions } from './app.js';
 export { listen, onShutdownSignal } from './server.js';
 export type { RunningServer } from './server.js';
+export { Admission, DEFAULT_ADMISSION } from './admission.js';
+export type { AdmissionLimits } from './admission.js';

@@ -1,3 +1,5 @@
+import { DEFAULT_ADMISSION } from '@chat/http';
+import type { AdmissionLimits } from '@chat/http';
 import { z } from 'zod';
 
 export interface ServiceConfig {
@@ -7,6 +9,8 @@ export interface ServiceConfig {
   mongoDb: string;
   kafkaBrokers: string[];
   logLevel: string;
+  /** Bounds on the requests the service works on and lets wait (503 past them). */
+  admission: AdmissionLimits;
 }
 
 /**
@@ -25,6 +29,9 @@ export function loadServiceConfig(
       MONGO_DB: z.string().min(1).default(defaults.mongoDb),
       KAFKA_BROKERS: z.string().min(1).default('127.0.0.1:9092'),
       LOG_LEVEL: z.string().default('info'),
+      MAX_IN_FLIGHT_REQUESTS: z.coerce.number().int().min(1).default(DEFAULT_ADMISSION.maxInFlight),
+      MAX_QUEUED_REQUESTS: z.coerce.number().int().min(0).default(DEFAULT_ADMISSION.maxQueued),
+      MAX_QUEUE_WAIT_MS: z.coerce.number().int().min(0).default(DEFAULT_ADMISSION.maxQueueWaitMs),
     })
     .parse(env);
   return Object.freeze({
@@ -34,5 +41,10 @@ export function loadServiceConfig(
     mongoDb: parsed.MONGO_DB,
     kafkaBrokers: parsed.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean),
     logLevel: parsed.LOG_LEVEL,
+    admission: {
+      maxInFlight: parsed.MAX_IN_FLIGHT_REQUESTS,
+      maxQueued: parsed.MAX_QUEUED_REQUESTS,
+      maxQueueWaitMs: parsed.MAX_QUEUE_WAIT_MS,
+    },
   });
 }

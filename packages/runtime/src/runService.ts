@@ -1,4 +1,4 @@
-import { createLogger, listen, onShutdownSignal } from '@chat/http';
+import { Admission, createLogger, listen, onShutdownSignal } from '@chat/http';
 import { createKafka } from '@chat/kafka';
 import { connectMongo } from '@chat/mongo';
 import type { RequestListener } from 'node:http';
@@ -27,7 +27,8 @@ export async function runService(
   const kafka = createKafka(name, config.kafkaBrokers, logger);
   const service = create({ db: mongo.db, kafka, logger });
   await service.start();
-  const server = await listen(service.http, config.port, config.host);
+  // Past capacity the service answers a fast 503 instead of queueing until clients time out.
+  const server = await listen(new Admission(config.admission).wrap(service.http), config.port, config.host);
   logger.info({ port: server.port }, `${name} service listening`);
   onShutdownSignal(
     async () => {

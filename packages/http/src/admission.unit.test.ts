@@ -1,0 +1,77 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Admission } from './admission.js';
+
+/** A server whose handler holds every request until released, behind the given limits. */
+async function heldServer(admission: Admission) {
+  const held: ServerResponse[] = [];
+  const server = createServer(
+    admission.wrap((req, res) => {
+      if (req.url === '/health') return void res.end('ok');
+      held.push(res);
+    }),
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    held,
+    releaseAll: () => held.splice(0).forEach((res) => res.end('done')),
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+const until = async (condition: () => boolean) => {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+};
+
+describe('Admission', () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+
+  it('refuses at once with 503, Retry-After and the CometChat error shape when the line is full', async () => {
+    const admission = new Admission({ maxInFlight: 2, maxQueued: 1, maxQueueWaitMs: 10_000 });
+    const server = await heldServer(admission);
+    cleanups.push(server.close);
+    const admitted = [fetch(server.url), fetch(server.url)];
+    await until(() => server.held.length === 2);
+    const queued = fetch(server.url);
+    await until(() => admission.active === 2 && admission.refused === 0);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const refused = await fetch(server.url);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(await refused.json()).toMatchObject({ error: { code: 'ERR_SERVICE_UNAVAILABLE' } });
+    // The health probe is never held in line.
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+    server.releaseAll();
+    await until(() => server.held.length === 1);
+    server.releaseAll();
+    const answers = await Promise.all([...admitted, queued]);
+    expect(answers.map((res) => res.status)).toEqual([200, 200, 200]);
+    expect(admission.refused).toBe(1);
+  });
+
+  it('refuses a request that waited longer than the queue allows, without running it', async () => {
+    const admission = new Admission({ maxInFlight: 1, maxQueued: 10, maxQueueWaitMs: 50 });
+    const server = await heldServer(admission);
+    cleanups.push(server.close);
+    const first = fetch(server.url);
+    await until(() => server.held.length === 1);
+    const waited = await fetch(server.url);
+    expect(waited.status).toBe(503);
+    expect(server.held).toHaveLength(1);
+    server.releaseAll();
+    expect((await first).status).toBe(200);
+    // Capacity is back: the next request runs.
+    const next = fetch(server.url);
+    await until(() => server.held.length === 1);
+    server.releaseAll();
+    expect((await next).status).toBe(200);
+    expect(admission.active).toBe(0);
+  });
+});
