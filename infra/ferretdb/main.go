@@ -27,17 +27,25 @@ func main() {
 	sqliteDir := flag.String("sqlite-dir", "", "absolute directory holding the SQLite databases (created if missing)")
 	serializeWrites := flag.Bool("serialize-writes", true,
 		"run write commands one at a time, so that single-document updates are atomic as in MongoDB")
+	synchronous := flag.String("sqlite-synchronous", "normal",
+		"SQLite's synchronous setting: normal syncs the write-ahead log at checkpoints (a crash of the "+
+			"process loses nothing; a power loss may lose the last commits, as MongoDB's default write concern may), "+
+			"full syncs every commit")
 	statsInterval := flag.Duration("stats-interval", 0,
 		"when above 0, print every interval which commands ran on which collections and how long they took")
 	flag.Parse()
 
-	if err := run(*listenAddr, *sqliteDir, *serializeWrites, *statsInterval); err != nil {
+	if *synchronous != "normal" && *synchronous != "full" {
+		fmt.Fprintln(os.Stderr, "ferretdb-runner: --sqlite-synchronous must be normal or full")
+		os.Exit(2)
+	}
+	if err := run(*listenAddr, *sqliteDir, *serializeWrites, *synchronous, *statsInterval); err != nil {
 		fmt.Fprintln(os.Stderr, "ferretdb-runner:", err)
 		os.Exit(1)
 	}
 }
 
-func run(listenAddr, sqliteDir string, serializeWrites bool, statsInterval time.Duration) error {
+func run(listenAddr, sqliteDir string, serializeWrites bool, synchronous string, statsInterval time.Duration) error {
 	if !filepath.IsAbs(sqliteDir) {
 		return fmt.Errorf("--sqlite-dir must be an absolute path, got %q", sqliteDir)
 	}
@@ -69,7 +77,7 @@ func run(listenAddr, sqliteDir string, serializeWrites bool, statsInterval time.
 		Listener:  listener,
 		Logger:    logger,
 		Handler:   "sqlite",
-		SQLiteURL: "file:" + filepath.Clean(sqliteDir) + "/",
+		SQLiteURL: "file:" + filepath.Clean(sqliteDir) + "/?_pragma=synchronous(" + synchronous + ")",
 	})
 	if err != nil {
 		return err

@@ -4,3 +4,5 @@ export { EventConsumer, consumerGroupFor } from './consumer.js';
 export type { EventConsumerOptions } from './consumer.js';
 export { BatchProcessor, decodeMessage, outageBackoffMs } from './batchProcessor.js';
 export type { BatchHandler, BatchProcessorOptions, ConsumerCounters, PartitionBatch } from './batchProcessor.js';
+export { EventWatch } from './eventWatch.js';
+export type { EventWatchOptions } from './eventWatch.js';

@@ -11,3 +11,5 @@ export type { IndexSpec } from './indexes.js';
 export { readWithPatience } from './patience.js';
 export { MAX_STATEMENTS_PER_COMMAND, bulkWriteChunked, chunk } from './bulkWrite.js';
 export type { BulkWriteCounts } from './bulkWrite.js';
+export { DocumentMemory } from './documentMemory.js';
+export type { DocumentMemoryOptions, WatchedProjection } from './documentMemory.js';

@@ -106,11 +106,18 @@ class RecentDocuments<Doc> {
  * A small cache of recently written states lets the consumer skip, without a read, the events the
  * service's own request path applied a moment ago. It is only ever a guess: a stale guess costs a
  * failed compare-and-set and a re-read, never a wrong document.
+ *
+ * Within one process, batches that touch the same document take turns (in arrival order, per
+ * document): the request path publishes its events while it applies them, so without turns the
+ * consumer would race it on every new document (a duplicate insert, then a re-read). Turns only
+ * order work; the guards above still decide what is written.
  */
 export class ProjectionRuntime<Doc extends object, Event extends EventEnvelope = EventEnvelope> implements EventApplier {
   private readonly handledTypes: ReadonlySet<string>;
   private readonly recent: RecentDocuments<Doc>;
   private readonly maxAttempts: number;
+  /** Per document, the batch of this process that holds its turn (the latest to ask for it). */
+  private readonly turns = new Map<string, Promise<void>>();
 
   constructor(
     private readonly projection: Projection<Doc, Event>,
@@ -132,13 +139,41 @@ export class ProjectionRuntime<Doc extends object, Event extends EventEnvelope =
 
   async apply(events: readonly EventEnvelope[]): Promise<void> {
     let pending = this.eventsByDocument(events);
-    for (let round = 0; pending.size > 0; round++) {
-      if (round >= this.maxAttempts) {
-        throw new Error(`projection ${this.projection.name}: ${pending.size} document(s) kept changing, e.g. ${[...pending.keys()][0]}`);
+    if (pending.size === 0) return;
+    const ids = [...pending.keys()];
+    const release = await this.takeTurns(ids);
+    try {
+      for (let round = 0; pending.size > 0; round++) {
+        if (round >= this.maxAttempts) {
+          throw new Error(`projection ${this.projection.name}: ${pending.size} document(s) kept changing, e.g. ${[...pending.keys()][0]}`);
+        }
+        // After a lost race nothing known in advance is trusted: the retried documents are read.
+        pending = await this.applyRound(pending, round > 0);
       }
-      // After a lost race nothing known in advance is trusted: the retried documents are read.
-      pending = await this.applyRound(pending, round > 0);
+    } finally {
+      release();
     }
+  }
+
+  /**
+   * Waits until the earlier batches of this process that touch any of these documents are done, and
+   * holds the documents until `release`. A batch queues behind the batches that asked before it only,
+   * so the waits form no cycle.
+   */
+  private async takeTurns(ids: readonly string[]): Promise<() => void> {
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    const earlier = new Set<Promise<void>>();
+    for (const id of ids) {
+      const holder = this.turns.get(id);
+      if (holder) earlier.add(holder);
+      this.turns.set(id, mine);
+    }
+    if (earlier.size > 0) await Promise.all(earlier);
+    return () => {
+      release();
+      for (const id of ids) if (this.turns.get(id) === mine) this.turns.delete(id);
+    };
   }
 
   /** The handled events of the batch per document id, each list in batch order. */

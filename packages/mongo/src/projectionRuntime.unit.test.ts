@@ -151,6 +151,16 @@ describe('ProjectionRuntime', () => {
     expect(store.calls.find).toBe(afterWrite.find + 1);
   });
 
+  it('takes turns within a process: the request path and the consumer applying the same new events insert once and read nothing', async () => {
+    const store = new InstrumentedStore();
+    const runtime = runtimeOver(store);
+    const created = [tallied('s:a', 1, ['d1', 'd2'], 'open')];
+    // As in a service: its own events are applied by the request path while the consumer receives them.
+    await Promise.all([runtime.apply(created), runtime.apply(created), runtime.apply([tallied('s:b', 1, ['d2'])])]);
+    expect(store.calls).toEqual({ find: 0, insert: 1, writeGuarded: 1 });
+    expect(store.inner.snapshot()).toEqual(await oneByOne([...created, tallied('s:b', 1, ['d2'])]));
+  });
+
   it('verifies with a read when a document assumed new folds to nothing', async () => {
     const store = new InMemoryDocumentStore();
     await runtimeOver(store, removingTallies).apply([tallied('s:a', 1, ['d1'], 'open')]);

@@ -1,7 +1,7 @@
 import type { KnownEvent, Topic } from '@chat/contracts';
 import { CommandRunner } from '@chat/eventsourcing';
 import type { CommandRunnerOptions, OwnReadModels } from '@chat/eventsourcing';
-import { EventConsumer, KafkaEventPublisher, consumerGroupFor, ensureTopics } from '@chat/kafka';
+import { EventConsumer, EventWatch, KafkaEventPublisher, consumerGroupFor, ensureTopics } from '@chat/kafka';
 import { MongoCommitStore } from '@chat/mongo';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
@@ -25,6 +25,11 @@ export interface EventPipelineOptions {
   project(events: readonly KnownEvent[]): Promise<void>;
   /** The read models a command's events reach before it answers (read-your-writes). */
   ownReadModels: OwnReadModels;
+  /**
+   * Events every replica must see itself (not shared out like the projection's), for in-memory state
+   * such as cached read-model documents: its topics and what to do with each run of events.
+   */
+  watch?: { topics: readonly Topic[]; onEvents: (events: readonly KnownEvent[]) => void };
   /** Tuning of the command runner (tests shorten intervals). */
   runner?: Partial<Pick<CommandRunnerOptions, 'groupCommit' | 'outbox' | 'maxAttempts' | 'headSaveIntervalMs'>>;
 }
@@ -53,12 +58,16 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
     logger,
     ...options.runner,
   });
+  const groupId = consumerGroupFor(options.consumerPurpose, db.databaseName);
   const consumer = new EventConsumer(kafka, {
-    groupId: consumerGroupFor(options.consumerPurpose, db.databaseName),
+    groupId,
     topics: options.consumes,
     logger,
     handler: (events) => options.project(events),
   });
+  const watch = options.watch
+    ? new EventWatch(kafka, { purpose: groupId, topics: options.watch.topics, startFromGroup: groupId, onEvents: options.watch.onEvents, logger })
+    : null;
 
   return {
     store,
@@ -69,11 +78,14 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
       await producer.connect();
       // Before any new command: what a crashed predecessor appended reaches Kafka first, in order.
       await runner.start();
+      // Before the projection moves on: the watch starts where the projection stands now.
+      await watch?.start();
       await consumer.start();
     },
     async stop() {
       await runner.stop();
       await consumer.stop();
+      await watch?.stop();
       await producer.disconnect();
     },
   };

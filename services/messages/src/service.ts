@@ -47,6 +47,8 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
       await readModels.apply(run);
     },
     ownReadModels: readModels,
+    // Every replica forgets the facts an event changes the moment it is on Kafka (sends read them from memory).
+    watch: { topics: [topics.users, topics.conversations], onEvents: (events) => readModels.observeFacts(events) },
   });
   const app = new MessagesApp({ runner: pipeline.runner, readModels });
   groupActions = new GroupActionMessages(app, readModels);

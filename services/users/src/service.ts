@@ -30,6 +30,8 @@ export function createUsersService(deps: UsersServiceDeps): RunnableService {
     consumerPurpose: 'users.read-models',
     project: (events) => readModels.apply(events),
     ownReadModels: readModels,
+    // The gateway's role look-ups read users and roles from memory; every replica forgets what an event changes.
+    watch: { topics: [topics.users], onEvents: (events) => readModels.observe(events) },
   });
   const appDeps = { runner: pipeline.runner, readModels };
   const users = new UsersApp(appDeps);

@@ -1,6 +1,7 @@
 import type { EventEnvelope } from '@chat/contracts';
 import type { DocumentStore, GuardedWrite, StoredRecord } from '@chat/mongo';
 import { describe, expect, it } from 'vitest';
+import { CHUNK_SIZE } from '../domain/conversationTimeline.js';
 import { ConversationReadModel } from './conversationReadModel.js';
 import { T0, testEnvelope } from './testEvents.js';
 import { memoryConversationStores } from './testStores.js';
@@ -61,11 +62,11 @@ async function perEvent(model: ConversationReadModel, total: () => { reads: numb
 }
 
 describe('store operations of the conversation read model', () => {
-  it('a one-on-one message: its timeline and the two inboxes written, one inserted copy, a sealed chunk every 64 messages, no read once warm', async () => {
+  it('a one-on-one message: its timeline and the two inboxes written, one inserted copy, a sealed chunk every CHUNK_SIZE messages, no read once warm', async () => {
     const { model, total } = countingModel();
     await model.apply([sent('a_user_b', 1, 'a', 'b', 'user')]);
     const steady = await perEvent(model, total, Array.from({ length: 640 }, (_, i) => sent('a_user_b', i + 2, i % 2 ? 'a' : 'b', i % 2 ? 'b' : 'a', 'user')));
-    expect(steady).toEqual({ reads: 0, inserted: 1 + 1 / 64, writes: 3 });
+    expect(steady).toEqual({ reads: 0, inserted: 1 + 1 / CHUNK_SIZE, writes: 3 });
   });
 
   it('a one-on-one message delivered again (the consumer after the request path) costs nothing', async () => {
@@ -84,7 +85,7 @@ describe('store operations of the conversation read model', () => {
         testEnvelope('GroupMembersAdded', group, 2, { guid: 'g', members: Array.from({ length: size }, (_, i) => ({ uid: `u${i}`, scope: 'participant' })), addedAt: 1 }, T0),
       ]);
       const message = await perEvent(model, total, Array.from({ length: 64 }, (_, i) => sent('group_g', i + 1, `u${i % size}`, 'g', 'group')));
-      expect(message).toEqual({ reads: 0, inserted: 1 + 1 / 64, writes: 1 });
+      expect(message).toEqual({ reads: 0, inserted: 1 + 1 / CHUNK_SIZE, writes: 1 });
       const join = await perEvent(model, total, [testEnvelope('GroupMemberJoined', group, 3, { guid: 'g', uid: 'newcomer', scope: 'participant', joinedAt: 2, membersCount: size + 1 }, T0 + 1000)]);
       const kick = await perEvent(model, total, [testEnvelope('GroupMemberKicked', group, 4, { guid: 'g', uid: 'u1', kickedAt: 3, membersCount: size }, T0 + 2000)]);
       // The join: the newcomer's member document and inbox are new (read, then inserted) and the timeline's member count is rewritten.

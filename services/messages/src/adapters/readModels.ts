@@ -1,12 +1,14 @@
 import type { EventEnvelope } from '@chat/contracts';
 import { Coalescer } from '@chat/eventsourcing';
-import { allOf, ensureIndexes, isDuplicateKeyError, mongoProjection, stripStoredFields } from '@chat/mongo';
-import type { EventApplier, Stored } from '@chat/mongo';
+import { DocumentMemory, allOf, ensureIndexes, isDuplicateKeyError, mongoProjection, stripStoredFields } from '@chat/mongo';
+import type { EventApplier, Stored, StoredRecord } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import { groupFactsProjection, knownGroupId, membershipId } from '../projections/groups.js';
 import type { GroupFactDoc, KnownGroupDoc, MembershipDoc } from '../projections/groups.js';
 import { messageDocId, messagesProjection } from '../projections/messages.js';
 import type { MessageDoc } from '../projections/messages.js';
+import { messageMuidId, messageMuidsProjection } from '../projections/messageMuids.js';
+import type { MessageMuidDoc } from '../projections/messageMuids.js';
 import { receiptMarksProjection } from '../projections/receiptMarks.js';
 import type { ReceiptMarksDoc } from '../projections/receiptMarks.js';
 import { scopePermissionsId, scopePermissionsProjection } from '../projections/scopePermissions.js';
@@ -161,6 +163,8 @@ export class MessagesReadModels implements EventApplier {
   private readonly receiptMarks: Collection<Stored<ReceiptMarksDoc>>;
   private readonly facts: Collection<Stored<FactDoc>>;
   private readonly idRequests = new Coalescer<number, string[]>((appId, counts) => this.allocateBatch(appId, counts));
+  /** The facts every send reads, from memory; `observeFacts` keeps it current on every replica. */
+  private readonly factsMemory: DocumentMemory;
 
   constructor(private readonly db: Db) {
     // Users, groups and memberships share one collection (distinct ids) so a command reads all its facts at once.
@@ -169,11 +173,26 @@ export class MessagesReadModels implements EventApplier {
       mongoProjection(db, 'facts', groupFactsProjection),
       mongoProjection(db, 'facts', scopePermissionsProjection),
       mongoProjection(db, 'messages', messagesProjection),
+      mongoProjection(db, 'message_muids', messageMuidsProjection),
       mongoProjection(db, 'receipt_marks', receiptMarksProjection),
     );
     this.messages = db.collection<Stored<MessageDoc>>('messages');
     this.receiptMarks = db.collection<Stored<ReceiptMarksDoc>>('receipt_marks');
     this.facts = db.collection<Stored<FactDoc>>('facts');
+    this.factsMemory = new DocumentMemory(
+      (_id) => this.db.collection<StoredRecord>('facts').findOne({ _id } as Filter<StoredRecord>),
+      [knownUsersProjection, groupFactsProjection, scopePermissionsProjection],
+    );
+  }
+
+  /** Fact reads served from memory and from the store (for metrics and tests). */
+  get factsReads(): { hits: number; misses: number } {
+    return this.factsMemory.stats;
+  }
+
+  /** Events of the topics that feed the facts, as this replica sees them on Kafka (its event watch). */
+  observeFacts(events: readonly EventEnvelope[]): void {
+    this.factsMemory.observe(events);
   }
 
   async ensureIndexes(): Promise<void> {
@@ -187,7 +206,6 @@ export class MessagesReadModels implements EventApplier {
       { keys: { appId: 1, conversationId: 1, seq: 1 }, options: { name: 'conversation_order' } },
       { keys: { appId: 1, parentId: 1, seq: 1 }, options: { name: 'thread_order' } },
       { keys: { appId: 1, sender: 1, seq: 1 }, options: { name: 'sender_order' } },
-      { keys: { appId: 1, sender: 1, muid: 1 }, options: { name: 'sender_muid' } },
       { keys: { appId: 1, receiver: 1, seq: 1 }, options: { name: 'receiver_order' } },
     ]);
   }
@@ -233,10 +251,10 @@ export class MessagesReadModels implements EventApplier {
       const { guid } = request;
       ids.push(knownGroupId(appId, guid), scopePermissionsId(appId, guid), ...(request.members ?? []).map((uid) => membershipId(appId, guid, uid)));
     }
-    const docs = await byIds(this.facts, ids);
+    const docs = await this.factsMemory.getMany(ids);
     const facts: Facts = { users: new Map(), group: null, memberships: new Map(), scopePermissions: null };
-    for (const stored of docs) {
-      const doc = stripStoredFields<FactDoc>(stored);
+    for (const stored of docs.values()) {
+      const doc = stripStoredFields(stored as unknown as Stored<FactDoc>);
       if (doc.kind === 'user') facts.users.set(doc.uid, doc);
       else if (doc.kind === 'group') facts.group = doc.deleted ? null : doc;
       else if (doc.kind === 'scopePermissions') facts.scopePermissions = doc;
@@ -260,8 +278,10 @@ export class MessagesReadModels implements EventApplier {
 
   /** A sender's earlier message with this client id (`muid`), if any: a resend must not store it twice. */
   async findBySenderMuid(appId: string, sender: string, muid: string): Promise<MessageDoc | null> {
-    const doc = await this.messages.findOne({ appId, sender, muid } as Filter<Stored<MessageDoc>>);
-    return doc ? stripStoredFields(doc) : null;
+    const muids = this.db.collection<Stored<MessageMuidDoc>>('message_muids');
+    const first = await muids.findOne({ _id: messageMuidId(appId, sender, muid) } as Filter<Stored<MessageMuidDoc>>);
+    // The message may be gone since (erased with its sender): then the muid names nothing.
+    return first ? this.findMessage(appId, first.id) : null;
   }
 
   async findMessage(appId: string, id: string): Promise<MessageDoc | null> {

@@ -1,7 +1,7 @@
 import { eventTypeIn, userLifecycleEventTypes } from '@chat/contracts';
 import type { EventEnvelope } from '@chat/contracts';
-import { allOf, ensureIndexes, mongoProjection, stripStoredFields } from '@chat/mongo';
-import type { EventApplier, Stored } from '@chat/mongo';
+import { DocumentMemory, allOf, ensureIndexes, mongoProjection, stripStoredFields } from '@chat/mongo';
+import type { EventApplier, Stored, StoredRecord } from '@chat/mongo';
 import type { Collection, Db, Filter, Sort } from 'mongodb';
 import { authTokenDocId, authTokensProjection } from '../projections/authTokens.js';
 import type { AuthTokenDoc } from '../projections/authTokens.js';
@@ -48,6 +48,11 @@ export class UserReadModels implements EventApplier {
   /** The other read models, written side by side (none depends on another). */
   private readonly independent: EventApplier;
   readonly directory: UserDirectory;
+  /**
+   * Users and roles as the gateway's role look-ups read them (every gated call of every user, each
+   * second): from memory, kept current on every replica by `observe`.
+   */
+  private readonly accessMemory: { users: DocumentMemory; roles: DocumentMemory };
 
   constructor(private readonly db: Db) {
     this.users = db.collection('users');
@@ -62,6 +67,30 @@ export class UserReadModels implements EventApplier {
       mongoProjection(db, 'roles', rolesProjection),
     );
     this.directory = new UserDirectory(db);
+    const byId = (name: string) => (_id: string) => db.collection<StoredRecord>(name).findOne({ _id } as Filter<StoredRecord>);
+    this.accessMemory = {
+      users: new DocumentMemory(byId('users'), [usersProjection]),
+      roles: new DocumentMemory(byId('roles'), [rolesProjection]),
+    };
+  }
+
+  /** This service's events as this replica sees them on Kafka (its event watch). */
+  observe(events: readonly EventEnvelope[]): void {
+    this.accessMemory.users.observe(events);
+    this.accessMemory.roles.observe(events);
+  }
+
+  /** A user and their role's document, for the gateway's role look-ups, from memory where current. */
+  async accessOf(appId: string, uid: string): Promise<{ user: UserDoc | null; role: RoleDoc | null }> {
+    const userId = userDocId(appId, uid);
+    const user = (await this.accessMemory.users.getMany([userId])).get(userId);
+    if (!user) return { user: null, role: null };
+    const roleId = roleDocId(appId, String(user['role']));
+    const role = (await this.accessMemory.roles.getMany([roleId])).get(roleId);
+    return {
+      user: stripStoredFields(user as unknown as Stored<UserDoc>),
+      role: role && role['deleted'] !== true ? stripStoredFields(role as unknown as Stored<RoleDoc>) : null,
+    };
   }
 
   async ensureIndexes(): Promise<void> {

@@ -244,9 +244,8 @@ export class UsersApp {
 
   /** The acting user's role rules for the gateway (null: no active user with that uid). */
   async roleAccess(appId: string, uid: string): Promise<RoleAccess | null> {
-    const user = await this.readModels.findUser(appId, uid);
+    const { user, role } = await this.readModels.accessOf(appId, uid);
     if (!user || user.state !== 'active') return null;
-    const role = await this.readModels.findRole(appId, user.role);
     return {
       role: user.role,
       permissions: role && !role.deleted ? (JSON.parse(role.permissions) as RoleAccess['permissions']) : {},

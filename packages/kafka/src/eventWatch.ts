@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import type { KnownEvent } from '@chat/contracts';
+import type { Consumer, Kafka } from 'kafkajs';
+import type { Logger } from 'pino';
+import { decodeMessage } from './batchProcessor.js';
+
+export interface EventWatchOptions {
+  /** Names the watch's private consumer group (a unique suffix is added per process). */
+  purpose: string;
+  topics: readonly string[];
+  /**
+   * The consumer group whose progress the watch starts from: events that group had not applied when
+   * this process started are seen too.
+   */
+  startFromGroup: string;
+  /** Gets every valid event, in partition order; must not throw (it is in-memory bookkeeping). */
+  onEvents(events: readonly KnownEvent[]): void;
+  logger: Logger;
+}
+
+/**
+ * Every event of some topics, seen by this one process (a consumer group of its own that commits
+ * nothing), for in-memory state each replica keeps current, such as forgetting cached documents an
+ * event changes. Unlike the projection consumer, no event is shared out to another replica.
+ */
+export class EventWatch {
+  private readonly consumer: Consumer;
+
+  constructor(
+    private readonly kafka: Kafka,
+    private readonly options: EventWatchOptions,
+  ) {
+    this.consumer = kafka.consumer({
+      groupId: `${options.purpose}.watch.${randomUUID()}`,
+      sessionTimeout: 30_000,
+      heartbeatInterval: 1_000,
+      maxWaitTimeInMs: 100,
+    });
+    this.consumer.on(this.consumer.events.CRASH, (event) =>
+      options.logger.error({ err: event.payload.error, restart: event.payload.restart }, `event watch ${options.purpose} crashed`),
+    );
+  }
+
+  async start(): Promise<void> {
+    const starts = await this.startOffsets();
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topics: [...this.options.topics], fromBeginning: false });
+    await this.consumer.run({
+      autoCommit: false,
+      partitionsConsumedConcurrently: 4,
+      eachBatch: ({ batch }) => {
+        const events: KnownEvent[] = [];
+        for (const message of batch.messages) {
+          const decoded = decodeMessage(message);
+          if ('event' in decoded) events.push(decoded.event);
+        }
+        if (events.length > 0) this.options.onEvents(events);
+        return Promise.resolve();
+      },
+    });
+    for (const start of starts) this.consumer.seek(start);
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer.disconnect();
+  }
+
+  /** Per partition, the first offset the projection group had not committed (the log's start if none). */
+  private async startOffsets(): Promise<Array<{ topic: string; partition: number; offset: string }>> {
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      const committed = await admin.fetchOffsets({ groupId: this.options.startFromGroup, topics: [...this.options.topics] });
+      const starts: Array<{ topic: string; partition: number; offset: string }> = [];
+      for (const { topic, partitions } of committed) {
+        const bounds = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, p]));
+        for (const { partition, offset } of partitions) {
+          const low = bounds.get(partition)?.low ?? '0';
+          starts.push({ topic, partition, offset: offset === '-1' || BigInt(offset) < BigInt(low) ? low : offset });
+        }
+      }
+      return starts;
+    } finally {
+      await admin.disconnect();
+    }
+  }
+}

@@ -1,0 +1,137 @@
+import type { EventEnvelope } from '@chat/contracts';
+import type { StoredRecord } from './documentStore.js';
+import { sourceOfStream } from './projectionRuntime.js';
+
+/** What the memory needs to know of a projection: which documents an event changes, and in which order. */
+export interface WatchedProjection {
+  eventTypes: readonly string[];
+  documentIds(event: EventEnvelope): readonly string[];
+  sourceOf?(event: EventEnvelope, documentId: string): string | null;
+}
+
+export interface DocumentMemoryOptions {
+  /** Documents kept (least recently used dropped first). */
+  capacity?: number;
+  /**
+   * The longest a remembered document is served without a read. Only a bound for what the watch
+   * cannot see (a watch that fell behind, a position-less event); normally an entry is dropped the
+   * moment an event changes its document.
+   */
+  maxAgeMs?: number;
+  now?: () => number;
+}
+
+interface Entry {
+  record: StoredRecord | null;
+  at: number;
+}
+
+/** The positions an event on Kafka has announced for a document that the store may not have yet. */
+interface Awaited {
+  positions: Record<string, number>;
+  at: number;
+}
+
+/**
+ * Read-model documents the request path reads on every command (users, groups, memberships), kept
+ * in memory instead of read per request, and correct on every replica: every replica watches the
+ * topics that feed those documents (`observe`, fed by its own consumer group, from the offsets the
+ * projection had not yet applied when it started) and forgets a document the moment an event changes
+ * it. A document read after that is kept only once the store shows that event applied (its
+ * `_positions`), so a read that raced the projection is served once and read again next time, never
+ * kept stale. Documents that do not exist are remembered too (a non-member stays a non-member).
+ */
+export class DocumentMemory {
+  private readonly entries = new Map<string, Entry>();
+  private readonly awaited = new Map<string, Awaited>();
+  private readonly capacity: number;
+  private readonly maxAgeMs: number;
+  private readonly now: () => number;
+  private readonly byType = new Map<string, WatchedProjection[]>();
+  private hitCount = 0;
+  private missCount = 0;
+
+  constructor(
+    private readonly read: (id: string) => Promise<StoredRecord | null>,
+    projections: readonly WatchedProjection[],
+    options: DocumentMemoryOptions = {},
+  ) {
+    this.capacity = options.capacity ?? 100_000;
+    this.maxAgeMs = options.maxAgeMs ?? 10_000;
+    this.now = options.now ?? Date.now;
+    for (const projection of projections) {
+      for (const type of projection.eventTypes) this.byType.set(type, [...(this.byType.get(type) ?? []), projection]);
+    }
+  }
+
+  /** Reads served from memory and from the store so far. */
+  get stats(): { hits: number; misses: number } {
+    return { hits: this.hitCount, misses: this.missCount };
+  }
+
+  /** The stored documents with these ids (absent ones are missing from the map), from memory where current. */
+  async getMany(ids: readonly string[]): Promise<Map<string, StoredRecord>> {
+    const now = this.now();
+    const found = new Map<string, StoredRecord>();
+    const misses: string[] = [];
+    for (const id of new Set(ids)) {
+      const entry = this.entries.get(id);
+      if (entry && now - entry.at < this.maxAgeMs) {
+        this.entries.delete(id);
+        this.entries.set(id, entry);
+        if (entry.record) found.set(id, entry.record);
+        this.hitCount += 1;
+      } else {
+        misses.push(id);
+      }
+    }
+    this.missCount += misses.length;
+    const records = await Promise.all(misses.map((id) => this.read(id)));
+    misses.forEach((id, index) => {
+      const record = records[index] ?? null;
+      if (record) found.set(id, record);
+      if (this.caughtUp(id, record, now)) this.remember(id, { record, at: now });
+    });
+    return found;
+  }
+
+  /** Events as they reach Kafka: every document they change is forgotten until the store has them. */
+  observe(events: readonly EventEnvelope[]): void {
+    const now = this.now();
+    for (const event of events) {
+      for (const projection of this.byType.get(event.type) ?? []) {
+        for (const id of projection.documentIds(event)) {
+          const source = projection.sourceOf ? projection.sourceOf(event, id) : sourceOfStream(event.streamId);
+          const entry = this.entries.get(id);
+          if (source !== null && entry?.record && (entry.record._positions[source] ?? 0) >= event.version) continue;
+          this.entries.delete(id);
+          if (source === null) continue; // no order to wait for: the next read is kept as it is
+          const awaited = this.awaited.get(id) ?? { positions: {}, at: now };
+          awaited.positions[source] = Math.max(awaited.positions[source] ?? 0, event.version);
+          awaited.at = now;
+          this.awaited.delete(id);
+          this.awaited.set(id, awaited);
+          if (this.awaited.size > this.capacity) this.awaited.delete(this.awaited.keys().next().value!);
+        }
+      }
+    }
+  }
+
+  /** Whether a document just read shows every event announced for it (or the announcement is too old to wait for). */
+  private caughtUp(id: string, record: StoredRecord | null, now: number): boolean {
+    const awaited = this.awaited.get(id);
+    if (!awaited) return true;
+    const applied = Object.entries(awaited.positions).every(([source, version]) => (record?._positions[source] ?? 0) >= version);
+    if (applied || now - awaited.at >= this.maxAgeMs) {
+      this.awaited.delete(id);
+      return true;
+    }
+    return false;
+  }
+
+  private remember(id: string, entry: Entry): void {
+    this.entries.delete(id);
+    this.entries.set(id, entry);
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+  }
+}

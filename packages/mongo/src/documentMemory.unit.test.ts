@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { InMemoryDocumentStore } from './documentStore.js';
+import { DocumentMemory } from './documentMemory.js';
+import { ProjectionRuntime } from './projectionRuntime.js';
+import { talliesProjection, tallied } from './testTallies.js';
+
+/** A projection writing to an in-memory store, and a memory over that store that counts its reads. */
+function setUp(maxAgeMs = 10_000) {
+  const store = new InMemoryDocumentStore();
+  const projection = new ProjectionRuntime(talliesProjection, store);
+  let clock = 0;
+  const reads: string[] = [];
+  const memory = new DocumentMemory(
+    (id) => {
+      reads.push(id);
+      return store.find(id);
+    },
+    [talliesProjection],
+    { maxAgeMs, now: () => clock },
+  );
+  const totals = async (...ids: string[]) => {
+    const found = await memory.getMany(ids);
+    return ids.map((id) => (found.get(id)?.['total'] as number | undefined) ?? null);
+  };
+  return { projection, memory, reads, totals, advance: (ms: number) => (clock += ms) };
+}
+
+describe('DocumentMemory', () => {
+  it('serves a document read once from memory, absent ones included', async () => {
+    const { projection, reads, totals } = setUp();
+    await projection.apply([tallied('s:a', 1, ['d1'], 'open')]);
+    expect(await totals('d1', 'nobody')).toEqual([1, null]);
+    expect(await totals('d1', 'nobody')).toEqual([1, null]);
+    expect(reads).toEqual(['d1', 'nobody']);
+  });
+
+  it('forgets a document an event changes, and keeps a new read only once the store shows that event', async () => {
+    const { projection, memory, reads, totals } = setUp();
+    const created = tallied('s:a', 1, ['d1'], 'open');
+    await projection.apply([created]);
+    await totals('d1');
+    const added = tallied('s:a', 2, ['d1']);
+    memory.observe([added]); // on Kafka; the projection has not applied it yet
+    expect(await totals('d1')).toEqual([1]);
+    expect(await totals('d1')).toEqual([1]); // read again: what was read is behind the event
+    await projection.apply([added]);
+    expect(await totals('d1')).toEqual([2]);
+    expect(await totals('d1')).toEqual([2]);
+    expect(reads).toEqual(['d1', 'd1', 'd1', 'd1']);
+  });
+
+  it('keeps an entry that already shows the event it observes (the event arrived after the read)', async () => {
+    const { projection, memory, reads, totals } = setUp();
+    const events = [tallied('s:a', 1, ['d1'], 'open'), tallied('s:a', 2, ['d1'])];
+    await projection.apply(events);
+    await totals('d1');
+    memory.observe(events);
+    expect(await totals('d1')).toEqual([2]);
+    expect(reads).toEqual(['d1']);
+  });
+
+  it('a document that did not exist is read again once an event creates it', async () => {
+    const { projection, memory, totals } = setUp();
+    expect(await totals('d1')).toEqual([null]);
+    const created = tallied('s:a', 1, ['d1'], 'open');
+    memory.observe([created]);
+    await projection.apply([created]);
+    expect(await totals('d1')).toEqual([1]);
+  });
+
+  it('serves nothing older than its maximum age', async () => {
+    const { projection, reads, totals, advance } = setUp(1_000);
+    await projection.apply([tallied('s:a', 1, ['d1'], 'open')]);
+    await totals('d1');
+    advance(999);
+    await totals('d1');
+    advance(1);
+    await totals('d1');
+    expect(reads).toEqual(['d1', 'd1']);
+  });
+});
