@@ -145,6 +145,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
   const proxy = new UpstreamProxy({
     timeoutMs: config.upstreamTimeoutMs,
     maxSockets: config.upstreamMaxSockets,
+    maxWaiting: config.upstreamMaxWaiting,
     onUpstreamError: (error, upstream, requestId) => logger.error({ err: error, upstream, requestId }, 'upstream request failed'),
   });
 

@@ -38,6 +38,7 @@ const schema = z.object({
   MANAGEMENT_SECRET: z.string().min(1),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(15_000),
   UPSTREAM_MAX_SOCKETS: z.coerce.number().int().min(1).default(256),
+  UPSTREAM_MAX_WAITING: z.coerce.number().int().min(0).default(256),
   /** Fraction of requests logged at info level; 0 keeps logging off the hot path. */
   ACCESS_LOG_SAMPLE_RATE: z.coerce.number().min(0).max(1).default(0),
   /** Per-app requests per minute (CometChat's published figures by default). */
@@ -74,6 +75,8 @@ export interface GatewayConfig {
   managementSecret: string;
   upstreamTimeoutMs: number;
   upstreamMaxSockets: number;
+  /** Requests that may wait for a socket to one service before the gateway answers 503. */
+  upstreamMaxWaiting: number;
   accessLogSampleRate: number;
   rateLimits: RateLimits;
   rateLimitSyncMs: number;
@@ -108,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Gatew
     managementSecret: e.MANAGEMENT_SECRET,
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
     upstreamMaxSockets: e.UPSTREAM_MAX_SOCKETS,
+    upstreamMaxWaiting: e.UPSTREAM_MAX_WAITING,
     accessLogSampleRate: e.ACCESS_LOG_SAMPLE_RATE,
     rateLimits: Object.freeze({ standard: e.RATE_LIMIT_STANDARD_PER_MINUTE, core: e.RATE_LIMIT_CORE_PER_MINUTE, apps: e.RATE_LIMIT_APP_OVERRIDES }),
     rateLimitSyncMs: e.RATE_LIMIT_SYNC_MS,

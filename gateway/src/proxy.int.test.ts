@@ -47,7 +47,7 @@ describe('UpstreamProxy (real sockets)', () => {
       req.on('data', (c: Buffer) => (size += c.length));
       req.on('end', () => res.writeHead(201, { 'x-upstream': 'yes', connection: 'keep-alive' }).end(JSON.stringify({ size })));
     });
-    proxy = new UpstreamProxy({ timeoutMs: 300, maxSockets: 8, onUpstreamError: () => undefined });
+    proxy = new UpstreamProxy({ timeoutMs: 300, maxSockets: 8, maxWaiting: 64, onUpstreamError: () => undefined });
     target = { hostname: '127.0.0.1', port: upstream.port };
     front = await serve((req, res) => {
       const to = req.url === '/refused' ? { hostname: '127.0.0.1', port: 1 } : target;
@@ -98,5 +98,26 @@ describe('UpstreamProxy (real sockets)', () => {
     });
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(upstreamClosed.filter((url) => url === '/never').length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('answers 503 with Retry-After at once when too many requests already wait for a socket to the upstream', async () => {
+    const narrow = new UpstreamProxy({ timeoutMs: 300, maxSockets: 2, maxWaiting: 1, onUpstreamError: () => undefined });
+    const narrowFront = await serve((req, res) => narrow.forward(req, res, target, {}, 'req-2'));
+    try {
+      // Two hold the sockets, one waits for a socket: the next is refused without waiting.
+      const held = [call(narrowFront.port, '/never'), call(narrowFront.port, '/never'), call(narrowFront.port, '/never')];
+      const deadline = Date.now() + 1_000;
+      while (narrow.waitingFor(target) < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+      const started = Date.now();
+      const refused = await call(narrowFront.port, '/echo');
+      expect(refused.status).toBe(503);
+      expect(refused.headers['retry-after']).toBe('1');
+      expect(JSON.parse(refused.body)).toMatchObject({ error: { code: 'ERR_SERVICE_UNAVAILABLE' } });
+      expect(Date.now() - started).toBeLessThan(200);
+      await Promise.allSettled(held);
+    } finally {
+      narrow.close();
+      await new Promise((resolve) => narrowFront.server.close(resolve));
+    }
   });
 });

@@ -5,12 +5,13 @@ import type { ErrorBody, ErrorCode } from '@chat/contracts';
 import type { Upstream } from './config.js';
 
 /** Answers in CometChat's error shape; every refusal the gateway makes goes through here. */
-export function sendError(res: ServerResponse, code: ErrorCode, message: string, requestId: string): void {
+export function sendError(res: ServerResponse, code: ErrorCode, message: string, requestId: string, retryAfterSeconds?: number): void {
   const body = JSON.stringify({ error: { code, message } } satisfies ErrorBody);
   res.writeHead(errorStatus[code], {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
     'x-request-id': requestId,
+    ...(retryAfterSeconds !== undefined ? { 'retry-after': String(retryAfterSeconds) } : {}),
   });
   res.end(body);
 }
@@ -24,6 +25,12 @@ export interface BufferedResponse {
 export interface ProxyOptions {
   timeoutMs: number;
   maxSockets: number;
+  /**
+   * Requests that may wait for a free socket to one upstream; past it the gateway answers 503 at once.
+   * A saturated service sheds its own load, but only of what reaches it: without this bound the
+   * excess would queue here, unbounded, until clients time out.
+   */
+  maxWaiting: number;
   onUpstreamError: (error: unknown, upstream: Upstream, requestId: string) => void;
 }
 
@@ -34,13 +41,30 @@ export interface ProxyOptions {
  */
 export class UpstreamProxy {
   private readonly agent: Agent;
+  /** The agent's pool name per upstream (`host:port:`), to read its queue without building it per request. */
+  private readonly poolNames = new Map<Upstream, string>();
 
   constructor(private readonly options: ProxyOptions) {
     // LIFO keeps the hottest sockets busy and lets the rest idle out instead of all going stale.
     this.agent = new Agent({ keepAlive: true, maxSockets: options.maxSockets, maxFreeSockets: options.maxSockets, scheduling: 'lifo' });
   }
 
+  /** Requests waiting for a socket to this upstream. */
+  waitingFor(upstream: Upstream): number {
+    let name = this.poolNames.get(upstream);
+    if (name === undefined) {
+      name = this.agent.getName({ host: upstream.hostname, port: upstream.port });
+      this.poolNames.set(upstream, name);
+    }
+    return this.agent.requests[name]?.length ?? 0;
+  }
+
   forward(req: IncomingMessage, res: ServerResponse, upstream: Upstream, headers: OutgoingHttpHeaders, requestId: string): void {
+    if (this.waitingFor(upstream) >= this.options.maxWaiting) {
+      req.resume();
+      sendError(res, 'ERR_SERVICE_UNAVAILABLE', 'The service is at capacity; retry the request shortly.', requestId, 1);
+      return;
+    }
     const upstreamReq = request({
       agent: this.agent,
       hostname: upstream.hostname,

@@ -3,26 +3,47 @@ import type { RequestListener, ServerResponse } from 'node:http';
 
 /** How many requests a service works on at once, and how long the others may wait for a turn. */
 export interface AdmissionLimits {
-  /** Requests being processed at once; past it, requests wait in line. */
+  /** The most requests processed at once; the working limit moves between `minInFlight` and this. */
   maxInFlight: number;
+  /** The working limit never goes below this. */
+  minInFlight: number;
+  /**
+   * The processing time the limit aims at: a request that took longer shrinks the limit (the store
+   * is saturated and more concurrency only lengthens every request); quick ones at a full limit grow it.
+   */
+  targetLatencyMs: number;
   /** Requests waiting in line; past it, a request is refused at once. */
   maxQueued: number;
   /** A request that waited this long for a turn is refused instead of started. */
   maxQueueWaitMs: number;
 }
 
+/** A slow request shrinks the limit by this factor, at most once per interval (one burst counts once). */
+const DECREASE_FACTOR = 0.9;
+const DECREASE_INTERVAL_MS = 100;
+
 /**
  * Bounds the work a service takes on, so that past its capacity it answers a fast
  * `503 ERR_SERVICE_UNAVAILABLE` with `Retry-After` instead of letting every request queue behind the
- * store until clients time out. The line is first come, first served; a request leaves the count when
- * its response is finished or its connection closes. The refusal changes nothing: no handler ran.
+ * store until clients time out. By Little's law a fixed bound is either too low for a fast service or
+ * lets a slow one build seconds of latency, so the bound adapts (additive increase, multiplicative
+ * decrease on the processing time, as TCP does on loss). The line is first come, first served; a
+ * request leaves the count when its response is finished or its connection closes. A refusal changes
+ * nothing: no handler ran.
  */
 export class Admission {
   private inFlight = 0;
+  private currentLimit: number;
+  private lastDecrease = 0;
   private readonly line: Array<{ admit: () => void; timer: NodeJS.Timeout }> = [];
   private refusedCount = 0;
 
-  constructor(private readonly limits: AdmissionLimits) {}
+  constructor(
+    private readonly limits: AdmissionLimits,
+    private readonly now: () => number = performance.now.bind(performance),
+  ) {
+    this.currentLimit = limits.maxInFlight;
+  }
 
   /** Requests refused so far (for metrics and tests). */
   get refused(): number {
@@ -31,6 +52,11 @@ export class Admission {
 
   get active(): number {
     return this.inFlight;
+  }
+
+  /** The working bound on requests processed at once. */
+  get limit(): number {
+    return Math.floor(this.currentLimit);
   }
 
   /** `listener` behind the limits; `/health` always goes straight through. */
@@ -44,10 +70,12 @@ export class Admission {
   private admit(res: ServerResponse, next: () => void): void {
     const admitted = (): void => {
       this.inFlight += 1;
+      const started = this.now();
       let released = false;
       const release = (): void => {
         if (released) return;
         released = true;
+        this.adapt(this.now() - started);
         this.inFlight -= 1;
         this.admitNext();
       };
@@ -55,7 +83,7 @@ export class Admission {
       res.once('close', release);
       next();
     };
-    if (this.inFlight < this.limits.maxInFlight && this.line.length === 0) return admitted();
+    if (this.inFlight < this.limit && this.line.length === 0) return admitted();
     if (this.line.length >= this.limits.maxQueued) return this.refuse(res);
     const entry = {
       admit: admitted,
@@ -75,8 +103,20 @@ export class Admission {
     this.line.push(entry);
   }
 
+  private adapt(processingMs: number): void {
+    if (processingMs > this.limits.targetLatencyMs) {
+      const now = this.now();
+      if (now - this.lastDecrease < DECREASE_INTERVAL_MS) return;
+      this.lastDecrease = now;
+      this.currentLimit = Math.max(this.limits.minInFlight, this.currentLimit * DECREASE_FACTOR);
+    } else if (this.inFlight >= this.limit) {
+      // About one more per limit's worth of quick completions: +1 per round trip at full use.
+      this.currentLimit = Math.min(this.limits.maxInFlight, this.currentLimit + 1 / this.limit);
+    }
+  }
+
   private admitNext(): void {
-    while (this.inFlight < this.limits.maxInFlight) {
+    while (this.inFlight < this.limit) {
       const entry = this.line.shift();
       if (!entry) return;
       clearTimeout(entry.timer);
@@ -92,5 +132,14 @@ export class Admission {
   }
 }
 
-/** Defaults: enough concurrency for group commit to fill its batches, about a second of waiting at most. */
-export const DEFAULT_ADMISSION: AdmissionLimits = { maxInFlight: 128, maxQueued: 512, maxQueueWaitMs: 1_000 };
+/**
+ * Defaults: up to 128 at once when the store keeps up (enough for group commit to fill its batches),
+ * shrinking toward 8 while requests take more than half a second, and about a second of waiting at most.
+ */
+export const DEFAULT_ADMISSION: AdmissionLimits = {
+  maxInFlight: 128,
+  minInFlight: 8,
+  targetLatencyMs: 500,
+  maxQueued: 512,
+  maxQueueWaitMs: 1_000,
+};

@@ -34,7 +34,7 @@ describe('Admission', () => {
   });
 
   it('refuses at once with 503, Retry-After and the CometChat error shape when the line is full', async () => {
-    const admission = new Admission({ maxInFlight: 2, maxQueued: 1, maxQueueWaitMs: 10_000 });
+    const admission = new Admission({ maxInFlight: 2, minInFlight: 2, targetLatencyMs: 60_000, maxQueued: 1, maxQueueWaitMs: 10_000 });
     const server = await heldServer(admission);
     cleanups.push(server.close);
     const admitted = [fetch(server.url), fetch(server.url)];
@@ -57,7 +57,7 @@ describe('Admission', () => {
   });
 
   it('refuses a request that waited longer than the queue allows, without running it', async () => {
-    const admission = new Admission({ maxInFlight: 1, maxQueued: 10, maxQueueWaitMs: 50 });
+    const admission = new Admission({ maxInFlight: 1, minInFlight: 1, targetLatencyMs: 60_000, maxQueued: 10, maxQueueWaitMs: 50 });
     const server = await heldServer(admission);
     cleanups.push(server.close);
     const first = fetch(server.url);
@@ -73,5 +73,33 @@ describe('Admission', () => {
     server.releaseAll();
     expect((await next).status).toBe(200);
     expect(admission.active).toBe(0);
+  });
+
+  it('shrinks its limit while requests are slow and grows it back while they are quick', async () => {
+    let clock = 0;
+    const admission = new Admission({ maxInFlight: 20, minInFlight: 2, targetLatencyMs: 100, maxQueued: 100, maxQueueWaitMs: 10_000 }, () => clock);
+    const server = await heldServer(admission);
+    cleanups.push(server.close);
+    const slowRounds = async (rounds: number, took: number) => {
+      for (let round = 0; round < rounds; round++) {
+        const answered = fetch(server.url);
+        await until(() => server.held.length === 1);
+        clock += took;
+        server.releaseAll();
+        await answered;
+        clock += 100; // past the interval between two decreases
+      }
+    };
+    await slowRounds(30, 500);
+    expect(admission.limit).toBe(2);
+    // Quick answers at a full limit: the limit grows again.
+    for (let round = 0; round < 20; round++) {
+      const answers = [fetch(server.url), fetch(server.url)];
+      await until(() => server.held.length === 2);
+      clock += 10;
+      server.releaseAll();
+      await Promise.all(answers);
+    }
+    expect(admission.limit).toBeGreaterThan(2);
   });
 });

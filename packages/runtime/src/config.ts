@@ -30,6 +30,8 @@ export function loadServiceConfig(
       KAFKA_BROKERS: z.string().min(1).default('127.0.0.1:9092'),
       LOG_LEVEL: z.string().default('info'),
       MAX_IN_FLIGHT_REQUESTS: z.coerce.number().int().min(1).default(DEFAULT_ADMISSION.maxInFlight),
+      MIN_IN_FLIGHT_REQUESTS: z.coerce.number().int().min(1).default(DEFAULT_ADMISSION.minInFlight),
+      TARGET_LATENCY_MS: z.coerce.number().int().min(1).default(DEFAULT_ADMISSION.targetLatencyMs),
       MAX_QUEUED_REQUESTS: z.coerce.number().int().min(0).default(DEFAULT_ADMISSION.maxQueued),
       MAX_QUEUE_WAIT_MS: z.coerce.number().int().min(0).default(DEFAULT_ADMISSION.maxQueueWaitMs),
     })
@@ -43,6 +45,8 @@ export function loadServiceConfig(
     logLevel: parsed.LOG_LEVEL,
     admission: {
       maxInFlight: parsed.MAX_IN_FLIGHT_REQUESTS,
+      minInFlight: Math.min(parsed.MIN_IN_FLIGHT_REQUESTS, parsed.MAX_IN_FLIGHT_REQUESTS),
+      targetLatencyMs: parsed.TARGET_LATENCY_MS,
       maxQueued: parsed.MAX_QUEUED_REQUESTS,
       maxQueueWaitMs: parsed.MAX_QUEUE_WAIT_MS,
     },
