@@ -41,6 +41,14 @@ export interface CommandRequest<State, Command, Event extends DomainEvent> {
    */
   command: Command | ((state: State) => Command | Promise<Command>);
   metadata: CommandMetadata;
+  /**
+   * The command's facts do not depend on what earlier commands of the same stream change in the read
+   * models (a send reads users and memberships, not the messages before it), so it may be decided in
+   * one turn with them, before their events are applied. Commands that read what their predecessors
+   * change (an edit after a delete, a second identical reaction) leave it unset and get a turn alone,
+   * after the previous one is applied.
+   */
+  batchable?: boolean;
   /** Called once the events are stored, before read models see them (e.g. to invalidate caches). */
   onAppended?: (events: readonly EventEnvelope[]) => Promise<void>;
 }
@@ -68,8 +76,26 @@ export interface CommandRunnerOptions {
   headSaveIntervalMs?: number;
 }
 
-function isBuilder<State, Command>(command: unknown): command is (state: State) => Command | Promise<Command> {
+function isBuilder(command: unknown): command is (state: unknown) => unknown {
   return typeof command === 'function';
+}
+
+/** A command waiting in its stream's lane, with how to answer its caller. */
+interface Queued {
+  request: CommandRequest<unknown, unknown, DomainEvent>;
+  resolve(result: CommandResult<unknown>): void;
+  reject(error: unknown): void;
+}
+
+/** Commands decided and appended together in one turn of a lane (one commit). */
+const MAX_COMMANDS_PER_TURN = 100;
+
+/** How many of the waiting commands share the next turn: a run of batchable ones, or one other. */
+function turnLength(waiting: readonly Queued[]): number {
+  let length = 1;
+  if (waiting[0]?.request.batchable !== true) return length;
+  while (length < Math.min(waiting.length, MAX_COMMANDS_PER_TURN) && waiting[length]?.request.batchable === true) length += 1;
+  return length;
 }
 
 /**
@@ -83,6 +109,8 @@ export class CommandRunner {
   private readonly outbox: Outbox;
   private readonly committer: GroupCommitter;
   private readonly ownApplies: Coalescer<readonly EventEnvelope[], undefined>;
+  /** Per stream, the commands of this process waiting for their turn (absent: no turn is running). */
+  private readonly lanes = new Map<string, Queued[]>();
   /** Per stream, the commands of this process between their append and their read-your-writes. */
   private readonly inFlight = new Map<string, Set<Promise<unknown>>>();
   private readonly maxAttempts: number;
@@ -140,41 +168,100 @@ export class CommandRunner {
     return { state: fold(decider, events), version: envelopes.at(-1)?.version ?? 0 };
   }
 
-  async run<State, Command, Event extends DomainEvent>(
-    request: CommandRequest<State, Command, Event>,
-  ): Promise<CommandResult<State>> {
-    const { decider, streamId, metadata } = request;
-    for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
-      const { state, version } = await this.load(decider, streamId, attempt > 1);
-      const command = isBuilder<State, Command>(request.command) ? await request.command(state) : request.command;
-      const decided = decider.decide(command, state);
-      if (decided.length === 0) return { state, events: [], version };
+  /**
+   * Runs one command on its stream. Commands for the same stream from this process take turns in a
+   * lane: whatever queued while the previous turn was appending is decided in one go, each on the
+   * state the one before left, and appended as one commit. A hot stream (one busy conversation) then
+   * costs one append per turn, not a version conflict and a retry per command.
+   */
+  run<State, Command, Event extends DomainEvent>(request: CommandRequest<State, Command, Event>): Promise<CommandResult<State>> {
+    return new Promise<CommandResult<State>>((resolve, reject) => {
+      const queued = { request, resolve, reject } as unknown as Queued;
+      const lane = this.lanes.get(request.streamId);
+      if (lane) {
+        lane.push(queued);
+        return;
+      }
+      this.lanes.set(request.streamId, [queued]);
+      void this.drain(request.streamId);
+    });
+  }
 
-      const envelopes = this.envelopesOf(decided, streamId, version, metadata);
-      const newState = decided.reduce(decider.evolve, state);
-      const snapshot = { version: decider.snapshotVersion, state: newState };
+  /** Runs the stream's lane turn after turn until nothing is waiting. */
+  private async drain(streamId: string): Promise<void> {
+    for (;;) {
+      const waiting = this.lanes.get(streamId) ?? [];
+      if (waiting.length === 0) {
+        this.lanes.delete(streamId);
+        return;
+      }
+      const turn = waiting.splice(0, turnLength(waiting));
+      try {
+        await this.runTurn(streamId, turn);
+      } catch (error) {
+        for (const queued of turn) queued.reject(error);
+      }
+    }
+  }
+
+  /**
+   * Decides the turn's commands one after the other and appends their events as one commit; after a
+   * lost race every command is built and decided again on fresh state (its facts re-read).
+   */
+  private async runTurn(streamId: string, turn: Queued[]): Promise<void> {
+    const first = turn[0]!.request;
+    const { decider } = first;
+    for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
+      const loaded = await this.load(decider, streamId, attempt > 1);
+      let { state, version } = loaded;
+      const decided: Array<{ queued: Queued; envelopes: EventEnvelope[]; state: unknown; version: number }> = [];
+      const refused: Array<{ queued: Queued; error: unknown }> = [];
+      for (const queued of turn) {
+        const { request } = queued;
+        try {
+          const command = isBuilder(request.command) ? await request.command(state) : request.command;
+          const events = request.decider.decide(command, state);
+          const envelopes = this.envelopesOf(events, streamId, version, request.metadata);
+          state = events.reduce(request.decider.evolve, state);
+          version += events.length;
+          decided.push({ queued, envelopes, state, version });
+        } catch (error) {
+          refused.push({ queued, error });
+        }
+      }
+      const envelopes = decided.flatMap((d) => d.envelopes);
+      if (envelopes.length === 0) {
+        for (const { queued, state: after, version: at } of decided) queued.resolve({ state: after, events: [], version: at });
+        for (const { queued, error } of refused) queued.reject(error);
+        return;
+      }
+      const snapshot = { version: decider.snapshotVersion, state };
       const commit = {
         commitId: randomUUID(),
-        appId: metadata.appId,
+        appId: first.metadata.appId,
         streamId,
-        startVersion: version + 1,
-        endVersion: version + decided.length,
+        startVersion: loaded.version + 1,
+        endVersion: version,
         events: envelopes,
         snapshot,
-        committedAt: metadata.now,
+        committedAt: first.metadata.now,
       };
       const attemptDone = this.track(streamId, async () => {
         const { result } = await this.committer.append(commit);
         if (result === 'conflict') return false;
-        this.heads.remember(streamId, { version: commit.endVersion, snapshot }, true);
-        await request.onAppended?.(envelopes);
+        this.heads.remember(streamId, { version, snapshot }, true);
+        for (const { queued, envelopes: own } of decided) if (own.length > 0) await queued.request.onAppended?.(own);
         await this.ownApplies.submit('all', envelopes);
         return true;
       });
-      if (await attemptDone.promise) return { state: newState, events: envelopes, version: commit.endVersion };
+      if (await attemptDone.promise) {
+        for (const { queued, envelopes: own, state: after, version: at } of decided) queued.resolve({ state: after, events: own, version: at });
+        for (const { queued, error } of refused) queued.reject(error);
+        return;
+      }
       this.heads.forget(streamId);
-      // The winner may be a command of this process still applying its events: its facts must be
-      // visible before this command re-reads them.
+      // The winner may be a command of another lane of this process still applying its events: its
+      // facts must be visible before this turn re-reads them.
       await Promise.allSettled([...(this.inFlight.get(streamId) ?? [])]);
       await sleep(backoffDelay(attempt, this.conflictBackoff));
     }

@@ -149,6 +149,29 @@ describe('the command runner', () => {
     expect(x).toMatchObject({ version: 2, state: { total: 5 } });
   });
 
+  it('decides batchable commands queued on one stream in one turn, appends them as one commit, and a refusal fails only its own command', async () => {
+    const store = new InMemoryCommitStore();
+    const appendBatch = vi.spyOn(store, 'appendBatch');
+    const runner = new CommandRunner({ store, publisher: recordingPublisher().publisher, logger, readModels: { apply: async () => undefined } });
+    const run = (by: number) => runner.run({ decider: counter, streamId: 'hot', command: { by, max: 10 }, metadata: metadata(), batchable: true });
+    // The first takes a turn alone; the rest queue behind it and share the next one.
+    const results = await Promise.allSettled([run(1), run(2), run(9), run(3), run(4)]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    const fulfilled = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    expect(fulfilled.map((r) => [r.version, r.state])).toEqual([[1, { total: 1 }], [2, { total: 3 }], [3, { total: 6 }], [4, { total: 10 }]]);
+    expect(appendBatch).toHaveBeenCalledTimes(2);
+    expect(store.all().map((c) => [c.startVersion, c.endVersion])).toEqual([[1, 1], [2, 4]]);
+    expect(store.all().flatMap((c) => c.events).map((e) => e.version)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('gives a command that is not batchable a turn of its own, after the previous one is applied', async () => {
+    const model = noteReadModel();
+    const runner = new CommandRunner({ store: new InMemoryCommitStore(), publisher: recordingPublisher().publisher, logger, readModels: model.readModels });
+    const react = async (): Promise<NoteCommand> => ({ type: 'React', reaction: '👍', facts: await model.read() });
+    const results = await Promise.all(Array.from({ length: 4 }, () => runner.run({ decider: note, streamId: 'm', command: react, metadata: metadata() })));
+    expect(results.flatMap((r) => r.events)).toHaveLength(1);
+  });
+
   it('publishes in order after failures, and a new process republishes what a crashed one left', async () => {
     const store = new InMemoryCommitStore();
     // The process dies between append and produce: its publisher never answers.

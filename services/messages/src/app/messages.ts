@@ -119,12 +119,13 @@ export class MessagesApp {
    * Runs a command on the conversation's stream. The builder runs on every attempt, so the facts it
    * reads (the target message, users, membership) are fresh after a conflict.
    */
-  private async run(context: RequestContext, conversationId: string, build: CommandBuilder): Promise<EventEnvelope[]> {
+  private async run(context: RequestContext, conversationId: string, build: CommandBuilder, batchable = false): Promise<EventEnvelope[]> {
     const { appId } = context.actor;
     const result = await this.deps.runner.run({
       decider: conversationLogDecider,
       streamId: conversationLogStream(appId, conversationId),
       command: build,
+      batchable,
       metadata: {
         appId,
         actor: context.actor,
@@ -151,17 +152,24 @@ export class MessagesApp {
     conversationId: string,
     count: number,
     commandFor: (ids: string[], attempt: number) => ConversationLogCommand | Promise<ConversationLogCommand>,
+    batchable = false,
   ): Promise<EventEnvelope[]> {
     const dryRun = await commandFor(Array.from({ length: count }, () => '1'), 0);
     conversationLogDecider.decide(dryRun, conversationLogDecider.initialState());
+    // The first ids are taken before the command waits for its turn on the stream, so concurrent sends
+    // share one counter update; a builder that runs again (a lost race, a stale id) takes fresh ones.
+    let reserved: Promise<string[]> | null = this.deps.readModels.allocateMessageIds(context.actor.appId, count);
+    // Awaited in the builder; a failure before then must not count as an unhandled rejection.
+    reserved.catch(() => undefined);
     let attempts = 0;
     for (let round = 1; ; round++) {
       try {
         return await this.run(context, conversationId, async () => {
-          const ids = await this.deps.readModels.allocateMessageIds(context.actor.appId, count);
+          const ids = await (reserved ?? this.deps.readModels.allocateMessageIds(context.actor.appId, count));
+          reserved = null;
           attempts += 1;
           return commandFor(ids, attempts);
-        });
+        }, batchable);
       } catch (error) {
         if (!(error instanceof StaleMessageIdError) || round >= ID_ATTEMPTS) throw error;
       }
@@ -252,8 +260,14 @@ export class MessagesApp {
 
     // The dry run and the first attempt share one read of the facts; every retry reads them again.
     const first = gather();
-    const events = await this.appendWithIds(context, conversationId, 1, async ([id], attempt) =>
-      commandFor(await (attempt <= 1 ? first : gather()), id ?? '0'),
+    // A send reads users and memberships, never the messages before it: concurrent sends to one
+    // conversation are decided together and appended as one commit.
+    const events = await this.appendWithIds(
+      context,
+      conversationId,
+      1,
+      async ([id], attempt) => commandFor(await (attempt <= 1 ? first : gather()), id ?? '0'),
+      true,
     );
     const sent = events[0]?.data as MessageSent;
     return messageView(docOfSent(appId, sent), input.sender);
