@@ -102,7 +102,8 @@ function turnLength(waiting: readonly Queued[]): number {
  * The one way state changes, for every service: load (cached head, snapshot or fold) → build the
  * command from fresh facts → decide → group-commit the append → hand it to the ordered outbox →
  * apply the events to the service's own read models (grouped with concurrent commands) → answer.
- * A conflict waits for the winner's read-your-writes to land, then retries with backoff and jitter.
+ * Commands on one stream take turns in this process (lanes); a conflict with another process
+ * retries the turn on fresh state and facts, with backoff and jitter.
  */
 export class CommandRunner {
   private readonly heads: StreamHeads;
@@ -111,8 +112,6 @@ export class CommandRunner {
   private readonly ownApplies: Coalescer<readonly EventEnvelope[], undefined>;
   /** Per stream, the commands of this process waiting for their turn (absent: no turn is running). */
   private readonly lanes = new Map<string, Queued[]>();
-  /** Per stream, the commands of this process between their append and their read-your-writes. */
-  private readonly inFlight = new Map<string, Set<Promise<unknown>>>();
   private readonly maxAttempts: number;
   private readonly conflictBackoff: Backoff;
   private headTimer: NodeJS.Timeout | null = null;
@@ -246,23 +245,18 @@ export class CommandRunner {
         snapshot,
         committedAt: first.metadata.now,
       };
-      const attemptDone = this.track(streamId, async () => {
-        const { result } = await this.committer.append(commit);
-        if (result === 'conflict') return false;
+      const { result } = await this.committer.append(commit);
+      if (result === 'appended') {
         this.heads.remember(streamId, { version, snapshot }, true);
         for (const { queued, envelopes: own } of decided) if (own.length > 0) await queued.request.onAppended?.(own);
+        // The next turn starts after this one is applied, so its facts include these events.
         await this.ownApplies.submit('all', envelopes);
-        return true;
-      });
-      if (await attemptDone.promise) {
         for (const { queued, envelopes: own, state: after, version: at } of decided) queued.resolve({ state: after, events: own, version: at });
         for (const { queued, error } of refused) queued.reject(error);
         return;
       }
+      // Another process appended first (this process's commands on the stream wait in its lane).
       this.heads.forget(streamId);
-      // The winner may be a command of another lane of this process still applying its events: its
-      // facts must be visible before this turn re-reads them.
-      await Promise.allSettled([...(this.inFlight.get(streamId) ?? [])]);
       await sleep(backoffDelay(attempt, this.conflictBackoff));
     }
     throw new ApiError(
@@ -291,17 +285,5 @@ export class CommandRunner {
       causationId: metadata.causationId ?? null,
       data: event.data,
     }));
-  }
-
-  /** Runs one attempt, registered as in flight on its stream until it is appended and applied, or lost. */
-  private track<T>(streamId: string, attempt: () => Promise<T>): { promise: Promise<T> } {
-    const running = this.inFlight.get(streamId) ?? new Set<Promise<unknown>>();
-    this.inFlight.set(streamId, running);
-    const promise = attempt().finally(() => {
-      running.delete(promise);
-      if (running.size === 0 && this.inFlight.get(streamId) === running) this.inFlight.delete(streamId);
-    });
-    running.add(promise);
-    return { promise };
   }
 }
