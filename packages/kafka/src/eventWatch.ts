@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { KnownEvent } from '@chat/contracts';
 import type { Consumer, Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
@@ -65,8 +66,25 @@ export class EventWatch {
     await this.consumer.disconnect();
   }
 
-  /** Per partition, the first offset the projection group had not committed (the log's start if none). */
+  /**
+   * Per partition, the first offset the projection group had not committed (the log's start if none).
+   * A broker that has just started answers "coordinator loading" for a while: retried, as kafkajs's
+   * consumers do, for up to a minute.
+   */
   private async startOffsets(): Promise<Array<{ topic: string; partition: number; offset: string }>> {
+    const deadline = Date.now() + 60_000;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.committedOffsets();
+      } catch (error) {
+        const retriable = typeof error === 'object' && error !== null && (error as { retriable?: unknown }).retriable === true;
+        if (!retriable || Date.now() > deadline) throw error;
+        await sleep(Math.min(100 * attempt, 1_000));
+      }
+    }
+  }
+
+  private async committedOffsets(): Promise<Array<{ topic: string; partition: number; offset: string }>> {
     const admin = this.kafka.admin();
     await admin.connect();
     try {

@@ -217,6 +217,8 @@ export class MessagesReadModels implements EventApplier {
   async apply(events: readonly EventEnvelope[]): Promise<void> {
     for (const event of events) if (event.type === 'UserDeleted') await this.eraseMessagesOf(event);
     await this.projections.apply(events);
+    // What this process just wrote is current here at once, before its own watch sees the events.
+    this.factsMemory.observe(events);
   }
 
   /** A user's read or delivery marks: of one conversation, or of all of theirs. */

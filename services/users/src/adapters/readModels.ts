@@ -109,6 +109,8 @@ export class UserReadModels implements EventApplier {
   /** Applies a batch to every read model; safe to call again with any of the same events. */
   async apply(events: readonly EventEnvelope[]): Promise<void> {
     await Promise.all([this.applyToUsers(events), this.independent.apply(events)]);
+    // What this process just wrote is current here at once, before its own watch sees the events.
+    this.observe(events);
   }
 
   /** The users read model, then the directory of each user whose listing may have changed. */
