@@ -22,6 +22,26 @@ function bodyParserError(error: unknown): BodyParserError | null {
   return error as BodyParserError;
 }
 
+/**
+ * Driver errors that mean the store or the broker cannot be reached right now (not that the request
+ * is wrong): the client gets a 503 to retry, not a 500. Matched by name so this package needs neither driver.
+ */
+const UNREACHABLE = new Set([
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoServerSelectionError',
+  'MongoPoolClearedError',
+  'MongoNotConnectedError',
+  'MongoTopologyClosedError',
+  'KafkaJSConnectionError',
+  'KafkaJSRequestTimeoutError',
+  'KafkaJSNumberOfRetriesExceeded',
+]);
+
+export function isUnreachableError(error: unknown): boolean {
+  return error instanceof Error && (UNREACHABLE.has(error.name) || UNREACHABLE.has(error.constructor.name));
+}
+
 /** Maps every thrown value to the CometChat error shape; the only place errors become HTTP. */
 export function errorMiddleware(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
@@ -42,6 +62,11 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       apiError = new ApiError('ERR_PAYLOAD_TOO_LARGE', 'The request body is larger than this operation accepts.');
     } else if (parserError && parserError.status !== undefined && parserError.status < 500) {
       apiError = new ApiError('ERR_BAD_REQUEST', 'The request body could not be read.');
+    } else if (isUnreachableError(error)) {
+      logger.warn({ err: error, requestId: requestIdOf(req), path: req.path }, 'store or broker unreachable');
+      apiError = new ApiError('ERR_SERVICE_UNAVAILABLE', 'A part of the platform is unreachable; retry the request shortly.', {
+        retryAfterSeconds: 1,
+      });
     } else {
       logger.error({ err: error, requestId: requestIdOf(req), path: req.path }, 'unhandled error');
       apiError = new ApiError('ERR_EXCEPTION', 'The server failed to process the request.');
