@@ -35,6 +35,10 @@ export class Admission {
   private inFlight = 0;
   private currentLimit: number;
   private lastDecrease = 0;
+  /** Completions per second over the last full second (the line's expected speed). */
+  private completionRate = 0;
+  private windowStart: number;
+  private completedInWindow = 0;
   private readonly line: Array<{ admit: () => void; timer: NodeJS.Timeout }> = [];
   private refusedCount = 0;
 
@@ -43,6 +47,7 @@ export class Admission {
     private readonly now: () => number = performance.now.bind(performance),
   ) {
     this.currentLimit = limits.maxInFlight;
+    this.windowStart = now();
   }
 
   /** Requests refused so far (for metrics and tests). */
@@ -52,6 +57,11 @@ export class Admission {
 
   get active(): number {
     return this.inFlight;
+  }
+
+  /** Requests waiting in line. */
+  get waiting(): number {
+    return this.line.length;
   }
 
   /** The working bound on requests processed at once. */
@@ -75,7 +85,9 @@ export class Admission {
       const release = (): void => {
         if (released) return;
         released = true;
-        this.adapt(this.now() - started);
+        const finished = this.now();
+        this.adapt(finished - started);
+        this.countCompletion(finished);
         this.inFlight -= 1;
         this.admitNext();
       };
@@ -84,7 +96,10 @@ export class Admission {
       next();
     };
     if (this.inFlight < this.limit && this.line.length === 0) return admitted();
-    if (this.line.length >= this.limits.maxQueued) return this.refuse(res);
+    // Refused at once when the line is full, or longer than the service gets through in the wait allowed.
+    if (this.line.length >= this.limits.maxQueued || this.expectedWaitMs(this.line.length + 1) > this.limits.maxQueueWaitMs) {
+      return this.refuse(res);
+    }
     const entry = {
       admit: admitted,
       timer: setTimeout(() => {
@@ -101,6 +116,21 @@ export class Admission {
       clearTimeout(entry.timer);
     });
     this.line.push(entry);
+  }
+
+  private countCompletion(at: number): void {
+    this.completedInWindow += 1;
+    const elapsed = at - this.windowStart;
+    if (elapsed >= 1_000) {
+      this.completionRate = (this.completedInWindow * 1_000) / elapsed;
+      this.completedInWindow = 0;
+      this.windowStart = at;
+    }
+  }
+
+  /** How long the n-th in line would wait at the recent pace (unknown before the first full second: 0). */
+  private expectedWaitMs(position: number): number {
+    return this.completionRate > 0 ? (position * 1_000) / this.completionRate : 0;
   }
 
   private adapt(processingMs: number): void {
@@ -134,12 +164,12 @@ export class Admission {
 
 /**
  * Defaults: up to 128 at once when the store keeps up (enough for group commit to fill its batches),
- * shrinking toward 8 while requests take more than half a second, and about a second of waiting at most.
+ * shrinking toward 16 while requests take more than a second, and about two seconds of waiting at most.
  */
 export const DEFAULT_ADMISSION: AdmissionLimits = {
   maxInFlight: 128,
-  minInFlight: 8,
-  targetLatencyMs: 500,
+  minInFlight: 16,
+  targetLatencyMs: 1_000,
   maxQueued: 512,
-  maxQueueWaitMs: 1_000,
+  maxQueueWaitMs: 2_000,
 };

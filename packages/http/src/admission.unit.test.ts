@@ -102,4 +102,32 @@ describe('Admission', () => {
     }
     expect(admission.limit).toBeGreaterThan(2);
   });
+
+  it('refuses at once a request the line would not reach within the wait allowed, at the recent pace', async () => {
+    let clock = 0;
+    const admission = new Admission({ maxInFlight: 1, minInFlight: 1, targetLatencyMs: 60_000, maxQueued: 100, maxQueueWaitMs: 1_000 }, () => clock);
+    const server = await heldServer(admission);
+    cleanups.push(server.close);
+    // Two answers in one second: the pace is 2 a second.
+    for (let round = 0; round < 2; round++) {
+      const answered = fetch(server.url);
+      await until(() => server.held.length === 1);
+      clock += 500;
+      server.releaseAll();
+      expect((await answered).status).toBe(200);
+    }
+    const busy = fetch(server.url);
+    await until(() => server.held.length === 1);
+    // Places 1 and 2 in line are reached within 1 s at that pace; the third would wait 1.5 s.
+    const queued = [fetch(server.url), fetch(server.url)];
+    await until(() => admission.waiting === 2);
+    const refused = await fetch(server.url);
+    expect(refused.status).toBe(503);
+    server.releaseAll();
+    await until(() => server.held.length === 1);
+    server.releaseAll();
+    await until(() => server.held.length === 1);
+    server.releaseAll();
+    expect((await Promise.all([busy, ...queued])).map((res) => res.status)).toEqual([200, 200, 200]);
+  });
 });
