@@ -29,7 +29,10 @@ export function keysetSort(order: KeysetOrder): Record<string, 1 | -1> {
 export function keysetKeyOf(order: KeysetOrder, doc: object): (string | number)[] {
   return order.map(([field]) => {
     const value = (doc as Record<string, unknown>)[field];
-    return typeof value === 'number' ? value : String(value ?? '');
+    if (typeof value === 'number' || typeof value === 'string') return value;
+    // An absent field sorts first (as Mongo sorts null); 0 keeps the key comparable with numbers.
+    if (value === undefined || value === null) return 0;
+    throw new Error(`keyset field ${field} holds neither a string nor a number`);
   });
 }
 

@@ -167,7 +167,7 @@ export class GroupReadModels implements EventApplier {
     const direction = query.sortOrder === 'asc' ? 1 : -1;
     const sortField = { name: 'nameKey', guid: 'guid', createdAt: 'createdAt' }[query.sortBy];
     const order: KeysetOrder = sortField === 'guid' ? [['guid', direction]] : [[sortField, direction], ['guid', direction]];
-    return this.page(this.groups, { $and: and } as Filter<Stored<GroupDoc>>, order, position, perPage);
+    return this.page(this.groups, { $and: and }, order, position, perPage);
   }
 
   async listMembers(appId: string, guid: string, scopes: readonly GroupScope[] | undefined, position: PagePosition, perPage: number): Promise<Page<MemberDoc>> {
