@@ -1,5 +1,5 @@
-import { ApiError, normalizeUid } from '@chat/contracts';
-import { ListCursor, actorOf, parseQuery, parseWith, requestIdOf } from '@chat/http';
+import { ApiError, limitDenial, normalizeUid } from '@chat/contracts';
+import { ListCursor, actorOf, parseQuery, parseWith, requestIdOf, roleLimitsOf } from '@chat/http';
 import { Router } from 'express';
 import type { Request } from 'express';
 import { z } from 'zod';
@@ -49,6 +49,10 @@ export function groupsRouter(app: GroupsApp): Router {
         fields: [{ field: 'password', problem: 'required when type is password' }],
       });
     }
+    // The acting user's role may allow some group types only (README, access rules).
+    const limits = roleLimitsOf(req);
+    const denial = limits ? limitDenial('create-group', limits, { groupType: body.type }) : null;
+    if (denial) throw new ApiError('ERR_PERMISSION_DENIED', denial);
     res.json({ data: await app.createGroup(context, body) });
   });
 

@@ -1,5 +1,5 @@
-import { ApiError, isUid, normalizeUid } from '@chat/contracts';
-import { ListCursor, actingUid, actorOf, pagination, parseQuery, parseWith, requestIdOf } from '@chat/http';
+import { ApiError, isUid, limitDenial, normalizeUid } from '@chat/contracts';
+import { ListCursor, actingUid, actorOf, pagination, parseQuery, parseWith, requestIdOf, roleLimitsOf } from '@chat/http';
 import { Router } from 'express';
 import type { Request } from 'express';
 import type { MessageCursor, MessageQuery } from '../adapters/readModels.js';
@@ -118,6 +118,26 @@ function cursorMeta(items: ApiObject[], limit: number, cursor: MessageCursor | n
 }
 
 
+/** The acting user's role may allow some receiver types, categories, types or MIME types only (README, access rules). */
+function refuseBeyondRoleLimits(req: Request, operationId: string, input: ReturnType<typeof parseSendBody>): void {
+  const limits = roleLimitsOf(req);
+  if (!limits) return;
+  const attachments = input.data['attachments'];
+  const mimeTypes = Array.isArray(attachments)
+    ? attachments.flatMap((attachment: unknown) => {
+        const mimeType = (attachment as { mimeType?: unknown } | null)?.mimeType;
+        return typeof mimeType === 'string' ? [mimeType] : [];
+      })
+    : [];
+  const denial = limitDenial(operationId, limits, {
+    receiverType: input.receiverType,
+    category: input.category,
+    ...(input.category === 'message' ? { messageType: input.type } : { customType: input.type }),
+    mimeTypes,
+  });
+  if (denial) throw new ApiError('ERR_PERMISSION_DENIED', denial);
+}
+
 /** The filters that select a page-numbered list's messages (what a cursor is bound to). */
 function selectingFilters(filters: MessageFilters): Record<string, unknown> {
   const paging = new Set(['page', 'perPage', 'limit', 'cursor']);
@@ -138,6 +158,7 @@ export function messagesRouter(app: MessagesApp): Router {
       ? { ...(await app.threadReceiver(context, parentId, sender)), ...body }
       : body;
     const input = parseSendBody(given);
+    refuseBeyondRoleLimits(req, parentId === undefined ? 'send-message' : 'send-thread-message', input);
     return app.send(context, { ...input, sender, ...(byApp ? { byApp } : {}), ...(parentId !== undefined ? { parentId } : {}) });
   };
 
