@@ -41,5 +41,5 @@ export async function latencyAtRate(url, { method, headers }, rate, seconds) {
   agent.destroy();
   latencies.sort((a, b) => a - b);
   const at = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
-  return { p50: at(50), p99: at(99), count: latencies.length, failures };
+  return { p50: at(50), p99: at(99), count: latencies.length, failures, latencies };
 }

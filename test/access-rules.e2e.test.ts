@@ -65,6 +65,34 @@ describe('role permissions and restricted features are enforced (RBAC)', () => {
     expectError(refused, 403, 'ERR_PERMISSION_DENIED', 'u.listConversations');
     expect((await app.call('GET', '/v3/conversations', { onBehalfOf: 'ann' })).status).toBe(200);
   });
+
+  it('value-level permissions: message types, custom types, receiver types and group types outside the role’s lists are refused', async () => {
+    const limits = {
+      'sendMessage.allowedMessageTypes': ['text'],
+      'sendMessage.allowedReceiverTypes': ['user'],
+      'sendMessage.allowedCustomTypes': ['poll'],
+      'createGroup.allowedGroupTypes': ['private'],
+    };
+    expect((await app.call('PUT', '/v3/roles/muted/permissions', { body: { permissions: limits } })).status).toBe(200);
+    const image = (to: string) => text(to, '', 'user', { type: 'image', data: { url: 'https://example.com/a.png' } });
+    const refused = await eventually(() => sendMessage(app, 'ben', image('ann')), (r) => r.status === 403, 3_000);
+    expectError(refused, 403, 'ERR_PERMISSION_DENIED', 'sendMessage.allowedMessageTypes');
+    // What the lists allow still goes through; the same request from a user of another role too.
+    expect((await sendMessage(app, 'ben', text('ann', 'text is allowed'))).status).toBe(200);
+    expect((await sendMessage(app, 'ann', image('ben'))).status).toBe(200);
+    const custom = (type: string) => ({ receiver: 'ann', receiverType: 'user', category: 'custom', type, data: { customData: { q: 1 } } });
+    expect((await sendMessage(app, 'ben', custom('poll'))).status).toBe(200);
+    expectError(await sendMessage(app, 'ben', custom('survey')), 403, 'ERR_PERMISSION_DENIED', 'sendMessage.allowedCustomTypes');
+    await createGroup(app, { guid: 'limited', name: 'Limited', type: 'public', owner: 'ann', members: { participants: ['ben'] } });
+    expectError(await sendMessage(app, 'ben', text('limited', 'to a group', 'group')), 403, 'ERR_PERMISSION_DENIED', 'sendMessage.allowedReceiverTypes');
+    const group = (guid: string, type: string) => app.call('POST', '/v3/groups', { onBehalfOf: 'ben', body: { guid, name: guid, type } });
+    expectError(await group('ben-public', 'public'), 403, 'ERR_PERMISSION_DENIED', 'createGroup.allowedGroupTypes');
+    expect((await group('ben-private', 'private')).status).toBe(200);
+    // A refused request changed nothing: no such group.
+    expect((await app.call('GET', '/v3/groups/ben-public')).status).toBe(404);
+    for (const permission of Object.keys(limits)) await app.call('DELETE', `/v3/roles/muted/permissions/${permission}`);
+    await eventually(() => sendMessage(app, 'ben', image('ann')), (r) => r.status === 200, 3_000);
+  });
 });
 
 describe('Idempotency-Key and muid', () => {

@@ -87,6 +87,21 @@ describe('every catalogued query parameter of every list', () => {
     expect(problems.flat()).toEqual([]);
   }, 120_000);
 
+  it('takes an opaque `cursor` on every page-numbered list, and refuses a bad one naming it (docs/behaviour/pagination.md)', async () => {
+    // The conversation message lists page by message id (`id`, `affix`), not by number: no `cursor` there.
+    const idPaged = new Set(['list-all-messages', 'user-list-group-messages']);
+    const answers = await mapBounded(Object.keys(listParameters), 6, async (operationId) => {
+      const refused = await request(operationId, 'cursor=bm9wZQ');
+      const named = refused.status === 400 && String(refused.body?.error?.message ?? '').includes('cursor');
+      if (idPaged.has(operationId)) return `${operationId}: ${named}`;
+      const first = await request(operationId, 'perPage=1');
+      const next: unknown = first.body?.meta?.cursor?.next;
+      const followed = typeof next === 'string' ? (await request(operationId, `perPage=1&cursor=${next}`)).status : 'last page';
+      return `${operationId}: ${named} ${first.status} ${next === null || followed === 200}`;
+    });
+    expect(answers).toEqual(Object.keys(listParameters).map((operationId) => `${operationId}: true${idPaged.has(operationId) ? '' : ' 200 true'}`));
+  });
+
   it('refuses a parameter the list does not know, naming it, on every list', async () => {
     const answers = await mapBounded(Object.keys(listParameters), 6, async (operationId) => {
       const r = await request(operationId, 'noSuchFilter=true');

@@ -188,7 +188,10 @@ describe('lists', () => {
     expect(page.status).toBe(200);
     expect(page.body.data.map((m: any) => m.data.text)).toEqual(['c2', 'c3']);
     expect(page.body.meta.pagination).toEqual({ total: 5, count: 2, per_page: 2, current_page: 2, total_pages: 3 });
-    expect(page.body.meta.cursor).toEqual({ id: Number(sent[3].id), affix: 'append' });
+    expect(page.body.meta.cursor).toEqual({ id: Number(sent[3].id), affix: 'append', next: expect.any(String) });
+    // The opaque cursor (docs/behaviour/pagination.md) goes on after c3, to the last page.
+    const last = await app.call('GET', `/v3/users/p2/messages?perPage=2&cursor=${page.body.meta.cursor.next}`, { onBehalfOf: 'p1' });
+    expect([last.body.data.map((m: any) => m.data.text), last.body.meta.cursor.next]).toEqual([['c4'], null]);
     const older = await app.call('GET', `/v3/users/p1/messages?id=${sent[3].id}&affix=prepend&limit=2`, { onBehalfOf: 'p2' });
     expect(older.body.data.map((m: any) => m.data.text)).toEqual(['c1', 'c2']);
     const newer = await app.call('GET', `/v3/users/p1/messages?id=${sent[1].id}&affix=append&perPage=10`, { onBehalfOf: 'p2' });

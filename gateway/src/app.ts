@@ -12,6 +12,7 @@ import {
   appLocationSchema,
   internalHeaders,
   roleDenial,
+  roleLimits,
   routeCatalog,
 } from '@chat/contracts';
 import type { ApiKeyIdentity, AppLocation, RoleAccess, RouteSpec } from '@chat/contracts';
@@ -252,6 +253,9 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     headers[internalHeaders.keyId] = identity.keyId;
     headers[internalHeaders.scope] = identity.scope;
     if (onBehalfOf !== undefined) headers[internalHeaders.onBehalfOf] = onBehalfOf;
+    // Value-level limits need the body, which the gateway streams: the service that parses it applies them.
+    const limits = access ? roleLimits(route.operationId, access) : null;
+    if (limits) headers[internalHeaders.roleLimits] = encodeURIComponent(JSON.stringify(limits));
     const idempotencyKey = idempotent && IDEMPOTENT_METHODS.has(req.method ?? '') ? idempotencyKeyOf(req) : undefined;
     if (idempotencyKey === null) {
       return sendError(res, 'ERR_INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key: 1–255 visible ASCII characters.', requestId);

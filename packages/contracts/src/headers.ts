@@ -8,6 +8,8 @@ export const internalHeaders = {
   scope: 'x-chat-scope',
   onBehalfOf: 'x-chat-on-behalf-of',
   management: 'x-chat-management',
+  /** The acting user's value-level role limits on the operation (`RoleLimits`, URI-encoded JSON), when any. */
+  roleLimits: 'x-chat-role-limits',
   requestId: 'x-request-id',
 } as const;
 

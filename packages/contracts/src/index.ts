@@ -30,8 +30,8 @@ export { CHAT_API_PREFIX, routeCatalog, serviceNames } from './routes.js';
 export { deprecatedOperations, deprecationHeaders } from './deprecations.js';
 export { listParameters } from './listParameters.js';
 export type { CataloguedParameter } from './listParameters.js';
-export { operationGates, roleAccessSchema, roleDenial } from './roleAccess.js';
-export type { RoleAccess } from './roleAccess.js';
+export { limitDenial, operationGates, roleAccessSchema, roleDenial, roleLimits, valueGates } from './roleAccess.js';
+export type { RoleAccess, RoleLimits, ValueFacts } from './roleAccess.js';
 export type { Deprecation } from './deprecations.js';
 export type { HttpMethod, OnBehalfOfRule, RequiredScope, RouteSpec, ServiceName } from './routes.js';
 export {

@@ -1,5 +1,5 @@
 import { ApiError, apiKeyScopes, internalHeaders } from '@chat/contracts';
-import type { Actor, ApiKeyScope } from '@chat/contracts';
+import type { Actor, ApiKeyScope, RoleLimits } from '@chat/contracts';
 import type { Request } from 'express';
 
 function header(req: Request, name: string): string | undefined {
@@ -29,4 +29,10 @@ export function actingUid(actor: Actor): string {
 
 export function requestIdOf(req: Request): string {
   return header(req, internalHeaders.requestId) ?? 'unknown';
+}
+
+/** The acting user's value-level role limits on this operation, as the gateway handed them (ADR 0022). */
+export function roleLimitsOf(req: Request): RoleLimits | undefined {
+  const value = header(req, internalHeaders.roleLimits);
+  return value === undefined ? undefined : (JSON.parse(decodeURIComponent(value)) as RoleLimits);
 }

@@ -1,5 +1,5 @@
 export { createLogger } from './logger.js';
-export { actingUid, actorOf, requestIdOf } from './actor.js';
+export { actingUid, actorOf, requestIdOf, roleLimitsOf } from './actor.js';
 export { parseWith } from './validation.js';
 export { parseQuery, withoutBlankValues } from './query.js';
 export { pagination } from './pagination.js';
@@ -10,3 +10,5 @@ export { listen, onShutdownSignal } from './server.js';
 export type { RunningServer } from './server.js';
 export { Admission, DEFAULT_ADMISSION } from './admission.js';
 export type { AdmissionLimits } from './admission.js';
+export { ListCursor, compareKeys, cursorParameter, listMeta, pageInMemory } from './cursor.js';
+export type { CursorKey, KeyOrder } from './cursor.js';

@@ -13,3 +13,5 @@ export { MAX_STATEMENTS_PER_COMMAND, bulkWriteChunked, chunk } from './bulkWrite
 export type { BulkWriteCounts } from './bulkWrite.js';
 export { DocumentMemory } from './documentMemory.js';
 export type { DocumentMemoryOptions, WatchedProjection } from './documentMemory.js';
+export { findPage, keysetAfter, keysetKeyOf, keysetSort } from './keyset.js';
+export type { KeysetOrder, PagePosition } from './keyset.js';

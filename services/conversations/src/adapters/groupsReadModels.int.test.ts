@@ -7,6 +7,9 @@ import { asDomainEvents, deletedAfter, groupHistory, lifeOfAGroup } from '../pro
 import { GroupReadModels } from './groupsReadModels.js';
 
 // The group read models against the real FerretDB: redelivery, deletion and rebuild.
+/** The first page, as a list without a cursor asks for it. */
+const FIRST = { after: undefined, skip: 0 };
+
 describe('group read models on FerretDB', () => {
   const client = new MongoClient(process.env['MONGO_URL'] ?? 'mongodb://127.0.0.1:27017');
   const databases: Db[] = [];
@@ -39,11 +42,15 @@ describe('group read models on FerretDB', () => {
     await models.ensureIndexes();
     await applyAll(models, history);
     expect(await models.findGroup('app1', 'g')).toMatchObject({ name: 'Gee 2', membersCount: 2 });
-    expect((await models.listMembers('app1', 'g', undefined, 1, 10)).items.map((m) => m.uid)).toEqual(['o', 'p']);
-    expect((await models.listMembers('app1', 'g', ['moderator'], 1, 10)).items.map((m) => m.uid)).toEqual(['p']);
+    expect((await models.listMembers('app1', 'g', undefined, FIRST, 10)).items.map((m) => m.uid)).toEqual(['o', 'p']);
+    expect((await models.listMembers('app1', 'g', ['moderator'], FIRST, 10)).items.map((m) => m.uid)).toEqual(['p']);
+    const first = await models.listMembers('app1', 'g', undefined, FIRST, 1);
+    expect([first.items.map((m) => m.uid), first.more]).toEqual([['o'], true]);
+    const second = await models.listMembers('app1', 'g', undefined, { after: first.last, skip: 0 }, 1);
+    expect([second.items.map((m) => m.uid), second.more, second.total]).toEqual([['p'], false, 2]);
     expect(await models.findMember('app1', 'g', 'q')).toBeNull();
     expect([...(await models.membershipsOf('app1', 'p')).keys()]).toEqual(['g']);
-    const listed = await models.listGroups('app1', { sortBy: 'name', sortOrder: 'asc', search: { key: 'EE 2', fields: ['name'] } }, 1, 10);
+    const listed = await models.listGroups('app1', { sortBy: 'name', sortOrder: 'asc', search: { key: 'EE 2', fields: ['name'] } }, FIRST, 10);
     expect(listed.items.map((g) => g.guid)).toEqual(['g']);
   });
 
@@ -67,7 +74,7 @@ describe('group read models on FerretDB', () => {
     );
     await applyAll(models, history);
     await Promise.all([applyAll(models, readd), applyAll(models, readd)]);
-    const members = await models.listMembers('app1', 'g', undefined, 1, 100);
+    const members = await models.listMembers('app1', 'g', undefined, FIRST, 100);
     expect(members.total).toBe(43);
     expect(await models.findMember('app1', 'g', 'q')).toMatchObject({ scope: 'participant', joinedAt: 30, active: true });
     expect(await models.findGroup('app1', 'g')).toMatchObject({ membersCount: 43 });
@@ -84,8 +91,8 @@ describe('group read models on FerretDB', () => {
     const deleted = deletedAfter([...history, ...groupHistory('g', [{ type: 'BanMember', uid: 'q', now: 19 }], history.length + 1, asDomainEvents(history))]);
     await applyAll(models, deleted);
     expect(await models.findGroup('app1', 'g')).toBeNull();
-    expect((await models.listMembers('app1', 'g', undefined, 1, 10)).total).toBe(0);
-    expect((await models.listBans('app1', 'g', 1, 10)).total).toBe(0);
+    expect((await models.listMembers('app1', 'g', undefined, FIRST, 10)).total).toBe(0);
+    expect((await models.listBans('app1', 'g', FIRST, 10)).total).toBe(0);
     const after = await dump(db);
     await applyAll(models, deleted);
     expect(await dump(db)).toEqual(after);

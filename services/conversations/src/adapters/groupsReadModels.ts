@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError } from '@chat/contracts';
 import type { EventEnvelope, GroupScope, GroupType } from '@chat/contracts';
-import { allOf, ensureIndexes, mongoProjection, stripStoredFields } from '@chat/mongo';
-import type { EventApplier, Stored } from '@chat/mongo';
-import type { Collection, Db, Filter, Sort } from 'mongodb';
+import { allOf, ensureIndexes, findPage, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
+import type { EventApplier, KeysetOrder, PagePosition, Stored } from '@chat/mongo';
+import type { Collection, Db, Filter } from 'mongodb';
 import { bansProjection } from '../projections/bans.js';
 import type { BanDoc } from '../projections/bans.js';
 import { groupDocId, groupsProjection } from '../projections/groups.js';
@@ -17,7 +17,19 @@ import type { MemberDoc } from '../projections/members.js';
 export interface Page<T> {
   total: number;
   items: T[];
+  /** Whether items follow this page, and the key of its last item (for the next cursor). */
+  more: boolean;
+  last: (string | number)[] | undefined;
 }
+
+const MEMBER_ORDER: KeysetOrder = [
+  ['joinedAt', 1],
+  ['uid', 1],
+];
+const BAN_ORDER: KeysetOrder = [
+  ['bannedAt', 1],
+  ['uid', 1],
+];
 
 export interface GroupQuery {
   search?: { key: string; fields: Array<'name' | 'guid' | 'description'> };
@@ -138,7 +150,7 @@ export class GroupReadModels implements EventApplier {
     return new Map(docs.map((doc) => [doc.guid, stripStoredFields(doc)]));
   }
 
-  async listGroups(appId: string, query: GroupQuery, page: number, perPage: number): Promise<Page<GroupDoc>> {
+  async listGroups(appId: string, query: GroupQuery, position: PagePosition, perPage: number): Promise<Page<GroupDoc>> {
     const and: Array<Record<string, unknown>> = [{ appId }, { deleted: { $exists: false } }];
     if (query.search) {
       const pattern = { $regex: escapeRegex(query.search.key), $options: 'i' };
@@ -154,37 +166,29 @@ export class GroupReadModels implements EventApplier {
     }
     const direction = query.sortOrder === 'asc' ? 1 : -1;
     const sortField = { name: 'nameKey', guid: 'guid', createdAt: 'createdAt' }[query.sortBy];
-    const sort: Sort = sortField === 'guid' ? { guid: direction } : { [sortField]: direction, guid: direction };
-    const filter = { $and: and } as Filter<Stored<GroupDoc>>;
-    const collection = this.groups;
-    const [total, docs] = await Promise.all([
-      collection.countDocuments(filter),
-      collection.find(filter).sort(sort).skip((page - 1) * perPage).limit(perPage).toArray(),
-    ]);
-    return { total, items: docs.map((doc) => stripStoredFields(doc)) };
+    const order: KeysetOrder = sortField === 'guid' ? [['guid', direction]] : [[sortField, direction], ['guid', direction]];
+    return this.page(this.groups, { $and: and }, order, position, perPage);
   }
 
-  async listMembers(appId: string, guid: string, scopes: readonly GroupScope[] | undefined, page: number, perPage: number): Promise<Page<MemberDoc>> {
+  async listMembers(appId: string, guid: string, scopes: readonly GroupScope[] | undefined, position: PagePosition, perPage: number): Promise<Page<MemberDoc>> {
     const filter = { appId, guid, active: true, ...(scopes ? { scope: { $in: [...scopes] } } : {}) } as Filter<Stored<MemberDoc>>;
-    return this.page(this.members, filter, { joinedAt: 1, uid: 1 }, page, perPage);
+    return this.page(this.members, filter, MEMBER_ORDER, position, perPage);
   }
 
-  async listBans(appId: string, guid: string, page: number, perPage: number): Promise<Page<BanDoc>> {
+  async listBans(appId: string, guid: string, position: PagePosition, perPage: number): Promise<Page<BanDoc>> {
     const filter = { appId, guid, active: true } as Filter<Stored<BanDoc>>;
-    return this.page(this.bans, filter, { bannedAt: 1, uid: 1 }, page, perPage);
+    return this.page(this.bans, filter, BAN_ORDER, position, perPage);
   }
 
   private async page<Doc extends object>(
     collection: Collection<Stored<Doc>>,
     filter: Filter<Stored<Doc>>,
-    sort: Sort,
-    page: number,
+    order: KeysetOrder,
+    position: PagePosition,
     perPage: number,
   ): Promise<Page<Doc>> {
-    const [total, docs] = await Promise.all([
-      collection.countDocuments(filter),
-      collection.find(filter).sort(sort).skip((page - 1) * perPage).limit(perPage).toArray(),
-    ]);
-    return { total, items: docs.map((doc) => stripStoredFields(doc as Stored<Doc>)) };
+    const { total, items, more } = await findPage(collection, filter, order, position, perPage);
+    const last = items.at(-1);
+    return { total, items: items.map((doc) => stripStoredFields(doc as Stored<Doc>)), more, last: last ? keysetKeyOf(order, last) : undefined };
   }
 }

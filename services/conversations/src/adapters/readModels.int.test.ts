@@ -83,7 +83,10 @@ describe('conversation read models on FerretDB', () => {
     const scanned = await models.conversations.listForUser('app1', 'a', pins, { conversationType: 'user' }, 1, 10);
     expect(fromInbox.total).toBe(1);
     expect(scanned).toEqual(fromInbox);
-    expect((await models.listForApp('app1', {}, 1, 10)).items.map((item) => item.conversationId)).toEqual(['a_user_b']);
+    // A cursor after the only conversation finds nothing more, by either path.
+    const afterLast = await models.conversations.listForUser('app1', 'a', pins, {}, 1, 10, fromInbox.last);
+    expect([afterLast.items, afterLast.more, fromInbox.more]).toEqual([[], false, false]);
+    expect((await models.listForApp('app1', {}, { after: undefined, skip: 0 }, 10)).items.map((item) => item.conversationId)).toEqual(['a_user_b']);
   });
 
   it('is unchanged when every event is delivered again', async () => {

@@ -1,6 +1,6 @@
 import type { EventEnvelope, GlobalPin } from '@chat/contracts';
-import { MongoDocumentStore, allOf, ensureIndexes, mongoProjection, stripStoredFields } from '@chat/mongo';
-import type { EventApplier, Stored, StoredRecord } from '@chat/mongo';
+import { MongoDocumentStore, allOf, ensureIndexes, findPage, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
+import type { EventApplier, KeysetOrder, PagePosition, Stored, StoredRecord } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import type { ConversationMemberDoc } from '../domain/conversationMember.js';
 import type { TimelineDoc } from '../domain/conversationTimeline.js';
@@ -15,7 +15,16 @@ import { userDocId, usersProjection } from '../projections/users.js';
 export interface AppConversationPage {
   total: number;
   items: AppConversation[];
+  more: boolean;
+  last: (string | number)[] | undefined;
 }
+
+/** The app-wide list: last activity first; the conversation id makes the key unique. */
+const APP_CONVERSATION_ORDER: KeysetOrder = [
+  ['updatedAt', -1],
+  ['lastMessageSeq', -1],
+  ['conversationId', -1],
+];
 
 /**
  * The collections of the conversation read model and the fields each stores as JSON text: FerretDB v1
@@ -155,22 +164,20 @@ export class ConversationReadModels implements EventApplier {
   }
 
   /** Every conversation of the app once, by last activity (the list without an acting user). */
-  async listForApp(appId: string, filter: ConversationFilter, page: number, perPage: number): Promise<AppConversationPage> {
+  async listForApp(appId: string, filter: ConversationFilter, position: PagePosition, perPage: number): Promise<AppConversationPage> {
     const base: Record<string, unknown> = { appId, listed: true };
     if (filter.conversationType) base['conversationType'] = filter.conversationType;
     if (filter.peers) {
       const peers = filter.peers;
       base['$or'] = [{ participants: { $in: peers } }, { 'group.guid': { $in: peers } }];
     }
-    const [total, docs] = await Promise.all([
-      this.timelines.countDocuments(base),
-      this.timelines
-        .find(base, { projection: APP_CONVERSATION_FIELDS })
-        .sort({ updatedAt: -1, lastMessageSeq: -1 })
-        .skip((page - 1) * perPage)
-        .limit(perPage)
-        .toArray(),
-    ]);
-    return { total, items: docs.map((doc) => stripStoredFields(doc as unknown as Stored<AppConversation>)) };
+    const { total, items, more } = await findPage(this.timelines, base as Filter<StoredRecord>, APP_CONVERSATION_ORDER, position, perPage, APP_CONVERSATION_FIELDS);
+    const last = items.at(-1);
+    return {
+      total,
+      items: items.map((doc) => stripStoredFields(doc as unknown as Stored<AppConversation>)),
+      more,
+      last: last ? keysetKeyOf(APP_CONVERSATION_ORDER, last) : undefined,
+    };
   }
 }

@@ -15,7 +15,8 @@ import { userPinsDecider, userPinsStream } from '../domain/userPins.js';
 import type { ConversationRef } from '../domain/userPins.js';
 import type { ConversationFilter } from '../projections/conversationReadModel.js';
 import { isActiveUser } from '../projections/users.js';
-import { pagination } from '@chat/http';
+import { listMeta } from '@chat/http';
+import type { CursorKey, ListCursor, Pagination } from '@chat/http';
 
 export interface ConversationsDeps {
   /** The shared runner: appends, publishes and applies to this service's read models. */
@@ -38,7 +39,7 @@ export interface GlobalPinView {
 
 export interface Paged<T> {
   data: T[];
-  meta: { pagination: { total: number; count: number; per_page: number; current_page: number; total_pages: number } };
+  meta: { pagination: Pagination; cursor: { next: string | null } };
 }
 
 /** Who the conversation is with: a user (path `/users/{uid}`) or a group (path `/groups/{guid}`). */
@@ -48,7 +49,6 @@ export interface Target {
 }
 
 export interface ListQuery {
-  page: number;
   perPage: number;
   conversationType?: ConversationType;
   unread?: boolean;
@@ -376,29 +376,27 @@ export class ConversationsApp {
   }
 
   /** `GET /conversations`: the acting user's list, or with no acting user every conversation of the app. */
-  async listConversations(context: RequestContext, query: ListQuery): Promise<Paged<ConversationResource>> {
+  async listConversations(context: RequestContext, query: ListQuery, cursor: ListCursor): Promise<Paged<ConversationResource>> {
     const { appId } = context.actor;
     const options: RenderOptions = { withTags: query.withTags === true, withPeerTags: query.withUserAndGroupTags === true };
     const filter = await this.filterOf(appId, query);
-    const page = <T>(total: number, data: T[]): Paged<T> => ({
+    const page = <T>(result: { total: number; more: boolean; last: CursorKey | undefined }, data: T[]): Paged<T> => ({
       data,
-      meta: {
-        pagination: pagination(total, data.length, query.perPage, query.page),
-      },
+      meta: listMeta(result.total, data.length, query.perPage, cursor, cursor.next(result.last, result.more)),
     });
     if (context.actor.uid === undefined) {
-      const result = await this.deps.readModels.listForApp(appId, filter, query.page, query.perPage);
+      const result = await this.deps.readModels.listForApp(appId, filter, cursor.position(query.perPage), query.perPage);
       const receivers = result.items.flatMap((doc) => doc.participants ?? []);
       const users = await this.deps.readModels.findUsers(appId, receivers);
-      return page(result.total, result.items.map((doc) => renderSharedConversation(doc, users, options)));
+      return page(result, result.items.map((doc) => renderSharedConversation(doc, users, options)));
     }
     const me = await this.activeUser(appId, context.actor.uid);
     const globalPins = await this.deps.readModels.findGlobalPins(appId);
-    const result = await this.deps.readModels.conversations.listForUser(appId, me.uid, globalPins, filter, query.page, query.perPage);
+    const result = await this.deps.readModels.conversations.listForUser(appId, me.uid, globalPins, filter, cursor.page, query.perPage, cursor.after);
     const userPeers = result.items.filter((doc) => doc.conversationType === 'user').map((doc) => doc.peer);
     const users = await this.deps.readModels.findUsers(appId, userPeers);
     return page(
-      result.total,
+      result,
       result.items.map((doc) => {
         const group = result.groups.get(doc.conversationId);
         return renderConversation(doc, { user: users.get(doc.peer) ?? null, ...(group ? { group } : {}) }, globalPins, options);

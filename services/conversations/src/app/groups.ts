@@ -11,7 +11,8 @@ import type { BannedUserResource, GroupResource, MemberResource } from '../domai
 import { effectivePermissions, listScopePermissions } from '../domain/scopePermissions.js';
 import type { ScopePermissionResource } from '../domain/scopePermissions.js';
 import { hashGroupPassword, passwordMatches } from './groupsPassword.js';
-import { pagination } from '@chat/http';
+import { listMeta, pagination } from '@chat/http';
+import type { ListCursor } from '@chat/http';
 
 /** Who exists: the service's own projection of users (read only; the users service owns them). */
 export interface UserDirectory {
@@ -247,7 +248,7 @@ export class GroupsApp {
     return group;
   }
 
-  async listGroups(context: GroupRequestContext, filters: GroupListFilters, page: number, perPage: number) {
+  async listGroups(context: GroupRequestContext, filters: GroupListFilters, cursor: ListCursor, perPage: number) {
     const { appId } = context.actor;
     const by = await this.actingUser(context.actor);
     const query: GroupQuery = { ...filters.query };
@@ -261,7 +262,7 @@ export class GroupsApp {
     } else if (filters.hasJoined !== undefined) {
       throw new ApiError('ERR_EMPTY_ON_BEHALF_OF', 'hasJoined filters by the acting user: send onBehalfOf with it.');
     }
-    const result = await this.deps.readModels.listGroups(appId, query, page, perPage);
+    const result = await this.deps.readModels.listGroups(appId, query, cursor.position(perPage), perPage);
     const data = result.items.map((doc) =>
       renderGroup(doc, { ...(by !== undefined ? { uid: by } : {}), membership: memberships.get(doc.guid) ?? null }, filters.withTags),
     );
@@ -269,8 +270,8 @@ export class GroupsApp {
     return {
       data,
       meta: {
-        pagination: pagination(result.total, data.length, perPage, page),
-        cursor: { updatedAt: newest, affix: query.updatedAt?.affix ?? 'append' },
+        pagination: pagination(result.total, data.length, perPage, cursor.page),
+        cursor: { updatedAt: newest, affix: query.updatedAt?.affix ?? 'append', next: cursor.next(result.last, result.more) },
       },
     };
   }
@@ -352,15 +353,27 @@ export class GroupsApp {
     return response;
   }
 
-  async listMembers(context: GroupRequestContext, guid: string, scopes: GroupScope[] | undefined, status: 'available' | 'offline' | undefined, page: number, perPage: number) {
+  async listMembers(
+    context: GroupRequestContext,
+    guid: string,
+    scopes: GroupScope[] | undefined,
+    status: 'available' | 'offline' | undefined,
+    cursor: ListCursor,
+    perPage: number,
+  ) {
     const { appId } = context.actor;
     await this.existingGroup(appId, guid);
     // No presence is tracked yet: every user is offline, so nobody is "available".
-    const result = status === 'available' ? { total: 0, items: [] } : await this.deps.readModels.listMembers(appId, guid, scopes, page, perPage);
+    const result =
+      status === 'available' ? { total: 0, items: [], more: false, last: undefined } : await this.deps.readModels.listMembers(appId, guid, scopes, cursor.position(perPage), perPage);
     const users = await this.deps.users.findUsers(appId, result.items.map((m) => m.uid));
     const data: MemberResource[] = result.items.map((member) => renderMember(member, users.get(member.uid)));
     const newest = result.items.reduce((max, member) => Math.max(max, member.updatedAt), 0);
-    return { data, meta: { pagination: pagination(result.total, data.length, perPage, page) }, cursor: { updatedAt: newest, affix: 'append' } };
+    return {
+      data,
+      meta: { pagination: pagination(result.total, data.length, perPage, cursor.page), cursor: { next: cursor.next(result.last, result.more) } },
+      cursor: { updatedAt: newest, affix: 'append' },
+    };
   }
 
   async changeMemberScope(context: GroupRequestContext, guid: string, uid: string, scope: GroupScope) {
@@ -400,13 +413,13 @@ export class GroupsApp {
     return { success: true, message: `The user with uid ${uid} has been unbanned from the Group with guid ${guid}.` };
   }
 
-  async listBannedUsers(context: GroupRequestContext, guid: string, page: number, perPage: number) {
+  async listBannedUsers(context: GroupRequestContext, guid: string, cursor: ListCursor, perPage: number) {
     const { appId } = context.actor;
     await this.existingGroup(appId, guid);
-    const result = await this.deps.readModels.listBans(appId, guid, page, perPage);
+    const result = await this.deps.readModels.listBans(appId, guid, cursor.position(perPage), perPage);
     const users = await this.deps.users.findUsers(appId, result.items.map((ban) => ban.uid));
     const data: BannedUserResource[] = result.items.map((ban) => renderBannedUser(ban, users.get(ban.uid)));
-    return { data, meta: { pagination: pagination(result.total, data.length, perPage, page) } };
+    return { data, meta: listMeta(result.total, data.length, perPage, cursor, cursor.next(result.last, result.more)) };
   }
 
   async listScopePermissions(context: GroupRequestContext, guid: string, scope: GroupScope) {

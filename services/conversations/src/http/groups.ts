@@ -1,5 +1,5 @@
-import { ApiError, normalizeUid } from '@chat/contracts';
-import { actorOf, parseQuery, parseWith, requestIdOf } from '@chat/http';
+import { ApiError, limitDenial, normalizeUid } from '@chat/contracts';
+import { ListCursor, actorOf, parseQuery, parseWith, requestIdOf, roleLimitsOf } from '@chat/http';
 import { Router } from 'express';
 import type { Request } from 'express';
 import { z } from 'zod';
@@ -49,6 +49,10 @@ export function groupsRouter(app: GroupsApp): Router {
         fields: [{ field: 'password', problem: 'required when type is password' }],
       });
     }
+    // The acting user's role may allow some group types only (README, access rules).
+    const limits = roleLimitsOf(req);
+    const denial = limits ? limitDenial('create-group', limits, { groupType: body.type }) : null;
+    if (denial) throw new ApiError('ERR_PERMISSION_DENIED', denial);
     res.json({ data: await app.createGroup(context, body) });
   });
 
@@ -56,25 +60,20 @@ export function groupsRouter(app: GroupsApp): Router {
     const context = contextOf(req);
     const query = parseQuery(listGroupsSchema, req.query);
     const types = query.types ?? (query.type ? [query.type] : undefined);
-    res.json(
-      await app.listGroups(
-        context,
-        {
-          query: {
-            ...(query.searchKey !== undefined ? { search: { key: query.searchKey, fields: query.searchIn ?? ['name', 'guid'] } } : {}),
-            ...(types ? { types } : {}),
-            ...(query.tags ? { tags: query.tags } : {}),
-            ...(query.updatedAt !== undefined ? { updatedAt: { value: query.updatedAt, affix: query.affix ?? 'append' } } : {}),
-            sortBy: query.sortBy,
-            sortOrder: query.sortOrder,
-          },
-          ...(query.hasJoined !== undefined ? { hasJoined: query.hasJoined } : {}),
-          withTags: query.withTags,
-        },
-        query.page,
-        query.perPage,
-      ),
-    );
+    const filters = {
+      query: {
+        ...(query.searchKey !== undefined ? { search: { key: query.searchKey, fields: query.searchIn ?? ['name', 'guid'] } } : {}),
+        ...(types ? { types } : {}),
+        ...(query.tags ? { tags: query.tags } : {}),
+        ...(query.updatedAt !== undefined ? { updatedAt: { value: query.updatedAt, affix: query.affix ?? 'append' } } : {}),
+        sortBy: query.sortBy,
+        sortOrder: query.sortOrder,
+      },
+      ...(query.hasJoined !== undefined ? { hasJoined: query.hasJoined } : {}),
+    };
+    // The acting user is part of the list's scope: which private groups show depends on them.
+    const cursor = new ListCursor('list-groups', { ...filters, by: context.actor.uid }, query.cursor, query.page);
+    res.json(await app.listGroups(context, { ...filters, withTags: query.withTags }, cursor, query.perPage));
   });
 
   router.get('/v3/groups/:guid', async (req, res) => {
@@ -96,7 +95,8 @@ export function groupsRouter(app: GroupsApp): Router {
     const context = contextOf(req);
     const guid = pathGuid(req);
     const query = parseQuery(listMembersSchema, req.query);
-    res.json(await app.listMembers(context, guid, query.scopes, query.status, query.page, query.perPage));
+    const cursor = new ListCursor('list-group-members', { guid, scopes: query.scopes, status: query.status }, query.cursor, query.page);
+    res.json(await app.listMembers(context, guid, query.scopes, query.status, cursor, query.perPage));
   });
 
   router.post('/v3/groups/:guid/members', async (req, res) => {
@@ -120,8 +120,8 @@ export function groupsRouter(app: GroupsApp): Router {
   router.get('/v3/groups/:guid/bannedusers', async (req, res) => {
     const context = contextOf(req);
     const guid = pathGuid(req);
-    const { page, perPage } = parseQuery(pagingSchema, req.query);
-    res.json(await app.listBannedUsers(context, guid, page, perPage));
+    const { page, perPage, cursor } = parseQuery(pagingSchema, req.query);
+    res.json(await app.listBannedUsers(context, guid, new ListCursor('list-banned-group-users', { guid }, cursor, page), perPage));
   });
 
   router.post('/v3/groups/:guid/bannedusers/:uid', async (req, res) => {

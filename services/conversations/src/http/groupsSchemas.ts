@@ -1,5 +1,6 @@
 import { UID_PATTERN, groupScopes, groupTypes } from '@chat/contracts';
 import { z } from 'zod';
+import { cursorParameter } from '@chat/http';
 
 /** CometChat: metadata up to 5 KB, 25 tags of up to 100 characters, icon a URL of up to 3000. */
 export const MAX_METADATA_BYTES = 5 * 1024;
@@ -119,6 +120,7 @@ export const setScopePermissionsSchema = z.object({ permissions: z.record(z.stri
 export const pagingSchema = z.object({
   perPage: z.coerce.number().int().min(1).max(1000).default(100),
   page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+  cursor: cursorParameter,
 });
 
 /** An empty query parameter (`?searchKey=`) means the parameter was not given. */

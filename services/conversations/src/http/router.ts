@@ -1,5 +1,5 @@
 import { normalizeUid } from '@chat/contracts';
-import { actingUid, actorOf, parseQuery, parseWith, requestIdOf } from '@chat/http';
+import { ListCursor, actingUid, actorOf, cursorParameter, parseQuery, parseWith, requestIdOf } from '@chat/http';
 import { Router } from 'express';
 import type { Request } from 'express';
 import { z } from 'zod';
@@ -27,6 +27,7 @@ const listSchema = z.object({
   userTags: queryList.optional(),
   groupTags: queryList.optional(),
   searchKey: z.string().trim().min(1).max(100).optional(),
+  cursor: cursorParameter,
 });
 
 /** Message ids are strings in every response, so a client may send either form back. */
@@ -88,9 +89,13 @@ export function conversationsRouter(app: ConversationsApp): Router {
 
   router.get('/v3/conversations', async (req, res) => {
     const context = contextOf(req);
-    const parsed = parseQuery(listSchema, req.query);
+    const { cursor, page, ...parsed } = parseQuery(listSchema, req.query);
     const query: ListQuery = Object.fromEntries(Object.entries(parsed).filter(([, v]) => v !== undefined)) as unknown as ListQuery;
-    res.json(await app.listConversations(context, query));
+    const { conversationType, unread, tags, userTags, groupTags, searchKey } = query;
+    const selecting = { conversationType, unread, tags, userTags, groupTags, searchKey };
+    // The acting user is part of the list's scope: each user's list is another list.
+    const position = new ListCursor('list-all-conversations', { ...selecting, by: context.actor.uid }, cursor, page);
+    res.json(await app.listConversations(context, query, position));
   });
 
   router.get('/v3/conversations/:conversationId', async (req, res) => {

@@ -2,6 +2,8 @@ import { groupConversationId, userConversationId } from '@chat/contracts';
 import type { EventEnvelope, GlobalPin } from '@chat/contracts';
 import { ProjectionRuntime, allOf, stripStoredFields } from '@chat/mongo';
 import type { DocumentStore, EventApplier, Stored } from '@chat/mongo';
+import { compareKeys } from '@chat/http';
+import type { CursorKey, KeyOrder } from '@chat/http';
 import { conversationMemberDocId, emptyMember } from '../domain/conversationMember.js';
 import type { ConversationMemberDoc } from '../domain/conversationMember.js';
 import { CHUNK_SIZE, historyChunkId, timelineDocId } from '../domain/conversationTimeline.js';
@@ -45,6 +47,23 @@ export interface ConversationPage {
   items: UserConversation[];
   /** The profiles of the page's groups, by conversation id (read with their timelines). */
   groups: ReadonlyMap<string, GroupProfile>;
+  /** Whether conversations follow this page, and the last one's key in the list's order (a cursor's). */
+  more: boolean;
+  last: CursorKey | undefined;
+}
+
+/**
+ * A conversation's place in a user's list, as a cursor keeps it: the pins first, in their order
+ * (`[0, -position, 0, id]`), then the rest by last activity (`[1, updatedAt, lastMessageSeq, id]`).
+ */
+export const CONVERSATION_ORDER: KeyOrder = [1, -1, -1, 1];
+
+function pinnedKey(conversation: UserConversation, position: number): CursorKey {
+  return [0, -position, 0, conversation.conversationId];
+}
+
+function restKey(conversation: UserConversation): CursorKey {
+  return [1, conversation.updatedAt, conversation.lastMessageSeq, conversation.conversationId];
 }
 
 /** List filters, already resolved to document fields (peer sets come from the users and groups read here). */
@@ -110,6 +129,14 @@ function pageOf(prefix: readonly UserConversation[], page: number, perPage: numb
   const offset = (page - 1) * perPage;
   const fromPrefix = prefix.slice(offset, offset + perPage);
   return { fromPrefix, remaining: perPage - fromPrefix.length, restStart: Math.max(0, offset - prefix.length) };
+}
+
+/** Whether more follow an offset page, and the key of its last conversation. */
+function pageEnd(prefix: readonly UserConversation[], items: readonly UserConversation[], offset: number, total: number): { more: boolean; last: CursorKey | undefined } {
+  const last = items.at(-1);
+  if (!last) return { more: false, last: undefined };
+  const position = prefix.indexOf(last);
+  return { more: offset + items.length < total, last: position === -1 ? restKey(last) : pinnedKey(last, position) };
 }
 
 /** A candidate of the list beyond the pins: its activity is exact once its conversation is read, an upper bound before. */
@@ -228,7 +255,9 @@ export class ConversationReadModel implements EventApplier {
     filter: ConversationFilter,
     page: number,
     perPage: number,
+    after?: CursorKey,
   ): Promise<ConversationPage> {
+    if (after !== undefined) return this.listAfter(appId, owner, globalPins, filter, after, perPage);
     if (Object.keys(filter).length === 0) {
       const fromInbox = await this.listFromInbox(appId, owner, globalPins, page, perPage);
       if (fromInbox) return fromInbox;
@@ -280,11 +309,9 @@ export class ConversationReadModel implements EventApplier {
     const dropped = inbox.evicted;
     if (dropped && certain.filter((conversation) => compareActivity(activityOf(conversation), dropped) > 0).length < needed) return null;
     const groupsPinned = prefix.filter((conversation) => conversation.conversationType === 'group').length;
-    return {
-      total: oneOnOneTotal(inbox) + listedGroups.length + groupsPinned,
-      items: [...fromPrefix, ...certain.slice(restStart, restStart + remaining)],
-      groups: profiles,
-    };
+    const total = oneOnOneTotal(inbox) + listedGroups.length + groupsPinned;
+    const items = [...fromPrefix, ...certain.slice(restStart, restStart + remaining)];
+    return { total, items, groups: profiles, ...pageEnd(prefix, items, (page - 1) * perPage, total) };
   }
 
   /**
@@ -300,6 +327,47 @@ export class ConversationReadModel implements EventApplier {
     page: number,
     perPage: number,
   ): Promise<ConversationPage> {
+    const { prefix, rest, profiles } = await this.inOrder(appId, owner, globalPins, filter);
+    const { fromPrefix, remaining, restStart } = pageOf(prefix, page, perPage);
+    const items = [...fromPrefix, ...(remaining > 0 ? rest.slice(restStart, restStart + remaining) : [])];
+    const total = prefix.length + rest.length;
+    return { total, items, groups: profiles, ...pageEnd(prefix, items, (page - 1) * perPage, total) };
+  }
+
+  /**
+   * The conversations after a cursor's key: the whole list in order (as `listDeep` reads it), from
+   * the first conversation past the key. A conversation that became more recent meanwhile moved
+   * above the cursor, like any new one: neither is repeated.
+   */
+  private async listAfter(
+    appId: string,
+    owner: string,
+    globalPins: readonly GlobalPin[],
+    filter: ConversationFilter,
+    after: CursorKey,
+    perPage: number,
+  ): Promise<ConversationPage> {
+    const { prefix, rest, profiles } = await this.inOrder(appId, owner, globalPins, filter);
+    const keyed = [...prefix.map((conversation, position) => ({ conversation, key: pinnedKey(conversation, position) })), ...rest.map((conversation) => ({ conversation, key: restKey(conversation) }))];
+    const start = keyed.findIndex((entry) => compareKeys(CONVERSATION_ORDER, entry.key, after) > 0);
+    const from = start === -1 ? keyed.length : start;
+    const page = keyed.slice(from, from + perPage);
+    return {
+      total: keyed.length,
+      items: page.map((entry) => entry.conversation),
+      groups: profiles,
+      more: from + perPage < keyed.length,
+      last: page.at(-1)?.key,
+    };
+  }
+
+  /** Every listed conversation of the user matching `filter`: the pins in their order, then the rest newest first. */
+  private async inOrder(
+    appId: string,
+    owner: string,
+    globalPins: readonly GlobalPin[],
+    filter: ConversationFilter,
+  ): Promise<{ prefix: UserConversation[]; rest: UserConversation[]; profiles: Map<string, GroupProfile> }> {
     const [timelines, members] = await Promise.all([this.stores.scans.timelinesWith(appId, owner), this.stores.scans.membersOf(appId, owner)]);
     const memberOf = new Map(members.map((member) => [member.conversationId, member]));
     const groupTimelines = await Promise.all(
@@ -321,7 +389,6 @@ export class ConversationReadModel implements EventApplier {
     const prefix = [...globallyPinned, ...ownPinned];
     for (const conversation of ownPinned) inPrefix.add(conversation.conversationId);
     const rest = shown.filter((conversation) => !inPrefix.has(conversation.conversationId)).sort(newestFirst);
-    const { fromPrefix, remaining, restStart } = pageOf(prefix, page, perPage);
-    return { total: shown.length, items: [...fromPrefix, ...(remaining > 0 ? rest.slice(restStart, restStart + remaining) : [])], groups: profiles };
+    return { prefix, rest, profiles };
   }
 }

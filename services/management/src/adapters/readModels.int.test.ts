@@ -70,10 +70,10 @@ describe('management read models (real Mongo)', () => {
   });
 
   it('searches and pages apps', async () => {
-    const { apps, total } = await readModels.listApps('INTEGR', { page: 1, perPage: 10 });
-    expect(total).toBe(1);
+    const { apps, total, more } = await readModels.listApps('INTEGR', { after: undefined, skip: 0 }, 10);
+    expect([total, more]).toEqual([1, false]);
     expect(apps[0]?.appId).toBe(appId);
-    expect((await readModels.listApps('no such (app', { page: 1, perPage: 10 })).total).toBe(0);
+    expect((await readModels.listApps('no such (app', { after: undefined, skip: 0 }, 10)).total).toBe(0);
   });
 });
 

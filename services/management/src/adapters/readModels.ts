@@ -1,16 +1,17 @@
 import type { EventEnvelope } from '@chat/contracts';
-import { allOf, ensureIndexes, mongoProjection, stripStoredFields } from '@chat/mongo';
-import type { EventApplier, Stored } from '@chat/mongo';
+import { allOf, ensureIndexes, findPage, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
+import type { EventApplier, KeysetOrder, PagePosition, Stored } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import { API_KEYS_COLLECTION, apiKeysProjection } from '../projections/apiKeys.js';
 import type { ApiKeyDocument } from '../projections/apiKeys.js';
 import { APPS_COLLECTION, appsProjection } from '../projections/apps.js';
 import type { AppDocument } from '../projections/apps.js';
 
-export interface Page {
-  page: number;
-  perPage: number;
-}
+/** Apps newest first; the id makes the key unique. */
+const APP_ORDER: KeysetOrder = [
+  ['createdAt', -1],
+  ['_id', 1],
+];
 
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -43,7 +44,11 @@ export class ManagementReadModels implements EventApplier {
     return doc ? stripStoredFields(doc) : null;
   }
 
-  async listApps(searchKey: string | undefined, { page, perPage }: Page): Promise<{ apps: AppDocument[]; total: number }> {
+  async listApps(
+    searchKey: string | undefined,
+    position: PagePosition,
+    perPage: number,
+  ): Promise<{ apps: AppDocument[]; total: number; more: boolean; last: (string | number)[] | undefined }> {
     const filter: Filter<Stored<AppDocument>> = searchKey
       ? {
           $or: [
@@ -52,16 +57,9 @@ export class ManagementReadModels implements EventApplier {
           ],
         }
       : {};
-    const [docs, total] = await Promise.all([
-      this.apps
-        .find(filter)
-        .sort({ createdAt: -1, _id: 1 })
-        .skip((page - 1) * perPage)
-        .limit(perPage)
-        .toArray(),
-      this.apps.countDocuments(filter),
-    ]);
-    return { apps: docs.map((d) => stripStoredFields<AppDocument>(d)), total };
+    const { total, items, more } = await findPage(this.apps, filter, APP_ORDER, position, perPage);
+    const last = items.at(-1);
+    return { apps: items.map((d) => stripStoredFields<AppDocument>(d)), total, more, last: last ? keysetKeyOf(APP_ORDER, last) : undefined };
   }
 
   /** Live keys of an app, newest first (CometChat's list order). At most 25 per app. */

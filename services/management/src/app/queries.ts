@@ -1,6 +1,9 @@
 import { ApiError } from '@chat/contracts';
 import type { ApiKeyIdentity, ApiKeyScope, AppLocation } from '@chat/contracts';
-import type { ManagementReadModels, Page } from '../adapters/readModels.js';
+import { pageInMemory } from '@chat/http';
+import type { KeyOrder, ListCursor } from '@chat/http';
+import type { PagePosition } from '@chat/mongo';
+import type { ManagementReadModels } from '../adapters/readModels.js';
 import type { ApiKeyDocument } from '../projections/apiKeys.js';
 import type { AppDocument } from '../projections/apps.js';
 import { keyNamedBy } from '../domain/app.js';
@@ -11,15 +14,19 @@ export interface AppWithKeys {
   keys: ApiKeyDocument[];
 }
 
+/** `liveKeys`' order: newest first, then key id. */
+const NEWEST_KEY_FIRST: KeyOrder = [-1, 1];
+
 const KEY_HASH_PATTERN = /^[0-9a-f]{64}$/;
 
 export class ManagementQueries {
   constructor(private readonly readModels: ManagementReadModels) {}
 
-  async listApps(searchKey: string | undefined, page: Page): Promise<{ items: AppWithKeys[]; total: number }> {
-    const { apps, total } = await this.readModels.listApps(searchKey, page);
+  async listApps(searchKey: string | undefined, position: PagePosition, perPage: number) {
+    const { apps, total, more, last } = await this.readModels.listApps(searchKey, position, perPage);
     const keys = await this.readModels.liveKeys(apps.map((a) => a.appId));
-    return { items: apps.map((app) => ({ app, keys: keys.filter((k) => k.appId === app.appId) })), total };
+    const items: AppWithKeys[] = apps.map((app) => ({ app, keys: keys.filter((k) => k.appId === app.appId) }));
+    return { items, total, more, last };
   }
 
   async getApp(appId: string): Promise<AppWithKeys> {
@@ -32,14 +39,15 @@ export class ManagementQueries {
   async listApiKeys(
     appId: string,
     filters: { scope?: ApiKeyScope | undefined; searchKey?: string | undefined },
-    page: Page,
-  ): Promise<{ items: ApiKeyDocument[]; total: number }> {
+    cursor: ListCursor,
+    perPage: number,
+  ): Promise<{ items: ApiKeyDocument[]; total: number; next: string | null }> {
     const needle = filters.searchKey?.toLowerCase();
     const matching = (await this.readModels.liveKeys([appId])).filter(
       (k) => (!filters.scope || k.scope === filters.scope) && (!needle || k.name.toLowerCase().includes(needle)),
     );
-    const start = (page.page - 1) * page.perPage;
-    return { items: matching.slice(start, start + page.perPage), total: matching.length };
+    const { items, next } = pageInMemory(matching, (k) => [k.createdAt, k.keyId], NEWEST_KEY_FIRST, cursor, perPage);
+    return { items, total: matching.length, next };
   }
 
   /** Another app's key is reported exactly like a missing one. */

@@ -1,16 +1,10 @@
-import { pagination } from '@chat/http';
 import type { ApiKeyState } from '../domain/app.js';
-import type { Page } from '../adapters/readModels.js';
 import type { ApiKeyDocument } from '../projections/apiKeys.js';
 
 /** Every app here is self-hosted: no trial, no owner account. */
 export const SELF_HOSTED_PLAN = 'self-hosted';
 
 const regionNames: Record<string, string> = { us: 'USA', eu: 'Europe', in: 'India' };
-
-export function paginationMeta(total: number, count: number, page: Page) {
-  return { pagination: pagination(total, count, page.perPage, page.page) };
-}
 
 type KeyFields = Pick<ApiKeyState, 'keyId' | 'maskedKey' | 'name' | 'scope' | 'createdAt'>;
 

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, internalHeaders } from '@chat/contracts';
-import { actorOf, parseQuery, parseWith, requestIdOf } from '@chat/http';
+import { ListCursor, actorOf, listMeta, parseQuery, parseWith, requestIdOf } from '@chat/http';
 import { Router } from 'express';
 import type { Request, RequestHandler } from 'express';
 import type { ManagementCommands } from '../app/commands.js';
 import type { ManagementQueries } from '../app/queries.js';
-import { apiKeyBody, appBody, paginationMeta } from './responses.js';
+import { apiKeyBody, appBody } from './responses.js';
 import { createApiKeyBody, createAppBody, listApiKeysQuery, listAppsQuery, updateApiKeyBody } from './schemas.js';
 
 function correlationIdOf(req: Request): string {
@@ -33,9 +33,10 @@ export function managementRouter(commands: ManagementCommands, queries: Manageme
   });
 
   router.get('/apps', async (req, res) => {
-    const { searchKey, ...page } = parseQuery(listAppsQuery, req.query);
-    const { items, total } = await queries.listApps(searchKey, page);
-    res.json({ data: items.map(({ app, keys }) => appBody(app, keys)), meta: paginationMeta(total, items.length, page) });
+    const { searchKey, page, perPage, cursor } = parseQuery(listAppsQuery, req.query);
+    const position = new ListCursor('list-apps', { searchKey }, cursor, page);
+    const { items, total, more, last } = await queries.listApps(searchKey, position.position(perPage), perPage);
+    res.json({ data: items.map(({ app, keys }) => appBody(app, keys)), meta: listMeta(total, items.length, perPage, position, position.next(last, more)) });
   });
 
   router.get('/apps/:appId', async (req, res) => {
@@ -62,9 +63,10 @@ export function apiKeysRouter(commands: ManagementCommands, queries: ManagementQ
 
   router.get('/v3/apikeys', async (req, res) => {
     const actor = actorOf(req);
-    const { scope, searchKey, ...page } = parseQuery(listApiKeysQuery, req.query);
-    const { items, total } = await queries.listApiKeys(actor.appId, { scope, searchKey }, page);
-    res.json({ data: items.map((k) => apiKeyBody(k)), meta: paginationMeta(total, items.length, page) });
+    const { scope, searchKey, page, perPage, cursor } = parseQuery(listApiKeysQuery, req.query);
+    const position = new ListCursor('list-apikeys', { scope, searchKey }, cursor, page);
+    const { items, total, next } = await queries.listApiKeys(actor.appId, { scope, searchKey }, position, perPage);
+    res.json({ data: items.map((k) => apiKeyBody(k)), meta: listMeta(total, items.length, perPage, position, next) });
   });
 
   router.get('/v3/apikeys/:apiKey', async (req, res) => {

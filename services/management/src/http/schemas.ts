@@ -1,4 +1,5 @@
 import { apiKeyScopes } from '@chat/contracts';
+import { cursorParameter } from '@chat/http';
 import { z } from 'zod';
 
 export const regions = ['us', 'eu', 'in'] as const;
@@ -10,6 +11,7 @@ const scope = z.enum(apiKeyScopes);
 const pageQuery = {
   perPage: z.coerce.number().int().min(1).max(1000).default(100),
   page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+  cursor: cursorParameter,
 };
 
 export const createAppBody = z.object({

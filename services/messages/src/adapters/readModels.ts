@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@chat/contracts';
 import { Coalescer } from '@chat/eventsourcing';
-import { DocumentMemory, allOf, ensureIndexes, isDuplicateKeyError, mongoProjection, stripStoredFields } from '@chat/mongo';
-import type { EventApplier, Stored, StoredRecord } from '@chat/mongo';
+import { DocumentMemory, allOf, ensureIndexes, findPage, isDuplicateKeyError, mongoProjection, stripStoredFields } from '@chat/mongo';
+import type { EventApplier, KeysetOrder, PagePosition, Stored, StoredRecord } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import { groupFactsProjection, knownGroupId, membershipId } from '../projections/groups.js';
 import type { GroupFactDoc, KnownGroupDoc, MembershipDoc } from '../projections/groups.js';
@@ -157,6 +157,9 @@ function filterOf(query: MessageQuery, cursor: MessageCursor | null): Filter<Sto
  * services' events) and every message (from its own). The Kafka consumer and the read-your-writes
  * path both write through the projection runtime.
  */
+/** Page order of message lists: ids grow with `seq`, which is unique. */
+const BY_SEQ: KeysetOrder = [['seq', 1]];
+
 export class MessagesReadModels implements EventApplier {
   private readonly projections: EventApplier;
   private readonly messages: Collection<Stored<MessageDoc>>;
@@ -307,14 +310,9 @@ export class MessagesReadModels implements EventApplier {
   }
 
   /** One page in id order, and how many messages match in all. */
-  async pageMessages(query: MessageQuery, page: number, perPage: number): Promise<{ total: number; items: MessageDoc[] }> {
-    const filter = filterOf(query, null);
-    const collection = this.messages;
-    const [total, docs] = await Promise.all([
-      collection.countDocuments(filter),
-      collection.find(filter).sort({ seq: 1 }).skip((page - 1) * perPage).limit(perPage).toArray(),
-    ]);
-    return { total, items: docs.map((doc) => stripStoredFields(doc)) };
+  async pageMessages(query: MessageQuery, position: PagePosition, perPage: number): Promise<{ total: number; items: MessageDoc[]; more: boolean }> {
+    const { total, items, more } = await findPage(this.messages, filterOf(query, null), BY_SEQ, position, perPage);
+    return { total, items: items.map((doc) => stripStoredFields(doc as Stored<MessageDoc>)), more };
   }
 
   async countMessages(query: MessageQuery): Promise<number> {

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, epochSeconds, groupConversationId, userConversationId } from '@chat/contracts';
 import type { Actor, EventEnvelope, MessageSent } from '@chat/contracts';
+import type { PagePosition } from '@chat/mongo';
 import type { CommandRunner } from '@chat/eventsourcing';
 import type { Facts, MessageCursor, MessageQuery, MessagesReadModels, UnseenBy } from '../adapters/readModels.js';
 import { StaleMessageIdError, conversationLogDecider, conversationLogStream } from '../domain/conversationLog.js';
@@ -487,9 +488,11 @@ export class MessagesApp {
     return this.deps.readModels.countMessages(query);
   }
 
-  async listByPage(context: RequestContext, query: MessageQuery, page: number, perPage: number) {
-    const { total, items } = await this.deps.readModels.pageMessages(query, page, perPage);
-    return { total, items: items.map((doc) => messageView(doc, context.actor.uid)) };
+  /** A page in id order, by offset or after a cursor's id; `last` is the page's last id (a cursor's key). */
+  async listByPage(context: RequestContext, query: MessageQuery, position: PagePosition, perPage: number) {
+    const { total, items, more } = await this.deps.readModels.pageMessages(query, position, perPage);
+    const last = items.at(-1);
+    return { total, more, last: last ? [last.seq] : undefined, items: items.map((doc) => messageView(doc, context.actor.uid)) };
   }
 
   /** What `GET /messages` may show: everything for the app, only the user's own conversations on their behalf. */

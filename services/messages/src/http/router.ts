@@ -1,5 +1,5 @@
-import { ApiError, isUid, normalizeUid } from '@chat/contracts';
-import { actingUid, actorOf, pagination, parseQuery, parseWith, requestIdOf } from '@chat/http';
+import { ApiError, isUid, limitDenial, normalizeUid } from '@chat/contracts';
+import { ListCursor, actingUid, actorOf, pagination, parseQuery, parseWith, requestIdOf, roleLimitsOf } from '@chat/http';
 import { Router } from 'express';
 import type { Request } from 'express';
 import type { MessageCursor, MessageQuery } from '../adapters/readModels.js';
@@ -118,6 +118,32 @@ function cursorMeta(items: ApiObject[], limit: number, cursor: MessageCursor | n
 }
 
 
+/** The acting user's role may allow some receiver types, categories, types or MIME types only (README, access rules). */
+function refuseBeyondRoleLimits(req: Request, operationId: string, input: ReturnType<typeof parseSendBody>): void {
+  const limits = roleLimitsOf(req);
+  if (!limits) return;
+  const attachments = input.data['attachments'];
+  const mimeTypes = Array.isArray(attachments)
+    ? attachments.flatMap((attachment: unknown) => {
+        const mimeType = (attachment as { mimeType?: unknown } | null)?.mimeType;
+        return typeof mimeType === 'string' ? [mimeType] : [];
+      })
+    : [];
+  const denial = limitDenial(operationId, limits, {
+    receiverType: input.receiverType,
+    category: input.category,
+    ...(input.category === 'message' ? { messageType: input.type } : { customType: input.type }),
+    mimeTypes,
+  });
+  if (denial) throw new ApiError('ERR_PERMISSION_DENIED', denial);
+}
+
+/** The filters that select a page-numbered list's messages (what a cursor is bound to). */
+function selectingFilters(filters: MessageFilters): Record<string, unknown> {
+  const paging = new Set(['page', 'perPage', 'limit', 'cursor']);
+  return Object.fromEntries(Object.entries(filters).filter(([name]) => !paging.has(name)));
+}
+
 export function messagesRouter(app: MessagesApp): Router {
   const router = Router();
 
@@ -132,6 +158,7 @@ export function messagesRouter(app: MessagesApp): Router {
       ? { ...(await app.threadReceiver(context, parentId, sender)), ...body }
       : body;
     const input = parseSendBody(given);
+    refuseBeyondRoleLimits(req, parentId === undefined ? 'send-message' : 'send-thread-message', input);
     return app.send(context, { ...input, sender, ...(byApp ? { byApp } : {}), ...(parentId !== undefined ? { parentId } : {}) });
   };
 
@@ -184,7 +211,11 @@ export function messagesRouter(app: MessagesApp): Router {
     const base = await app.userConversationQuery(context, pathUid(req));
     const query = await queryOf(app, context, base, filters);
     const perPage = filters.perPage ?? filters.limit ?? 100;
-    if (filters.id !== undefined || filters.sentAt !== undefined || filters.affix !== undefined) {
+    const byId = filters.id !== undefined || filters.sentAt !== undefined || filters.affix !== undefined;
+    if (byId && filters.cursor !== undefined) {
+      throw new ApiError('ERR_BAD_REQUEST', 'cursor: continues a page-numbered list; it does not go with id, sentAt or affix.');
+    }
+    if (byId) {
       const cursor = cursorOf(filters, 'prepend');
       const [items, total] = await Promise.all([app.listByCursor(context, query, cursor, perPage), app.countMatching(query)]);
       const edge = cursor?.direction === 'before' ? items[0] : items.at(-1);
@@ -197,14 +228,14 @@ export function messagesRouter(app: MessagesApp): Router {
       });
       return;
     }
-    const page = filters.page ?? 1;
-    const { total, items } = await app.listByPage(context, query, page, perPage);
-    const last = items.at(-1);
+    const position = new ListCursor('user-list-user-messages', { ...selectingFilters(filters), uid: pathUid(req), by: context.actor.uid }, filters.cursor, filters.page ?? 1);
+    const { total, items, more, last } = await app.listByPage(context, query, position.position(perPage), perPage);
+    const next = position.next(last, more);
     res.json({
       data: await shownWith(app, context, items, filters),
       meta: {
-        pagination: pagination(total, items.length, perPage, page),
-        ...(last ? { cursor: { id: Number(last['id']), affix: 'append' } } : {}),
+        pagination: pagination(total, items.length, perPage, position.page),
+        cursor: last ? { id: Number(last[0]), affix: 'append', next } : { next },
       },
     });
   });
@@ -227,10 +258,12 @@ export function messagesRouter(app: MessagesApp): Router {
 
   router.get('/v3/messages/:id/thread', async (req, res) => {
     const context = contextOf(req);
-    const { perPage, page } = parseQuery(threadPageSchema, req.query);
-    const query = await app.threadQuery(context, pathMessageId(String(req.params['id'])));
-    const { items } = await app.listByPage(context, query, page, perPage);
-    res.json({ data: items, meta: cursorMeta(items, perPage, null) });
+    const { perPage, page, cursor } = parseQuery(threadPageSchema, req.query);
+    const parentId = pathMessageId(String(req.params['id']));
+    const position = new ListCursor('list-all-thread-messages', { parentId, by: context.actor.uid }, cursor, page);
+    const query = await app.threadQuery(context, parentId);
+    const { items, more, last } = await app.listByPage(context, query, position.position(perPage), perPage);
+    res.json({ data: items, meta: { ...cursorMeta(items, perPage, null), cursor: { next: position.next(last, more) } } });
   });
 
   const reactionList = async (req: Request, reaction?: string) => {

@@ -1,6 +1,6 @@
 import { ApiError, UID_PATTERN } from '@chat/contracts';
 import type { ErrorCode } from '@chat/contracts';
-import { parseWith } from '@chat/http';
+import { cursorParameter, parseWith } from '@chat/http';
 import { z } from 'zod';
 import type { SendInput } from '../app/messages.js';
 
@@ -232,6 +232,7 @@ export const userMessagesSchema = z.object({
   ...messageFilterFields,
   perPage: count(1000).optional(),
   page: count(1_000_000).optional(),
+  cursor: cursorParameter,
 });
 
 /** `GET /messages` spans conversations, so it also narrows by conversation and receiver. */
@@ -246,4 +247,4 @@ export const allMessagesSchema = z.object({
 export type MessageFilters = z.infer<typeof conversationMessagesSchema> &
   Partial<z.infer<typeof userMessagesSchema> & z.infer<typeof allMessagesSchema>>;
 
-export const threadPageSchema = z.object({ perPage: count(1000).default(100), page: count(1_000_000).default(1) });
+export const threadPageSchema = z.object({ perPage: count(1000).default(100), page: count(1_000_000).default(1), cursor: cursorParameter });

@@ -1,8 +1,8 @@
 import { eventTypeIn, userLifecycleEventTypes } from '@chat/contracts';
 import type { EventEnvelope } from '@chat/contracts';
-import { DocumentMemory, allOf, ensureIndexes, mongoProjection, stripStoredFields } from '@chat/mongo';
-import type { EventApplier, Stored, StoredRecord } from '@chat/mongo';
-import type { Collection, Db, Filter, Sort } from 'mongodb';
+import { DocumentMemory, allOf, ensureIndexes, findPage, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
+import type { EventApplier, KeysetOrder, PagePosition, Stored, StoredRecord } from '@chat/mongo';
+import type { Collection, Db, Filter } from 'mongodb';
 import { authTokenDocId, authTokensProjection } from '../projections/authTokens.js';
 import type { AuthTokenDoc } from '../projections/authTokens.js';
 import { blocksProjection, friendsProjection, relationDocId } from '../projections/relations.js';
@@ -16,6 +16,21 @@ import { UserDirectory } from './userDirectory.js';
 export interface Page<T> {
   total: number;
   items: T[];
+  /** Whether items follow this page. */
+  more: boolean;
+}
+
+/** Orders of the lists (each ends in a unique field, so a cursor's key names one place). */
+const USER_ORDER: KeysetOrder = [['listKey', 1]];
+const TOKEN_ORDER: KeysetOrder = [
+  ['createdAt', 1],
+  ['tokenId', 1],
+];
+const ROLE_ORDER: KeysetOrder = [['role', 1]];
+
+/** An auth token's place in its list, for a cursor. */
+export function tokenKey(doc: AuthTokenDoc): (string | number)[] {
+  return keysetKeyOf(TOKEN_ORDER, doc);
 }
 
 export interface UserQuery {
@@ -25,7 +40,7 @@ export interface UserQuery {
   tags?: string[];
   /** Only these uids (friends, blocked users); the caller keeps the list bounded. */
   uids?: string[];
-  page: number;
+  position: PagePosition;
   perPage: number;
 }
 
@@ -145,15 +160,19 @@ export class UserReadModels implements EventApplier {
   }
 
   /** Without filters, a page of the default listing costs two small reads (see projections/userDirectory). */
-  private async listFromDirectory(appId: string, page: number, perPage: number): Promise<Page<UserDoc>> {
-    const { total, users } = await this.directory.page(appId, page, perPage);
-    return { total, items: users };
+  private async listFromDirectory(appId: string, position: PagePosition, perPage: number): Promise<Page<UserDoc>> {
+    if (position.after !== undefined) {
+      const { total, users, more } = await this.directory.pageAfter(appId, String(position.after[0]), perPage);
+      return { total, items: users, more };
+    }
+    const { total, users } = await this.directory.page(appId, position.skip / perPage + 1, perPage);
+    return { total, items: users, more: position.skip + users.length < total };
   }
 
   async listUsers(appId: string, query: UserQuery): Promise<Page<UserDoc>> {
     const unfiltered = !query.search && !query.roles && !query.tags && !query.uids;
     if (unfiltered && query.states.length === 1 && query.states[0] === 'active') {
-      return this.listFromDirectory(appId, query.page, query.perPage);
+      return this.listFromDirectory(appId, query.position, query.perPage);
     }
     const filter: Record<string, unknown> = { appId, state: query.states.length === 1 ? query.states[0] : { $in: query.states } };
     if (query.roles) filter['role'] = { $in: query.roles };
@@ -167,19 +186,8 @@ export class UserReadModels implements EventApplier {
       ];
       filter['$or'] = fields;
     }
-    const collection = this.users;
-    const typed = filter as Filter<Stored<UserDoc>>;
-    const sort: Sort = { listKey: 1 };
-    const [total, docs] = await Promise.all([
-      collection.countDocuments(typed),
-      collection
-        .find(typed)
-        .sort(sort)
-        .skip((query.page - 1) * query.perPage)
-        .limit(query.perPage)
-        .toArray(),
-    ]);
-    return { total, items: docs.map((doc) => stripStoredFields(doc)) };
+    const { total, items, more } = await findPage(this.users, filter as Filter<Stored<UserDoc>>, USER_ORDER, query.position, query.perPage);
+    return { total, items: items.map((doc) => stripStoredFields(doc as Stored<UserDoc>)), more };
   }
 
   countUsersWithRole(appId: string, role: string): Promise<number> {
@@ -191,14 +199,10 @@ export class UserReadModels implements EventApplier {
     return doc ? stripStoredFields(doc) : null;
   }
 
-  async listTokens(appId: string, uid: string, page: number, perPage: number): Promise<Page<AuthTokenDoc>> {
-    const collection = this.tokens;
+  async listTokens(appId: string, uid: string, position: PagePosition, perPage: number): Promise<Page<AuthTokenDoc>> {
     const filter = { appId, uid, revoked: false } as Filter<Stored<AuthTokenDoc>>;
-    const [total, docs] = await Promise.all([
-      collection.countDocuments(filter),
-      collection.find(filter).sort({ createdAt: 1, tokenId: 1 }).skip((page - 1) * perPage).limit(perPage).toArray(),
-    ]);
-    return { total, items: docs.map((doc) => stripStoredFields(doc)) };
+    const { total, items, more } = await findPage(this.tokens, filter, TOKEN_ORDER, position, perPage);
+    return { total, items: items.map((doc) => stripStoredFields(doc as Stored<AuthTokenDoc>)), more };
   }
 
   /** The live edges of one user, oldest first (friends are capped at 1000 per user upstream). */
@@ -225,13 +229,9 @@ export class UserReadModels implements EventApplier {
     return doc && !doc.deleted ? stripStoredFields(doc) : null;
   }
 
-  async listRoles(appId: string, page: number, perPage: number): Promise<Page<RoleDoc>> {
-    const collection = this.roles;
+  async listRoles(appId: string, position: PagePosition, perPage: number): Promise<Page<RoleDoc>> {
     const filter = { appId, deleted: false } as Filter<Stored<RoleDoc>>;
-    const [total, docs] = await Promise.all([
-      collection.countDocuments(filter),
-      collection.find(filter).sort({ role: 1 }).skip((page - 1) * perPage).limit(perPage).toArray(),
-    ]);
-    return { total, items: docs.map((doc) => stripStoredFields(doc)) };
+    const { total, items, more } = await findPage(this.roles, filter, ROLE_ORDER, position, perPage);
+    return { total, items: items.map((doc) => stripStoredFields(doc as Stored<RoleDoc>)), more };
   }
 }

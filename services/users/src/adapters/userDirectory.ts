@@ -158,6 +158,23 @@ export class UserDirectory {
     return { total: window.total, users };
   }
 
+  /**
+   * The default listing's users after `key` (a cursor's): from the chunk holding the key on, chunk
+   * after chunk until the page and one more user are found.
+   */
+  async pageAfter(appId: string, key: string, perPage: number): Promise<{ total: number; users: UserDoc[]; more: boolean }> {
+    const directory = await this.readDirectory(appId);
+    if (!directory) return { total: 0, users: [], more: false };
+    // Chunks are kept in key order (a new one only ever opens past the tail).
+    const ordered = directory.chunks;
+    const found: UserDoc[] = [];
+    for (let index = chunkIndexFor(ordered, key); index < ordered.length && found.length <= perPage; index++) {
+      const chunk = await this.readChunk(appId, (ordered[index] as DirectoryChunkRef).id);
+      for (const entry of chunk?.entries ?? []) if (entry.live && entry.k > key && entry.user) found.push(entry.user);
+    }
+    return { total: ordered.reduce((sum, c) => sum + c.live, 0), users: found.slice(0, perPage), more: found.length > perPage };
+  }
+
   /** Writes a whole app's directory at once from its user documents (bulk seeding and rebuilds). */
   async replaceAll(appId: string, docs: readonly UserDoc[]): Promise<void> {
     const entries = docs.map(directoryEntry).sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));

@@ -1,7 +1,8 @@
 import { ApiError, userConversationId } from '@chat/contracts';
 import type { RelationKind, UserReadModels } from '../adapters/readModels.js';
 import type { UserDoc } from '../projections/users.js';
-import { pagination } from '@chat/http';
+import { compareKeys, listMeta, pageInMemory } from '@chat/http';
+import type { KeyOrder, ListCursor } from '@chat/http';
 import { UserCommands } from './context.js';
 import type { RequestContext, UsersDeps } from './context.js';
 import type { UsersApp } from './users.js';
@@ -11,6 +12,9 @@ export interface PerUidResult {
   success: boolean;
   message: string;
 }
+
+/** Friends and blocked users are listed by name, then uid. */
+const BY_NAME: KeyOrder = [1, 1];
 
 /** Friends and blocked users of the path's user (the acting user; onBehalfOf plays no part). */
 export class RelationsApp {
@@ -33,7 +37,7 @@ export class RelationsApp {
     return found;
   }
 
-  private async listRelated(kind: RelationKind, context: RequestContext, uid: string, page: number, perPage: number, searchKey?: string) {
+  private async listRelated(kind: RelationKind, context: RequestContext, uid: string, cursor: ListCursor, perPage: number, searchKey?: string) {
     const { appId } = context.actor;
     await this.users.activeUser(appId, uid);
     const edges = await this.readModels.relationsOf(kind, appId, uid);
@@ -43,22 +47,23 @@ export class RelationsApp {
       .map((edge) => ({ edge, doc: docs.get(edge.other) }))
       .filter((entry): entry is { edge: typeof entry.edge; doc: UserDoc } => entry.doc?.state === 'active')
       .filter(({ doc }) => needle === undefined || doc.sortName.includes(needle) || doc.uid.includes(needle))
-      .sort((a, b) => a.doc.sortName.localeCompare(b.doc.sortName) || a.doc.uid.localeCompare(b.doc.uid));
-    const slice = visible.slice((page - 1) * perPage, page * perPage);
-    const data = slice.map(({ edge, doc }) => ({
+      // Code-point order, the one cursor keys compare in (`compareKeys`).
+      .sort((a, b) => compareKeys(BY_NAME, [a.doc.sortName, a.doc.uid], [b.doc.sortName, b.doc.uid]));
+    const shown = pageInMemory(visible, ({ doc }) => [doc.sortName, doc.uid], BY_NAME, cursor, perPage);
+    const data = shown.items.map(({ edge, doc }) => ({
       ...renderUser(doc, { withTags: false, viewer: uid }),
       conversationId: userConversationId(uid, doc.uid),
       ...(kind === 'blocks' ? { blockedByMe: true, blockedByMeAt: edge.since, blockedAt: edge.since } : {}),
     }));
-    return { data, meta: { pagination: pagination(visible.length, data.length, perPage, page) } };
+    return { data, meta: listMeta(visible.length, data.length, perPage, cursor, shown.next) };
   }
 
-  listFriends(context: RequestContext, uid: string, page: number, perPage: number, searchKey?: string) {
-    return this.listRelated('friends', context, uid, page, perPage, searchKey);
+  listFriends(context: RequestContext, uid: string, cursor: ListCursor, perPage: number, searchKey?: string) {
+    return this.listRelated('friends', context, uid, cursor, perPage, searchKey);
   }
 
-  listBlocked(context: RequestContext, uid: string, page: number, perPage: number) {
-    return this.listRelated('blocks', context, uid, page, perPage);
+  listBlocked(context: RequestContext, uid: string, cursor: ListCursor, perPage: number) {
+    return this.listRelated('blocks', context, uid, cursor, perPage);
   }
 
   async addFriends(context: RequestContext, uid: string, accepted: string[]) {

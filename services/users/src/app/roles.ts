@@ -5,7 +5,8 @@ import type { PermissionValue } from '../domain/catalog.js';
 import { DEFAULT_ROLE, rolesDecider, rolesStream } from '../domain/roles.js';
 import type { NewRole, RemovableRoleField, RoleChanges, RolesCommand } from '../domain/roles.js';
 import type { RoleDoc } from '../projections/roles.js';
-import { pagination } from '@chat/http';
+import { listMeta, pagination } from '@chat/http';
+import type { ListCursor } from '@chat/http';
 import { UserCommands } from './context.js';
 import type { RequestContext, UsersDeps } from './context.js';
 import { renderRole } from './views.js';
@@ -42,10 +43,11 @@ export class RolesApp {
     return doc;
   }
 
-  async list(context: RequestContext, page: number, perPage: number) {
+  async list(context: RequestContext, cursor: ListCursor, perPage: number) {
     await this.ensureDefault(context);
-    const { total, items } = await this.readModels.listRoles(context.actor.appId, page, perPage);
-    return { data: items.map(renderRole), meta: { pagination: pagination(total, items.length, perPage, page) } };
+    const { total, items, more } = await this.readModels.listRoles(context.actor.appId, cursor.position(perPage), perPage);
+    const last = items.at(-1);
+    return { data: items.map(renderRole), meta: listMeta(total, items.length, perPage, cursor, cursor.next(last ? [last.role] : undefined, more)) };
   }
 
   async create(context: RequestContext, role: NewRole) {

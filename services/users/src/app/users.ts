@@ -1,11 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { ApiError, epochSeconds } from '@chat/contracts';
+import { tokenKey } from '../adapters/readModels.js';
 import type { UserReadModels } from '../adapters/readModels.js';
 import { DEFAULT_ROLE } from '../domain/roles.js';
 import type { NewAuthToken, ProfileChanges, RemovableProfileField, TokenDetails, UserProfile } from '../domain/user.js';
 import type { UserDoc } from '../projections/users.js';
 import type { AuthTokenDoc } from '../projections/authTokens.js';
-import { pagination } from '@chat/http';
+import { listMeta } from '@chat/http';
+import type { ListCursor } from '@chat/http';
 import { UserCommands } from './context.js';
 import type { RequestContext, UsersDeps } from './context.js';
 import { maskedToken, renderToken, renderUser } from './views.js';
@@ -73,8 +75,6 @@ export interface UserListQuery {
   withTags: boolean;
   onlyDeactivated: boolean;
   withDeactivated: boolean;
-  page: number;
-  perPage: number;
 }
 
 export interface BulkResult {
@@ -128,12 +128,12 @@ export class UsersApp {
     return renderUser(doc, { withTags: true, ...(viewer !== undefined ? { viewer } : {}) });
   }
 
-  async listUsers(context: RequestContext, query: UserListQuery) {
+  async listUsers(context: RequestContext, query: UserListQuery, cursor: ListCursor, perPage: number) {
     const states: UserDoc['state'][] = query.onlyDeactivated ? ['deactivated'] : query.withDeactivated ? ['active', 'deactivated'] : ['active'];
     // Presence is not tracked yet: every user is offline, so asking for available users finds none.
     const nobody = query.status === 'available';
-    const { total, items } = nobody
-      ? { total: 0, items: [] }
+    const { total, items, more } = nobody
+      ? { total: 0, items: [], more: false }
       : await this.readModels.listUsers(context.actor.appId, {
           states,
           ...(query.searchKey
@@ -141,12 +141,13 @@ export class UsersApp {
             : {}),
           ...(query.roles ? { roles: query.roles } : {}),
           ...(query.tags ? { tags: query.tags } : {}),
-          page: query.page,
-          perPage: query.perPage,
+          position: cursor.position(perPage),
+          perPage,
         });
+    const last = items.at(-1);
     return {
       data: items.map((doc) => renderUser(doc, { withTags: query.withTags })),
-      meta: { pagination: pagination(total, items.length, query.perPage, query.page) },
+      meta: listMeta(total, items.length, perPage, cursor, cursor.next(last ? [last.listKey] : undefined, more)),
     };
   }
 
@@ -195,7 +196,7 @@ export class UsersApp {
   /** The token id a reference names; a masked one is looked up among the user's live tokens. */
   private async tokenIdOf(context: RequestContext, uid: string, reference: TokenReference): Promise<string> {
     if (!('masked' in reference)) return reference.tokenId;
-    const { items } = await this.readModels.listTokens(context.actor.appId, uid, 1, MAX_TOKENS_SCANNED);
+    const { items } = await this.readModels.listTokens(context.actor.appId, uid, { after: undefined, skip: 0 }, MAX_TOKENS_SCANNED);
     const matching = items.filter((doc) => maskedToken(doc) === reference.masked);
     const only = matching.length === 1 ? matching[0] : undefined;
     if (!only) throw new ApiError('ERR_AUTH_TOKEN_NOT_FOUND', `The auth token does not exist for the user with uid ${uid}.`);
@@ -215,10 +216,12 @@ export class UsersApp {
     return doc;
   }
 
-  async listAuthTokens(context: RequestContext, uid: string, page: number, perPage: number) {
+  async listAuthTokens(context: RequestContext, uid: string, cursor: ListCursor, perPage: number) {
     await this.activeUser(context.actor.appId, uid);
-    const { total, items } = await this.readModels.listTokens(context.actor.appId, uid, page, perPage);
-    return { data: items.map((doc) => renderToken(doc)), meta: { pagination: pagination(total, items.length, perPage, page) } };
+    const { total, items, more } = await this.readModels.listTokens(context.actor.appId, uid, cursor.position(perPage), perPage);
+    const last = items.at(-1);
+    const next = cursor.next(last ? tokenKey(last) : undefined, more);
+    return { data: items.map((doc) => renderToken(doc)), meta: listMeta(total, items.length, perPage, cursor, next) };
   }
 
   async getAuthToken(context: RequestContext, uid: string, reference: TokenReference) {

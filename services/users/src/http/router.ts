@@ -1,5 +1,5 @@
 import { ApiError, isUid, normalizeUid } from '@chat/contracts';
-import { actorOf, parseQuery, parseWith, requestIdOf } from '@chat/http';
+import { ListCursor, actorOf, parseQuery, parseWith, requestIdOf } from '@chat/http';
 import { Router } from 'express';
 import type { Request } from 'express';
 import type { RequestContext } from '../app/context.js';
@@ -79,9 +79,12 @@ function usersRoutes(router: Router, { users }: UsersApis): void {
   });
   router.get('/v3/users', async (req, res) => {
     const context = contextOf(req);
-    const query = parseQuery(listUsersSchema, req.query);
+    const { cursor, page, perPage, ...query } = parseQuery(listUsersSchema, req.query);
     const roles = query.roles ?? (query.role !== undefined ? [query.role] : undefined);
-    res.json(await users.listUsers(context, { ...query, ...(roles ? { roles } : {}) }));
+    const { searchKey, searchIn, status, tags, onlyDeactivated, withDeactivated } = query;
+    const selecting = { searchKey, searchIn, status, roles, tags, onlyDeactivated, withDeactivated };
+    const position = new ListCursor('list-users', selecting, cursor, page);
+    res.json(await users.listUsers(context, { ...query, ...(roles ? { roles } : {}) }, position, perPage));
   });
   router.delete('/v3/users', async (req, res) => {
     const context = contextOf(req);
@@ -125,8 +128,8 @@ function tokenRoutes(router: Router, { users }: UsersApis): void {
   router.get('/v3/users/:uid/auth_tokens', async (req, res) => {
     const context = contextOf(req);
     const uid = pathUid(req);
-    const { page, perPage } = parseQuery(pagingSchema, req.query);
-    res.json(await users.listAuthTokens(context, uid, page, perPage));
+    const { page, perPage, cursor } = parseQuery(pagingSchema, req.query);
+    res.json(await users.listAuthTokens(context, uid, new ListCursor('list-authtokens', { uid }, cursor, page), perPage));
   });
   router.delete('/v3/users/:uid/auth_tokens', async (req, res) => {
     const context = contextOf(req);
@@ -166,8 +169,8 @@ function relationRoutes(router: Router, { relations }: UsersApis): void {
   router.get('/v3/users/:uid/friends', async (req, res) => {
     const context = contextOf(req);
     const uid = pathUid(req);
-    const { page, perPage, searchKey } = parseQuery(listFriendsSchema, req.query);
-    res.json(await relations.listFriends(context, uid, page, perPage, searchKey));
+    const { page, perPage, searchKey, cursor } = parseQuery(listFriendsSchema, req.query);
+    res.json(await relations.listFriends(context, uid, new ListCursor('list-all-friends', { uid, searchKey }, cursor, page), perPage, searchKey));
   });
   router.post('/v3/users/:uid/friends', async (req, res) => {
     const context = contextOf(req);
@@ -184,8 +187,8 @@ function relationRoutes(router: Router, { relations }: UsersApis): void {
   router.get('/v3/users/:uid/blockedusers', async (req, res) => {
     const context = contextOf(req);
     const uid = pathUid(req);
-    const { page, perPage } = parseQuery(pagingSchema, req.query);
-    res.json(await relations.listBlocked(context, uid, page, perPage));
+    const { page, perPage, cursor } = parseQuery(pagingSchema, req.query);
+    res.json(await relations.listBlocked(context, uid, new ListCursor('list-blocked-users', { uid }, cursor, page), perPage));
   });
   router.post('/v3/users/:uid/blockedusers', async (req, res) => {
     const context = contextOf(req);
@@ -204,8 +207,8 @@ function relationRoutes(router: Router, { relations }: UsersApis): void {
 function roleRoutes(router: Router, { roles }: UsersApis): void {
   router.get('/v3/roles', async (req, res) => {
     const context = contextOf(req);
-    const { page, perPage } = parseQuery(pagingSchema, req.query);
-    res.json(await roles.list(context, page, perPage));
+    const { page, perPage, cursor } = parseQuery(pagingSchema, req.query);
+    res.json(await roles.list(context, new ListCursor('list-roles', {}, cursor, page), perPage));
   });
   router.post('/v3/roles', async (req, res) => {
     const context = contextOf(req);

@@ -1,5 +1,6 @@
 import { UID_PATTERN } from '@chat/contracts';
 import { z } from 'zod';
+import { cursorParameter } from '@chat/http';
 import { featureSpec, permissionValueProblem } from '../domain/catalog.js';
 
 /** CometChat limits (constraints page): URLs 3000 chars, metadata 5 KB, 25 tags of 100 chars. */
@@ -87,6 +88,7 @@ export const blockedUidsSchema = z.object({ blockedUids: uidList });
 export const pagingSchema = z.object({
   perPage: z.coerce.number().int().min(1).max(1000).default(100),
   page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+  cursor: cursorParameter,
 });
 
 /** Query booleans arrive as text; `z.coerce.boolean` would read "false" as true. */
