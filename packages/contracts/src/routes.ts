@@ -141,6 +141,11 @@ export const routeCatalog: readonly RouteSpec[] = [
   chat('DELETE', '/groups/:guid/conversation/read', 'mark-group-conversation-as-unread', 'conversations', 'fullAccess', 'required'),
   chat('POST', '/groups/:guid/conversation/pin', 'pin-group-conversation', 'conversations', 'fullAccess', 'required'),
   chat('DELETE', '/groups/:guid/conversation/pin', 'unpin-group-conversation', 'conversations', 'fullAccess', 'required'),
+  // data import: each resource goes to the service that owns it; records keep the caller's ids and times
+  chat('POST', '/data_import/users', 'import-users', 'users', 'fullAccess', 'ignored'),
+  chat('POST', '/data_import/groups', 'import-groups', 'conversations', 'fullAccess', 'ignored'),
+  chat('POST', '/data_import/members', 'import-members', 'conversations', 'fullAccess', 'ignored'),
+  chat('POST', '/data_import/messages', 'import-messages', 'messages', 'fullAccess', 'ignored'),
   // api keys
   chat('POST', '/apikeys', 'create-apikey', 'management', 'fullAccess', 'ignored'),
   chat('GET', '/apikeys', 'list-apikeys', 'management', 'fullAccess', 'ignored'),
