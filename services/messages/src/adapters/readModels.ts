@@ -5,6 +5,8 @@ import type { EventApplier, Stored } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import { groupFactsProjection, knownGroupId, membershipId } from '../projections/groups.js';
 import type { GroupFactDoc, KnownGroupDoc, MembershipDoc } from '../projections/groups.js';
+import { importedMuidId, importedMuidsProjection } from '../projections/importedMuids.js';
+import type { ImportedMuidDoc } from '../projections/importedMuids.js';
 import { messageDocId, messagesProjection } from '../projections/messages.js';
 import type { MessageDoc } from '../projections/messages.js';
 import { receiptMarksProjection } from '../projections/receiptMarks.js';
@@ -160,6 +162,7 @@ export class MessagesReadModels implements EventApplier {
   private readonly messages: Collection<Stored<MessageDoc>>;
   private readonly receiptMarks: Collection<Stored<ReceiptMarksDoc>>;
   private readonly facts: Collection<Stored<FactDoc>>;
+  private readonly importedMuids: Collection<Stored<ImportedMuidDoc>>;
   private readonly idRequests = new Coalescer<number, string[]>((appId, counts) => this.allocateBatch(appId, counts));
 
   constructor(private readonly db: Db) {
@@ -170,7 +173,9 @@ export class MessagesReadModels implements EventApplier {
       mongoProjection(db, 'facts', scopePermissionsProjection),
       mongoProjection(db, 'messages', messagesProjection),
       mongoProjection(db, 'receipt_marks', receiptMarksProjection),
+      mongoProjection(db, 'imported_muids', importedMuidsProjection),
     );
+    this.importedMuids = db.collection<Stored<ImportedMuidDoc>>('imported_muids');
     this.messages = db.collection<Stored<MessageDoc>>('messages');
     this.receiptMarks = db.collection<Stored<ReceiptMarksDoc>>('receipt_marks');
     this.facts = db.collection<Stored<FactDoc>>('facts');
@@ -256,6 +261,18 @@ export class MessagesReadModels implements EventApplier {
   async findMessages(appId: string, ids: readonly string[]): Promise<Map<string, MessageDoc>> {
     const docs = await byIds(this.messages, ids.map((id) => messageDocId(appId, id)));
     return new Map(docs.map((doc) => [doc.id, stripStoredFields(doc)]));
+  }
+
+  /** The messages earlier data imports stored under these `muid`s, by muid. */
+  async findImported(appId: string, muids: readonly string[]): Promise<Map<string, MessageDoc>> {
+    const found = await byIds(this.importedMuids, muids.map((muid) => importedMuidId(appId, muid)));
+    const messages = await this.findMessages(appId, found.map((doc) => doc.id));
+    const byMuid = new Map<string, MessageDoc>();
+    for (const doc of found) {
+      const message = messages.get(doc.id);
+      if (message) byMuid.set(doc.muid, message);
+    }
+    return byMuid;
   }
 
   /** A sender's earlier message with this client id (`muid`), if any: a resend must not store it twice. */

@@ -1,5 +1,7 @@
 import { ApiError, isUid, normalizeUid } from '@chat/contracts';
-import { actingUid, actorOf, pagination, parseQuery, parseWith, requestIdOf } from '@chat/http';
+import { actingUid, actorOf, importFailure, importRecords, inCallerOrder, pagination, parseQuery, parseWith, requestIdOf, validateRecords } from '@chat/http';
+import type { ImportOutcome } from '@chat/http';
+import type { MessageImport } from '../app/messageImport.js';
 import { Router } from 'express';
 import type { Request } from 'express';
 import type { MessageCursor, MessageQuery } from '../adapters/readModels.js';
@@ -10,6 +12,7 @@ import {
   conversationMessagesSchema,
   deleteSchema,
   parseEditBody,
+  parseImportedMessage,
   parseSendBody,
   pathMessageId,
   pathReaction,
@@ -118,7 +121,21 @@ function cursorMeta(items: ApiObject[], limit: number, cursor: MessageCursor | n
 }
 
 
-export function messagesRouter(app: MessagesApp): Router {
+/** `POST /data_import/messages`: per-record answers, in the caller's order. */
+function importRoute(router: Router, messageImport: MessageImport): void {
+  router.post('/v3/data_import/messages', async (req, res) => {
+    const context = contextOf(req);
+    const entries = importRecords(req.body, 'messages', 'ERR_IMPORT_INVALID_MESSAGE_FORMAT');
+    const now = Math.floor(Date.now() / 1000);
+    const { valid, refused } = validateRecords(entries, (key, record) => parseImportedMessage(key, record, now));
+    const results = await messageImport.importAll(context, valid);
+    const outcomes = new Map<string, ImportOutcome>();
+    for (const [key, result] of results) outcomes.set(key, 'ok' in result ? { success: true, data: result.ok } : importFailure(result.error));
+    res.json({ data: inCallerOrder(entries, refused, outcomes) });
+  });
+}
+
+export function messagesRouter(app: MessagesApp, messageImport: MessageImport): Router {
   const router = Router();
 
   /** `sender` null: the app itself sends, as `app_system` (never a user who happens to have that uid). */
@@ -267,5 +284,6 @@ export function messagesRouter(app: MessagesApp): Router {
     res.json({ data: await app.changePin(contextOf(req), pathMessageId(String(req.params['id'])), 'unpin') });
   });
 
+  importRoute(router, messageImport);
   return router;
 }
