@@ -106,3 +106,13 @@ export function inCallerOrder(entries: readonly [string, unknown][], ...outcomes
   }
   return answer;
 }
+
+/** What a use case says about one record: what was stored, or why it was refused. */
+export type RecordResult = { ok: unknown } | { error: unknown };
+
+/** Use-case results as the per-record answers of the API. */
+export function outcomesOf(results: ReadonlyMap<string, RecordResult>): Map<string, ImportOutcome> {
+  const outcomes = new Map<string, ImportOutcome>();
+  for (const [key, result] of results) outcomes.set(key, 'ok' in result ? { success: true, data: result.ok } : importFailure(result.error));
+  return outcomes;
+}

@@ -8,5 +8,5 @@ export { createServiceApp, errorMiddleware, notFound } from './app.js';
 export type { ServiceAppOptions } from './app.js';
 export { listen, onShutdownSignal } from './server.js';
 export type { RunningServer } from './server.js';
-export { IMPORT_BODY_LIMIT, MAX_IMPORT_RECORDS, importFailure, importRecords, inCallerOrder, pastEpochSeconds, settleEach, validateRecords } from './dataImport.js';
-export type { ImportOutcome, KeyedRecord } from './dataImport.js';
+export { IMPORT_BODY_LIMIT, MAX_IMPORT_RECORDS, importFailure, importRecords, inCallerOrder, outcomesOf, pastEpochSeconds, settleEach, validateRecords } from './dataImport.js';
+export type { ImportOutcome, KeyedRecord, RecordResult } from './dataImport.js';

@@ -1,15 +1,13 @@
 import { ApiError, groupConversationId, userConversationId } from '@chat/contracts';
 import type { MessageSent } from '@chat/contracts';
-import type { KeyedRecord } from '@chat/http';
+import type { KeyedRecord, RecordResult } from '@chat/http';
 import type { Facts, MessagesReadModels } from '../adapters/readModels.js';
 import { groupEntityOf, messageView, userEntityOf } from '../domain/messageView.js';
 import type { ImportedMessage } from '../http/schemas.js';
 import { docOfSent } from '../projections/messages.js';
 import type { KnownUserDoc } from '../projections/users.js';
-import type { ApiObject, MessagesApp, RequestContext } from './messages.js';
+import type { MessagesApp, RequestContext } from './messages.js';
 
-/** A record's outcome: its message as stored, or why it was refused. */
-export type ImportResult = { ok: ApiObject } | { error: unknown };
 
 interface Accepted {
   key: string;
@@ -38,9 +36,9 @@ export class MessageImport {
     private readonly readModels: MessagesReadModels,
   ) {}
 
-  async importAll(context: RequestContext, records: readonly KeyedRecord<ImportedMessage>[]): Promise<Map<string, ImportResult>> {
+  async importAll(context: RequestContext, records: readonly KeyedRecord<ImportedMessage>[]): Promise<Map<string, RecordResult>> {
     const { appId } = context.actor;
-    const results = new Map<string, ImportResult>();
+    const results = new Map<string, RecordResult>();
     const imported = await this.readModels.findImported(appId, records.map((r) => r.value.muid));
     const fresh = records.filter((r) => {
       const earlier = imported.get(r.value.muid);

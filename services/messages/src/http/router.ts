@@ -1,6 +1,5 @@
 import { ApiError, isUid, normalizeUid } from '@chat/contracts';
-import { actingUid, actorOf, importFailure, importRecords, inCallerOrder, pagination, parseQuery, parseWith, requestIdOf, validateRecords } from '@chat/http';
-import type { ImportOutcome } from '@chat/http';
+import { actingUid, actorOf, importRecords, inCallerOrder, outcomesOf, pagination, parseQuery, parseWith, requestIdOf, validateRecords } from '@chat/http';
 import type { MessageImport } from '../app/messageImport.js';
 import { Router } from 'express';
 import type { Request } from 'express';
@@ -129,9 +128,7 @@ function importRoute(router: Router, messageImport: MessageImport): void {
     const now = Math.floor(Date.now() / 1000);
     const { valid, refused } = validateRecords(entries, (key, record) => parseImportedMessage(key, record, now));
     const results = await messageImport.importAll(context, valid);
-    const outcomes = new Map<string, ImportOutcome>();
-    for (const [key, result] of results) outcomes.set(key, 'ok' in result ? { success: true, data: result.ok } : importFailure(result.error));
-    res.json({ data: inCallerOrder(entries, refused, outcomes) });
+    res.json({ data: inCallerOrder(entries, refused, outcomesOf(results)) });
   });
 }
 

@@ -83,6 +83,69 @@ export class UserDirectory {
     throw new Error(`user directory of ${doc.appId} kept changing while listing ${doc.uid}`);
   }
 
+  /**
+   * `sync` for many users at once (a batch of events, a data import): the entries of one chunk are
+   * placed together with one compare-and-set write per chunk instead of one per user. Entries that
+   * open a chunk, or find no directory yet, go through `sync` one at a time.
+   */
+  async syncAll(docs: readonly UserDoc[]): Promise<void> {
+    const byApp = new Map<string, DirectoryEntry[]>();
+    for (const doc of docs) byApp.set(doc.appId, [...(byApp.get(doc.appId) ?? []), directoryEntry(doc)]);
+    for (const [appId, entries] of byApp) {
+      let alone: DirectoryEntry[] | null = null;
+      for (let attempt = 1; attempt <= MAX_ATTEMPTS && alone === null; attempt++) {
+        alone = await this.trySyncBatch(appId, entries);
+        if (alone === null) await sleep(backoffDelay(attempt, CONTENTION_BACKOFF));
+      }
+      if (alone === null) throw new Error(`user directory of ${appId} kept changing while listing ${entries.length} users`);
+      for (const entry of alone) {
+        const doc = docs.find((d) => d.appId === appId && d.uid === entry.uid);
+        if (doc) await this.sync(doc);
+      }
+    }
+  }
+
+  /** Places what it can chunk by chunk; answers the entries left for `sync`, or null after losing a race. */
+  private async trySyncBatch(appId: string, entries: readonly DirectoryEntry[]): Promise<DirectoryEntry[] | null> {
+    const directory = await this.readDirectory(appId);
+    if (!directory) return [...entries];
+    const perChunk = new Map<number, DirectoryEntry[]>();
+    for (const entry of entries) {
+      const index = chunkIndexFor(directory.chunks, entry.k);
+      perChunk.set(index, [...(perChunk.get(index) ?? []), entry]);
+    }
+    const alone: DirectoryEntry[] = [];
+    const placed = await Promise.all(
+      [...perChunk].map(async ([index, chunkEntries]) => {
+        const ref = directory.chunks[index] as DirectoryChunkRef;
+        const chunk = await this.readChunk(appId, ref.id);
+        if (!chunk) {
+          alone.push(...chunkEntries);
+          return true;
+        }
+        const isTail = index === directory.chunks.length - 1;
+        let next = chunk.entries;
+        let changed = false;
+        for (const entry of [...chunkEntries].sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0))) {
+          if (needsNewChunk(isTail, next, entry)) {
+            alone.push(entry);
+            continue;
+          }
+          const after = placeEntry(next, entry);
+          if (after) [next, changed] = [after, true];
+        }
+        if (changed) {
+          const replaced = await this.chunks.replaceOne({ _id: chunk.id, rev: chunk.rev }, { entries: JSON.stringify(next), rev: chunk.rev + 1 });
+          if (replaced.matchedCount !== 1) return false;
+        }
+        const lowest = chunkEntries.reduce((min, e) => (e.k < min ? e.k : min), (chunkEntries[0] as DirectoryEntry).k);
+        await this.recount(appId, ref.id, liveCount(next), lowest);
+        return true;
+      }),
+    );
+    return placed.every(Boolean) ? alone : null;
+  }
+
   private async trySync(appId: string, entry: DirectoryEntry): Promise<boolean> {
     const directory = await this.readDirectory(appId);
     if (!directory) return entry.live ? this.openChunk(appId, null, 0, entry) : true;
