@@ -1,5 +1,4 @@
 import { ApiError, epochSeconds } from '@chat/contracts';
-import type { GroupScope } from '@chat/contracts';
 import type { KeyedRecord, RecordResult } from '@chat/http';
 import type { GroupProfile, ImportedMember } from '../domain/group.js';
 import { renderGroup } from '../domain/groupsView.js';
@@ -81,7 +80,7 @@ export class GroupImport {
               results.set(key, {
                 error: new ApiError('ERR_IMPORT_INVALID_JOINEDAT', `joinedAt: must be between the group's createdAt (${state.createdAt}) and now.`),
               });
-            } else accepted.push({ key, uid: value.uid, scope: value.scope as GroupScope, joinedAt, banned: value.isBanned });
+            } else accepted.push({ key, uid: value.uid, scope: value.scope, joinedAt, banned: value.isBanned });
           }
           if (accepted.length === 0) return;
           const result = await this.groups.execute(context, guid, { type: 'ImportMembers', members: accepted }, now);

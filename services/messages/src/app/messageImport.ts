@@ -62,7 +62,7 @@ export class MessageImport {
         try {
           const events = await this.app.appendWithIds(context, conversationId, ordered.length, (ids) => ({
             type: 'ImportMessages',
-            messages: ordered.map((a, index) => ({ ...a.message, id: ids[index] ?? '0' }) as MessageSent),
+            messages: ordered.map((a, index) => ({ ...a.message, id: ids[index] ?? '0' })),
           }));
           events.forEach((event, index) => {
             const key = ordered[index]?.key;

@@ -2,7 +2,6 @@ import { ApiError } from '@chat/contracts';
 import type { KeyedRecord } from '@chat/http';
 import type { UserReadModels } from '../adapters/readModels.js';
 import { DEFAULT_ROLE } from '../domain/roles.js';
-import type { UserProfile } from '../domain/user.js';
 import type { ImportedUser } from '../http/schemas.js';
 import { UserCommands } from './context.js';
 import type { RequestContext, UsersDeps } from './context.js';
@@ -43,7 +42,7 @@ export class UserImport {
       user.uid,
       () => ({
         type: 'ImportUser',
-        profile: profile as UserProfile,
+        profile: profile,
         createdAt: created,
         ...(lastActiveAt !== undefined ? { lastActiveAt } : {}),
         ...(deactivatedAt !== undefined ? { deactivatedAt } : {}),
