@@ -1,5 +1,6 @@
 import { ApiError, groupConversationId, userConversationId } from '@chat/contracts';
 import type { MessageSent } from '@chat/contracts';
+import { Coalescer } from '@chat/eventsourcing';
 import type { KeyedRecord, RecordResult } from '@chat/http';
 import type { Facts, MessagesReadModels } from '../adapters/readModels.js';
 import { groupEntityOf, messageView, userEntityOf } from '../domain/messageView.js';
@@ -31,6 +32,15 @@ function conversationOf(m: ImportedMessage): string {
  * A `muid` imported before is answered with its stored message and nothing is written (reruns).
  */
 export class MessageImport {
+  /**
+   * Imports into one conversation run one at a time in this process: concurrent requests sharing a
+   * group conversation would otherwise race for its stream and retry with fresh ids, again and again.
+   */
+  private readonly perConversation = new Coalescer<() => Promise<void>, undefined>(async (_key, runs) => {
+    for (const run of runs) await run();
+    return runs.map(() => undefined);
+  });
+
   constructor(
     private readonly app: MessagesApp,
     private readonly readModels: MessagesReadModels,
@@ -56,7 +66,7 @@ export class MessageImport {
       }
     }
     await Promise.all(
-      [...conversations].map(async ([conversationId, accepted]) => {
+      [...conversations].map(([conversationId, accepted]) => this.perConversation.submit(`${appId}:${conversationId}`, async () => {
         // Stable: messages of the same second keep the caller's order.
         const ordered = [...accepted].sort((a, b) => a.message.sentAt - b.message.sentAt);
         try {
@@ -71,7 +81,7 @@ export class MessageImport {
         } catch (error) {
           for (const a of ordered) results.set(a.key, { error });
         }
-      }),
+      })),
     );
     return results;
   }

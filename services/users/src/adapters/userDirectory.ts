@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { backoffDelay } from '@chat/eventsourcing';
+import { Coalescer, backoffDelay } from '@chat/eventsourcing';
 import { isDuplicateKeyError } from '@chat/mongo';
 import type { Collection, Db } from 'mongodb';
 import {
@@ -54,6 +54,15 @@ const CONTENTION_BACKOFF = { baseMs: 2, maxMs: 100 };
 export class UserDirectory {
   private readonly directories: Collection<DirectoryDoc>;
   private readonly chunks: Collection<ChunkDoc>;
+  /**
+   * One directory write at a time per app in this process: the read-your-writes path and the
+   * consumer apply the same events, and racing each other on one chunk's compare-and-set cost every
+   * user of a data import a retry; queued, the next batch places everything that waited at once.
+   */
+  private readonly batches = new Coalescer<UserDoc, undefined>(async (appId, docs) => {
+    await this.syncBatch(appId, docs);
+    return docs.map(() => undefined);
+  });
 
   constructor(db: Db) {
     this.directories = db.collection<DirectoryDoc>('userdirectories');
@@ -89,19 +98,22 @@ export class UserDirectory {
    * open a chunk, or find no directory yet, go through `sync` one at a time.
    */
   async syncAll(docs: readonly UserDoc[]): Promise<void> {
-    const byApp = new Map<string, DirectoryEntry[]>();
-    for (const doc of docs) byApp.set(doc.appId, [...(byApp.get(doc.appId) ?? []), directoryEntry(doc)]);
-    for (const [appId, entries] of byApp) {
-      let alone: DirectoryEntry[] | null = null;
-      for (let attempt = 1; attempt <= MAX_ATTEMPTS && alone === null; attempt++) {
-        alone = await this.trySyncBatch(appId, entries);
-        if (alone === null) await sleep(backoffDelay(attempt, CONTENTION_BACKOFF));
-      }
-      if (alone === null) throw new Error(`user directory of ${appId} kept changing while listing ${entries.length} users`);
-      for (const entry of alone) {
-        const doc = docs.find((d) => d.appId === appId && d.uid === entry.uid);
-        if (doc) await this.sync(doc);
-      }
+    await Promise.all(docs.map((doc) => this.batches.submit(doc.appId, doc)));
+  }
+
+  private async syncBatch(appId: string, docs: readonly UserDoc[]): Promise<void> {
+    // The newest document of a user wins (a batch may hold one user twice).
+    const latest = new Map(docs.map((doc) => [doc.uid, doc]));
+    const entries = [...latest.values()].map(directoryEntry);
+    let alone: DirectoryEntry[] | null = null;
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS && alone === null; attempt++) {
+      alone = await this.trySyncBatch(appId, entries);
+      if (alone === null) await sleep(backoffDelay(attempt, CONTENTION_BACKOFF));
+    }
+    if (alone === null) throw new Error(`user directory of ${appId} kept changing while listing ${entries.length} users`);
+    for (const entry of alone) {
+      const doc = latest.get(entry.uid);
+      if (doc) await this.sync(doc);
     }
   }
 
