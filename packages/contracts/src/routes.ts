@@ -152,6 +152,9 @@ export const routeCatalog: readonly RouteSpec[] = [
   chat('GET', '/calls', 'list-calls', 'messages', 'fullAccess', 'optional'),
   chat('GET', '/calls/:sessionId', 'retrieve-call-details', 'messages', 'fullAccess', 'optional'),
   chat('GET', '/calls/:sessionId/transcriptions', 'retrieve-call-transcriptions', 'messages', 'fullAccess', 'optional'),
+  // usage metrics, computed from the messages and calls read models
+  chat('GET', '/stats', 'usage-metrics', 'messages', 'fullAccess', 'ignored'),
+  chat('GET', '/stats/messages', 'message-receipt-metrics', 'messages', 'fullAccess', 'ignored'),
   // data import: each resource goes to the service that owns it; records keep the caller's ids and times
   chat('POST', '/data_import/users', 'import-users', 'users', 'fullAccess', 'ignored'),
   chat('POST', '/data_import/groups', 'import-groups', 'conversations', 'fullAccess', 'ignored'),

@@ -11,6 +11,7 @@ import { MessageImport } from './app/messageImport.js';
 import { MessagesApp } from './app/messages.js';
 import { GroupActionMessages } from './consumers/groupActions.js';
 import { callsRouter } from './http/calls.js';
+import { statsRouter } from './http/stats.js';
 import { messagesRouter } from './http/router.js';
 import { isGroupEvent } from './projections/groups.js';
 
@@ -56,7 +57,7 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
   return {
     http: createServiceApp({
       logger,
-      routers: [messagesRouter(app, new MessageImport(app, readModels)), callsRouter(readModels)],
+      routers: [messagesRouter(app, new MessageImport(app, readModels)), callsRouter(readModels), statsRouter(readModels)],
       bodyLimit: '80kb',
       bodyLimits: { '/v3/data_import': IMPORT_BODY_LIMIT },
     }),

@@ -7,6 +7,7 @@ import { groupFactsProjection, knownGroupId, membershipId } from '../projections
 import type { GroupFactDoc, KnownGroupDoc, MembershipDoc } from '../projections/groups.js';
 import { callDocId, callsProjection } from '../projections/calls.js';
 import type { CallDoc } from '../projections/calls.js';
+import type { MessageFact } from '../domain/usageMetrics.js';
 import { importedMuidId, importedMuidsProjection } from '../projections/importedMuids.js';
 import type { ImportedMuidDoc } from '../projections/importedMuids.js';
 import { messageDocId, messagesProjection } from '../projections/messages.js';
@@ -289,6 +290,20 @@ export class MessagesReadModels implements EventApplier {
   async findCall(appId: string, sessionId: string): Promise<CallDoc | null> {
     const doc = await this.calls.findOne({ _id: callDocId(appId, sessionId) } as Filter<Stored<CallDoc>>);
     return doc ? stripStoredFields<CallDoc>(doc) : null;
+  }
+
+  /** What the usage metrics count: the app's messages sent within the range (read in one scan). */
+  async messageFactsBetween(appId: string, from: number, to: number): Promise<MessageFact[]> {
+    const docs = await this.messages
+      .find({ appId, sentAt: { $gte: from, $lte: to } } as Filter<Stored<MessageDoc>>, { projection: { sender: 1, type: 1, category: 1, sentAt: 1 } })
+      .toArray();
+    return docs.map((d) => ({ sender: d.sender, type: d.type, category: d.category, sentAt: d.sentAt }));
+  }
+
+  /** The app's calls that overlap the range (started before its end, not ended before its start). */
+  async callsOverlapping(appId: string, from: number, to: number): Promise<CallDoc[]> {
+    const docs = await this.calls.find({ appId, startedAt: { $lte: to } } as Filter<Stored<CallDoc>>).toArray();
+    return docs.map((doc) => stripStoredFields<CallDoc>(doc)).filter((call) => call.endedAt === undefined || call.endedAt >= from);
   }
 
   /** A page of an app's calls, newest first, and how many match. */

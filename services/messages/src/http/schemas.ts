@@ -334,3 +334,15 @@ export const callsListSchema = z.object({
 
 /** `GET /calls/{sessionId}/transcriptions`. */
 export const transcriptionsPageSchema = z.object({ page: count(1_000_000).default(1), perPage: count(1000).default(100) });
+
+const epoch = z.coerce.number('a number').int('an integer (epoch seconds)').min(0);
+
+/** `GET /stats`: both ends of the range are required (the catalogue), in order. */
+export const usageStatsSchema = z
+  .object({ fromDate: epoch, toDate: epoch })
+  .refine((q) => q.fromDate <= q.toDate, { path: ['toDate'], message: 'must not be before fromDate' });
+
+/** `GET /stats/messages`: the catalogue lists no parameters; an optional range, by default the last 30 days. */
+export const messageStatsSchema = z
+  .object({ fromDate: epoch.optional(), toDate: epoch.optional() })
+  .refine((q) => q.fromDate === undefined || q.toDate === undefined || q.fromDate <= q.toDate, { path: ['toDate'], message: 'must not be before fromDate' });
