@@ -135,7 +135,9 @@ describe('the calls API', () => {
     });
     const early = await app.call('GET', `/v3/stats?fromDate=${t0 - 60}&toDate=${t0 + 70}`);
     expect(early.body.data.metrics).toMatchObject({ audio_minutes: 2, active_users: 2 });
-    expectError(await app.call('GET', `/v3/stats?toDate=${now}`), 400, 'ERR_BAD_REQUEST');
+    expectError(await app.call('GET', `/v3/stats?fromDate=yesterday&toDate=${now}`), 400, 'ERR_BAD_REQUEST');
+    // Without a range: the last 30 days up to now.
+    expect((await app.call('GET', '/v3/stats')).body.data.metrics.audio_minutes).toBe(4);
     expectError(await app.call('GET', `/v3/stats?fromDate=${now}&toDate=${t0}`), 400, 'ERR_BAD_REQUEST');
 
     const daily = await app.call('GET', `/v3/stats/messages?fromDate=${t0 - 60}&toDate=${now + 60}`);

@@ -337,12 +337,10 @@ export const transcriptionsPageSchema = z.object({ page: count(1_000_000).defaul
 
 const epoch = z.coerce.number('a number').int('an integer (epoch seconds)').min(0);
 
-/** `GET /stats`: both ends of the range are required (the catalogue), in order. */
-export const usageStatsSchema = z
-  .object({ fromDate: epoch, toDate: epoch })
-  .refine((q) => q.fromDate <= q.toDate, { path: ['toDate'], message: 'must not be before fromDate' });
-
-/** `GET /stats/messages`: the catalogue lists no parameters; an optional range, by default the last 30 days. */
-export const messageStatsSchema = z
+/**
+ * `GET /stats` and `GET /stats/messages`: a range in epoch seconds. The catalogue marks `/stats`'s ends
+ * required and lists none for `/stats/messages`; both take either end, by default the last 30 days.
+ */
+export const statsRangeSchema = z
   .object({ fromDate: epoch.optional(), toDate: epoch.optional() })
   .refine((q) => q.fromDate === undefined || q.toDate === undefined || q.fromDate <= q.toDate, { path: ['toDate'], message: 'must not be before fromDate' });

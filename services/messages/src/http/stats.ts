@@ -3,7 +3,8 @@ import { actorOf, parseQuery } from '@chat/http';
 import { Router } from 'express';
 import type { MessagesReadModels } from '../adapters/readModels.js';
 import { messageMetrics, usageMetrics } from '../domain/usageMetrics.js';
-import { messageStatsSchema, usageStatsSchema } from './schemas.js';
+import type { TimeRange } from '../domain/usageMetrics.js';
+import { statsRangeSchema } from './schemas.js';
 
 const DEFAULT_WINDOW_SECONDS = 30 * 86_400;
 /** A range longer than this would read too much for one request (the metrics are computed on read). */
@@ -16,24 +17,28 @@ const MAX_RANGE_SECONDS = 366 * 86_400;
 export function statsRouter(readModels: MessagesReadModels, clock: () => Date = () => new Date()): Router {
   const router = Router();
 
+  /** The range asked for: a missing end defaults to now, a missing start to 30 days before the end. */
+  const rangeOf = (query: unknown): TimeRange => {
+    const given = parseQuery(statsRangeSchema, query);
+    const toDate = given.toDate ?? Math.max(epochSeconds(clock()), given.fromDate ?? 0);
+    const fromDate = given.fromDate ?? toDate - DEFAULT_WINDOW_SECONDS;
+    return { fromDate, toDate: Math.min(toDate, fromDate + MAX_RANGE_SECONDS) };
+  };
+
   router.get('/v3/stats', async (req, res) => {
     const { appId } = actorOf(req);
-    const range = parseQuery(usageStatsSchema, req.query);
-    const toDate = Math.min(range.toDate, range.fromDate + MAX_RANGE_SECONDS);
+    const range = rangeOf(req.query);
     const [messages, calls] = await Promise.all([
-      readModels.messageFactsBetween(appId, range.fromDate, toDate),
-      readModels.callsOverlapping(appId, range.fromDate, toDate),
+      readModels.messageFactsBetween(appId, range.fromDate, range.toDate),
+      readModels.callsOverlapping(appId, range.fromDate, range.toDate),
     ]);
-    res.json({ data: usageMetrics(messages, calls, { fromDate: range.fromDate, toDate }) });
+    res.json({ data: usageMetrics(messages, calls, range) });
   });
 
   router.get('/v3/stats/messages', async (req, res) => {
     const { appId } = actorOf(req);
-    const query = parseQuery(messageStatsSchema, req.query);
-    const toDate = query.toDate ?? epochSeconds(clock());
-    const fromDate = Math.max(query.fromDate ?? toDate - DEFAULT_WINDOW_SECONDS, toDate - MAX_RANGE_SECONDS);
-    const messages = await readModels.messageFactsBetween(appId, fromDate, toDate);
-    res.json({ data: messageMetrics(appId, messages, { fromDate, toDate }) });
+    const range = rangeOf(req.query);
+    res.json({ data: messageMetrics(appId, await readModels.messageFactsBetween(appId, range.fromDate, range.toDate), range) });
   });
 
   return router;
