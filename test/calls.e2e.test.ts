@@ -100,6 +100,8 @@ describe('the calls API', () => {
     expect(paged.body.meta.pagination).toMatchObject({ total: 2, total_pages: 2, current_page: 2 });
 
     expect((await app.call('GET', '/v3/calls', { onBehalfOf: 'bob' })).body.data.map((c: any) => c.sessionId)).toEqual(['sess-1']);
+    expect((await app.call('GET', '/v3/calls?uid=carol', { onBehalfOf: 'alice' })).body.data.map((c: any) => c.sessionId)).toEqual(['sess-2']);
+    expect((await app.call('GET', '/v3/calls?uid=carol', { onBehalfOf: 'bob' })).body.data).toEqual([]);
     expectError(await app.call('GET', '/v3/calls/sess-2', { onBehalfOf: 'bob' }), 404, 'ERR_CALL_NOT_FOUND');
     expectError(await app.call('GET', '/v3/calls/nope'), 404, 'ERR_CALL_NOT_FOUND');
     expectError(await app.call('GET', '/v3/calls?status=bogus'), 400, 'ERR_BAD_REQUEST');

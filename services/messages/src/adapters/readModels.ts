@@ -48,10 +48,10 @@ export interface UnseenBy {
   marks: readonly { conversationId: string; upTo: number }[];
 }
 
-/** A calls list query (`GET /calls`); `uid` keeps the calls that user took part in. */
+/** A calls list query (`GET /calls`); `uids` keeps the calls every one of them took part in. */
 export interface CallQuery {
   appId: string;
-  uid?: string;
+  uids: readonly string[];
   type?: 'audio' | 'video';
   mode?: 'call' | 'meet' | 'presenter';
   status?: string;
@@ -309,7 +309,7 @@ export class MessagesReadModels implements EventApplier {
   /** A page of an app's calls, newest first, and how many match. */
   async pageCalls(query: CallQuery, page: number, perPage: number): Promise<{ total: number; items: CallDoc[] }> {
     const filter: Record<string, unknown> = { appId: query.appId };
-    if (query.uid !== undefined) filter['uids'] = query.uid;
+    if (query.uids.length > 0) filter['uids'] = { $all: [...query.uids] };
     if (query.type !== undefined) filter['type'] = query.type;
     if (query.mode !== undefined) filter['mode'] = query.mode;
     if (query.status !== undefined) filter['status'] = query.status;

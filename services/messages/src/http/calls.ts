@@ -30,14 +30,12 @@ export function callsRouter(readModels: MessagesReadModels): Router {
   router.get('/v3/calls', async (req, res) => {
     const actor = actorOf(req);
     const q = parseQuery(callsListSchema, req.query);
-    if (actor.uid !== undefined && q.uid !== undefined && q.uid !== actor.uid) {
-      throw new ApiError('ERR_BAD_REQUEST', 'uid: on behalf of a user, only that user’s calls are listed.');
-    }
-    const uid = actor.uid ?? q.uid;
+    // On behalf of a user, only that user's calls; `uid` narrows them to the calls shared with that user.
+    const uids = [...new Set([actor.uid, q.uid].filter((uid): uid is string => uid !== undefined))];
     const { total, items } = await readModels.pageCalls(
       {
         appId: actor.appId,
-        ...(uid !== undefined ? { uid } : {}),
+        uids,
         ...(q.type !== undefined ? { type: q.type } : {}),
         ...(q.mode !== undefined ? { mode: q.mode } : {}),
         ...(q.status !== undefined ? { status: q.status } : {}),
