@@ -22,6 +22,18 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        // The bulk import (10,000 messages) on a stack of its own, after the others (scripts/test.sh):
+        // FerretDB scans a collection for every list query, so its data would slow every later test.
+        test: {
+          name: 'bulk',
+          include: ['test/**/*.bulk.test.ts'],
+          globalSetup: ['test/support/globalSetup.ts'],
+          testTimeout: 600_000,
+          hookTimeout: 900_000,
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

@@ -6,4 +6,6 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 echo "[test] lint" >&2
 node_modules/.bin/eslint .
-exec node_modules/.bin/vitest run "$@"
+node_modules/.bin/vitest run --project unit --project system "$@"
+# The bulk import runs on a fresh stack of its own (vitest.config.ts).
+exec node_modules/.bin/vitest run --project bulk

@@ -113,7 +113,7 @@ describe('refused sends change nothing', () => {
     ['no receiver', { receiverType: 'user', data: { text: 'x' } }, 400, 'ERR_EMPTY_RECEIVER'],
     ['receiver not a string', { receiver: 5, receiverType: 'user', data: { text: 'x' } }, 400, 'ERR_EMPTY_RECEIVER'],
     ['bad receiverType', { receiver: 'bob', receiverType: 'room', data: { text: 'x' } }, 400, 'ERR_INVALID_RECEIVER_TYPE'],
-    ['bad category', { receiver: 'bob', receiverType: 'user', category: 'call', data: { text: 'x' } }, 400, 'ERR_INVALID_MESSAGE_CATEGORY'],
+    ['bad category', { receiver: 'bob', receiverType: 'user', category: 'poll', data: { text: 'x' } }, 400, 'ERR_INVALID_MESSAGE_CATEGORY'],
     ['bad type', { receiver: 'bob', receiverType: 'user', type: 'sticker', data: { text: 'x' } }, 400, 'ERR_INVALID_MESSAGE_TYPE'],
     ['custom without type', { receiver: 'bob', receiverType: 'user', category: 'custom', data: { customData: {} } }, 400, 'ERR_EMPTY_MESSAGE_TYPE'],
     ['no data', { receiver: 'bob', receiverType: 'user' }, 400, 'ERR_INVALID_MESSAGE_DATA'],

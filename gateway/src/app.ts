@@ -11,6 +11,7 @@ import {
   deprecationHeaders,
   appLocationSchema,
   internalHeaders,
+  isCallsRoute,
   roleDenial,
   roleLimits,
   routeCatalog,
@@ -116,8 +117,23 @@ function forwardedHeaders(req: IncomingMessage, requestId: string): OutgoingHttp
   return out;
 }
 
+/** The chat host serves the chat API, the calls host the calls API, a plain host every API. */
 function fitsHost(route: RouteSpec, tenancy: HostTenancy): boolean {
-  return tenancy.kind === 'plain' || (tenancy.kind === 'chat' ? route.api === 'chat' : route.api === 'management');
+  switch (tenancy.kind) {
+    case 'plain':
+      return true;
+    case 'chat':
+      return route.api === 'chat' && !isCallsRoute(route);
+    case 'calls':
+      return isCallsRoute(route);
+    case 'management':
+    case 'foreign-region':
+      return route.api === 'management';
+    default: {
+      const unreachable: never = tenancy;
+      throw new Error(`unknown host kind ${JSON.stringify(unreachable)}`);
+    }
+  }
 }
 
 export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps): Gateway {
@@ -267,7 +283,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
   };
 
   const handleChat = (req: IncomingMessage, res: ServerResponse, route: RouteSpec, tenancy: HostTenancy, requestId: string): void => {
-    const appId = tenancy.kind === 'chat' ? tenancy.appId : single(req.headers.appid);
+    const appId = tenancy.kind === 'chat' || tenancy.kind === 'calls' ? tenancy.appId : single(req.headers.appid);
     if (!appId) return sendError(res, 'AUTH_ERR_EMPTY_APPID', 'The appId header is required.', requestId);
     if (!APP_ID_PATTERN.test(appId)) return sendError(res, 'AUTH_ERR_INVALID_APPID', `The app ${appId} does not exist.`, requestId);
     const apiKey = single(req.headers.apikey);
@@ -315,7 +331,6 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
         requestId,
       );
     }
-    if (tenancy.kind === 'calls') return sendError(res, 'ERR_API_NOT_FOUND', 'The calls API is not available on this deployment.', requestId);
 
     const route = routes.match(req.method ?? 'GET', path);
     if (!route || !fitsHost(route, tenancy)) {

@@ -15,6 +15,8 @@ export interface RouteFixtures {
   peer: string;
   guid: string;
   messageId: string;
+  /** A call between `owner` and `peer` (one call message). */
+  sessionId: string;
 }
 
 export async function createRouteFixtures(name: string): Promise<RouteFixtures> {
@@ -23,7 +25,10 @@ export async function createRouteFixtures(name: string): Promise<RouteFixtures> 
   for (const uid of [owner, peer]) await createUser(app, uid);
   await done(app.call('POST', '/v3/groups', { body: { guid, name: 'Fixture', type: 'public', owner } }));
   const messageId = (await converse(app, owner, peer, 'fixture')).body.data.id as string;
-  return { app, owner, peer, guid, messageId };
+  const sessionId = 'fixture-call';
+  const call = { receiver: peer, receiverType: 'user', category: 'call', type: 'audio', data: { action: 'initiated', sessionId } };
+  await done(app.call('POST', '/v3/messages', { onBehalfOf: owner, body: call }));
+  return { app, owner, peer, guid, messageId, sessionId };
 }
 
 /** Values for the catalogue's path parameters that name something the fixtures created. */
@@ -40,6 +45,7 @@ export function pathOf(route: RouteSpec, fixtures: RouteFixtures, overrides: Rec
     authToken: 'unknown-token',
     apiKey: 'unknown-key',
     appId: fixtures.app.appId,
+    sessionId: fixtures.sessionId,
     ...overrides,
   };
   const path = route.path.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(values[name] ?? name));

@@ -1,4 +1,5 @@
 import { conversationsErrorStatus } from './errorCodes/conversations.js';
+import { dataImportErrorStatus } from './errorCodes/dataImport.js';
 import { groupsErrorStatus } from './errorCodes/groups.js';
 import { messagesErrorStatus } from './errorCodes/messages.js';
 import { usersErrorStatus } from './errorCodes/users.js';
@@ -64,6 +65,7 @@ export const errorStatus = {
   ...groupsErrorStatus,
   ...messagesErrorStatus,
   ...conversationsErrorStatus,
+  ...dataImportErrorStatus,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof errorStatus;

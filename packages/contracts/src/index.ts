@@ -26,7 +26,7 @@ export * from './events/messages.js';
 export * from './events/conversations.js';
 export type { ApiKeyCreated, ApiKeyDeleted, ApiKeyUpdated, AppCreated } from './events/management.js';
 export { apiKeyEventTypes, appEventTypes } from './events/management.js';
-export { CHAT_API_PREFIX, routeCatalog, serviceNames } from './routes.js';
+export { CALLS_PATH_PREFIX, CHAT_API_PREFIX, isCallsRoute, routeCatalog, serviceNames } from './routes.js';
 export { deprecatedOperations, deprecationHeaders } from './deprecations.js';
 export { listParameters } from './listParameters.js';
 export type { CataloguedParameter } from './listParameters.js';

@@ -176,9 +176,29 @@ export const listParameters: Readonly<Record<string, readonly CataloguedParamete
     { name: 'withTags', type: 'boolean' },
     { name: 'tags', type: 'array' },
   ],
+  'usage-metrics': [
+    { name: 'fromDate', type: 'integer' },
+    { name: 'toDate', type: 'integer' },
+  ],
   'list-apps': [
     { name: 'searchKey', type: 'string' },
     { name: 'perPage', type: 'integer' },
     { name: 'page', type: 'integer' },
+  ],
+  'list-calls': [
+    { name: 'type', type: 'string', enum: ['audio', 'video'] },
+    { name: 'mode', type: 'string', enum: ['call', 'meet', 'presenter'] },
+    { name: 'participantsCount', type: 'integer' },
+    { name: 'startedAt', type: 'integer' },
+    { name: 'status', type: 'string', enum: ['rejected', 'ongoing', 'ended'] },
+    { name: 'receiverType', type: 'string', enum: ['user', 'group'] },
+    { name: 'endedAt', type: 'integer' },
+    { name: 'hasRecording', type: 'boolean' },
+    { name: 'hasTranscription', type: 'boolean' },
+    { name: 'uid', type: 'string' },
+  ],
+  'retrieve-call-transcriptions': [
+    { name: 'page', type: 'integer' },
+    { name: 'perPage', type: 'integer' },
   ],
 };

@@ -49,6 +49,13 @@ const management = (method: HttpMethod, path: string, operationId: string): Rout
 
 export const CHAT_API_PREFIX = '/v3';
 
+/** The calls API's paths (below the chat prefix): served on the calls host, and on a plain host. */
+export const CALLS_PATH_PREFIX = '/calls';
+
+export function isCallsRoute(route: Pick<RouteSpec, 'api' | 'path'>): boolean {
+  return route.api === 'chat' && (route.path === CALLS_PATH_PREFIX || route.path.startsWith(`${CALLS_PATH_PREFIX}/`));
+}
+
 export const routeCatalog: readonly RouteSpec[] = [
   // users (authOnly keys may create users and auth tokens and nothing else)
   chat('POST', '/users', 'create-user', 'users', 'authOnly', 'ignored'),
@@ -141,6 +148,18 @@ export const routeCatalog: readonly RouteSpec[] = [
   chat('DELETE', '/groups/:guid/conversation/read', 'mark-group-conversation-as-unread', 'conversations', 'fullAccess', 'required'),
   chat('POST', '/groups/:guid/conversation/pin', 'pin-group-conversation', 'conversations', 'fullAccess', 'required'),
   chat('DELETE', '/groups/:guid/conversation/pin', 'unpin-group-conversation', 'conversations', 'fullAccess', 'required'),
+  // calls ({calls_url}: the calls host, or /v3/calls… on a plain host): records folded from call messages
+  chat('GET', '/calls', 'list-calls', 'messages', 'fullAccess', 'optional'),
+  chat('GET', '/calls/:sessionId', 'retrieve-call-details', 'messages', 'fullAccess', 'optional'),
+  chat('GET', '/calls/:sessionId/transcriptions', 'retrieve-call-transcriptions', 'messages', 'fullAccess', 'optional'),
+  // usage metrics, computed from the messages and calls read models
+  chat('GET', '/stats', 'usage-metrics', 'messages', 'fullAccess', 'ignored'),
+  chat('GET', '/stats/messages', 'message-receipt-metrics', 'messages', 'fullAccess', 'ignored'),
+  // data import: each resource goes to the service that owns it; records keep the caller's ids and times
+  chat('POST', '/data_import/users', 'import-users', 'users', 'fullAccess', 'ignored'),
+  chat('POST', '/data_import/groups', 'import-groups', 'conversations', 'fullAccess', 'ignored'),
+  chat('POST', '/data_import/members', 'import-members', 'conversations', 'fullAccess', 'ignored'),
+  chat('POST', '/data_import/messages', 'import-messages', 'messages', 'fullAccess', 'ignored'),
   // api keys
   chat('POST', '/apikeys', 'create-apikey', 'management', 'fullAccess', 'ignored'),
   chat('GET', '/apikeys', 'list-apikeys', 'management', 'fullAccess', 'ignored'),

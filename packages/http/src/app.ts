@@ -9,6 +9,8 @@ export interface ServiceAppOptions {
   routers: readonly Router[];
   /** Largest JSON body accepted; CometChat's own limits are 10 KB (users) and 64 KB (messages). */
   bodyLimit?: string;
+  /** Larger limits for some paths (data import takes 50 records at once); parsed before the default. */
+  bodyLimits?: Readonly<Record<string, string>>;
   health?: () => Promise<Record<string, unknown>>;
 }
 
@@ -89,6 +91,9 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   app.get('/health', async (_req, res) => {
     res.json({ status: 'ok', ...(options.health ? await options.health() : {}) });
   });
+  const json = (limit: string) => express.json({ limit, strict: true, type: ['application/json', '+json'] });
+  // A body parsed by a path's own parser is not parsed again by the default one.
+  for (const [path, limit] of Object.entries(options.bodyLimits ?? {})) app.use(path, json(limit));
   app.use(express.json({ limit: options.bodyLimit ?? '64kb', strict: true, type: ['application/json', '+json'] }));
   for (const router of options.routers) app.use(router);
   app.use(notFound);

@@ -12,3 +12,5 @@ export { Admission, DEFAULT_ADMISSION } from './admission.js';
 export type { AdmissionLimits } from './admission.js';
 export { ListCursor, compareKeys, cursorParameter, listMeta, pageInMemory } from './cursor.js';
 export type { CursorKey, KeyOrder } from './cursor.js';
+export { IMPORT_BODY_LIMIT, MAX_IMPORT_RECORDS, importFailure, importRecords, inCallerOrder, outcomesOf, pastEpochSeconds, settleEach, validateRecords } from './dataImport.js';
+export type { ImportOutcome, KeyedRecord, RecordResult } from './dataImport.js';

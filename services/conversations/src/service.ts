@@ -1,5 +1,5 @@
 import { topics } from '@chat/contracts';
-import { createServiceApp } from '@chat/http';
+import { IMPORT_BODY_LIMIT, createServiceApp } from '@chat/http';
 import { allOf } from '@chat/mongo';
 import { createEventPipeline } from '@chat/runtime';
 import type { RunnableService } from '@chat/runtime';
@@ -10,7 +10,8 @@ import { ConversationReadModels } from './adapters/readModels.js';
 import { GroupReadModels } from './adapters/groupsReadModels.js';
 import { ConversationsApp } from './app/conversations.js';
 import { GroupsApp } from './app/groups.js';
-import { groupsRouter } from './http/groups.js';
+import { groupImportRouter, groupsRouter } from './http/groups.js';
+import { GroupImport } from './app/groupImport.js';
 import { conversationsRouter } from './http/router.js';
 
 export interface ConversationsServiceDeps {
@@ -37,10 +38,15 @@ export function createConversationsService(deps: ConversationsServiceDeps): Runn
     ownReadModels: readModels,
   });
   const app = new ConversationsApp({ runner: pipeline.runner, readModels: conversationReadModels });
-  const groups = new GroupsApp({ runner: pipeline.runner, readModels: groupReadModels, users: conversationReadModels });
+  const groupsDeps = { runner: pipeline.runner, readModels: groupReadModels, users: conversationReadModels };
+  const groups = new GroupsApp(groupsDeps);
 
   return {
-    http: createServiceApp({ logger, routers: [conversationsRouter(app), groupsRouter(groups)] }),
+    http: createServiceApp({
+      logger,
+      routers: [conversationsRouter(app), groupsRouter(groups), groupImportRouter(new GroupImport(groups, groupsDeps))],
+      bodyLimits: { '/v3/data_import': IMPORT_BODY_LIMIT },
+    }),
     async start() {
       await conversationReadModels.ensureIndexes();
       await groupReadModels.ensureIndexes();

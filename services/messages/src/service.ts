@@ -1,14 +1,17 @@
 import { topics } from '@chat/contracts';
 import type { KnownEvent } from '@chat/contracts';
-import { createServiceApp } from '@chat/http';
+import { IMPORT_BODY_LIMIT, createServiceApp } from '@chat/http';
 import { createEventPipeline } from '@chat/runtime';
 import type { RunnableService } from '@chat/runtime';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import { MessagesReadModels } from './adapters/readModels.js';
+import { MessageImport } from './app/messageImport.js';
 import { MessagesApp } from './app/messages.js';
 import { GroupActionMessages } from './consumers/groupActions.js';
+import { callsRouter } from './http/calls.js';
+import { statsRouter } from './http/stats.js';
 import { messagesRouter } from './http/router.js';
 import { isGroupEvent } from './projections/groups.js';
 
@@ -54,7 +57,12 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
   groupActions = new GroupActionMessages(app, readModels);
 
   return {
-    http: createServiceApp({ logger, routers: [messagesRouter(app)], bodyLimit: '80kb' }),
+    http: createServiceApp({
+      logger,
+      routers: [messagesRouter(app, new MessageImport(app, readModels)), callsRouter(readModels), statsRouter(readModels)],
+      bodyLimit: '80kb',
+      bodyLimits: { '/v3/data_import': IMPORT_BODY_LIMIT },
+    }),
     start: async () => {
       await readModels.ensureIndexes();
       await pipeline.start();

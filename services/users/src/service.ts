@@ -1,5 +1,5 @@
 import { topics } from '@chat/contracts';
-import { createServiceApp } from '@chat/http';
+import { IMPORT_BODY_LIMIT, createServiceApp } from '@chat/http';
 import { createEventPipeline } from '@chat/runtime';
 import type { RunnableService } from '@chat/runtime';
 import type { Kafka } from 'kafkajs';
@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { UserReadModels } from './adapters/readModels.js';
 import { RelationsApp } from './app/relations.js';
 import { RolesApp } from './app/roles.js';
+import { UserImport } from './app/userImport.js';
 import { UsersApp } from './app/users.js';
 import { usersRouter } from './http/router.js';
 
@@ -35,11 +36,11 @@ export function createUsersService(deps: UsersServiceDeps): RunnableService {
   });
   const appDeps = { runner: pipeline.runner, readModels };
   const users = new UsersApp(appDeps);
-  const apis = { users, relations: new RelationsApp(appDeps, users), roles: new RolesApp(appDeps) };
+  const apis = { users, relations: new RelationsApp(appDeps, users), roles: new RolesApp(appDeps), userImport: new UserImport(appDeps) };
 
   return {
     // CometChat's documented request limit for user writes is 10 KB.
-    http: createServiceApp({ logger, routers: [usersRouter(apis)], bodyLimit: '10kb' }),
+    http: createServiceApp({ logger, routers: [usersRouter(apis)], bodyLimit: '10kb', bodyLimits: { '/v3/data_import': IMPORT_BODY_LIMIT } }),
     async start() {
       await readModels.ensureIndexes();
       await pipeline.start();

@@ -31,6 +31,7 @@ export const groupCreatedV1 = z.object({
   passwordHash: z.string().optional(),
   createdBy: z.string().optional(),
   createdAt: z.number().int(),
+  imported: z.literal(true).optional(),
 });
 
 export const groupUpdatedV1 = z.object({
@@ -60,6 +61,12 @@ const groupMember = z.object({ uid: z.string(), scope: z.enum(groupScopes) });
  */
 const membersCount = z.number().int().nonnegative().optional();
 
+/**
+ * Set on the events of a data import: history, so no action message, webhook or notification
+ * reacts to it.
+ */
+const imported = z.literal(true).optional();
+
 /** A user joined by themselves (public group, or password group with the right password). */
 export const groupMemberJoinedV1 = z.object({
   guid: z.string(),
@@ -75,6 +82,7 @@ export const groupMembersAddedV1 = z.object({
   addedBy: z.string().optional(),
   addedAt: z.number().int(),
   membersCount,
+  imported,
 });
 export const groupMemberLeftV1 = z.object({ guid: z.string(), uid: z.string(), leftAt: z.number().int(), membersCount });
 export const groupMemberKickedV1 = z.object({
@@ -100,6 +108,7 @@ export const groupMemberBannedV1 = z.object({
   bannedAt: z.number().int(),
   wasMember: z.boolean().optional(),
   membersCount,
+  imported,
 });
 export const groupMemberUnbannedV1 = z.object({ guid: z.string(), uid: z.string(), unbannedBy: z.string().optional(), unbannedAt: z.number().int() });
 

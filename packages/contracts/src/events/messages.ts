@@ -33,6 +33,14 @@ export const messageSentV1 = z.object({
    * change): that event's stream and version, the action message's identity for de-duplication.
    */
   sourceEvent: z.object({ streamId: z.string(), version: z.number().int() }).optional(),
+  /**
+   * Set on a message from a data import: history sent at `sentAt` (the caller's time), so no webhook,
+   * push notification or other reaction to a new message fires for it. `muid` is its import id.
+   */
+  imported: z.literal(true).optional(),
+  /** An imported message's delivery and read times as the caller gave them. */
+  deliveredAt: z.number().int().optional(),
+  readAt: z.number().int().optional(),
 });
 
 /** The whole new `data` (not a diff), so a consumer can replace what it shows. */

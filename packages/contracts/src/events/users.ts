@@ -10,6 +10,10 @@ export const userCreatedV1 = z.object({
   metadata: z.record(z.string(), z.unknown()).optional(),
   tags: z.array(z.string()),
   createdAt: z.number().int(),
+  /** Set when the user came from a data import: history, so no webhook or notification reacts to it. */
+  imported: z.literal(true).optional(),
+  /** An imported user's last activity as the caller gave it. */
+  lastActiveAt: z.number().int().optional(),
 });
 
 /** The token itself never leaves the users service: the event carries only its fingerprint. */

@@ -100,9 +100,10 @@ function memberRequests(lists: MemberLists): MemberRequest[] {
 
 /** The users whose membership or ban a command's decision reads. */
 function involvedUids(command: GroupCommand): string[] {
-  const by = command.type !== 'SetScopePermissions' && command.type !== 'UnsetScopePermission' && command.by !== undefined ? [command.by] : [];
+  const by = 'by' in command && command.by !== undefined ? [command.by] : [];
   switch (command.type) {
     case 'CreateGroup':
+    case 'ImportGroup':
     case 'SetScopePermissions':
     case 'UnsetScopePermission':
       return [];
@@ -112,6 +113,8 @@ function involvedUids(command: GroupCommand): string[] {
       return by;
     case 'AddMembers':
       return [...by, ...command.members.map((m) => m.uid), ...command.usersToBan];
+    case 'ImportMembers':
+      return command.members.map((m) => m.uid);
     case 'KickMember':
     case 'ChangeMemberScope':
     case 'BanMember':
@@ -139,9 +142,9 @@ export class GroupsApp {
   /**
    * Runs a command on the group's stream; its events reach the read models before it answers. The
    * command's roster (the membership and bans of the users it involves) is read on every attempt,
-   * as of the version the attempt decides on.
+   * as of the version the attempt decides on. Also the data import's way onto a group stream.
    */
-  private execute(context: GroupRequestContext, guid: string, command: GroupCommand, now: Date) {
+  execute(context: GroupRequestContext, guid: string, command: GroupCommand, now: Date) {
     const { appId } = context.actor;
     const involved = involvedUids(command);
     return this.deps.runner.run({
@@ -154,7 +157,7 @@ export class GroupsApp {
   }
 
   /** The group's current state straight from its stream (the snapshot of its last commit). */
-  private async loadGroup(appId: string, guid: string): Promise<GroupState> {
+  async loadGroup(appId: string, guid: string): Promise<GroupState> {
     const { state } = await this.deps.runner.load<GroupState, GroupEvent>(groupDecider(guid), groupStream(appId, guid));
     return state;
   }

@@ -97,6 +97,13 @@ export function rosterOf(
   return roster;
 }
 
+export interface ImportedMember {
+  uid: string;
+  scope: GroupScope;
+  joinedAt: number;
+  banned: boolean;
+}
+
 export interface MemberRequest {
   uid: string;
   scope: GroupScope;
@@ -126,6 +133,13 @@ type GroupCommandBody =
       now: number;
     }
   | { type: 'DeleteGroup'; by?: string; now: number }
+  /** A group from a data import with the caller's creation time; an existing guid makes it a no-op. */
+  | { type: 'ImportGroup'; profile: GroupProfile; passwordHash?: string; createdAt: number }
+  /**
+   * Members from a data import, checked by the caller (users exist, `joinedAt` within the group's
+   * life); those already members, or already banned, are left as they are (reruns).
+   */
+  | { type: 'ImportMembers'; members: ImportedMember[] }
   | {
       type: 'AddMembers';
       members: MemberRequest[];
@@ -285,6 +299,45 @@ function decideCreate(command: Extract<GroupCommand, { type: 'CreateGroup' }>, s
       type: 'GroupMemberBanned',
       data: { guid: profile.guid, uid, ...(by !== undefined ? { bannedBy: by } : {}), bannedAt: now, wasMember: false, membersCount: members.size },
     });
+  }
+  return events;
+}
+
+function decideImportGroup(command: Extract<GroupCommand, { type: 'ImportGroup' }>, state: GroupView): GroupEvent[] {
+  if (state.exists) return [];
+  const { profile, createdAt } = command;
+  const events: GroupEvent[] = [
+    {
+      type: 'GroupCreated',
+      data: { ...profile, ...(command.passwordHash !== undefined ? { passwordHash: command.passwordHash } : {}), createdAt, imported: true },
+    },
+  ];
+  if (profile.owner) {
+    events.push({
+      type: 'GroupMembersAdded',
+      data: { guid: profile.guid, members: [{ uid: profile.owner, scope: 'admin' }], addedAt: createdAt, membersCount: 1, imported: true },
+    });
+  }
+  return events;
+}
+
+/** One `GroupMembersAdded` per joining time (members keep their own `joinedAt`), bans after them. */
+function decideImportMembers(command: Extract<GroupCommand, { type: 'ImportMembers' }>, state: GroupView, guid: string): GroupEvent[] {
+  activeGroup(state, guid);
+  const fresh = command.members.filter((m) => !state.members[m.uid] && state.banned[m.uid] === undefined);
+  const byTime = new Map<number, ImportedMember[]>();
+  for (const member of fresh.filter((m) => !m.banned)) byTime.set(member.joinedAt, [...(byTime.get(member.joinedAt) ?? []), member]);
+  const events: GroupEvent[] = [];
+  let count = state.membersCount;
+  for (const [joinedAt, members] of [...byTime].sort(([a], [b]) => a - b)) {
+    count += members.length;
+    events.push({
+      type: 'GroupMembersAdded',
+      data: { guid, members: members.map(({ uid, scope }) => ({ uid, scope })), addedAt: joinedAt, membersCount: count, imported: true },
+    });
+  }
+  for (const member of fresh.filter((m) => m.banned)) {
+    events.push({ type: 'GroupMemberBanned', data: { guid, uid: member.uid, bannedAt: member.joinedAt, wasMember: false, membersCount: count, imported: true } });
   }
   return events;
 }
@@ -489,6 +542,10 @@ function decide(command: GroupCommand, current: GroupState, guid: string): Group
       requireAdmin(rank, command.by, guid);
       return [{ type: 'GroupDeleted', data: { guid, ...(command.by !== undefined ? { deletedBy: command.by } : {}), deletedAt: command.now } }];
     }
+    case 'ImportGroup':
+      return decideImportGroup(command, state);
+    case 'ImportMembers':
+      return decideImportMembers(command, state, guid);
     case 'AddMembers':
       return decideAddMembers(command, state, guid);
     case 'KickMember':

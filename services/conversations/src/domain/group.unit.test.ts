@@ -253,3 +253,47 @@ describe('group decider: scope permissions', () => {
     expect(state.permissions.participant).toEqual({});
   });
 });
+
+describe('group decider: data import', () => {
+  it('creates a group with the caller’s creation time and its owner as admin, marked imported; a rerun changes nothing', () => {
+    spec
+      .given([])
+      .when({ type: 'ImportGroup', profile, createdAt: 50 })
+      .then([
+        { type: 'GroupCreated', data: { ...profile, createdAt: 50, imported: true } },
+        { type: 'GroupMembersAdded', data: { guid: 'g', members: [{ uid: 'o', scope: 'admin' }], addedAt: 50, membersCount: 1, imported: true } },
+      ]);
+    spec.given(team).when({ type: 'ImportGroup', profile: { ...profile, name: 'Other' }, createdAt: 50 }).then([]);
+  });
+
+  it('adds members at their own joining times and bans the banned ones; members and bans already there are left alone', () => {
+    spec
+      .given(team)
+      .when({
+        type: 'ImportMembers',
+        members: [
+          { uid: 'n', scope: 'participant', joinedAt: 9, banned: false },
+          { uid: 'n2', scope: 'moderator', joinedAt: 7, banned: false },
+          { uid: 'n3', scope: 'participant', joinedAt: 9, banned: false },
+          { uid: 'b', scope: 'participant', joinedAt: 8, banned: true },
+          { uid: 'p', scope: 'admin', joinedAt: 9, banned: false },
+          { uid: 'x', scope: 'participant', joinedAt: 9, banned: false },
+        ],
+      })
+      .then([
+        { type: 'GroupMembersAdded', data: { guid: 'g', members: [{ uid: 'n2', scope: 'moderator' }], addedAt: 7, membersCount: 6, imported: true } },
+        {
+          type: 'GroupMembersAdded',
+          data: { guid: 'g', members: [{ uid: 'n', scope: 'participant' }, { uid: 'n3', scope: 'participant' }], addedAt: 9, membersCount: 8, imported: true },
+        },
+        { type: 'GroupMemberBanned', data: { guid: 'g', uid: 'b', bannedAt: 8, wasMember: false, membersCount: 8, imported: true } },
+      ]);
+  });
+
+  it('refuses members of a group that does not exist', () => {
+    spec
+      .given([])
+      .when({ type: 'ImportMembers', members: [{ uid: 'n', scope: 'participant', joinedAt: 9, banned: false }] })
+      .thenThrows(refusedWith('ERR_GUID_NOT_FOUND'));
+  });
+});

@@ -1,8 +1,9 @@
 import { ApiError, limitDenial, normalizeUid } from '@chat/contracts';
-import { ListCursor, actorOf, parseQuery, parseWith, requestIdOf, roleLimitsOf } from '@chat/http';
+import { ListCursor, actorOf, importRecords, inCallerOrder, outcomesOf, parseQuery, parseWith, requestIdOf, roleLimitsOf, validateRecords } from '@chat/http';
 import { Router } from 'express';
 import type { Request } from 'express';
 import { z } from 'zod';
+import type { GroupImport } from '../app/groupImport.js';
 import type { GroupRequestContext, GroupsApp } from '../app/groups.js';
 import { parseScopePermissions, isScopePermissionId } from '../domain/scopePermissions.js';
 import {
@@ -10,6 +11,8 @@ import {
   addMembersSchema,
   changeScopeSchema,
   createGroupSchema,
+  importGroupSchema,
+  importMemberSchema,
   listGroupsSchema,
   listMembersSchema,
   pagingSchema,
@@ -36,6 +39,32 @@ function pathUid(req: Request): string {
 
 function pathScope(req: Request) {
   return parseWith(z.object({ scope: scopeSchema }), { scope: req.params['scope'] }).scope;
+}
+
+/** `POST /data_import/groups` and `/members`: per-record answers, in the caller's order. */
+export function groupImportRouter(groupImport: GroupImport): Router {
+  const router = Router();
+  router.post('/v3/data_import/groups', async (req, res) => {
+    const entries = importRecords(req.body, 'groups', 'ERR_IMPORT_INVALID_GROUP_FORMAT');
+    const schema = importGroupSchema(Math.floor(Date.now() / 1000));
+    const { valid, refused } = validateRecords(entries, (key, record) => {
+      const group = parseWith(schema, record);
+      if (key.toLowerCase() !== group.guid) throw new ApiError('ERR_BAD_REQUEST', `guid: must equal the record's key (${key}).`);
+      return group;
+    });
+    res.json({ data: inCallerOrder(entries, refused, outcomesOf(await groupImport.importGroups(contextOf(req), valid))) });
+  });
+  router.post('/v3/data_import/members', async (req, res) => {
+    const entries = importRecords(req.body, 'members', 'ERR_IMPORT_INVALID_MEMBER_FORMAT');
+    const schema = importMemberSchema(Math.floor(Date.now() / 1000));
+    const { valid, refused } = validateRecords(entries, (key, record) => {
+      const member = parseWith(schema, record);
+      if (key !== member.memberId) throw new ApiError('ERR_BAD_REQUEST', `memberId: must equal the record's key (${key}).`);
+      return member;
+    });
+    res.json({ data: inCallerOrder(entries, refused, outcomesOf(await groupImport.importMembers(contextOf(req), valid))) });
+  });
+  return router;
 }
 
 export function groupsRouter(app: GroupsApp): Router {

@@ -1,4 +1,5 @@
 import { UID_PATTERN, groupScopes, groupTypes } from '@chat/contracts';
+import { pastEpochSeconds } from '@chat/http';
 import { z } from 'zod';
 import { cursorParameter } from '@chat/http';
 
@@ -160,3 +161,36 @@ export const listMembersSchema = pagingSchema.extend({
   scopes: listOf(z.enum(groupScopes)),
   status: z.enum(['available', 'offline']).optional(),
 });
+
+/** One group of `POST /data_import/groups`; a password group needs its password. */
+export function importGroupSchema(nowSeconds: number) {
+  return z
+    .object({
+      guid,
+      name,
+      type: z.enum(groupTypes),
+      password: password.optional(),
+      icon: url.optional(),
+      description: description.optional(),
+      owner: z.string().trim().toLowerCase().regex(UID_PATTERN, 'must be a valid uid').optional(),
+      createdAt: pastEpochSeconds(nowSeconds).optional(),
+      metadata: metadata.optional(),
+      tags: tags.default([]),
+    })
+    .refine((group) => group.type !== 'password' || group.password !== undefined, { path: ['password'], message: 'a password group needs a password' });
+}
+
+/** One membership of `POST /data_import/members`, keyed `<guid>_member_<uid>` by the caller. */
+export function importMemberSchema(nowSeconds: number) {
+  return z.object({
+    memberId: z.string().min(1).max(300),
+    guid,
+    uid: z.string().trim().toLowerCase().regex(UID_PATTERN, 'must be a valid uid'),
+    scope: z.enum(groupScopes).default('participant'),
+    isBanned: z.boolean().default(false),
+    joinedAt: pastEpochSeconds(nowSeconds).optional(),
+  });
+}
+
+export type ImportedGroupRecord = z.infer<ReturnType<typeof importGroupSchema>>;
+export type ImportedMemberRecord = z.infer<ReturnType<typeof importMemberSchema>>;

@@ -5,6 +5,11 @@ import type { EventApplier, KeysetOrder, PagePosition, Stored, StoredRecord } fr
 import type { Collection, Db, Filter } from 'mongodb';
 import { groupFactsProjection, knownGroupId, membershipId } from '../projections/groups.js';
 import type { GroupFactDoc, KnownGroupDoc, MembershipDoc } from '../projections/groups.js';
+import { callDocId, callsProjection } from '../projections/calls.js';
+import type { CallDoc } from '../projections/calls.js';
+import type { MessageFact } from '../domain/usageMetrics.js';
+import { importedMuidId, importedMuidsProjection } from '../projections/importedMuids.js';
+import type { ImportedMuidDoc } from '../projections/importedMuids.js';
 import { messageDocId, messagesProjection } from '../projections/messages.js';
 import type { MessageDoc } from '../projections/messages.js';
 import { messageMuidId, messageMuidsProjection } from '../projections/messageMuids.js';
@@ -43,6 +48,23 @@ export interface Facts {
 export interface UnseenBy {
   uid: string;
   marks: readonly { conversationId: string; upTo: number }[];
+}
+
+/** A calls list query (`GET /calls`); `uids` keeps the calls every one of them took part in. */
+export interface CallQuery {
+  appId: string;
+  uids: readonly string[];
+  type?: 'audio' | 'video';
+  mode?: 'call' | 'meet' | 'presenter';
+  status?: string;
+  receiverType?: 'user' | 'group';
+  participantsCount?: number;
+  hasRecording?: boolean;
+  hasTranscription?: boolean;
+  /** Calls that started at or after this time. */
+  startedFrom?: number;
+  /** Calls that ended at or before this time. */
+  endedBy?: number;
 }
 
 export type MessageCursor = { field: 'seq' | 'sentAt'; direction: 'before' | 'after'; value: number };
@@ -165,6 +187,8 @@ export class MessagesReadModels implements EventApplier {
   private readonly messages: Collection<Stored<MessageDoc>>;
   private readonly receiptMarks: Collection<Stored<ReceiptMarksDoc>>;
   private readonly facts: Collection<Stored<FactDoc>>;
+  private readonly importedMuids: Collection<Stored<ImportedMuidDoc>>;
+  private readonly calls: Collection<Stored<CallDoc>>;
   private readonly idRequests = new Coalescer<number, string[]>((appId, counts) => this.allocateBatch(appId, counts));
   /** The facts every send reads, from memory; `observeFacts` keeps it current on every replica. */
   private readonly factsMemory: DocumentMemory;
@@ -178,7 +202,11 @@ export class MessagesReadModels implements EventApplier {
       mongoProjection(db, 'messages', messagesProjection),
       mongoProjection(db, 'message_muids', messageMuidsProjection),
       mongoProjection(db, 'receipt_marks', receiptMarksProjection),
+      mongoProjection(db, 'imported_muids', importedMuidsProjection),
+      mongoProjection(db, 'calls', callsProjection),
     );
+    this.calls = db.collection<Stored<CallDoc>>('calls');
+    this.importedMuids = db.collection<Stored<ImportedMuidDoc>>('imported_muids');
     this.messages = db.collection<Stored<MessageDoc>>('messages');
     this.receiptMarks = db.collection<Stored<ReceiptMarksDoc>>('receipt_marks');
     this.facts = db.collection<Stored<FactDoc>>('facts');
@@ -202,6 +230,7 @@ export class MessagesReadModels implements EventApplier {
     await ensureIndexes(this.db, 'facts', [
       { keys: { appId: 1, kind: 1, uid: 1, standing: 1 }, options: { name: 'memberships_of_user' } },
     ]);
+    await ensureIndexes(this.db, 'calls', [{ keys: { appId: 1, initiatedAt: -1 }, options: { name: 'app_calls' } }]);
     await ensureIndexes(this.db, 'receipt_marks', [{ keys: { appId: 1, uid: 1 }, options: { name: 'marks_of_user' } }]);
     await ensureIndexes(this.db, 'messages', [
       { keys: { appId: 1, seq: 1 }, options: { name: 'app_order' } },
@@ -279,6 +308,58 @@ export class MessagesReadModels implements EventApplier {
   async findMessages(appId: string, ids: readonly string[]): Promise<Map<string, MessageDoc>> {
     const docs = await byIds(this.messages, ids.map((id) => messageDocId(appId, id)));
     return new Map(docs.map((doc) => [doc.id, stripStoredFields(doc)]));
+  }
+
+  async findCall(appId: string, sessionId: string): Promise<CallDoc | null> {
+    const doc = await this.calls.findOne({ _id: callDocId(appId, sessionId) } as Filter<Stored<CallDoc>>);
+    return doc ? stripStoredFields<CallDoc>(doc) : null;
+  }
+
+  /** What the usage metrics count: the app's messages sent within the range (read in one scan). */
+  async messageFactsBetween(appId: string, from: number, to: number): Promise<MessageFact[]> {
+    const docs = await this.messages
+      .find({ appId, sentAt: { $gte: from, $lte: to } } as Filter<Stored<MessageDoc>>, { projection: { sender: 1, type: 1, category: 1, sentAt: 1 } })
+      .toArray();
+    return docs.map((d) => ({ sender: d.sender, type: d.type, category: d.category, sentAt: d.sentAt }));
+  }
+
+  /** The app's calls that overlap the range (started before its end, not ended before its start). */
+  async callsOverlapping(appId: string, from: number, to: number): Promise<CallDoc[]> {
+    const docs = await this.calls.find({ appId, startedAt: { $lte: to } } as Filter<Stored<CallDoc>>).toArray();
+    return docs.map((doc) => stripStoredFields<CallDoc>(doc)).filter((call) => call.endedAt === undefined || call.endedAt >= from);
+  }
+
+  /** A page of an app's calls, newest first, and how many match. */
+  async pageCalls(query: CallQuery, page: number, perPage: number): Promise<{ total: number; items: CallDoc[] }> {
+    const filter: Record<string, unknown> = { appId: query.appId };
+    if (query.uids.length > 0) filter['uids'] = { $all: [...query.uids] };
+    if (query.type !== undefined) filter['type'] = query.type;
+    if (query.mode !== undefined) filter['mode'] = query.mode;
+    if (query.status !== undefined) filter['status'] = query.status;
+    if (query.receiverType !== undefined) filter['receiverType'] = query.receiverType;
+    if (query.participantsCount !== undefined) filter['participantsCount'] = query.participantsCount;
+    if (query.hasRecording !== undefined) filter['hasRecording'] = query.hasRecording;
+    if (query.hasTranscription !== undefined) filter['hasTranscription'] = query.hasTranscription;
+    if (query.startedFrom !== undefined) filter['startedAt'] = { $gte: query.startedFrom };
+    if (query.endedBy !== undefined) filter['endedAt'] = { $lte: query.endedBy };
+    const typed = filter as Filter<Stored<CallDoc>>;
+    const [total, docs] = await Promise.all([
+      this.calls.countDocuments(typed),
+      this.calls.find(typed).sort({ initiatedAt: -1, _id: 1 }).skip((page - 1) * perPage).limit(perPage).toArray(),
+    ]);
+    return { total, items: docs.map((doc) => stripStoredFields<CallDoc>(doc)) };
+  }
+
+  /** The messages earlier data imports stored under these `muid`s, by muid. */
+  async findImported(appId: string, muids: readonly string[]): Promise<Map<string, MessageDoc>> {
+    const found = await byIds(this.importedMuids, muids.map((muid) => importedMuidId(appId, muid)));
+    const messages = await this.findMessages(appId, found.map((doc) => doc.id));
+    const byMuid = new Map<string, MessageDoc>();
+    for (const doc of found) {
+      const message = messages.get(doc.id);
+      if (message) byMuid.set(doc.muid, message);
+    }
+    return byMuid;
   }
 
   /** A sender's earlier message with this client id (`muid`), if any: a resend must not store it twice. */

@@ -48,7 +48,7 @@ export interface SendInput {
   byApp?: boolean;
   receiver: string;
   receiverType: 'user' | 'group';
-  category: 'message' | 'custom';
+  category: 'message' | 'custom' | 'call';
   type: string;
   data: Record<string, unknown>;
   tags?: string[];

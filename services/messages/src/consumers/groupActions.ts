@@ -21,6 +21,8 @@ export class GroupActionMessages {
   async handle(event: GroupEvent): Promise<void> {
     const { appId } = event;
     const { guid } = event.data;
+    // Imported history gets no action messages: the import brings the group's messages itself.
+    if ('imported' in event.data && event.data.imported === true) return;
     const conversationId = groupConversationId(guid);
     if ((await this.app.conversationLog(appId, conversationId)).lastGroupEventVersion >= event.version) return;
 

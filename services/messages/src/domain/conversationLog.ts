@@ -104,8 +104,19 @@ export interface RecordGroupActions {
   messages: MessageSent[];
 }
 
+/**
+ * Messages from a data import, already checked against what this service knows (senders and
+ * receivers exist): history, so no membership or block rule of today applies to it. Ids are
+ * allocated in `sentAt` order, so the conversation lists them as they were sent.
+ */
+export interface ImportMessages {
+  type: 'ImportMessages';
+  messages: MessageSent[];
+}
+
 export type ConversationLogCommand =
   | SendMessage
+  | ImportMessages
   | EditMessage
   | DeleteMessage
   | ReactToMessage
@@ -297,6 +308,11 @@ function decide(command: ConversationLogCommand, state: ConversationLogState): C
       return decideUnreact(command);
     case 'RecordGroupActions':
       return decideGroupActions(command, state);
+    case 'ImportMessages': {
+      const [first] = command.messages;
+      if (first && !isNewer(first.id, state.lastMessageId)) throw new StaleMessageIdError(first.id);
+      return command.messages.map((message) => ({ type: 'MessageSent', data: { ...message, imported: true } }));
+    }
     case 'PinMessage':
       return decidePin(command, state.pinnedIds).map((data) => ({ type: 'MessagePinned', data }));
     case 'UnpinMessage':

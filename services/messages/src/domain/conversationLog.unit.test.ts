@@ -198,3 +198,19 @@ describe('conversation log decider', () => {
     });
   });
 });
+
+describe('conversation log: data import', () => {
+  it('appends imported messages in order, marked imported, keeping their own sentAt', () => {
+    spec
+      .given([sent('1')])
+      .when({ type: 'ImportMessages', messages: [message('5', { muid: 'a', sentAt: 10 }), message('6', { muid: 'b', sentAt: 20 })] })
+      .then([sent('5', { muid: 'a', sentAt: 10, imported: true }), sent('6', { muid: 'b', sentAt: 20, imported: true })]);
+  });
+
+  it('refuses ids below the conversation’s last one, so the caller takes new ones', () => {
+    spec
+      .given([sent('7')])
+      .when({ type: 'ImportMessages', messages: [message('5', { muid: 'a' })] })
+      .thenThrows((error) => error instanceof StaleMessageIdError);
+  });
+});

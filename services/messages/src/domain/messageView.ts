@@ -78,6 +78,8 @@ export function messageView(doc: MessageDoc, viewer?: string): Record<string, un
     ...(doc.mentionedUids.length > 0 ? { mentionedUids: doc.mentionedUids, mentionedUsers: mentionedUsersOf(data) } : {}),
     ...(doc.replyCount > 0 ? { replyCount: doc.replyCount } : {}),
     sentAt: doc.sentAt,
+    ...(doc.deliveredAt !== undefined ? { deliveredAt: doc.deliveredAt } : {}),
+    ...(doc.readAt !== undefined ? { readAt: doc.readAt } : {}),
     ...(doc.editedAt !== undefined ? { editedAt: doc.editedAt } : {}),
     ...(doc.editedBy !== undefined ? { editedBy: doc.editedBy } : {}),
     ...(doc.deletedAt !== undefined ? { deletedAt: doc.deletedAt } : {}),

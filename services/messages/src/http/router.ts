@@ -1,5 +1,6 @@
 import { ApiError, isUid, limitDenial, normalizeUid } from '@chat/contracts';
-import { ListCursor, actingUid, actorOf, pagination, parseQuery, parseWith, requestIdOf, roleLimitsOf } from '@chat/http';
+import { ListCursor, actingUid, actorOf, importRecords, inCallerOrder, outcomesOf, pagination, parseQuery, parseWith, requestIdOf, roleLimitsOf, validateRecords } from '@chat/http';
+import type { MessageImport } from '../app/messageImport.js';
 import { Router } from 'express';
 import type { Request } from 'express';
 import type { MessageCursor, MessageQuery } from '../adapters/readModels.js';
@@ -10,6 +11,7 @@ import {
   conversationMessagesSchema,
   deleteSchema,
   parseEditBody,
+  parseImportedMessage,
   parseSendBody,
   pathMessageId,
   pathReaction,
@@ -144,7 +146,19 @@ function selectingFilters(filters: MessageFilters): Record<string, unknown> {
   return Object.fromEntries(Object.entries(filters).filter(([name]) => !paging.has(name)));
 }
 
-export function messagesRouter(app: MessagesApp): Router {
+/** `POST /data_import/messages`: per-record answers, in the caller's order. */
+function importRoute(router: Router, messageImport: MessageImport): void {
+  router.post('/v3/data_import/messages', async (req, res) => {
+    const context = contextOf(req);
+    const entries = importRecords(req.body, 'messages', 'ERR_IMPORT_INVALID_MESSAGE_FORMAT');
+    const now = Math.floor(Date.now() / 1000);
+    const { valid, refused } = validateRecords(entries, (key, record) => parseImportedMessage(key, record, now));
+    const results = await messageImport.importAll(context, valid);
+    res.json({ data: inCallerOrder(entries, refused, outcomesOf(results)) });
+  });
+}
+
+export function messagesRouter(app: MessagesApp, messageImport: MessageImport): Router {
   const router = Router();
 
   /** `sender` null: the app itself sends, as `app_system` (never a user who happens to have that uid). */
@@ -300,5 +314,6 @@ export function messagesRouter(app: MessagesApp): Router {
     res.json({ data: await app.changePin(contextOf(req), pathMessageId(String(req.params['id'])), 'unpin') });
   });
 
+  importRoute(router, messageImport);
   return router;
 }

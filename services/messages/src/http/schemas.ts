@@ -1,8 +1,9 @@
 import { ApiError, UID_PATTERN } from '@chat/contracts';
 import type { ErrorCode } from '@chat/contracts';
-import { cursorParameter, parseWith } from '@chat/http';
+import { cursorParameter, parseWith, pastEpochSeconds } from '@chat/http';
 import { z } from 'zod';
 import type { SendInput } from '../app/messages.js';
+import { callActions, callModes } from '../domain/callRecord.js';
 
 /** CometChat: a message, metadata included, is at most 65,536 characters of JSON. */
 export const MAX_MESSAGE_CHARS = 65_536;
@@ -18,7 +19,7 @@ const messageIdSchema = z.union([z.string(), z.number()]).transform((v) => Strin
 const envelopeSchema = z.object({
   receiver: z.string('receiver is required').trim().min(1, 'receiver is required').max(100, 'receiver is at most 100 characters'),
   receiverType: z.enum(['user', 'group'], 'receiverType is user or group'),
-  category: z.enum(['message', 'custom'], 'category is message or custom').optional(),
+  category: z.enum(['message', 'custom', 'call'], 'category is message, custom or call').optional(),
   type: z.string('type is a string').trim().min(1, 'type must not be empty').max(100).optional(),
   data: z.record(z.string(), z.unknown(), 'data must be an object'),
   tags: tagsSchema.optional(),
@@ -81,6 +82,35 @@ function checkCustom(data: Record<string, unknown>): void {
   if (!isObject(custom)) fail('ERR_INVALID_CUSTOM_DATA', 'data.customData', 'customData must be a JSON object');
 }
 
+const transcriptionSchema = z.object({
+  tid: z.string().trim().min(1).max(200),
+  startTime: z.number().int().nonnegative(),
+  endTime: z.number().int().nonnegative(),
+  transcriptUrl: z.url({ protocol: /^https?$/ }).max(3000),
+});
+
+/**
+ * A call message (`category: "call"`, type audio or video): what happened (`data.action`) in which call
+ * (`data.sessionId`), optionally its mode and, once it exists, its transcriptions and whether it was
+ * recorded; the calls read model is folded from these (docs/behaviour/calls.md).
+ */
+const callDataSchema = z.object({
+  action: z.enum(callActions),
+  sessionId: z.string().trim().min(1).max(200),
+  mode: z.enum(callModes).optional(),
+  transcriptions: z.array(transcriptionSchema).max(100).optional(),
+  hasRecording: z.boolean().optional(),
+});
+
+function checkCall(data: Record<string, unknown>, type: string): void {
+  if (type !== 'audio' && type !== 'video') fail('ERR_INVALID_MESSAGE_TYPE', 'type', 'a call message has type audio or video');
+  const parsed = callDataSchema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    fail('ERR_INVALID_MESSAGE_DATA', ['data', ...(issue?.path ?? []).map(String)].join('.'), issue?.message ?? 'invalid call data');
+  }
+}
+
 /** A send as the body gives it; the sender and thread come from the path or `onBehalfOf`. */
 export type ParsedSend = Omit<SendInput, 'sender' | 'parentId'>;
 
@@ -112,6 +142,8 @@ export function parseSendBody(body: unknown): ParsedSend {
     }
     if (type === 'text') checkText(data);
     else checkMedia(data);
+  } else if (category === 'call') {
+    checkCall(data, type);
   } else {
     checkCustom(data);
   }
@@ -182,7 +214,7 @@ const uidParam = z.string().trim().toLowerCase().max(100).optional();
 /** A list whose items are one of `values`. */
 const listOf = (values: readonly [string, ...string[]]) =>
   list.pipe(z.array(z.enum(values, `each one of ${values.join(', ')}`)).optional());
-const MESSAGE_CATEGORIES = ['message', 'action', 'custom'] as const;
+const MESSAGE_CATEGORIES = ['message', 'action', 'custom', 'call'] as const;
 const uidList = list.pipe(z.array(z.string().toLowerCase().regex(UID_PATTERN, 'a list of uids')).optional());
 
 /**
@@ -248,3 +280,68 @@ export type MessageFilters = z.infer<typeof conversationMessagesSchema> &
   Partial<z.infer<typeof userMessagesSchema> & z.infer<typeof allMessagesSchema>>;
 
 export const threadPageSchema = z.object({ perPage: count(1000).default(100), page: count(1_000_000).default(1), cursor: cursorParameter });
+
+/** A message of a data import: a send body plus its sender, import id and the caller's times. */
+export interface ImportedMessage extends ParsedSend {
+  muid: string;
+  sender: string;
+  sentAt: number;
+  deliveredAt?: number;
+  readAt?: number;
+}
+
+function importEnvelopeSchema(nowSeconds: number) {
+  const at = pastEpochSeconds(nowSeconds);
+  return z.object({
+    muid: z.string('muid is required').trim().min(1, 'muid is required').max(100, 'muid is at most 100 characters'),
+    sender: z.string('sender is required').trim().toLowerCase().regex(UID_PATTERN, 'sender must be a valid uid'),
+    sentAt: at,
+    deliveredAt: at.optional(),
+    readAt: at.optional(),
+  });
+}
+
+/**
+ * One record of `POST /data_import/messages`, keyed by its `muid`; the content follows the rules of a
+ * send (CometChat's categories and types, their codes), and the times must be integers not in the future.
+ */
+export function parseImportedMessage(key: string, record: unknown, nowSeconds: number): ImportedMessage {
+  if (!isObject(record)) fail('ERR_IMPORT_INVALID_MESSAGE_FORMAT', key, 'a message record must be a JSON object');
+  const envelope = parseWith(importEnvelopeSchema(nowSeconds), record);
+  if (envelope.muid !== key) fail('ERR_BAD_REQUEST', 'muid', `must equal the record's key (${key})`);
+  for (const later of ['deliveredAt', 'readAt'] as const) {
+    const at = envelope[later];
+    if (at !== undefined && at < envelope.sentAt) fail('ERR_BAD_REQUEST', later, 'must not be before sentAt');
+  }
+  const content = parseSendBody(record);
+  return { ...content, ...envelope };
+}
+
+/** `GET /calls`: the catalogue's filters, and CometChat's page parameters. */
+export const callsListSchema = z.object({
+  type: z.enum(['audio', 'video']).optional(),
+  mode: z.enum(callModes).optional(),
+  participantsCount: z.coerce.number('a number').int('an integer').min(0).optional(),
+  startedAt: timestamp,
+  status: z.enum(callActions).optional(),
+  receiverType: z.enum(['user', 'group']).optional(),
+  endedAt: timestamp,
+  hasRecording: flag,
+  hasTranscription: flag,
+  uid: uidParam,
+  page: count(1_000_000).default(1),
+  perPage: count(1000).default(100),
+});
+
+/** `GET /calls/{sessionId}/transcriptions`. */
+export const transcriptionsPageSchema = z.object({ page: count(1_000_000).default(1), perPage: count(1000).default(100) });
+
+const epoch = z.coerce.number('a number').int('an integer (epoch seconds)').min(0);
+
+/**
+ * `GET /stats` and `GET /stats/messages`: a range in epoch seconds. The catalogue marks `/stats`'s ends
+ * required and lists none for `/stats/messages`; both take either end, by default the last 30 days.
+ */
+export const statsRangeSchema = z
+  .object({ fromDate: epoch.optional(), toDate: epoch.optional() })
+  .refine((q) => q.fromDate === undefined || q.toDate === undefined || q.fromDate <= q.toDate, { path: ['toDate'], message: 'must not be before fromDate' });

@@ -48,6 +48,9 @@ export interface MessageDoc {
   replyCount: number;
   reactions: StoredReaction[];
   hasReactions: boolean;
+  /** An imported message's delivery and read times (the caller's). */
+  deliveredAt?: number;
+  readAt?: number;
   /** Set while the message is pinned in its conversation. */
   pinnedAt?: number;
   pinnedBy?: string;
@@ -106,6 +109,8 @@ export function docOfSent(appId: string, m: MessageSent): MessageDoc {
     isReply: m.parentId !== undefined,
     sentAt: m.sentAt,
     updatedAt: m.sentAt,
+    ...(m.deliveredAt !== undefined ? { deliveredAt: m.deliveredAt } : {}),
+    ...(m.readAt !== undefined ? { readAt: m.readAt } : {}),
     isDeleted: false,
     replyCount: 0,
     reactions: [],

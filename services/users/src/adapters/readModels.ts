@@ -135,10 +135,8 @@ export class UserReadModels implements EventApplier {
     for (const event of events) {
       if (isListingEvent(event)) listed.set(`${event.appId}:${String(event.data['uid'])}`, { appId: event.appId, uid: String(event.data['uid']) });
     }
-    for (const { appId, uid } of listed.values()) {
-      const doc = await this.findUser(appId, uid);
-      if (doc) await this.directory.sync(doc);
-    }
+    const docs = await Promise.all([...listed.values()].map(({ appId, uid }) => this.findUser(appId, uid)));
+    await this.directory.syncAll(docs.filter((doc): doc is UserDoc => doc !== null));
   }
 
   async findUser(appId: string, uid: string): Promise<UserDoc | null> {

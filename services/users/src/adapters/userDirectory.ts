@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { backoffDelay } from '@chat/eventsourcing';
+import { Coalescer, backoffDelay } from '@chat/eventsourcing';
 import { isDuplicateKeyError } from '@chat/mongo';
 import type { Collection, Db } from 'mongodb';
 import {
@@ -54,6 +54,15 @@ const CONTENTION_BACKOFF = { baseMs: 2, maxMs: 100 };
 export class UserDirectory {
   private readonly directories: Collection<DirectoryDoc>;
   private readonly chunks: Collection<ChunkDoc>;
+  /**
+   * One directory write at a time per app in this process: the read-your-writes path and the
+   * consumer apply the same events, and racing each other on one chunk's compare-and-set cost every
+   * user of a data import a retry; queued, the next batch places everything that waited at once.
+   */
+  private readonly batches = new Coalescer<UserDoc, undefined>(async (appId, docs) => {
+    await this.syncBatch(appId, docs);
+    return docs.map(() => undefined);
+  });
 
   constructor(db: Db) {
     this.directories = db.collection<DirectoryDoc>('userdirectories');
@@ -81,6 +90,72 @@ export class UserDirectory {
       await sleep(backoffDelay(attempt, CONTENTION_BACKOFF));
     }
     throw new Error(`user directory of ${doc.appId} kept changing while listing ${doc.uid}`);
+  }
+
+  /**
+   * `sync` for many users at once (a batch of events, a data import): the entries of one chunk are
+   * placed together with one compare-and-set write per chunk instead of one per user. Entries that
+   * open a chunk, or find no directory yet, go through `sync` one at a time.
+   */
+  async syncAll(docs: readonly UserDoc[]): Promise<void> {
+    await Promise.all(docs.map((doc) => this.batches.submit(doc.appId, doc)));
+  }
+
+  private async syncBatch(appId: string, docs: readonly UserDoc[]): Promise<void> {
+    // The newest document of a user wins (a batch may hold one user twice).
+    const latest = new Map(docs.map((doc) => [doc.uid, doc]));
+    const entries = [...latest.values()].map(directoryEntry);
+    let alone: DirectoryEntry[] | null = null;
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS && alone === null; attempt++) {
+      alone = await this.trySyncBatch(appId, entries);
+      if (alone === null) await sleep(backoffDelay(attempt, CONTENTION_BACKOFF));
+    }
+    if (alone === null) throw new Error(`user directory of ${appId} kept changing while listing ${entries.length} users`);
+    for (const entry of alone) {
+      const doc = latest.get(entry.uid);
+      if (doc) await this.sync(doc);
+    }
+  }
+
+  /** Places what it can chunk by chunk; answers the entries left for `sync`, or null after losing a race. */
+  private async trySyncBatch(appId: string, entries: readonly DirectoryEntry[]): Promise<DirectoryEntry[] | null> {
+    const directory = await this.readDirectory(appId);
+    if (!directory) return [...entries];
+    const perChunk = new Map<number, DirectoryEntry[]>();
+    for (const entry of entries) {
+      const index = chunkIndexFor(directory.chunks, entry.k);
+      perChunk.set(index, [...(perChunk.get(index) ?? []), entry]);
+    }
+    const alone: DirectoryEntry[] = [];
+    const placed = await Promise.all(
+      [...perChunk].map(async ([index, chunkEntries]) => {
+        const ref = directory.chunks[index] as DirectoryChunkRef;
+        const chunk = await this.readChunk(appId, ref.id);
+        if (!chunk) {
+          alone.push(...chunkEntries);
+          return true;
+        }
+        const isTail = index === directory.chunks.length - 1;
+        let next = chunk.entries;
+        let changed = false;
+        for (const entry of [...chunkEntries].sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0))) {
+          if (needsNewChunk(isTail, next, entry)) {
+            alone.push(entry);
+            continue;
+          }
+          const after = placeEntry(next, entry);
+          if (after) [next, changed] = [after, true];
+        }
+        if (changed) {
+          const replaced = await this.chunks.replaceOne({ _id: chunk.id, rev: chunk.rev }, { entries: JSON.stringify(next), rev: chunk.rev + 1 });
+          if (replaced.matchedCount !== 1) return false;
+        }
+        const lowest = chunkEntries.reduce((min, e) => (e.k < min ? e.k : min), (chunkEntries[0] as DirectoryEntry).k);
+        await this.recount(appId, ref.id, liveCount(next), lowest);
+        return true;
+      }),
+    );
+    return placed.every(Boolean) ? alone : null;
   }
 
   private async trySync(appId: string, entry: DirectoryEntry): Promise<boolean> {

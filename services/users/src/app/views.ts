@@ -49,6 +49,7 @@ export function renderUser(doc: UserDoc, options: UserViewOptions = { withTags: 
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
     ...(doc.deactivatedAt !== undefined ? { deactivatedAt: doc.deactivatedAt } : {}),
+    ...(doc.lastActiveAt !== undefined ? { lastActiveAt: doc.lastActiveAt } : {}),
     ...(options.withTags ? { tags: doc.tags } : {}),
   };
 }

@@ -32,6 +32,8 @@ export const MAX_AUTH_TOKENS_PER_USER = 100;
 
 export type UserCommand =
   | { type: 'CreateUser'; profile: UserProfile; authToken?: NewAuthToken; now: number }
+  /** A user from a data import, with the caller's times; an existing uid makes it a no-op (reruns). */
+  | { type: 'ImportUser'; profile: UserProfile; createdAt: number; lastActiveAt?: number; deactivatedAt?: number }
   | { type: 'UpdateUser'; uid: string; changes: ProfileChanges; removed: RemovableProfileField[]; now: number }
   | { type: 'DeactivateUser'; uid: string; now: number }
   | { type: 'ReactivateUser'; uid: string; now: number }
@@ -138,6 +140,15 @@ function decide(command: UserCommand, state: UserState): UserEvent[] {
       if (state.lifecycle !== 'absent') throw new ApiError('ERR_UID_ALREADY_EXISTS', `A user with uid ${uid} already exists.`);
       const created: UserEvent = { type: 'UserCreated', data: { ...command.profile, createdAt: command.now } };
       return command.authToken ? [created, ...issueToken(state, uid, command.authToken, command.now)] : [created];
+    }
+    case 'ImportUser': {
+      if (state.lifecycle !== 'absent') return [];
+      const { profile, createdAt, lastActiveAt, deactivatedAt } = command;
+      const created: UserEvent = {
+        type: 'UserCreated',
+        data: { ...profile, createdAt, imported: true, ...(lastActiveAt !== undefined ? { lastActiveAt } : {}) },
+      };
+      return deactivatedAt === undefined ? [created] : [created, { type: 'UserDeactivated', data: { uid: profile.uid, deactivatedAt } }];
     }
     case 'UpdateUser': {
       requireActive(state, command.uid);

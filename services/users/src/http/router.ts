@@ -1,10 +1,11 @@
 import { ApiError, isUid, normalizeUid } from '@chat/contracts';
-import { ListCursor, actorOf, parseQuery, parseWith, requestIdOf } from '@chat/http';
+import { ListCursor, actorOf, importRecords, inCallerOrder, parseQuery, parseWith, requestIdOf, settleEach, validateRecords } from '@chat/http';
 import { Router } from 'express';
 import type { Request } from 'express';
 import type { RequestContext } from '../app/context.js';
 import type { RelationsApp } from '../app/relations.js';
 import type { RolesApp } from '../app/roles.js';
+import type { UserImport } from '../app/userImport.js';
 import { tokenReference } from '../app/users.js';
 import type { UsersApp } from '../app/users.js';
 import type { ProfileChanges } from '../domain/user.js';
@@ -15,6 +16,7 @@ import {
   createAuthTokenSchema,
   createRoleSchema,
   createUserSchema,
+  importUserSchema,
   deactivateUsersSchema,
   deleteUserSchema,
   listFriendsSchema,
@@ -35,6 +37,7 @@ export interface UsersApis {
   users: UsersApp;
   relations: RelationsApp;
   roles: RolesApp;
+  userImport: UserImport;
 }
 
 function contextOf(req: Request): RequestContext {
@@ -69,6 +72,26 @@ function profileChanges(body: ReturnType<typeof updateUserSchema.parse>): Profil
   const { unset, ...fields } = body;
   void unset;
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+}
+
+/** `POST /data_import/users`: per-record answers; a record keyed by another uid than its own is refused. */
+function importRoutes(router: Router, { userImport }: UsersApis): void {
+  router.post('/v3/data_import/users', async (req, res) => {
+    const context = contextOf(req);
+    const entries = importRecords(req.body, 'users', 'ERR_IMPORT_INVALID_USER_FORMAT');
+    const schema = importUserSchema(Math.floor(Date.now() / 1000));
+    const { valid, refused } = validateRecords(entries, (key, record) => {
+      const user = parseWith(schema, record);
+      if (normalizeUid(key) !== user.uid) throw new ApiError('ERR_BAD_REQUEST', `uid: must equal the record's key (${key}).`);
+      return user;
+    });
+    const unknownRoles = await userImport.unknownRoles(context.actor.appId, valid);
+    const outcomes = await settleEach(valid, async ({ value }) => {
+      if (unknownRoles.has(value.role)) throw new ApiError('ERR_ROLE_NOT_FOUND', `The role ${value.role} does not exist.`);
+      return userImport.importOne(context, value);
+    });
+    res.json({ data: inCallerOrder(entries, refused, outcomes) });
+  });
 }
 
 function usersRoutes(router: Router, { users }: UsersApis): void {
@@ -272,6 +295,7 @@ function roleRoutes(router: Router, { roles }: UsersApis): void {
 export function usersRouter(apis: UsersApis): Router {
   const router = Router();
   usersRoutes(router, apis);
+  importRoutes(router, apis);
   tokenRoutes(router, apis);
   relationRoutes(router, apis);
   roleRoutes(router, apis);

@@ -1,4 +1,5 @@
 import { UID_PATTERN } from '@chat/contracts';
+import { pastEpochSeconds } from '@chat/http';
 import { z } from 'zod';
 import { cursorParameter } from '@chat/http';
 import { featureSpec, permissionValueProblem } from '../domain/catalog.js';
@@ -164,3 +165,26 @@ export const allowFeaturesSchema = z
   .refine((body) => body.allowAll === true || body.featuresToAllow !== undefined, 'name featuresToAllow or set allowAll');
 
 export const verifyTokenSchema = z.object({ appId: z.string().min(1).max(64), authToken: z.string().min(1).max(300) });
+
+/**
+ * One user of a data import (`POST /data_import/users`): the create-user fields plus the caller's own
+ * times, which must be integer epoch seconds not in the future.
+ */
+export function importUserSchema(nowSeconds: number) {
+  const at = pastEpochSeconds(nowSeconds);
+  return z.object({
+    uid: uidSchema,
+    name,
+    avatar: url.optional(),
+    link: url.optional(),
+    role: roleIdSchema.default('default'),
+    statusMessage: statusMessage.optional(),
+    metadata: jsonObject(MAX_METADATA_BYTES).optional(),
+    tags: tags.default([]),
+    createdAt: at.optional(),
+    lastActiveAt: at.optional(),
+    deactivatedAt: at.optional(),
+  });
+}
+
+export type ImportedUser = z.infer<ReturnType<typeof importUserSchema>>;

@@ -29,6 +29,8 @@ export interface UserDoc {
   createdAt: number;
   updatedAt: number;
   deactivatedAt?: number;
+  /** Kept from a data import (this service does not track activity itself yet). */
+  lastActiveAt?: number;
 }
 
 type Handled = EventOf<(typeof userLifecycleEventTypes)[number]>;
@@ -44,7 +46,8 @@ function created(event: EventEnvelope<'UserCreated', UserCreated>): UserDoc {
     uid: user.uid,
     name: user.name,
     sortName: user.name.toLowerCase(),
-    listKey: listKey(event.occurredAt, user.uid),
+    // An imported user is listed where its own creation time puts it, not at the time of the import.
+    listKey: listKey(user.imported ? new Date(user.createdAt * 1000).toISOString() : event.occurredAt, user.uid),
     ...(user.avatar !== undefined ? { avatar: user.avatar } : {}),
     ...(user.link !== undefined ? { link: user.link } : {}),
     role: user.role,
@@ -55,6 +58,7 @@ function created(event: EventEnvelope<'UserCreated', UserCreated>): UserDoc {
     state: 'active',
     createdAt: user.createdAt,
     updatedAt: user.createdAt,
+    ...(user.lastActiveAt !== undefined ? { lastActiveAt: user.lastActiveAt } : {}),
   };
 }
 

@@ -1,0 +1,70 @@
+import { ApiError } from '@chat/contracts';
+import { actorOf, pagination, parseQuery } from '@chat/http';
+import { Router } from 'express';
+import type { Request } from 'express';
+import type { MessagesReadModels } from '../adapters/readModels.js';
+import { callView, transcriptionView } from '../domain/callRecord.js';
+import type { CallDoc } from '../projections/calls.js';
+import { callsListSchema, transcriptionsPageSchema } from './schemas.js';
+
+function callNotFound(sessionId: string): ApiError {
+  return new ApiError('ERR_CALL_NOT_FOUND', `The call with session id ${sessionId} does not exist.`);
+}
+
+/**
+ * The calls API (`{calls_url}`: `{appId}.call-{region}.{domain}/v3`, or `/v3/calls…` on a plain host):
+ * call records folded from call messages (projections/calls). With `onBehalfOf`, only the calls that
+ * user took part in exist.
+ */
+export function callsRouter(readModels: MessagesReadModels): Router {
+  const router = Router();
+
+  const visibleCall = async (req: Request): Promise<CallDoc> => {
+    const actor = actorOf(req);
+    const sessionId = String(req.params['sessionId'] ?? '');
+    const call = await readModels.findCall(actor.appId, sessionId);
+    if (!call || (actor.uid !== undefined && !call.uids.includes(actor.uid))) throw callNotFound(sessionId);
+    return call;
+  };
+
+  router.get('/v3/calls', async (req, res) => {
+    const actor = actorOf(req);
+    const q = parseQuery(callsListSchema, req.query);
+    // On behalf of a user, only that user's calls; `uid` narrows them to the calls shared with that user.
+    const uids = [...new Set([actor.uid, q.uid].filter((uid): uid is string => uid !== undefined))];
+    const { total, items } = await readModels.pageCalls(
+      {
+        appId: actor.appId,
+        uids,
+        ...(q.type !== undefined ? { type: q.type } : {}),
+        ...(q.mode !== undefined ? { mode: q.mode } : {}),
+        ...(q.status !== undefined ? { status: q.status } : {}),
+        ...(q.receiverType !== undefined ? { receiverType: q.receiverType } : {}),
+        ...(q.participantsCount !== undefined ? { participantsCount: q.participantsCount } : {}),
+        ...(q.hasRecording !== undefined ? { hasRecording: q.hasRecording } : {}),
+        ...(q.hasTranscription !== undefined ? { hasTranscription: q.hasTranscription } : {}),
+        ...(q.startedAt !== undefined ? { startedFrom: q.startedAt } : {}),
+        ...(q.endedAt !== undefined ? { endedBy: q.endedAt } : {}),
+      },
+      q.page,
+      q.perPage,
+    );
+    res.json({ data: items.map((call) => callView(call)), meta: { pagination: pagination(total, items.length, q.perPage, q.page) } });
+  });
+
+  router.get('/v3/calls/:sessionId', async (req, res) => {
+    res.json({ data: callView(await visibleCall(req), true) });
+  });
+
+  router.get('/v3/calls/:sessionId/transcriptions', async (req, res) => {
+    const call = await visibleCall(req);
+    const { page, perPage } = parseQuery(transcriptionsPageSchema, req.query);
+    const shown = call.transcriptions.slice((page - 1) * perPage, page * perPage);
+    res.json({
+      data: shown.map((t) => transcriptionView(call, t)),
+      meta: { pagination: pagination(call.transcriptions.length, shown.length, perPage, page) },
+    });
+  });
+
+  return router;
+}

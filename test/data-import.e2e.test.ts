@@ -1,0 +1,97 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createApp, eventually } from './support/api.js';
+import type { TestApp } from './support/api.js';
+import { readBack } from './support/kafka.js';
+
+let app: TestApp;
+const now = Math.floor(Date.now() / 1000);
+const past = now - 86_400 * 30;
+
+function usersBody(uids: string[], extra: Record<string, unknown> = {}) {
+  return { users: Object.fromEntries(uids.map((uid, i) => [uid, { uid, name: uid.toUpperCase(), createdAt: past + i, ...extra }])) };
+}
+
+beforeAll(async () => {
+  app = await createApp('data import');
+});
+
+describe('POST /v3/data_import/users', () => {
+  it('imports users with their own ids and times, answers per record, and a rerun changes nothing', async () => {
+    const body = {
+      users: {
+        ann: { uid: 'ann', name: 'Ann', createdAt: past, lastActiveAt: past + 10, metadata: { 'a.b': 1 }, tags: ['x'] },
+        ben: { uid: 'ben', name: 'Ben', createdAt: past + 5, deactivatedAt: past + 50 },
+        bad: { uid: 'bad', name: 'Bad', createdAt: now + 3_600 },
+        'no name': { uid: 'no name' },
+      },
+    };
+    const first = await app.call('POST', '/v3/data_import/users', { body });
+    expect(first.status).toBe(200);
+    expect(Object.keys(first.body.data)).toEqual(['ann', 'ben', 'bad', 'no name']);
+    expect(first.body.data.ann).toMatchObject({ success: true, data: { uid: 'ann', name: 'Ann', createdAt: past, lastActiveAt: past + 10, metadata: { 'a.b': 1 } } });
+    expect(first.body.data.ben).toMatchObject({ success: true, data: { uid: 'ben', deactivatedAt: past + 50 } });
+    expect(first.body.data.bad).toMatchObject({ success: false, error: { code: 'ERR_BAD_REQUEST' } });
+    expect(first.body.data.bad.error.message).toContain('createdAt');
+    expect(first.body.data['no name'].success).toBe(false);
+
+    const got = await app.call('GET', '/v3/users/ann');
+    expect(got.body.data).toMatchObject({ uid: 'ann', createdAt: past });
+    const published = await readBack('chat.users.events', (v) => v['type'] === 'UserCreated' && v['appId'] === app.appId && (v['data'] as any).uid === 'ann');
+    expect((published.value['data'] as any).imported).toBe(true);
+
+    const again = await app.call('POST', '/v3/data_import/users', { body: { users: { ann: { uid: 'ann', name: 'Changed', createdAt: past } } } });
+    expect(again.body.data.ann).toMatchObject({ success: true, data: { name: 'Ann' } });
+    expect((await app.call('GET', '/v3/users/bad')).status).toBe(404);
+  });
+
+  it('refuses a request over 50 records or not shaped as a map of records, naming the limit, and writes nothing', async () => {
+    const uids = Array.from({ length: 51 }, (_, i) => `over${i}`);
+    const over = await app.call('POST', '/v3/data_import/users', { body: usersBody(uids) });
+    expect(over.status).toBe(400);
+    expect(over.body.error.code).toBe('ERR_IMPORT_TOO_MANY_RECORDS');
+    expect(over.body.error.message).toContain('50');
+    expect((await app.call('GET', '/v3/users/over0')).status).toBe(404);
+    for (const users of [[{ uid: 'x', name: 'x' }], 'text', null]) {
+      const refused = await app.call('POST', '/v3/data_import/users', { body: { users } });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.code).toBe('ERR_IMPORT_INVALID_USER_FORMAT');
+    }
+  });
+});
+
+describe('POST /v3/data_import/messages', () => {
+  it('imports one-on-one history in sentAt order with the caller’s muids and senders; a rerun is a no-op', async () => {
+    await app.call('POST', '/v3/data_import/users', { body: usersBody(['mia', 'max', 'moe']) });
+    const messages = {
+      m2: { muid: 'm2', sender: 'max', receiverType: 'user', receiver: 'mia', type: 'text', data: { text: 'second' }, sentAt: past + 200, readAt: past + 300 },
+      m1: { muid: 'm1', sender: 'mia', receiverType: 'user', receiver: 'max', type: 'text', data: { text: 'first' }, sentAt: past + 100 },
+      m3: { muid: 'm3', sender: 'ghost', receiverType: 'user', receiver: 'mia', type: 'text', data: { text: 'who' }, sentAt: past + 300 },
+      m4: { muid: 'm4', sender: 'moe', receiverType: 'user', receiver: 'mia', type: 'text', data: { text: 'late' }, sentAt: '1673421419' },
+    };
+    const first = await app.call('POST', '/v3/data_import/messages', { body: { messages } });
+    expect(first.status).toBe(200);
+    const { m1, m2, m3, m4 } = first.body.data;
+    expect(m1).toMatchObject({ success: true, data: { muid: 'm1', sender: 'mia', receiver: 'max', sentAt: past + 100, conversationId: 'max_user_mia' } });
+    expect(m2).toMatchObject({ success: true, data: { sender: 'max', sentAt: past + 200, readAt: past + 300 } });
+    expect(Number(m1.data.id)).toBeLessThan(Number(m2.data.id));
+    expect(m3).toMatchObject({ success: false, error: { code: 'ERR_UID_NOT_FOUND' } });
+    expect(m4).toMatchObject({ success: false, error: { code: 'ERR_BAD_REQUEST' } });
+
+    const listed = await app.call('GET', '/v3/users/max/messages', { onBehalfOf: 'mia' });
+    expect(listed.body.data.map((m: any) => m.muid)).toEqual(['m1', 'm2']);
+    const published = await readBack('chat.messages.events', (v) => v['type'] === 'MessageSent' && v['appId'] === app.appId && (v['data'] as any).muid === 'm1');
+    expect((published.value['data'] as any).imported).toBe(true);
+
+    const conversation = await eventually(
+      () => app.call('GET', '/v3/users/max/conversation', { onBehalfOf: 'mia' }),
+      (r) => r.status === 200 && r.body.data?.lastMessage?.muid === 'm2',
+    );
+    expect(conversation.body.data).toMatchObject({ unreadMessageCount: "1", lastMessage: { muid: 'm2', sentAt: past + 200 } });
+
+    const again = await app.call('POST', '/v3/data_import/messages', { body: { messages: { m1: messages.m1, m2: messages.m2 } } });
+    expect(again.body.data.m1.data.id).toBe(m1.data.id);
+    expect(again.body.data.m2.data.id).toBe(m2.data.id);
+    const after = await app.call('GET', '/v3/users/max/messages', { onBehalfOf: 'mia' });
+    expect(after.body.data).toHaveLength(2);
+  });
+});
