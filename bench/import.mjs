@@ -15,7 +15,7 @@ const { values } = parseArgs({
   options: {
     users: { type: 'string', default: '5000' },
     messages: { type: 'string', default: '5000' },
-    concurrency: { type: 'string', default: '8' },
+    concurrency: { type: 'string', default: '4' },
   },
 });
 const USERS = Number(values.users);
