@@ -174,6 +174,12 @@ function filterOf(query: MessageQuery, cursor: MessageCursor | null): Filter<Sto
   return (and.length > 0 ? { ...filter, $and: and } : filter);
 }
 
+/** Calls newest first; the session id (unique in an app) breaks ties, so a cursor's key names one call. */
+const CALL_ORDER: KeysetOrder = [
+  ['initiatedAt', -1],
+  ['sessionId', 1],
+];
+
 /**
  * The messages service's read models: what it knows of users, groups and memberships (from other
  * services' events) and every message (from its own). The Kafka consumer and the read-your-writes
@@ -330,7 +336,8 @@ export class MessagesReadModels implements EventApplier {
   }
 
   /** A page of an app's calls, newest first, and how many match. */
-  async pageCalls(query: CallQuery, page: number, perPage: number): Promise<{ total: number; items: CallDoc[] }> {
+  /** One page of calls, newest first (by CometChat's `page` or after a cursor's key). */
+  async pageCalls(query: CallQuery, position: PagePosition, perPage: number): Promise<{ total: number; items: CallDoc[]; more: boolean }> {
     const filter: Record<string, unknown> = { appId: query.appId };
     if (query.uids.length > 0) filter['uids'] = { $all: [...query.uids] };
     if (query.type !== undefined) filter['type'] = query.type;
@@ -342,12 +349,8 @@ export class MessagesReadModels implements EventApplier {
     if (query.hasTranscription !== undefined) filter['hasTranscription'] = query.hasTranscription;
     if (query.startedFrom !== undefined) filter['startedAt'] = { $gte: query.startedFrom };
     if (query.endedBy !== undefined) filter['endedAt'] = { $lte: query.endedBy };
-    const typed = filter as Filter<Stored<CallDoc>>;
-    const [total, docs] = await Promise.all([
-      this.calls.countDocuments(typed),
-      this.calls.find(typed).sort({ initiatedAt: -1, _id: 1 }).skip((page - 1) * perPage).limit(perPage).toArray(),
-    ]);
-    return { total, items: docs.map((doc) => stripStoredFields<CallDoc>(doc)) };
+    const { total, items, more } = await findPage(this.calls, filter as Filter<Stored<CallDoc>>, CALL_ORDER, position, perPage);
+    return { total, items: items.map((doc) => stripStoredFields<CallDoc>(doc as Stored<CallDoc>)), more };
   }
 
   /** The messages earlier data imports stored under these `muid`s, by muid. */

@@ -1,5 +1,5 @@
 import { ApiError } from '@chat/contracts';
-import { actorOf, pagination, parseQuery } from '@chat/http';
+import { ListCursor, actorOf, listMeta, pagination, parseQuery } from '@chat/http';
 import { Router } from 'express';
 import type { Request } from 'express';
 import type { MessagesReadModels } from '../adapters/readModels.js';
@@ -32,24 +32,28 @@ export function callsRouter(readModels: MessagesReadModels): Router {
     const q = parseQuery(callsListSchema, req.query);
     // On behalf of a user, only that user's calls; `uid` narrows them to the calls shared with that user.
     const uids = [...new Set([actor.uid, q.uid].filter((uid): uid is string => uid !== undefined))];
-    const { total, items } = await readModels.pageCalls(
-      {
-        appId: actor.appId,
-        uids,
-        ...(q.type !== undefined ? { type: q.type } : {}),
-        ...(q.mode !== undefined ? { mode: q.mode } : {}),
-        ...(q.status !== undefined ? { status: q.status } : {}),
-        ...(q.receiverType !== undefined ? { receiverType: q.receiverType } : {}),
-        ...(q.participantsCount !== undefined ? { participantsCount: q.participantsCount } : {}),
-        ...(q.hasRecording !== undefined ? { hasRecording: q.hasRecording } : {}),
-        ...(q.hasTranscription !== undefined ? { hasTranscription: q.hasTranscription } : {}),
-        ...(q.startedAt !== undefined ? { startedFrom: q.startedAt } : {}),
-        ...(q.endedAt !== undefined ? { endedBy: q.endedAt } : {}),
-      },
-      q.page,
-      q.perPage,
-    );
-    res.json({ data: items.map((call) => callView(call)), meta: { pagination: pagination(total, items.length, q.perPage, q.page) } });
+    const query = {
+      appId: actor.appId,
+      uids,
+      ...(q.type !== undefined ? { type: q.type } : {}),
+      ...(q.mode !== undefined ? { mode: q.mode } : {}),
+      ...(q.status !== undefined ? { status: q.status } : {}),
+      ...(q.receiverType !== undefined ? { receiverType: q.receiverType } : {}),
+      ...(q.participantsCount !== undefined ? { participantsCount: q.participantsCount } : {}),
+      ...(q.hasRecording !== undefined ? { hasRecording: q.hasRecording } : {}),
+      ...(q.hasTranscription !== undefined ? { hasTranscription: q.hasTranscription } : {}),
+      ...(q.startedAt !== undefined ? { startedFrom: q.startedAt } : {}),
+      ...(q.endedAt !== undefined ? { endedBy: q.endedAt } : {}),
+    };
+    const { appId, ...selecting } = query;
+    void appId;
+    const cursor = new ListCursor('list-calls', selecting, q.cursor, q.page);
+    const { total, items, more } = await readModels.pageCalls(query, cursor.position(q.perPage), q.perPage);
+    const last = items.at(-1);
+    res.json({
+      data: items.map((call) => callView(call)),
+      meta: listMeta(total, items.length, q.perPage, cursor, cursor.next(last ? [last.initiatedAt, last.sessionId] : undefined, more)),
+    });
   });
 
   router.get('/v3/calls/:sessionId', async (req, res) => {

@@ -331,6 +331,7 @@ export const callsListSchema = z.object({
   uid: uidParam,
   page: count(1_000_000).default(1),
   perPage: count(1000).default(100),
+  cursor: cursorParameter,
 });
 
 /** `GET /calls/{sessionId}/transcriptions`. */
