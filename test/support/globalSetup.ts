@@ -34,7 +34,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       redisUrl: infra.redisUrl,
       ports: 'ephemeral',
       databaseSuffix,
-      extraEnv: { LOG_LEVEL: 'warn' },
+      // Webhook receivers in tests listen on loopback, and retries run on a schedule of milliseconds.
+      extraEnv: { LOG_LEVEL: 'warn', WEBHOOKS_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_SCHEDULE_MS: '100,200,400,800' },
     });
   } catch (error) {
     await infra.stop();

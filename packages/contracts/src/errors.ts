@@ -1,5 +1,6 @@
 import { conversationsErrorStatus } from './errorCodes/conversations.js';
 import { groupsErrorStatus } from './errorCodes/groups.js';
+import { managementErrorStatus } from './errorCodes/management.js';
 import { messagesErrorStatus } from './errorCodes/messages.js';
 import { usersErrorStatus } from './errorCodes/users.js';
 
@@ -64,6 +65,7 @@ export const errorStatus = {
   ...groupsErrorStatus,
   ...messagesErrorStatus,
   ...conversationsErrorStatus,
+  ...managementErrorStatus,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof errorStatus;

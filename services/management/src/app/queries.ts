@@ -3,6 +3,9 @@ import type { ApiKeyIdentity, ApiKeyScope, AppLocation } from '@chat/contracts';
 import type { ManagementReadModels, Page } from '../adapters/readModels.js';
 import type { ApiKeyDocument } from '../projections/apiKeys.js';
 import type { AppDocument } from '../projections/apps.js';
+import type { WebhookDocument } from '../projections/webhooks.js';
+import { effectiveSettings } from '../domain/settings.js';
+import type { SettingValue } from '../domain/settings.js';
 import { keyNamedBy } from '../domain/app.js';
 import { keyRefFromParam } from './keys.js';
 
@@ -62,5 +65,32 @@ export class ManagementQueries {
   async appLocation(appId: string): Promise<AppLocation | null> {
     const app = await this.readModels.findApp(appId);
     return app ? { appId: app.appId, region: app.region } : null;
+  }
+
+  async settings(appId: string): Promise<Record<string, SettingValue>> {
+    const { app } = await this.getApp(appId);
+    return effectiveSettings(app.settings);
+  }
+
+  async collaborators(appId: string): Promise<AppDocument['collaborators']> {
+    return (await this.getApp(appId)).app.collaborators;
+  }
+
+  /** Webhooks of an existing app, filtered by name or id (at most 25, so in memory). */
+  async listWebhooks(appId: string, searchKey: string | undefined, page: Page): Promise<{ items: WebhookDocument[]; total: number }> {
+    await this.getApp(appId);
+    const needle = searchKey?.toLowerCase();
+    const matching = (await this.readModels.liveWebhooks(appId)).filter(
+      (w) => !needle || w.name.toLowerCase().includes(needle) || w.webhookId.toLowerCase().includes(needle),
+    );
+    const start = (page.page - 1) * page.perPage;
+    return { items: matching.slice(start, start + page.perPage), total: matching.length };
+  }
+
+  async getWebhook(appId: string, webhookId: string): Promise<WebhookDocument> {
+    await this.getApp(appId);
+    const webhook = await this.readModels.findWebhook(appId, webhookId);
+    if (!webhook) throw new ApiError('ERR_WEBHOOK_NOT_FOUND', `The webhook ${webhookId} does not exist.`);
+    return webhook;
   }
 }
