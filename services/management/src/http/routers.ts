@@ -1,10 +1,10 @@
 import { ApiError } from '@chat/contracts';
-import { actorOf, parseQuery, parseWith } from '@chat/http';
+import { actorOf, correlationIdOf, parseQuery, parseWith, requireManagementCaller } from '@chat/http';
 import { Router } from 'express';
 import type { ManagementCommands } from '../app/commands.js';
 import type { ManagementQueries } from '../app/queries.js';
 import { validSettings } from '../domain/settings.js';
-import { correlationIdOf, requireManagementCaller } from './caller.js';
+
 import { SELF_HOSTED_PLAN, apiKeyBody, appBody, eachSucceeded, paginationMeta } from './responses.js';
 import {
   collaboratorsBody,

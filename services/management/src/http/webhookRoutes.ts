@@ -1,10 +1,10 @@
 import { webhookTriggers } from '@chat/contracts';
 import type { WebhookTrigger } from '@chat/contracts';
-import { parseQuery, parseWith } from '@chat/http';
+import { correlationIdOf, parseQuery, parseWith, requireManagementCaller } from '@chat/http';
 import { Router } from 'express';
 import type { ManagementQueries } from '../app/queries.js';
 import type { WebhookCommands } from '../app/webhookCommands.js';
-import { correlationIdOf, requireManagementCaller } from './caller.js';
+
 import { eachSucceeded, paginationMeta, webhookBody } from './responses.js';
 import { createWebhookBody, listWebhooksQuery, triggersBody, updateWebhookBody } from './schemas.js';
 
