@@ -10,7 +10,7 @@ declare module 'vitest' {
     kafkaBrokers: string;
     mongoUrl: string;
     redisUrl: string;
-    serviceUrls: Record<'users' | 'conversations' | 'messages' | 'management', string>;
+    serviceUrls: Record<'users' | 'conversations' | 'messages' | 'management' | 'webhooks', string>;
     databaseSuffix: string;
   }
 }
