@@ -74,10 +74,13 @@ export const collaboratorsChangedV1 = z.object({
   changedAt: z.number().int(),
 });
 
-/** Only the keys a command changed, already validated against the settings catalogue. */
+/**
+ * Only the settings a command changed, already validated against the catalogue. A list of pairs,
+ * not an object: setting keys contain dots, which stored field names must not.
+ */
 export const appSettingsSetV1 = z.object({
   appId: z.string(),
-  settings: z.record(z.string(), z.union([z.boolean(), z.number(), z.string(), z.array(z.string())])),
+  settings: z.array(z.object({ key: z.string(), value: z.boolean() })),
   setAt: z.number().int(),
 });
 

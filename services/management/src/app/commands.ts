@@ -3,7 +3,7 @@ import { ApiError, epochSeconds } from '@chat/contracts';
 import type { Actor, ApiKeyScope } from '@chat/contracts';
 import { keyNamedBy } from '../domain/app.js';
 import type { ApiKeyState, AppCommand, AppState, KeyRef, NewTenant } from '../domain/app.js';
-import type { SettingValue } from '../domain/settings.js';
+import type { SettingEntry } from '../domain/settings.js';
 import { AppStream, managementActor } from './appStream.js';
 import type { AppStreamDeps } from './appStream.js';
 import { keyRefFromParam, mintApiKey, newAppId } from './keys.js';
@@ -141,7 +141,7 @@ export class ManagementCommands {
     await this.stream.run(appId, { type: 'ChangeCollaborators', ...change, now: seconds }, managementActor(appId), requestId, date);
   }
 
-  async setSettings(appId: string, settings: Record<string, SettingValue>, requestId: string): Promise<void> {
+  async setSettings(appId: string, settings: SettingEntry[], requestId: string): Promise<void> {
     const { date, seconds } = this.stream.now();
     await this.stream.run(appId, { type: 'SetSettings', settings, now: seconds }, managementActor(appId), requestId, date);
   }

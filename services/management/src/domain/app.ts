@@ -19,7 +19,8 @@ import type {
   WebhookUpdated,
 } from '@chat/contracts';
 import type { Decider, DomainEvent } from '@chat/eventsourcing';
-import type { SettingValue } from './settings.js';
+import { mergeSettings } from './settings.js';
+import type { SettingEntry } from './settings.js';
 import { MAX_WEBHOOKS_PER_APP, checkBasicAuth, configOf, requireWebhook, updatedConfig, validTriggers } from './webhooks.js';
 import type { WebhookChanges, WebhookConfig, WebhookState } from './webhooks.js';
 
@@ -59,7 +60,7 @@ export type AppState =
       region: string;
       createdAt: number;
       keys: Record<string, ApiKeyState>;
-      settings: Record<string, SettingValue>;
+      settings: SettingEntry[];
       collaborators: Record<string, CollaboratorState>;
       webhooks: Record<string, WebhookState>;
     };
@@ -114,7 +115,7 @@ export type AppCommand =
   | { type: 'DeleteApp'; now: number }
   | { type: 'RequestUsage'; usePreviousBillingCycle: boolean; now: number }
   | { type: 'ChangeCollaborators'; admins: string[]; moderators: string[]; remove: string[]; now: number }
-  | { type: 'SetSettings'; settings: Record<string, SettingValue>; now: number }
+  | { type: 'SetSettings'; settings: SettingEntry[]; now: number }
   | { type: 'ResetSettings'; now: number }
   | { type: 'CreateWebhook'; webhookId: string; config: WebhookConfig; sealedSecret: string; now: number }
   | { type: 'UpdateWebhook'; webhookId: string; changes: WebhookChanges; reason: WebhookUpdated['reason']; now: number }
@@ -203,13 +204,13 @@ function decide(command: AppCommand, state: AppState): AppEvent[] {
       return decideCollaborators(requireApp(state), command);
     case 'SetSettings': {
       const app = requireApp(state);
-      const changed = Object.fromEntries(Object.entries(command.settings).filter(([key, value]) => app.settings[key] !== value));
-      if (Object.keys(changed).length === 0) return [];
+      const changed = command.settings.filter(({ key, value }) => app.settings.find((own) => own.key === key)?.value !== value);
+      if (changed.length === 0) return [];
       return [{ type: 'AppSettingsSet', data: { appId: app.appId, settings: changed, setAt: command.now } }];
     }
     case 'ResetSettings': {
       const app = requireApp(state);
-      if (Object.keys(app.settings).length === 0) return [];
+      if (app.settings.length === 0) return [];
       return [{ type: 'AppSettingsReset', data: { appId: app.appId, resetAt: command.now } }];
     }
     default:
@@ -300,7 +301,7 @@ function evolve(state: AppState, event: AppEvent): AppState {
         region: event.data.region,
         createdAt: event.data.createdAt,
         keys: {},
-        settings: {},
+        settings: [],
         collaborators: {},
         webhooks: {},
       };
@@ -346,9 +347,9 @@ function evolveParts(app: ActiveApp, event: PartEvent): Partial<ActiveApp> {
       return { collaborators };
     }
     case 'AppSettingsSet':
-      return { settings: { ...app.settings, ...(event.data.settings as Record<string, SettingValue>) } };
+      return { settings: mergeSettings(app.settings, event.data.settings) };
     case 'AppSettingsReset':
-      return { settings: {} };
+      return { settings: [] };
     case 'WebhookCreated': {
       const { at, sealedSecret } = event.data;
       const webhook: WebhookState = { ...configOf(event.data), sealedSecret, triggers: [], createdAt: at, updatedAt: at };

@@ -1,6 +1,11 @@
 import { ApiError } from '@chat/contracts';
 
 export type SettingValue = boolean;
+/** Stored as pairs: setting keys contain dots, which stored field names must not. */
+export interface SettingEntry {
+  key: string;
+  value: SettingValue;
+}
 
 /**
  * The settings an app can set (CometChat's `core.*` keys, plus ours), each a boolean with its
@@ -20,12 +25,19 @@ export const settingsCatalogue: Readonly<Record<string, { default: SettingValue;
 };
 
 /** The value of every setting: the app's own over the defaults. */
-export function effectiveSettings(own: Readonly<Record<string, SettingValue>>): Record<string, SettingValue> {
-  return Object.fromEntries(Object.entries(settingsCatalogue).map(([key, spec]) => [key, own[key] ?? spec.default]));
+export function effectiveSettings(own: readonly SettingEntry[]): Record<string, SettingValue> {
+  const values = new Map(own.map((entry) => [entry.key, entry.value]));
+  return Object.fromEntries(Object.entries(settingsCatalogue).map(([key, spec]) => [key, values.get(key) ?? spec.default]));
+}
+
+/** The app's own settings after `changes`, one entry per key. */
+export function mergeSettings(own: readonly SettingEntry[], changes: readonly SettingEntry[]): SettingEntry[] {
+  const changed = new Set(changes.map((c) => c.key));
+  return [...own.filter((entry) => !changed.has(entry.key)), ...changes];
 }
 
 /** Checks a `settings` object key by key: an unknown key or a wrong type is a 400 naming it. */
-export function validSettings(input: Readonly<Record<string, unknown>>): Record<string, SettingValue> {
+export function validSettings(input: Readonly<Record<string, unknown>>): SettingEntry[] {
   const entries = Object.entries(input);
   if (entries.length === 0) throw new ApiError('ERR_BAD_REQUEST', 'settings: must name at least one setting.', { field: 'settings' });
   for (const [key, value] of entries) {
@@ -35,5 +47,5 @@ export function validSettings(input: Readonly<Record<string, unknown>>): Record<
     }
     if (typeof value !== 'boolean') throw new ApiError('ERR_BAD_REQUEST', `${field}: must be a boolean.`, { field });
   }
-  return Object.fromEntries(entries) as Record<string, SettingValue>;
+  return entries.map(([key, value]) => ({ key, value: value as SettingValue }));
 }

@@ -80,7 +80,7 @@ export function managementRouter(commands: ManagementCommands, queries: Manageme
   router.post('/apps/:appId/settings', async (req, res) => {
     const settings = validSettings(parseWith(settingsBody, req.body).settings);
     await commands.setSettings(req.params.appId, settings, correlationIdOf(req));
-    res.json({ data: eachSucceeded(Object.keys(settings), 'Added setting(s) successfully.') });
+    res.json({ data: eachSucceeded(settings.map((s) => s.key), 'Added setting(s) successfully.') });
   });
 
   router.delete('/apps/:appId/settings', async (req, res) => {

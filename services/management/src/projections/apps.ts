@@ -1,6 +1,8 @@
 import { appEventTypes, appSettingsEventTypes } from '@chat/contracts';
 import type { CollaboratorRole, EventOf } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
+import { mergeSettings } from '../domain/settings.js';
+import type { SettingEntry } from '../domain/settings.js';
 
 export const APPS_COLLECTION = 'apps';
 
@@ -10,7 +12,7 @@ export interface AppDocument {
   region: string;
   createdAt: number;
   /** The app's own settings (defaults are not stored). */
-  settings: Record<string, boolean>;
+  settings: SettingEntry[];
   collaborators: { email: string; role: CollaboratorRole; addedAt: number }[];
   /** Set when the app was created through `POST /tenants`. */
   owner?: { tenantId: string; name: string; email: string };
@@ -31,7 +33,7 @@ export const appsProjection: Projection<AppDocument, AppDocumentEvent> = {
   evolve: (document, event) => {
     if (event.type === 'AppCreated') {
       const { appId, name, region, createdAt } = event.data;
-      return document ?? { appId, name, region, createdAt, settings: {}, collaborators: [] };
+      return document ?? { appId, name, region, createdAt, settings: [], collaborators: [] };
     }
     if (!document) return null;
     switch (event.type) {
@@ -40,9 +42,9 @@ export const appsProjection: Projection<AppDocument, AppDocumentEvent> = {
       case 'TenantCreated':
         return { ...document, owner: { tenantId: event.data.tenantId, name: event.data.name, email: event.data.email } };
       case 'AppSettingsSet':
-        return { ...document, settings: { ...document.settings, ...(event.data.settings as Record<string, boolean>) } };
+        return { ...document, settings: mergeSettings(document.settings, event.data.settings) };
       case 'AppSettingsReset':
-        return { ...document, settings: {} };
+        return { ...document, settings: [] };
       case 'CollaboratorsChanged': {
         const gone = new Set([...event.data.removed, ...event.data.added.map((a) => a.email)]);
         const kept = document.collaborators.filter((c) => !gone.has(c.email));

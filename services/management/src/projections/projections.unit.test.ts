@@ -67,6 +67,6 @@ describe('apps projection', () => {
   it('builds the app document from AppCreated and keeps the first one', async () => {
     const event = envelope('AppCreated', { appId: 'a1', name: 'Demo', region: 'us', createdAt: 100 });
     const store = await applyInMemory(appsProjection, [event]);
-    expect(store.snapshot()).toEqual(new Map([['a1', { appId: 'a1', name: 'Demo', region: 'us', createdAt: 100, settings: {}, collaborators: [] }]]));
+    expect(store.snapshot()).toEqual(new Map([['a1', { appId: 'a1', name: 'Demo', region: 'us', createdAt: 100, settings: [], collaborators: [] }]]));
   });
 });
