@@ -38,7 +38,6 @@ export function createManagementService(config: Readonly<ManagementConfig>, deps
   const { db, kafka, redis, logger } = deps;
   const readModels = new ManagementReadModels(db);
   const invalidator = new ApiKeyCacheInvalidator(redis, logger);
-  let webhookCommands: WebhookCommands | undefined;
   // Our own topic, consumed by ourselves: heals a crash between append and projection, and repeats
   // the cache invalidation. Both are idempotent, so redelivery is harmless. The webhooks process's
   // topic tells us which receivers answered 410 Gone, whose webhooks we then disable.
@@ -52,13 +51,13 @@ export function createManagementService(config: Readonly<ManagementConfig>, deps
     project: async (events) => {
       await readModels.apply(events);
       await invalidator.invalidate(keyHashesOf(events));
-      if (webhookCommands) await disableGoneWebhooks(webhookCommands, events);
+      await disableGoneWebhooks(webhookCommands, events);
     },
     ownReadModels: readModels,
   });
   const streamDeps = { runner: pipeline.runner, invalidator, logger, clock: deps.clock ?? (() => new Date()) };
   const commands = new ManagementCommands({ ...streamDeps, region: config.region });
-  webhookCommands = new WebhookCommands({
+  const webhookCommands = new WebhookCommands({
     ...streamDeps,
     secrets: new SecretBox(config.webhookSecretsKey),
     allowPrivateUrls: config.allowPrivateWebhookUrls,

@@ -37,10 +37,9 @@ export function createWebhooksService(config: Readonly<WebhooksConfig>, deps: We
     allowPrivate: config.allowPrivateUrls,
     maxSocketsPerHost: config.concurrencyPerEndpoint,
   });
-  let deliveries: Deliveries | undefined;
   const dispatcher = new Dispatcher({
     concurrencyPerEndpoint: config.concurrencyPerEndpoint,
-    attempt: (delivery) => deliveries!.attempt(delivery),
+    attempt: (delivery) => deliveries.attempt(delivery),
     onError: (error, delivery) => logger.error({ err: error, deliveryId: delivery.deliveryId }, 'delivery attempt could not be recorded; retrying'),
   });
 
@@ -54,11 +53,11 @@ export function createWebhooksService(config: Readonly<WebhooksConfig>, deps: We
       const configured = events.filter(isConfigEvent);
       if (configured.length > 0) directory.forget(configured.map((e) => e.appId));
       // The deliveries are stored before the offsets move on, so a crash here loses none.
-      for (const delivery of await deliveries!.queue(events.filter((e: KnownEvent) => !isConfigEvent(e)))) dispatcher.enqueue(delivery);
+      for (const delivery of await deliveries.queue(events.filter((e: KnownEvent) => !isConfigEvent(e)))) dispatcher.enqueue(delivery);
     },
     ownReadModels: readModels,
   });
-  deliveries = new Deliveries({ runner: pipeline.runner, directory, sender, retry: config.retry, region: config.region, logger });
+  const deliveries = new Deliveries({ runner: pipeline.runner, directory, sender, retry: config.retry, region: config.region, logger });
   const redelivery = new Redelivery({ runner: pipeline.runner, readModels, enqueue: (d) => dispatcher.enqueue(d) });
 
   return {

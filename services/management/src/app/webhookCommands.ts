@@ -1,5 +1,5 @@
-import { ApiError, SecretBox, newWebhookSecret, webhookUrlRefusal } from '@chat/contracts';
-import type { WebhookUpdated } from '@chat/contracts';
+import { ApiError, newWebhookSecret, webhookUrlRefusal } from '@chat/contracts';
+import type { SecretBox, WebhookUpdated } from '@chat/contracts';
 import type { AppState } from '../domain/app.js';
 import type { WebhookChanges, WebhookState } from '../domain/webhooks.js';
 import { AppStream, managementActor } from './appStream.js';

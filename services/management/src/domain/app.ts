@@ -213,8 +213,17 @@ function decide(command: AppCommand, state: AppState): AppEvent[] {
       if (app.settings.length === 0) return [];
       return [{ type: 'AppSettingsReset', data: { appId: app.appId, resetAt: command.now } }];
     }
-    default:
+    case 'CreateWebhook':
+    case 'UpdateWebhook':
+    case 'RotateWebhookSecret':
+    case 'DeleteWebhook':
+    case 'AddWebhookTriggers':
+    case 'RemoveWebhookTriggers':
       return decideWebhook(command, requireApp(state));
+    default: {
+      const unknown: never = command;
+      throw new Error(`unknown command ${JSON.stringify(unknown)}`);
+    }
   }
 }
 
@@ -327,8 +336,20 @@ function evolve(state: AppState, event: AppEvent): AppState {
     case 'AppUsageRequested':
     case 'TenantCreated':
       return state;
-    default:
+    case 'CollaboratorsChanged':
+    case 'AppSettingsSet':
+    case 'AppSettingsReset':
+    case 'WebhookCreated':
+    case 'WebhookUpdated':
+    case 'WebhookSecretRotated':
+    case 'WebhookDeleted':
+    case 'WebhookTriggersAdded':
+    case 'WebhookTriggersRemoved':
       return state.status === 'active' ? { ...state, ...evolveParts(state, event) } : state;
+    default: {
+      const unknown: never = event;
+      throw new Error(`unknown event ${JSON.stringify(unknown)}`);
+    }
   }
 }
 

@@ -54,6 +54,12 @@ describe('apikeys projection', () => {
     expect(await run([created, updated, deleted, created])).toMatchObject({ deleted: true, deletedAt: 300 });
   });
 
+  it('an app deletion tombstones every key it names, and a redelivered creation cannot revive them', async () => {
+    const appDeleted = envelope('AppDeleted', { appId: 'a1', keyHashes: ['h2'], deletedAt: 400 });
+    expect(await run([created, appDeleted])).toMatchObject({ deleted: true, deletedAt: 400 });
+    expect(await run([created, appDeleted, created])).toMatchObject({ deleted: true });
+  });
+
   it('ignores updates for a key it never saw', async () => {
     expect(await run([updated])).toBeNull();
   });

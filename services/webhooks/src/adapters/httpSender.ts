@@ -88,7 +88,7 @@ export class HttpSender {
 function publicOnlyLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, []);
-    const list = addresses as LookupAddress[];
+    const list = addresses;
     const refused = list.find((a) => isPrivateAddress(a.address));
     if (refused) return callback(Object.assign(new Error(`${hostname} resolves to a private address (${refused.address})`), { code: 'EPRIVATE' }), []);
     if (options.all) return callback(null, list);

@@ -1,4 +1,4 @@
-import type { KnownEvent, WebhookTrigger } from '@chat/contracts';
+import type { EventOf, EventType, KnownEvent, WebhookTrigger } from '@chat/contracts';
 
 export interface TriggerMatch {
   trigger: WebhookTrigger;
@@ -6,57 +6,42 @@ export interface TriggerMatch {
   data: Record<string, unknown>;
 }
 
+type Raise = { [T in EventType]?: (event: EventOf<T>) => TriggerMatch | null };
+
 /**
- * The CometChat trigger an event raises, if any, and the payload data it carries. Group actions
- * produce their own `group_*` triggers, so the action messages made from them do not also raise
+ * Which CometChat trigger each event type raises, and the payload data it carries. Group actions
+ * have their own `group_*` triggers, so the action messages made from them do not also raise
  * `message_sent`.
  */
+const raises: Raise = {
+  MessageSent: (e) => (e.data.category === 'action' ? null : { trigger: 'message_sent', data: { message: e.data } }),
+  MessageEdited: (e) => ({ trigger: 'message_edited', data: { message: e.data } }),
+  MessageDeleted: (e) => ({ trigger: 'message_deleted', data: { message: e.data } }),
+  MessageReactionAdded: (e) => ({ trigger: 'message_reaction_added', data: { reaction: e.data } }),
+  MessageReactionRemoved: (e) => ({ trigger: 'message_reaction_removed', data: { reaction: e.data } }),
+  ConversationDelivered: (e) => ({
+    trigger: 'message_delivery_receipt',
+    data: { ...receiptOf(e.data), receiptType: 'delivered', deliveredAt: e.data.deliveredAt },
+  }),
+  ConversationRead: (e) => ({ trigger: 'message_read_receipt', data: { ...receiptOf(e.data), receiptType: 'read', readAt: e.data.readAt } }),
+  GroupCreated: (e) => ({ trigger: 'group_created', data: { group: e.data } }),
+  GroupUpdated: (e) => ({ trigger: 'group_updated', data: { group: e.data } }),
+  GroupDeleted: (e) => ({ trigger: 'group_deleted', data: { group: e.data } }),
+  GroupMembersAdded: (e) => ({ trigger: 'group_member_added', data: e.data }),
+  GroupMemberJoined: (e) => ({ trigger: 'group_member_joined', data: e.data }),
+  GroupMemberLeft: (e) => ({ trigger: 'group_member_left', data: e.data }),
+  GroupMemberKicked: (e) => ({ trigger: 'group_member_kicked', data: e.data }),
+  GroupMemberBanned: (e) => ({ trigger: 'group_member_banned', data: e.data }),
+  GroupMemberUnbanned: (e) => ({ trigger: 'group_member_unbanned', data: e.data }),
+  GroupMemberScopeChanged: (e) => ({ trigger: 'group_member_scope_changed', data: e.data }),
+  UsersBlocked: (e) => ({ trigger: 'user_blocked', data: e.data }),
+  UsersUnblocked: (e) => ({ trigger: 'user_unblocked', data: e.data }),
+};
+
+/** The trigger an event raises, if any. */
 export function triggerOf(event: KnownEvent): TriggerMatch | null {
-  switch (event.type) {
-    case 'MessageSent':
-      return event.data.category === 'action' ? null : { trigger: 'message_sent', data: { message: event.data } };
-    case 'MessageEdited':
-      return { trigger: 'message_edited', data: { message: event.data } };
-    case 'MessageDeleted':
-      return { trigger: 'message_deleted', data: { message: event.data } };
-    case 'MessageReactionAdded':
-      return { trigger: 'message_reaction_added', data: { reaction: event.data } };
-    case 'MessageReactionRemoved':
-      return { trigger: 'message_reaction_removed', data: { reaction: event.data } };
-    case 'ConversationDelivered':
-      return {
-        trigger: 'message_delivery_receipt',
-        data: { ...receiptOf(event.data), receiptType: 'delivered', deliveredAt: event.data.deliveredAt },
-      };
-    case 'ConversationRead':
-      return { trigger: 'message_read_receipt', data: { ...receiptOf(event.data), receiptType: 'read', readAt: event.data.readAt } };
-    case 'GroupCreated':
-      return { trigger: 'group_created', data: { group: event.data } };
-    case 'GroupUpdated':
-      return { trigger: 'group_updated', data: { group: event.data } };
-    case 'GroupDeleted':
-      return { trigger: 'group_deleted', data: { group: event.data } };
-    case 'GroupMembersAdded':
-      return { trigger: 'group_member_added', data: event.data };
-    case 'GroupMemberJoined':
-      return { trigger: 'group_member_joined', data: event.data };
-    case 'GroupMemberLeft':
-      return { trigger: 'group_member_left', data: event.data };
-    case 'GroupMemberKicked':
-      return { trigger: 'group_member_kicked', data: event.data };
-    case 'GroupMemberBanned':
-      return { trigger: 'group_member_banned', data: event.data };
-    case 'GroupMemberUnbanned':
-      return { trigger: 'group_member_unbanned', data: event.data };
-    case 'GroupMemberScopeChanged':
-      return { trigger: 'group_member_scope_changed', data: event.data };
-    case 'UsersBlocked':
-      return { trigger: 'user_blocked', data: event.data };
-    case 'UsersUnblocked':
-      return { trigger: 'user_unblocked', data: event.data };
-    default:
-      return null;
-  }
+  const raise = raises[event.type] as ((e: KnownEvent) => TriggerMatch | null) | undefined;
+  return raise ? raise(event) : null;
 }
 
 function receiptOf(data: { uid: string; conversationId: string; conversationType: 'user' | 'group'; conversationWith: string; messageId: string }) {
