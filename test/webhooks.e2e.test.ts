@@ -133,6 +133,55 @@ describe('webhooks deliver through the real stack', () => {
     expect((await deliveries(app, silent.id)).body.data).toHaveLength(0);
   });
 
+  it('the app setting webhooks.enabled=false silences every webhook of the app until it is set back', async () => {
+    const hook = await receiver();
+    await createWebhook(app, 'settable', hook.url, ['message_sent']);
+    expect((await manage('POST', `/apps/${app.appId}/settings`, { settings: { 'webhooks.enabled': false } })).status).toBe(200);
+    await sleep(1_000); // the delivery process learns the setting from management's event
+    const silenced = await send(app, 'bob', 'erin', 'while silenced');
+    expect((await manage('POST', `/apps/${app.appId}/settings`, { settings: { 'webhooks.enabled': true } })).status).toBe(200);
+    await sleep(1_000);
+    const heard = await send(app, 'bob', 'erin', 'heard again');
+    // Same conversation, so the first message's event was handled before the second's.
+    await eventually(async () => hook.received, (r) => r.some((x) => x.json.data.message.id === heard));
+    expect(hook.received.map((r) => r.json.data.message.id)).toEqual([heard]);
+    expect(hook.received.map((r) => r.json.data.message.id)).not.toContain(silenced);
+  });
+
+  it('redelivers one delivery, or everything since a time (our extension)', async () => {
+    const hook = await receiver();
+    hook.script.push(500, 500);
+    const { id } = await createWebhook(app, 'once', hook.url, ['message_sent'], { retryOnFailure: false });
+    const since = Math.floor(Date.now() / 1000) - 1;
+    await send(app, 'carol', 'bob', 'first');
+    await send(app, 'carol', 'bob', 'second');
+    const failed = await eventually(() => deliveries(app, id, '?status=failed'), (r) => r.body.data?.length === 2);
+    expect(failed.body.data.map((d: { attempts: number; responseCode: number }) => [d.attempts, d.responseCode])).toEqual([
+      [1, 500],
+      [1, 500],
+    ]);
+
+    const newest = failed.body.data[0].id as string;
+    const one = await manage('POST', `/apps/${app.appId}/webhooks/${id}/deliveries/${newest}/redeliver`);
+    expect(one.status).toBe(200);
+    await eventually(() => deliveries(app, id, '?status=delivered'), (r) => r.body.data?.length === 1);
+    expect(hook.received.map((r) => r.json.data.message.data.text)).toEqual(['first', 'second', 'second']);
+
+    // Everything finished since then, delivered or not, goes again, oldest first.
+    const bulk = await manage('POST', `/apps/${app.appId}/webhooks/${id}/redeliver`, { since });
+    expect(bulk.body.data).toEqual({ success: true, redelivered: 2 });
+    const all = await eventually(
+      () => deliveries(app, id, '?status=delivered'),
+      (r) => r.body.data?.length === 2 && r.body.data.every((d: { attempts: number }) => d.attempts >= 2) && r.body.data[0].attempts === 3,
+    );
+    expect(all.body.data.map((d: { attempts: number }) => d.attempts)).toEqual([3, 2]);
+    expect(hook.received.map((r) => r.json.data.message.data.text)).toEqual(['first', 'second', 'second', 'first', 'second']);
+
+    expect((await manage('POST', `/apps/${app.appId}/webhooks/${id}/deliveries/nosuch/redeliver`)).body.error.code).toBe('ERR_DELIVERY_NOT_FOUND');
+    expect((await manage('POST', `/apps/${app.appId}/webhooks/${id}/redeliver`, {})).status).toBe(400);
+    expect((await manage('GET', `/apps/${app.appId}/webhooks/nosuch/deliveries`)).body.error.code).toBe('ERR_WEBHOOK_NOT_FOUND');
+  });
+
   it('a 410 answer disables the webhook', async () => {
     const hook = await receiver();
     hook.script.push(410);
