@@ -6,5 +6,4 @@ export const managementErrorStatus = {
   ERR_WEBHOOK_URL_NOT_ALLOWED: 400, // ours: not http(s), or a private/loopback address while those are refused
   ERR_WEBHOOKS_LIMIT_EXCEEDED: 400, // ours: 25 webhooks per app
   ERR_DELIVERY_NOT_FOUND: 404, // ours: the delivery log (extension)
-  ERR_TENANT_ALREADY_EXISTS: 409, // ours: one tenant per e-mail address
 } as const satisfies Record<string, number>;
