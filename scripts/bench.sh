@@ -10,3 +10,4 @@ node bench/users-list.mjs
 node bench/groups-operations.mjs
 node bench/messages-send.mjs
 node bench/conversations-list.mjs
+node bench/webhooks.mjs
