@@ -89,7 +89,7 @@ describe('webhook deliveries survive a restart of the delivery process', () => {
     await publisher.disconnect();
 
     const deliveries = mongo.db.collection('deliveries');
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + 60_000;
     const queuedAndTried = async () =>
       (await deliveries.countDocuments({ appId })) === 30 && (await deliveries.countDocuments({ appId, attempts: { $gte: 1 } })) >= 3;
     while (!(await queuedAndTried()) && Date.now() < deadline) await sleep(50);
@@ -104,7 +104,7 @@ describe('webhook deliveries survive a restart of the delivery process', () => {
     const second = createWebhooksService(config, { db: mongo.db, kafka, logger });
     await second.start();
     try {
-      const until = Date.now() + 20_000;
+      const until = Date.now() + 60_000;
       while (new Set(receiver.received.map((r) => r.headers['webhook-id'])).size < 30 && Date.now() < until) await sleep(50);
       for (const conversationId of conversations) {
         const order: string[] = [];
@@ -120,5 +120,5 @@ describe('webhook deliveries survive a restart of the delivery process', () => {
     } finally {
       await second.stop();
     }
-  }, 60_000);
+  }, 180_000);
 });

@@ -43,6 +43,12 @@ export interface CommandRequest<State, Command, Event extends DomainEvent> {
   metadata: CommandMetadata;
   /** Called once the events are stored, before read models see them (e.g. to invalidate caches). */
   onAppended?: (events: readonly EventEnvelope[]) => Promise<void>;
+  /**
+   * The caller expects a stream nobody has written yet (a fresh id per item, like a webhook
+   * delivery): the first attempt decides on the initial state without reading the store. If the
+   * stream existed after all, the append conflicts and the retry reads it as usual.
+   */
+  expectNew?: boolean;
 }
 
 /** The service's own read models: applied before a command answers (read-your-writes). */
@@ -141,7 +147,8 @@ export class CommandRunner {
   ): Promise<CommandResult<State>> {
     const { decider, streamId, metadata } = request;
     for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
-      const { state, version } = await this.load(decider, streamId, attempt > 1);
+      const assumeNew = attempt === 1 && request.expectNew === true && !this.heads.get(streamId);
+      const { state, version } = assumeNew ? { state: decider.initialState(), version: 0 } : await this.load(decider, streamId, attempt > 1);
       const command = isBuilder<State, Command>(request.command) ? await request.command(state) : request.command;
       const decided = decider.decide(command, state);
       if (decided.length === 0) return { state, events: [], version };

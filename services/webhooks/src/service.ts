@@ -72,6 +72,7 @@ export function createWebhooksService(config: Readonly<WebhooksConfig>, deps: We
     },
     async stop() {
       await dispatcher.stop();
+      await deliveries.drain();
       await pipeline.stop();
       sender.close();
     },

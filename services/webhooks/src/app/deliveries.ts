@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { webhookSignature } from '@chat/contracts';
 import type { Actor, KnownEvent } from '@chat/contracts';
+import { backoffDelay } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
 import type { Logger } from 'pino';
 import type { HttpSender } from '../adapters/httpSender.js';
@@ -11,6 +13,9 @@ import type { RetryPolicy } from '../domain/retrySchedule.js';
 import { triggerOf, webhookBody } from '../domain/triggers.js';
 import type { WebhookDirectory } from './directory.js';
 import type { AttemptResult, QueuedDelivery } from './dispatcher.js';
+
+/** How a delivered attempt's record is retried when the store refuses it for a moment. */
+const RECORD_RETRY = { baseMs: 200, maxMs: 5_000 };
 
 /** The delivery process acts as itself in the events it records. */
 const deliveryActor = (appId: string): Actor => ({ appId, keyId: 'webhooks', scope: 'management' });
@@ -37,8 +42,16 @@ export function deliveryIdOf(webhookId: string, eventId: string): string {
  */
 export class Deliveries {
   private readonly clock: () => number;
+  /** Records of successful attempts still being written. */
+  private readonly recording = new Set<Promise<void>>();
+
   constructor(private readonly deps: DeliveryDeps) {
     this.clock = deps.clock ?? Date.now;
+  }
+
+  /** Waits for the records of successful attempts still being written (at stop). */
+  async drain(): Promise<void> {
+    await Promise.all(this.recording);
   }
 
   /**
@@ -80,6 +93,8 @@ export class Deliveries {
           streamId: deliveryStreamId(delivery.appId, delivery.deliveryId),
           command,
           metadata: { appId: delivery.appId, actor: deliveryActor(delivery.appId), correlationId: event.correlationId, causationId: event.id, now: new Date() },
+          // A delivery id is new unless Kafka redelivers its event: no store read for the usual case.
+          expectNew: true,
         });
         return result.events.length > 0 ? delivery : null;
       }),
@@ -104,6 +119,13 @@ export class Deliveries {
     };
     const sent = await this.deps.sender.post(endpoint.webhook.url, headers, delivery.body);
     const now = this.clock();
+    if (sent.status !== undefined && sent.status >= 200 && sent.status < 300) {
+      // Delivered: the lane's next delivery may go now. Its record is written behind it (grouped
+      // with the others); should that fail for good, the delivery stays pending in the store and a
+      // restarted process sends it again, which at-least-once allows.
+      this.recordInBackground(delivery, sent);
+      return { done: true };
+    }
     const decision = await this.record(
       delivery,
       (roundAttempts, roundStartedAt) =>
@@ -112,6 +134,25 @@ export class Deliveries {
     );
     if (decision.outcome === 'gone') await this.deps.directory.markGone(delivery.appId, delivery.webhookId);
     return decision.outcome === 'retrying' && decision.nextAttemptAt !== undefined ? { done: false, retryAt: decision.nextAttemptAt } : { done: true };
+  }
+
+  private recordInBackground(delivery: QueuedDelivery, sent: { status?: number; latencyMs: number; responsePrefix: string }): void {
+    const write = (async () => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.record(delivery, () => ({ outcome: 'delivered' }), sent);
+          return;
+        } catch (error) {
+          if (attempt >= 5) {
+            this.deps.logger.error({ err: error, deliveryId: delivery.deliveryId }, 'a delivered attempt could not be recorded; it stays pending');
+            return;
+          }
+          await sleep(backoffDelay(attempt, RECORD_RETRY));
+        }
+      }
+    })();
+    this.recording.add(write);
+    void write.finally(() => this.recording.delete(write));
   }
 
   /** Records the attempt; the decision is made on the stream's current state (attempt numbers, window). */
