@@ -162,6 +162,7 @@ const staticGateway = await (async () => {
       CONVERSATIONS_URL: staticUrl,
       MESSAGES_URL: services.serviceUrls.messages,
       MANAGEMENT_URL: services.serviceUrls.management,
+      WEBHOOKS_URL: services.serviceUrls.webhooks,
       MANAGEMENT_KEY: services.managementKey,
       MANAGEMENT_SECRET: services.managementSecret,
     },

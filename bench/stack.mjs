@@ -38,9 +38,11 @@ import { registerShutdown, startInfrastructure, startServices } from '@chat/devs
  * @param {boolean} [options.freshKafkaData]  a Kafka this call spawns starts on an empty log, so the
  *   services have nothing to catch up on but what the benchmark sends (default true; no effect on a
  *   Kafka that is reused)
+ * @param {Record<string, string>} [options.extraEnv]  settings for every service, e.g. the webhooks
+ *   benchmark's `WEBHOOKS_ALLOW_PRIVATE_URLS` for receivers on loopback
  * @returns {Promise<BenchStack>}
  */
-export async function startBenchStack({ name, freshKafkaData = true } = {}) {
+export async function startBenchStack({ name, freshKafkaData = true, extraEnv = {} } = {}) {
   const cleanups = [];
   /** @type {import('@chat/devstack').RunningInfrastructure | undefined} */
   let infra;
@@ -65,7 +67,7 @@ export async function startBenchStack({ name, freshKafkaData = true } = {}) {
 
   const databaseSuffix = `bench${randomBytes(3).toString('hex')}`;
   infra = await startInfrastructure({ freshKafkaData });
-  services = await startServices({ ...infra, ports: 'ephemeral', databaseSuffix, extraEnv: { LOG_LEVEL: 'warn' } });
+  services = await startServices({ ...infra, ports: 'ephemeral', databaseSuffix, extraEnv: { LOG_LEVEL: 'warn', ...extraEnv } });
   const gatewayUrl = services.gatewayUrl;
   const { managementKey, managementSecret } = services;
 

@@ -11,3 +11,4 @@ node bench/groups-operations.mjs
 node bench/messages-send.mjs
 node bench/conversations-list.mjs
 node bench/import.mjs
+node bench/webhooks.mjs

@@ -114,7 +114,7 @@ function send(c: Case, options: RequestOptions): Promise<ApiResponse> {
 }
 
 /** Routes whose successful call would destroy a fixture another case needs; their success runs on a copy. */
-const destructive = new Set(['delete-user', 'delete-group', 'kick-group-member', 'ban-group-user', 'delete-apikey', 'update-apikey']);
+const destructive = new Set(['delete-user', 'delete-group', 'kick-group-member', 'ban-group-user', 'delete-apikey', 'update-apikey', 'delete-app']);
 
 describe('auth matrix (route catalogue × refusals)', () => {
   it('refuses every call that lacks a right, and lets the same call with the right through', async () => {
@@ -126,7 +126,7 @@ describe('auth matrix (route catalogue × refusals)', () => {
       return ok ? null : `${c.route.method} ${c.route.path} [${c.name}]: ${r.status} ${JSON.stringify(r.body)}`;
     });
     const successes = await mapBounded(cases, 8, async (c) => {
-      const allowed = destructive.has(c.route.operationId) ? { ...c, pathOverrides: { uid: 'throwaway', guid: 'no-such-group', apiKey: 'f'.repeat(40) } } : c;
+      const allowed = destructive.has(c.route.operationId) ? { ...c, pathOverrides: { uid: 'throwaway', guid: 'no-such-group', apiKey: 'f'.repeat(40), appId: 'no-such-app' } } : c;
       const r = await send(allowed, c.allowed);
       const stillRefused = r.body?.error?.code === c.code;
       return stillRefused || r.status >= 500 ? `${c.route.method} ${c.route.path} [${c.name}, with the right credentials]: ${r.status} ${JSON.stringify(r.body)}` : null;

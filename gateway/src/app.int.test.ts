@@ -43,6 +43,7 @@ describe('gateway (real Redis, stub upstream)', () => {
       CONVERSATIONS_URL: upstreamUrl,
       MESSAGES_URL: upstreamUrl,
       MANAGEMENT_URL: upstreamUrl,
+      WEBHOOKS_URL: upstreamUrl,
       MANAGEMENT_KEY: 'k',
       MANAGEMENT_SECRET: 's',
     });

@@ -34,6 +34,7 @@ const schema = z.object({
   CONVERSATIONS_URL: upstreamUrl,
   MESSAGES_URL: upstreamUrl,
   MANAGEMENT_URL: upstreamUrl,
+  WEBHOOKS_URL: upstreamUrl,
   MANAGEMENT_KEY: z.string().min(1),
   MANAGEMENT_SECRET: z.string().min(1),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(15_000),
@@ -96,6 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Gatew
     conversations: e.CONVERSATIONS_URL,
     messages: e.MESSAGES_URL,
     management: e.MANAGEMENT_URL,
+    webhooks: e.WEBHOOKS_URL,
   };
   for (const name of serviceNames) Object.freeze(upstreams[name]);
   const management = e.MANAGEMENT_URL;

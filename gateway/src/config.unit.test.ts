@@ -6,6 +6,7 @@ const base = {
   CONVERSATIONS_URL: 'http://127.0.0.1:3002',
   MESSAGES_URL: 'http://127.0.0.1:3003',
   MANAGEMENT_URL: 'http://localhost:3004/',
+  WEBHOOKS_URL: 'http://localhost:3105/',
   MANAGEMENT_KEY: 'k',
   MANAGEMENT_SECRET: 's',
 };

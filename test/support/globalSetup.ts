@@ -10,7 +10,7 @@ declare module 'vitest' {
     kafkaBrokers: string;
     mongoUrl: string;
     redisUrl: string;
-    serviceUrls: Record<'users' | 'conversations' | 'messages' | 'management', string>;
+    serviceUrls: Record<'users' | 'conversations' | 'messages' | 'management' | 'webhooks', string>;
     databaseSuffix: string;
   }
 }
@@ -34,7 +34,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       redisUrl: infra.redisUrl,
       ports: 'ephemeral',
       databaseSuffix,
-      extraEnv: { LOG_LEVEL: 'warn' },
+      // Webhook receivers in tests listen on loopback, and retries run on a schedule of milliseconds.
+      extraEnv: { LOG_LEVEL: 'warn', WEBHOOKS_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_RETRY_MAX_MS: '800' },
     });
   } catch (error) {
     await infra.stop();

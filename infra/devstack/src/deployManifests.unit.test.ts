@@ -11,7 +11,7 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
 /** Variable names the processes' config schemas read (their upper-case keys). */
-const configSources = ['packages/runtime/src/config.ts', 'services/management/src/config.ts', 'gateway/src/config.ts'];
+const configSources = ['packages/runtime/src/config.ts', 'services/management/src/config.ts', 'services/webhooks/src/config.ts', 'gateway/src/config.ts'];
 const knownVariables = new Set(configSources.flatMap((file) => [...read(file).matchAll(/^\s+([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1] as string)));
 
 function entryPointExists(command: unknown): boolean {
@@ -33,7 +33,7 @@ describe('deployment manifests', () => {
   it('compose: every platform service runs a real entry point with variables the code reads', () => {
     const compose = parse(read('infra/compose/compose.yaml'), { merge: true }) as { services: Record<string, ComposeService> };
     const platform = Object.entries(compose.services).filter(([, s]) => s.command !== undefined);
-    expect(platform.map(([name]) => name).sort()).toEqual(['conversations', 'gateway', 'management', 'messages', 'users']);
+    expect(platform.map(([name]) => name).sort()).toEqual(['conversations', 'gateway', 'management', 'messages', 'users', 'webhooks']);
     for (const [name, service] of platform) {
       expect(entryPointExists(service.command), name).toBe(true);
       for (const variable of Object.keys(service.environment ?? {})) expect(knownVariables, `${name}: ${variable}`).toContain(variable);
@@ -43,12 +43,12 @@ describe('deployment manifests', () => {
   it('kubernetes: every deployment runs a real entry point with variables the code reads', () => {
     const documents = parseAllDocuments(read('infra/k8s/chat-platform.yaml')).map((d) => d.toJS() as Record<string, any>);
     const configMap = documents.find((d) => d['kind'] === 'ConfigMap');
-    const secret = documents.find((d) => d['kind'] === 'Secret');
-    const shared = [...Object.keys(configMap?.['data'] ?? {}), ...Object.keys(secret?.['stringData'] ?? {})];
+    const secrets = documents.filter((d) => d['kind'] === 'Secret');
+    const shared = [...Object.keys(configMap?.['data'] ?? {}), ...secrets.flatMap((s) => Object.keys(s['stringData'] ?? {}))];
     for (const variable of shared) expect(knownVariables, variable).toContain(variable);
 
     const deployments = documents.filter((d) => d['kind'] === 'Deployment');
-    expect(deployments).toHaveLength(5);
+    expect(deployments).toHaveLength(6);
     for (const deployment of deployments) {
       const container = deployment['spec']['template']['spec']['containers'][0];
       expect(entryPointExists(container.command), deployment['metadata']['name']).toBe(true);

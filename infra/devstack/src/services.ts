@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -33,9 +33,27 @@ export interface RunningServices {
   stop(): Promise<void>;
 }
 
-const backends = ['users', 'conversations', 'messages', 'management'] as const;
+const backends = ['users', 'conversations', 'messages', 'management', 'webhooks'] as const;
 type BackendName = (typeof backends)[number];
-const fixedPorts: Record<BackendName, number> = { users: 3101, conversations: 3102, messages: 3103, management: 3104 };
+const fixedPorts: Record<BackendName, number> = { users: 3101, conversations: 3102, messages: 3103, management: 3104, webhooks: 3105 };
+/** The services that seal (management) and open (webhooks) webhook secrets share one key. */
+const SECRET_HOLDERS: ReadonlySet<BackendName> = new Set(['management', 'webhooks']);
+
+/**
+ * The webhook secrets key of this checkout: kept in `.infra/` so secrets sealed by an earlier
+ * `npm start` still open after a restart; `WEBHOOK_SECRETS_KEY` in the environment wins.
+ */
+async function webhookSecretsKey(root: string): Promise<string> {
+  if (process.env['WEBHOOK_SECRETS_KEY']) return process.env['WEBHOOK_SECRETS_KEY'];
+  const file = join(root, '.infra', 'webhook-secrets.key');
+  try {
+    return (await readFile(file, 'utf8')).trim();
+  } catch {
+    const key = randomBytes(32).toString('hex');
+    await writeFile(file, key, { mode: 0o600 });
+    return key;
+  }
+}
 const READY_TIMEOUT_MS = 60_000;
 
 async function freePort(): Promise<number> {
@@ -65,7 +83,7 @@ async function waitHealthy(name: string, url: string, process: ManagedProcess, l
 }
 
 /**
- * Starts the four backend services and then the gateway, each as its own `node` process running
+ * Starts the backend services and then the gateway, each as its own `node` process running
  * the compiled JavaScript, and waits until each answers its health check.
  */
 export async function startServices(options: ServiceStackOptions): Promise<RunningServices> {
@@ -81,6 +99,7 @@ export async function startServices(options: ServiceStackOptions): Promise<Runni
   const managementSecret = options.managementSecret ?? randomBytes(24).toString('hex');
   const suffix = options.databaseSuffix ? `_${options.databaseSuffix}` : '';
   const started: ManagedProcess[] = [];
+  const secretsKey = await webhookSecretsKey(root);
 
   const stop = async () => {
     // Gateway first, so nothing new reaches a backend that is going away.
@@ -114,6 +133,7 @@ export async function startServices(options: ServiceStackOptions): Promise<Runni
           MONGO_DB: `chat_${name}${suffix}`,
           KAFKA_BROKERS: options.kafkaBrokers,
           REDIS_URL: options.redisUrl,
+          ...(SECRET_HOLDERS.has(name) ? { WEBHOOK_SECRETS_KEY: secretsKey } : {}),
         });
         await waitHealthy(name, url, managed, logFile);
         serviceUrls[name] = url;
@@ -128,6 +148,7 @@ export async function startServices(options: ServiceStackOptions): Promise<Runni
       CONVERSATIONS_URL: serviceUrls.conversations,
       MESSAGES_URL: serviceUrls.messages,
       MANAGEMENT_URL: serviceUrls.management,
+      WEBHOOKS_URL: serviceUrls.webhooks,
       MANAGEMENT_KEY: managementKey,
       MANAGEMENT_SECRET: managementSecret,
     });
@@ -178,6 +199,7 @@ export async function startExtraGateway(options: ExtraGatewayOptions): Promise<{
       CONVERSATIONS_URL: options.serviceUrls.conversations,
       MESSAGES_URL: options.serviceUrls.messages,
       MANAGEMENT_URL: options.serviceUrls.management,
+      WEBHOOKS_URL: options.serviceUrls.webhooks,
       MANAGEMENT_KEY: options.managementKey,
       MANAGEMENT_SECRET: options.managementSecret,
       ...options.env,

@@ -1,6 +1,7 @@
 import { conversationsErrorStatus } from './errorCodes/conversations.js';
 import { dataImportErrorStatus } from './errorCodes/dataImport.js';
 import { groupsErrorStatus } from './errorCodes/groups.js';
+import { managementErrorStatus } from './errorCodes/management.js';
 import { messagesErrorStatus } from './errorCodes/messages.js';
 import { usersErrorStatus } from './errorCodes/users.js';
 
@@ -66,6 +67,7 @@ export const errorStatus = {
   ...messagesErrorStatus,
   ...conversationsErrorStatus,
   ...dataImportErrorStatus,
+  ...managementErrorStatus,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof errorStatus;

@@ -24,8 +24,43 @@ export * from './events/users.js';
 export * from './events/groups.js';
 export * from './events/messages.js';
 export * from './events/conversations.js';
-export type { ApiKeyCreated, ApiKeyDeleted, ApiKeyUpdated, AppCreated } from './events/management.js';
-export { apiKeyEventTypes, appEventTypes } from './events/management.js';
+export type {
+  ApiKeyCreated,
+  ApiKeyDeleted,
+  ApiKeyUpdated,
+  AppCreated,
+  AppDeleted,
+  AppSettingsReset,
+  AppSettingsSet,
+  AppUsageRequested,
+  CollaboratorRole,
+  CollaboratorsChanged,
+  TenantCreated,
+  WebhookCreated,
+  WebhookDeleted,
+  WebhookSecretRotated,
+  WebhookTriggersChanged,
+  WebhookUpdated,
+} from './events/management.js';
+export {
+  apiKeyEventTypes,
+  appEventTypes,
+  appSettingsEventTypes,
+  collaboratorRoles,
+  webhookConfigEventTypes,
+  webhookEventTypes,
+} from './events/management.js';
+export * from './events/webhooks.js';
+export {
+  SecretBox,
+  isPrivateAddress,
+  isWebhookTrigger,
+  newWebhookSecret,
+  webhookSignature,
+  webhookTriggers,
+  webhookUrlRefusal,
+} from './webhooks.js';
+export type { WebhookTrigger } from './webhooks.js';
 export { CALLS_PATH_PREFIX, CHAT_API_PREFIX, isCallsRoute, routeCatalog, serviceNames } from './routes.js';
 export { deprecatedOperations, deprecationHeaders } from './deprecations.js';
 export { listParameters } from './listParameters.js';

@@ -185,6 +185,10 @@ export const listParameters: Readonly<Record<string, readonly CataloguedParamete
     { name: 'perPage', type: 'integer' },
     { name: 'page', type: 'integer' },
   ],
+  'list-webhooks': [
+    { name: 'perPage', type: 'integer' },
+    { name: 'searchKey', type: 'string' },
+  ],
   'list-calls': [
     { name: 'type', type: 'string', enum: ['audio', 'video'] },
     { name: 'mode', type: 'string', enum: ['call', 'meet', 'presenter'] },

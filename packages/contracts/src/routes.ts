@@ -3,7 +3,7 @@
  * paths; this table is the single place where scope and onBehalfOf rules live, so the gateway can
  * refuse a request before any service sees it.
  */
-export const serviceNames = ['users', 'conversations', 'messages', 'management'] as const;
+export const serviceNames = ['users', 'conversations', 'messages', 'management', 'webhooks'] as const;
 export type ServiceName = (typeof serviceNames)[number];
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -37,12 +37,12 @@ const chat = (
   onBehalfOf: OnBehalfOfRule,
 ): RouteSpec => ({ api: 'chat', method, path, operationId, service, scope, onBehalfOf });
 
-const management = (method: HttpMethod, path: string, operationId: string): RouteSpec => ({
+const management = (method: HttpMethod, path: string, operationId: string, service: ServiceName = 'management'): RouteSpec => ({
   api: 'management',
   method,
   path,
   operationId,
-  service: 'management',
+  service,
   scope: 'management',
   onBehalfOf: 'ignored',
 });
@@ -170,4 +170,25 @@ export const routeCatalog: readonly RouteSpec[] = [
   management('POST', '/apps', 'create-app'),
   management('GET', '/apps', 'list-apps'),
   management('GET', '/apps/:appId', 'get-app'),
+  management('DELETE', '/apps/:appId', 'delete-app'),
+  management('POST', '/apps/:appId/usage', 'fetch-multi-tenant-usage'),
+  management('GET', '/apps/:appId/collaborators', 'list-collaborators'),
+  management('POST', '/apps/:appId/collaborators', 'add-collaborator'),
+  management('GET', '/apps/:appId/settings', 'list-settings'),
+  management('POST', '/apps/:appId/settings', 'map-settings'),
+  management('DELETE', '/apps/:appId/settings', 'unmap-settings'),
+  management('GET', '/apps/:appId/webhooks', 'list-webhooks'),
+  management('POST', '/apps/:appId/webhooks', 'create-webhook'),
+  management('GET', '/apps/:appId/webhooks/:webhookId', 'get-webhook'),
+  management('PUT', '/apps/:appId/webhooks/:webhookId', 'update-webhook'),
+  management('DELETE', '/apps/:appId/webhooks/:webhookId', 'delete-webhook'),
+  management('GET', '/apps/:appId/webhooks/:webhookId/triggers', 'list-triggers'),
+  management('POST', '/apps/:appId/webhooks/:webhookId/triggers', 'add-triggers'),
+  management('DELETE', '/apps/:appId/webhooks/:webhookId/triggers', 'remove-triggers'),
+  management('POST', '/tenants', 'add-tenant'),
+  // our extensions: secret rotation (management), the delivery log and redelivery (the webhooks process)
+  management('POST', '/apps/:appId/webhooks/:webhookId/secret', 'rotate-webhook-secret'),
+  management('GET', '/apps/:appId/webhooks/:webhookId/deliveries', 'list-webhook-deliveries', 'webhooks'),
+  management('POST', '/apps/:appId/webhooks/:webhookId/deliveries/:deliveryId/redeliver', 'redeliver-webhook-delivery', 'webhooks'),
+  management('POST', '/apps/:appId/webhooks/:webhookId/redeliver', 'redeliver-webhook-deliveries', 'webhooks'),
 ];

@@ -4,6 +4,7 @@ export const topics = {
   conversations: 'chat.conversations.events',
   messages: 'chat.messages.events',
   management: 'chat.management.events',
+  webhooks: 'chat.webhooks.events',
 } as const;
 
 export type Topic = (typeof topics)[keyof typeof topics];

@@ -51,6 +51,12 @@ export interface CommandRequest<State, Command, Event extends DomainEvent> {
   batchable?: boolean;
   /** Called once the events are stored, before read models see them (e.g. to invalidate caches). */
   onAppended?: (events: readonly EventEnvelope[]) => Promise<void>;
+  /**
+   * The caller expects a stream nobody has written yet (a fresh id per item, like a webhook
+   * delivery): the first attempt decides on the initial state without reading the store. If the
+   * stream existed after all, the append conflicts and the retry reads it as usual.
+   */
+  expectNew?: boolean;
 }
 
 /** The service's own read models: applied before a command answers (read-your-writes). */
@@ -211,7 +217,9 @@ export class CommandRunner {
     const first = turn[0]!.request;
     const { decider } = first;
     for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
-      const loaded = await this.load(decider, streamId, attempt > 1);
+      // A stream its caller knows is new (a fresh id) is not looked for in the store on the first attempt.
+      const assumeNew = attempt === 1 && turn.every((queued) => queued.request.expectNew === true) && !this.heads.get(streamId);
+      const loaded = assumeNew ? { state: decider.initialState(), version: 0 } : await this.load(decider, streamId, attempt > 1);
       let { state, version } = loaded;
       const decided: Array<{ queued: Queued; envelopes: EventEnvelope[]; state: unknown; version: number }> = [];
       const refused: Array<{ queued: Queued; error: unknown }> = [];

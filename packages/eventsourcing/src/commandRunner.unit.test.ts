@@ -196,6 +196,20 @@ describe('the command runner', () => {
     expect(await store.unpublished()).toEqual([]);
   });
 
+  it('decides an expected-new stream without reading it, and one that existed after all on its real state', async () => {
+    const store = new InMemoryCommitStore();
+    const readHead = vi.spyOn(store, 'readHead');
+    const options = { store, publisher: recordingPublisher().publisher, logger, readModels: { apply: async () => undefined } };
+    const fresh = await new CommandRunner(options).run({ decider: counter, streamId: 'new', command: { by: 2, max: 10 }, metadata: metadata(), expectNew: true });
+    expect(fresh.version).toBe(1);
+    expect(readHead).not.toHaveBeenCalled();
+    // Another process (no cached head) believes the stream is new: the append conflicts, the retry reads it.
+    const late = await new CommandRunner(options).run({ decider: counter, streamId: 'new', command: { by: 3, max: 10 }, metadata: metadata(), expectNew: true });
+    expect(late.state).toEqual({ total: 5 });
+    expect(late.version).toBe(2);
+    expect(readHead).toHaveBeenCalled();
+  });
+
   it('replays the stream when the stored snapshot has another shape version', async () => {
     const store = new InMemoryCommitStore();
     const options = { store, publisher: recordingPublisher().publisher, logger, readModels: { apply: async () => undefined } };

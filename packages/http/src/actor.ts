@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { ApiError, apiKeyScopes, internalHeaders } from '@chat/contracts';
 import type { Actor, ApiKeyScope, RoleLimits } from '@chat/contracts';
-import type { Request } from 'express';
+import type { Request, RequestHandler } from 'express';
 
 function header(req: Request, name: string): string | undefined {
   const value = req.headers[name];
@@ -36,3 +37,17 @@ export function roleLimitsOf(req: Request): RoleLimits | undefined {
   const value = header(req, internalHeaders.roleLimits);
   return value === undefined ? undefined : (JSON.parse(decodeURIComponent(value)) as RoleLimits);
 }
+
+/** The request id, or a fresh one when the caller came without (a direct call in a test). */
+export function correlationIdOf(req: Request): string {
+  const id = requestIdOf(req);
+  return id === 'unknown' ? randomUUID() : id;
+}
+
+/** Management calls are authenticated by the gateway (key/secret), which marks them with this header. */
+export const requireManagementCaller: RequestHandler = (req, _res, next) => {
+  if (req.headers[internalHeaders.management] !== '1') {
+    throw new ApiError('AUTH_ERR_EMPTY_AUTH_HEADER', 'Management APIs need the key and secret headers.');
+  }
+  next();
+};

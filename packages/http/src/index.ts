@@ -1,5 +1,5 @@
 export { createLogger } from './logger.js';
-export { actingUid, actorOf, requestIdOf, roleLimitsOf } from './actor.js';
+export { actingUid, actorOf, correlationIdOf, requestIdOf, requireManagementCaller, roleLimitsOf } from './actor.js';
 export { parseWith } from './validation.js';
 export { parseQuery, withoutBlankValues } from './query.js';
 export { pagination } from './pagination.js';

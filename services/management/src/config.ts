@@ -9,6 +9,10 @@ const schema = z.object({
   REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
   /** The one region this deployment serves (DESIGN §2). */
   REGION: z.enum(['us', 'eu', 'in']).default('us'),
+  /** 64 hex characters: seals webhook secrets and passwords; the webhooks process holds the same key. */
+  WEBHOOK_SECRETS_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters'),
+  /** Development and tests only: webhook URLs may name loopback and private addresses. */
+  WEBHOOKS_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -20,6 +24,8 @@ export interface ManagementConfig {
   kafkaBrokers: readonly string[];
   redisUrl: string;
   region: string;
+  webhookSecretsKey: string;
+  allowPrivateWebhookUrls: boolean;
   logLevel: string;
 }
 
@@ -39,6 +45,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Manag
     kafkaBrokers: Object.freeze(e.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean)),
     redisUrl: e.REDIS_URL,
     region: e.REGION,
+    webhookSecretsKey: e.WEBHOOK_SECRETS_KEY,
+    allowPrivateWebhookUrls: e.WEBHOOKS_ALLOW_PRIVATE_URLS === 'true',
     logLevel: e.LOG_LEVEL,
   });
 }

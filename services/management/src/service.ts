@@ -1,4 +1,5 @@
-import { topics } from '@chat/contracts';
+import { ApiError, SecretBox, topics } from '@chat/contracts';
+import type { KnownEvent } from '@chat/contracts';
 import { createServiceApp } from '@chat/http';
 import type { createKafka } from '@chat/kafka';
 import { createEventPipeline } from '@chat/runtime';
@@ -8,10 +9,13 @@ import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import { ApiKeyCacheInvalidator } from './adapters/cacheInvalidator.js';
 import { ManagementReadModels } from './adapters/readModels.js';
-import { ManagementCommands, keyHashesOf } from './app/commands.js';
+import { keyHashesOf } from './app/appStream.js';
+import { ManagementCommands } from './app/commands.js';
 import { ManagementQueries } from './app/queries.js';
+import { WebhookCommands } from './app/webhookCommands.js';
 import type { ManagementConfig } from './config.js';
-import { apiKeysRouter, internalRouter, managementRouter } from './http/routers.js';
+import { apiKeysRouter, internalRouter, managementRouter, tenantsRouter } from './http/routers.js';
+import { webhooksRouter } from './http/webhookRoutes.js';
 
 export const PROJECTION_GROUP = 'management.projections';
 
@@ -35,32 +39,40 @@ export function createManagementService(config: Readonly<ManagementConfig>, deps
   const readModels = new ManagementReadModels(db);
   const invalidator = new ApiKeyCacheInvalidator(redis, logger);
   // Our own topic, consumed by ourselves: heals a crash between append and projection, and repeats
-  // the cache invalidation. Both are idempotent, so redelivery is harmless.
+  // the cache invalidation. Both are idempotent, so redelivery is harmless. The webhooks process's
+  // topic tells us which receivers answered 410 Gone, whose webhooks we then disable.
   const pipeline = createEventPipeline({
     db,
     kafka,
     logger,
     publishesTo: topics.management,
-    consumes: [topics.management],
+    consumes: [topics.management, topics.webhooks],
     consumerPurpose: PROJECTION_GROUP,
     project: async (events) => {
       await readModels.apply(events);
       await invalidator.invalidate(keyHashesOf(events));
+      await disableGoneWebhooks(webhookCommands, events);
     },
     ownReadModels: readModels,
   });
-  const commands = new ManagementCommands({
-    runner: pipeline.runner,
-    invalidator,
-    logger,
-    region: config.region,
-    clock: deps.clock ?? (() => new Date()),
+  const streamDeps = { runner: pipeline.runner, invalidator, logger, clock: deps.clock ?? (() => new Date()) };
+  const commands = new ManagementCommands({ ...streamDeps, region: config.region });
+  const webhookCommands = new WebhookCommands({
+    ...streamDeps,
+    secrets: new SecretBox(config.webhookSecretsKey),
+    allowPrivateUrls: config.allowPrivateWebhookUrls,
   });
   const queries = new ManagementQueries(readModels);
 
   const app = createServiceApp({
     logger,
-    routers: [internalRouter(queries), managementRouter(commands, queries), apiKeysRouter(commands, queries)],
+    routers: [
+      internalRouter(queries),
+      managementRouter(commands, queries),
+      webhooksRouter(webhookCommands, queries),
+      tenantsRouter(commands),
+      apiKeysRouter(commands, queries),
+    ],
     bodyLimit: '16kb',
   });
 
@@ -75,4 +87,16 @@ export function createManagementService(config: Readonly<ManagementConfig>, deps
       await pipeline.stop();
     },
   };
+}
+
+/** A 410 from a receiver disables its webhook; one already disabled, deleted or of a deleted app stays as it is. */
+async function disableGoneWebhooks(commands: WebhookCommands, events: readonly KnownEvent[]): Promise<void> {
+  for (const event of events) {
+    if (event.type !== 'DeliveryAttempted' || event.data.outcome !== 'gone') continue;
+    try {
+      await commands.disableGone(event.appId, event.data.webhookId, event.correlationId);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+    }
+  }
 }

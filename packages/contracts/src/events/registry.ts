@@ -4,6 +4,7 @@ import { groupEventSchemas } from './groups.js';
 import { managementEventSchemas } from './management.js';
 import { messageEventSchemas } from './messages.js';
 import { userEventSchemas } from './users.js';
+import { webhookDeliveryEventSchemas } from './webhooks.js';
 import type { EventEnvelope } from '../envelope.js';
 import { topics } from '../topics.js';
 import type { Topic } from '../topics.js';
@@ -15,6 +16,7 @@ export const eventCatalog = {
   ...conversationEventSchemas,
   ...groupEventSchemas,
   ...managementEventSchemas,
+  ...webhookDeliveryEventSchemas,
 } as const;
 
 /** Which topic carries each event type: a service publishes only on its own topic. */
@@ -23,6 +25,7 @@ const eventTypesByTopic: ReadonlyArray<readonly [Topic, Record<string, unknown>]
   [topics.messages, messageEventSchemas],
   [topics.conversations, { ...conversationEventSchemas, ...groupEventSchemas }],
   [topics.management, managementEventSchemas],
+  [topics.webhooks, webhookDeliveryEventSchemas],
 ];
 
 export function topicOf(type: EventType): Topic {

@@ -56,7 +56,7 @@ describe('management read models (real Mongo)', () => {
 
   it('projects an app and its key, and answers the gateway lookup', async () => {
     await readModels.apply([appCreated, keyCreated]);
-    expect(await readModels.findApp(appId)).toEqual({ appId, name: 'Integration', region: 'us', createdAt: 100 });
+    expect(await readModels.findApp(appId)).toEqual({ appId, name: 'Integration', region: 'us', createdAt: 100, settings: [], collaborators: [] });
     expect(await readModels.findLiveKeyByHash(keyHash)).toMatchObject({ appId, scope: 'fullAccess', deleted: false });
     expect(await readModels.liveKeys([appId])).toHaveLength(1);
   });
@@ -74,6 +74,21 @@ describe('management read models (real Mongo)', () => {
     expect([total, more]).toEqual([1, false]);
     expect(apps[0]?.appId).toBe(appId);
     expect((await readModels.listApps('no such (app', { after: undefined, skip: 0 }, 10)).total).toBe(0);
+  });
+
+  it('a deleted app is gone from gets and lists, its keys from the gateway lookup, and a replayed creation brings nothing back', async () => {
+    const otherApp = `app${randomUUID().slice(0, 8)}`;
+    const hash = 'b'.repeat(64);
+    const at = (type: string, v: number, data: Record<string, unknown>): EventEnvelope => ({ ...envelope(type, data), appId: otherApp, streamId: `app:${otherApp}`, version: v });
+    const created = at('AppCreated', 1, { appId: otherApp, name: 'Doomed', region: 'us', createdAt: 100 });
+    const key = at('ApiKeyCreated', 2, { keyId: hash.slice(0, 16), keyHash: hash, maskedKey: 'bbbb…bbbb', name: 'k', scope: 'fullAccess', createdBy: 'app_system', createdAt: 100 });
+    await readModels.apply([created, key]);
+    expect(await readModels.findLiveKeyByHash(hash)).not.toBeNull();
+    await readModels.apply([at('AppDeleted', 3, { appId: otherApp, keyHashes: [hash], deletedAt: 200 })]);
+    await readModels.apply([created, key]);
+    expect(await readModels.findApp(otherApp)).toBeNull();
+    expect(await readModels.findLiveKeyByHash(hash)).toBeNull();
+    expect((await readModels.listApps('Doomed', { after: undefined, skip: 0 }, 10)).total).toBe(0);
   });
 });
 

@@ -6,6 +6,8 @@ import { API_KEYS_COLLECTION, apiKeysProjection } from '../projections/apiKeys.j
 import type { ApiKeyDocument } from '../projections/apiKeys.js';
 import { APPS_COLLECTION, appsProjection } from '../projections/apps.js';
 import type { AppDocument } from '../projections/apps.js';
+import { WEBHOOKS_COLLECTION, webhookDocumentId, webhooksProjection } from '../projections/webhooks.js';
+import type { WebhookDocument } from '../projections/webhooks.js';
 
 /** Apps newest first; the id makes the key unique. */
 const APP_ORDER: KeysetOrder = [
@@ -22,9 +24,15 @@ export class ManagementReadModels implements EventApplier {
   private readonly projections: EventApplier;
   private readonly apps: Collection<Stored<AppDocument>>;
   private readonly apiKeys: Collection<Stored<ApiKeyDocument>>;
+  private readonly webhooks: Collection<Stored<WebhookDocument>>;
 
   constructor(private readonly db: Db) {
-    this.projections = allOf(mongoProjection(db, APPS_COLLECTION, appsProjection), mongoProjection(db, API_KEYS_COLLECTION, apiKeysProjection));
+    this.projections = allOf(
+      mongoProjection(db, APPS_COLLECTION, appsProjection),
+      mongoProjection(db, API_KEYS_COLLECTION, apiKeysProjection),
+      mongoProjection(db, WEBHOOKS_COLLECTION, webhooksProjection),
+    );
+    this.webhooks = db.collection<Stored<WebhookDocument>>(WEBHOOKS_COLLECTION);
     this.apps = db.collection<Stored<AppDocument>>(APPS_COLLECTION);
     this.apiKeys = db.collection<Stored<ApiKeyDocument>>(API_KEYS_COLLECTION);
   }
@@ -32,6 +40,7 @@ export class ManagementReadModels implements EventApplier {
   async ensureIndexes(): Promise<void> {
     await ensureIndexes(this.db, APPS_COLLECTION, [{ keys: { createdAt: -1 }, options: { name: 'created' } }]);
     await ensureIndexes(this.db, API_KEYS_COLLECTION, [{ keys: { appId: 1, keyId: 1 }, options: { name: 'app_key' } }]);
+    await ensureIndexes(this.db, WEBHOOKS_COLLECTION, [{ keys: { appId: 1, createdAt: 1 }, options: { name: 'app_created' } }]);
   }
 
   /** Both the command path (read-your-writes) and the topic consumer come through here. */
@@ -39,9 +48,10 @@ export class ManagementReadModels implements EventApplier {
     return this.projections.apply(events);
   }
 
+  /** A deleted app is not found. */
   async findApp(appId: string): Promise<AppDocument | null> {
     const doc = await this.apps.findOne({ _id: appId });
-    return doc ? stripStoredFields(doc) : null;
+    return doc && !doc.deleted ? stripStoredFields(doc) : null;
   }
 
   async listApps(
@@ -49,14 +59,16 @@ export class ManagementReadModels implements EventApplier {
     position: PagePosition,
     perPage: number,
   ): Promise<{ apps: AppDocument[]; total: number; more: boolean; last: (string | number)[] | undefined }> {
+    const live: Filter<Stored<AppDocument>> = { deleted: { $ne: true } };
     const filter: Filter<Stored<AppDocument>> = searchKey
       ? {
+          ...live,
           $or: [
             { name: { $regex: escapeRegex(searchKey), $options: 'i' } },
             { appId: { $regex: escapeRegex(searchKey), $options: 'i' } },
           ],
         }
-      : {};
+      : live;
     const { total, items, more } = await findPage(this.apps, filter, APP_ORDER, position, perPage);
     const last = items.at(-1);
     return { apps: items.map((d) => stripStoredFields<AppDocument>(d)), total, more, last: last ? keysetKeyOf(APP_ORDER, last) : undefined };
@@ -80,5 +92,16 @@ export class ManagementReadModels implements EventApplier {
   async findLiveKeyByHash(keyHash: string): Promise<ApiKeyDocument | null> {
     const doc = await this.apiKeys.findOne({ _id: keyHash, deleted: false });
     return doc ? stripStoredFields(doc) : null;
+  }
+
+  /** Live webhooks of an app, oldest first; at most 25 per app, so filtered and paged in memory. */
+  async liveWebhooks(appId: string): Promise<WebhookDocument[]> {
+    const docs = await this.webhooks.find({ appId, deleted: false }).sort({ createdAt: 1, webhookId: 1 }).toArray();
+    return docs.map((d) => stripStoredFields<WebhookDocument>(d));
+  }
+
+  async findWebhook(appId: string, webhookId: string): Promise<WebhookDocument | null> {
+    const doc = await this.webhooks.findOne({ _id: webhookDocumentId(appId, webhookId) });
+    return doc && !doc.deleted ? stripStoredFields(doc) : null;
   }
 }

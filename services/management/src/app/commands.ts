@@ -1,24 +1,25 @@
+import { randomBytes, scryptSync } from 'node:crypto';
 import { ApiError, epochSeconds } from '@chat/contracts';
-import type { Actor, ApiKeyScope, EventEnvelope } from '@chat/contracts';
-import type { CommandMetadata, CommandRunner } from '@chat/eventsourcing';
-import type { Logger } from 'pino';
-import { appDecider, appStreamId, keyNamedBy } from '../domain/app.js';
-import type { ApiKeyState, AppCommand, AppState, KeyRef } from '../domain/app.js';
+import type { Actor, ApiKeyScope } from '@chat/contracts';
+import { keyNamedBy } from '../domain/app.js';
+import type { ApiKeyState, AppCommand, AppState, KeyRef, NewTenant } from '../domain/app.js';
+import type { SettingEntry } from '../domain/settings.js';
+import { AppStream, managementActor } from './appStream.js';
+import type { AppStreamDeps } from './appStream.js';
 import { keyRefFromParam, mintApiKey, newAppId } from './keys.js';
 
 /** Who creates the keys every new app starts with (CometChat's value). */
 export const APP_SYSTEM = 'app_system';
 
-const managementActor: Actor = { appId: 'management', keyId: 'management', scope: 'management' };
-
-export interface CommandDeps {
-  /** The shared runner: appends, publishes and applies to this service's read models. */
-  runner: CommandRunner;
-  invalidator: { invalidateTwice(keyHashes: readonly string[]): Promise<void> };
-  logger: Logger;
+export interface CommandDeps extends AppStreamDeps {
   /** The one region this deployment serves. */
   region: string;
-  clock: () => Date;
+}
+
+/** A tenant's password is kept only as a salted scrypt hash (`scrypt$<salt>$<hash>`, base64). */
+function hashPassword(password: string): string {
+  const salt = randomBytes(16);
+  return `scrypt$${salt.toString('base64')}$${scryptSync(password, salt, 32).toString('base64')}`;
 }
 
 export interface IssuedKey {
@@ -32,20 +33,13 @@ export interface CreatedApp {
   issuedKeys: IssuedKey[];
 }
 
-/** Hashes of the keys an event batch touches: what gateways must forget. */
-export function keyHashesOf(events: readonly EventEnvelope[]): string[] {
-  const hashes: string[] = [];
-  for (const event of events) {
-    const hash = event.data['keyHash'];
-    if (event.type.startsWith('ApiKey') && typeof hash === 'string') hashes.push(hash);
-  }
-  return hashes;
-}
-
 export class ManagementCommands {
-  constructor(private readonly deps: CommandDeps) {}
+  private readonly stream: AppStream;
+  constructor(private readonly deps: CommandDeps) {
+    this.stream = new AppStream(deps);
+  }
 
-  async createApp(input: { name: string; region: string }, requestId: string): Promise<CreatedApp> {
+  async createApp(input: { name: string; region: string; tenant?: Omit<NewTenant, 'tenantId' | 'passwordHash'> & { password: string } }, requestId: string): Promise<CreatedApp> {
     if (input.region !== this.deps.region) {
       throw new ApiError(
         'ERR_REGION_NOT_SERVED',
@@ -58,13 +52,20 @@ export class ManagementCommands {
       mintApiKey('Auth Key', 'authOnly', APP_SYSTEM),
     ];
     const now = this.deps.clock();
-    const state = await this.run(
+    const tenant = input.tenant && ((): NewTenant => {
+      const { password, ...owner } = input.tenant;
+      return { ...owner, tenantId: randomBytes(8).toString('hex'), passwordHash: hashPassword(password) };
+    })();
+    const command: AppCommand = {
+      type: 'CreateApp',
       appId,
-      { type: 'CreateApp', appId, name: input.name, region: input.region, keys: minted.map((m) => m.record), now: epochSeconds(now) },
-      { ...managementActor, appId },
-      requestId,
-      now,
-    );
+      name: input.name,
+      region: input.region,
+      keys: minted.map((m) => m.record),
+      ...(tenant ? { tenant } : {}),
+      now: epochSeconds(now),
+    };
+    const state = await this.stream.run(appId, command, managementActor(appId), requestId, now);
     if (state.status !== 'active') throw new Error('CreateApp left the app absent');
     return { app: state, issuedKeys: minted.map((m) => ({ apiKey: m.apiKey, key: this.keyOf(state, { keyId: m.record.keyId }) })) };
   }
@@ -72,7 +73,7 @@ export class ManagementCommands {
   async createApiKey(actor: Actor, input: { name: string; scope: ApiKeyScope }, requestId: string): Promise<IssuedKey> {
     const minted = mintApiKey(input.name, input.scope, actor.keyId);
     const now = this.deps.clock();
-    const state = await this.run(actor.appId, { type: 'CreateApiKey', key: minted.record, now: epochSeconds(now) }, actor, requestId, now);
+    const state = await this.stream.run(actor.appId, { type: 'CreateApiKey', key: minted.record, now: epochSeconds(now) }, actor, requestId, now);
     return { apiKey: minted.apiKey, key: this.keyOf(state, { keyId: minted.record.keyId }) };
   }
 
@@ -84,7 +85,7 @@ export class ManagementCommands {
   ): Promise<ApiKeyState> {
     const key = this.refOf(keyParam);
     const now = this.deps.clock();
-    const state = await this.run(
+    const state = await this.stream.run(
       actor.appId,
       {
         type: 'UpdateApiKey',
@@ -104,7 +105,7 @@ export class ManagementCommands {
   async deleteApiKey(actor: Actor, keyParam: string, requestId: string): Promise<void> {
     const key = this.refOf(keyParam);
     const now = this.deps.clock();
-    await this.run(actor.appId, { type: 'DeleteApiKey', key, callerKeyId: actor.keyId, now: epochSeconds(now) }, actor, requestId, now);
+    await this.stream.run(actor.appId, { type: 'DeleteApiKey', key, callerKeyId: actor.keyId, now: epochSeconds(now) }, actor, requestId, now);
   }
 
   private refOf(keyParam: string) {
@@ -119,23 +120,34 @@ export class ManagementCommands {
     return key;
   }
 
-  /**
-   * Runs the command; gateway caches of changed keys are invalidated as soon as the events are
-   * stored, before the read models see them, because a revoked key must stop working even if the
-   * projection fails. The topic consumer repeats both, so a failure here heals.
-   */
-  private async run(appId: string, command: AppCommand, actor: Actor, requestId: string, now: Date): Promise<AppState> {
-    const metadata: CommandMetadata = { appId, actor, correlationId: requestId, now };
-    const result = await this.deps.runner.run({
-      decider: appDecider,
-      streamId: appStreamId(appId),
-      command,
-      metadata,
-      onAppended: (events) =>
-        this.deps.invalidator
-          .invalidateTwice(keyHashesOf(events))
-          .catch((error: unknown) => this.deps.logger.error({ err: error }, 'api key cache invalidation failed; the consumer will retry')),
-    });
-    return result.state;
+  /** Revokes every key of the app (gateways forget them within 1 s) and stops its webhooks. */
+  async deleteApp(appId: string, requestId: string): Promise<number> {
+    const { date, seconds } = this.stream.now();
+    await this.stream.run(appId, { type: 'DeleteApp', now: seconds }, managementActor(appId), requestId, date);
+    return seconds;
+  }
+
+  async requestUsage(appId: string, usePreviousBillingCycle: boolean, requestId: string): Promise<void> {
+    const { date, seconds } = this.stream.now();
+    await this.stream.run(appId, { type: 'RequestUsage', usePreviousBillingCycle, now: seconds }, managementActor(appId), requestId, date);
+  }
+
+  async changeCollaborators(
+    appId: string,
+    change: { admins: string[]; moderators: string[]; remove: string[] },
+    requestId: string,
+  ): Promise<void> {
+    const { date, seconds } = this.stream.now();
+    await this.stream.run(appId, { type: 'ChangeCollaborators', ...change, now: seconds }, managementActor(appId), requestId, date);
+  }
+
+  async setSettings(appId: string, settings: SettingEntry[], requestId: string): Promise<void> {
+    const { date, seconds } = this.stream.now();
+    await this.stream.run(appId, { type: 'SetSettings', settings, now: seconds }, managementActor(appId), requestId, date);
+  }
+
+  async resetSettings(appId: string, requestId: string): Promise<void> {
+    const { date, seconds } = this.stream.now();
+    await this.stream.run(appId, { type: 'ResetSettings', now: seconds }, managementActor(appId), requestId, date);
   }
 }

@@ -6,6 +6,9 @@ import type { PagePosition } from '@chat/mongo';
 import type { ManagementReadModels } from '../adapters/readModels.js';
 import type { ApiKeyDocument } from '../projections/apiKeys.js';
 import type { AppDocument } from '../projections/apps.js';
+import type { WebhookDocument } from '../projections/webhooks.js';
+import { effectiveSettings } from '../domain/settings.js';
+import type { SettingValue } from '../domain/settings.js';
 import { keyNamedBy } from '../domain/app.js';
 import { keyRefFromParam } from './keys.js';
 
@@ -16,6 +19,7 @@ export interface AppWithKeys {
 
 /** `liveKeys`' order: newest first, then key id. */
 const NEWEST_KEY_FIRST: KeyOrder = [-1, 1];
+const OLDEST_FIRST: KeyOrder = [1, 1];
 
 const KEY_HASH_PATTERN = /^[0-9a-f]{64}$/;
 
@@ -70,5 +74,37 @@ export class ManagementQueries {
   async appLocation(appId: string): Promise<AppLocation | null> {
     const app = await this.readModels.findApp(appId);
     return app ? { appId: app.appId, region: app.region } : null;
+  }
+
+  async settings(appId: string): Promise<Record<string, SettingValue>> {
+    const { app } = await this.getApp(appId);
+    return effectiveSettings(app.settings);
+  }
+
+  async collaborators(appId: string): Promise<AppDocument['collaborators']> {
+    return (await this.getApp(appId)).app.collaborators;
+  }
+
+  /** Webhooks of an existing app, oldest first, filtered by name or id (at most 25, so in memory). */
+  async listWebhooks(
+    appId: string,
+    searchKey: string | undefined,
+    cursor: ListCursor,
+    perPage: number,
+  ): Promise<{ items: WebhookDocument[]; total: number; next: string | null }> {
+    await this.getApp(appId);
+    const needle = searchKey?.toLowerCase();
+    const matching = (await this.readModels.liveWebhooks(appId)).filter(
+      (w) => !needle || w.name.toLowerCase().includes(needle) || w.webhookId.toLowerCase().includes(needle),
+    );
+    const { items, next } = pageInMemory(matching, (w) => [w.createdAt, w.webhookId], OLDEST_FIRST, cursor, perPage);
+    return { items, total: matching.length, next };
+  }
+
+  async getWebhook(appId: string, webhookId: string): Promise<WebhookDocument> {
+    await this.getApp(appId);
+    const webhook = await this.readModels.findWebhook(appId, webhookId);
+    if (!webhook) throw new ApiError('ERR_WEBHOOK_NOT_FOUND', `The webhook ${webhookId} does not exist.`);
+    return webhook;
   }
 }

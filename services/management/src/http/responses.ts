@@ -1,5 +1,6 @@
 import type { ApiKeyState } from '../domain/app.js';
 import type { ApiKeyDocument } from '../projections/apiKeys.js';
+import type { WebhookDocument } from '../projections/webhooks.js';
 
 /** Every app here is self-hosted: no trial, no owner account. */
 export const SELF_HOSTED_PLAN = 'self-hosted';
@@ -42,4 +43,26 @@ export function appBody(app: AppFields, keys: readonly AppKey[]) {
       ]),
     ),
   };
+}
+
+type WebhookFields = Pick<WebhookDocument, 'webhookId' | 'name' | 'url' | 'enabled' | 'useBasicAuth' | 'username' | 'retryOnFailure' | 'createdAt' | 'updatedAt'>;
+
+/** CometChat's webhook shape; the password and the signing secret are never shown here. */
+export function webhookBody(webhook: WebhookFields) {
+  return {
+    id: webhook.webhookId,
+    name: webhook.name,
+    webhookURL: webhook.url,
+    enabled: webhook.enabled,
+    useBasicAuth: webhook.useBasicAuth,
+    ...(webhook.username !== undefined ? { username: webhook.username } : {}),
+    retryOnFailure: webhook.retryOnFailure,
+    createdAt: webhook.createdAt,
+    updatedAt: webhook.updatedAt,
+  };
+}
+
+/** One `{success, message}` per name, CometChat's shape for bulk answers. */
+export function eachSucceeded(names: readonly string[], message: string): Record<string, { success: true; message: string }> {
+  return Object.fromEntries(names.map((name) => [name, { success: true as const, message }]));
 }

@@ -1,25 +1,22 @@
-import { randomUUID } from 'node:crypto';
-import { ApiError, internalHeaders } from '@chat/contracts';
-import { ListCursor, actorOf, listMeta, parseQuery, parseWith, requestIdOf } from '@chat/http';
+import { ApiError } from '@chat/contracts';
+import { ListCursor, actorOf, correlationIdOf, listMeta, parseQuery, parseWith, requireManagementCaller } from '@chat/http';
 import { Router } from 'express';
-import type { Request, RequestHandler } from 'express';
 import type { ManagementCommands } from '../app/commands.js';
 import type { ManagementQueries } from '../app/queries.js';
-import { apiKeyBody, appBody } from './responses.js';
-import { createApiKeyBody, createAppBody, listApiKeysQuery, listAppsQuery, updateApiKeyBody } from './schemas.js';
+import { validSettings } from '../domain/settings.js';
 
-function correlationIdOf(req: Request): string {
-  const id = requestIdOf(req);
-  return id === 'unknown' ? randomUUID() : id;
-}
-
-/** Management calls are authenticated by the gateway (key/secret), which marks them with this header. */
-const requireManagementCaller: RequestHandler = (req, _res, next) => {
-  if (req.headers[internalHeaders.management] !== '1') {
-    throw new ApiError('AUTH_ERR_EMPTY_AUTH_HEADER', 'Management APIs need the key and secret headers.');
-  }
-  next();
-};
+import { SELF_HOSTED_PLAN, apiKeyBody, appBody, eachSucceeded } from './responses.js';
+import {
+  collaboratorsBody,
+  createApiKeyBody,
+  createAppBody,
+  listApiKeysQuery,
+  listAppsQuery,
+  settingsBody,
+  tenantBody,
+  updateApiKeyBody,
+  usageBody,
+} from './schemas.js';
 
 /** CometChat Management API: `/apps`. */
 export function managementRouter(commands: ManagementCommands, queries: ManagementQueries): Router {
@@ -44,6 +41,83 @@ export function managementRouter(commands: ManagementCommands, queries: Manageme
     res.json({ data: appBody(app, keys) });
   });
 
+  router.delete('/apps/:appId', async (req, res) => {
+    const deletedAt = await commands.deleteApp(req.params.appId, correlationIdOf(req));
+    // Deletion is immediate here (keys revoked, webhooks stopped); CometChat's field says when.
+    res.json({ data: { success: true, scheduledToDeleteAt: deletedAt } });
+  });
+
+  router.post('/apps/:appId/usage', async (req, res) => {
+    const { usePreviousBillingCycle } = parseWith(usageBody, req.body ?? {});
+    await commands.requestUsage(req.params.appId, usePreviousBillingCycle ?? false, correlationIdOf(req));
+    res.json({ data: { success: true, message: `Your usage request has been accepted and recorded for ${req.params.appId}.` } });
+  });
+
+  router.get('/apps/:appId/collaborators', async (req, res) => {
+    const collaborators = await queries.collaborators(req.params.appId);
+    res.json({
+      data: collaborators.map((c) => ({ id: c.email, name: c.email.split('@')[0], email: c.email, role: c.role, createdAt: c.addedAt })),
+    });
+  });
+
+  router.post('/apps/:appId/collaborators', async (req, res) => {
+    const body = parseWith(collaboratorsBody, req.body);
+    const change = { admins: body.admins ?? [], moderators: body.moderators ?? [], remove: body.collaboratorsToRemove ?? [] };
+    await commands.changeCollaborators(req.params.appId, change, correlationIdOf(req));
+    res.json({
+      data: {
+        collaboratorsToRemove: change.remove,
+        admins: eachSucceeded(change.admins, 'Added successfully.'),
+        developers: {},
+        moderators: eachSucceeded(change.moderators.filter((m) => !change.admins.includes(m)), 'Added successfully.'),
+      },
+    });
+  });
+
+  router.get('/apps/:appId/settings', async (req, res) => {
+    res.json({ data: await queries.settings(req.params.appId) });
+  });
+
+  router.post('/apps/:appId/settings', async (req, res) => {
+    const settings = validSettings(parseWith(settingsBody, req.body).settings);
+    await commands.setSettings(req.params.appId, settings, correlationIdOf(req));
+    res.json({ data: eachSucceeded(settings.map((s) => s.key), 'Added setting(s) successfully.') });
+  });
+
+  router.delete('/apps/:appId/settings', async (req, res) => {
+    await commands.resetSettings(req.params.appId, correlationIdOf(req));
+    res.json({ data: { success: true, message: 'Settings were reset to their defaults.' } });
+  });
+
+  return router;
+}
+
+/** CometChat's `POST /tenants`: an owner and their first app, answered with its two keys. */
+export function tenantsRouter(commands: ManagementCommands): Router {
+  const router = Router();
+  router.use('/tenants', requireManagementCaller);
+  router.post('/tenants', async (req, res) => {
+    const { appName, appRegion, ...owner } = parseWith(tenantBody, req.body);
+    const { app, issuedKeys } = await commands.createApp({ name: appName, region: appRegion, tenant: owner }, correlationIdOf(req));
+    const keyOf = (scope: string) => issuedKeys.find((k) => k.key.scope === scope)?.apiKey;
+    res.json({
+      data: {
+        name: owner.name,
+        email: owner.email,
+        createdAt: app.createdAt,
+        ...(owner.contactNumber !== undefined ? { contactNumber: owner.contactNumber } : {}),
+        app: {
+          name: app.name,
+          appId: app.appId,
+          region: app.region,
+          authKey: keyOf('authOnly'),
+          apiKey: keyOf('fullAccess'),
+          createdAt: app.createdAt,
+          plan: SELF_HOSTED_PLAN,
+        },
+      },
+    });
+  });
   return router;
 }
 

@@ -16,7 +16,9 @@ export interface ApiKeyDocument extends ApiKeyState {
   deletedAt?: number;
 }
 
-export type ApiKeyEvent = EventOf<(typeof apiKeyEventTypes)[number]>;
+/** Key events, and app deletion, which revokes every key of the app at once. */
+const keyDocumentEventTypes = [...apiKeyEventTypes, 'AppDeleted'] as const;
+export type ApiKeyEvent = EventOf<(typeof keyDocumentEventTypes)[number]>;
 
 /**
  * One document per key, `_id` = key hash: the primary key is the unique index on the hash that the
@@ -24,8 +26,8 @@ export type ApiKeyEvent = EventOf<(typeof apiKeyEventTypes)[number]>;
  */
 export const apiKeysProjection: Projection<ApiKeyDocument, ApiKeyEvent> = {
   name: API_KEYS_COLLECTION,
-  eventTypes: apiKeyEventTypes,
-  documentIds: (event) => [event.data.keyHash],
+  eventTypes: keyDocumentEventTypes,
+  documentIds: (event) => (event.type === 'AppDeleted' ? event.data.keyHashes : [event.data.keyHash]),
   sourceOf: () => 'app',
   evolve: (document, event) => {
     switch (event.type) {
@@ -36,6 +38,7 @@ export const apiKeysProjection: Projection<ApiKeyDocument, ApiKeyEvent> = {
       case 'ApiKeyUpdated':
         return document && { ...document, name: event.data.name, scope: event.data.scope, updatedAt: event.data.updatedAt };
       case 'ApiKeyDeleted':
+      case 'AppDeleted':
         return document && { ...document, deleted: true, deletedAt: event.data.deletedAt, updatedAt: event.data.deletedAt };
       default: {
         const unknown: never = event;

@@ -54,6 +54,12 @@ describe('apikeys projection', () => {
     expect(await run([created, updated, deleted, created])).toMatchObject({ deleted: true, deletedAt: 300 });
   });
 
+  it('an app deletion tombstones every key it names, and a redelivered creation cannot revive them', async () => {
+    const appDeleted = envelope('AppDeleted', { appId: 'a1', keyHashes: ['h2'], deletedAt: 400 });
+    expect(await run([created, appDeleted])).toMatchObject({ deleted: true, deletedAt: 400 });
+    expect(await run([created, appDeleted, created])).toMatchObject({ deleted: true });
+  });
+
   it('ignores updates for a key it never saw', async () => {
     expect(await run([updated])).toBeNull();
   });
@@ -67,6 +73,6 @@ describe('apps projection', () => {
   it('builds the app document from AppCreated and keeps the first one', async () => {
     const event = envelope('AppCreated', { appId: 'a1', name: 'Demo', region: 'us', createdAt: 100 });
     const store = await applyInMemory(appsProjection, [event]);
-    expect(store.snapshot()).toEqual(new Map([['a1', { appId: 'a1', name: 'Demo', region: 'us', createdAt: 100 }]]));
+    expect(store.snapshot()).toEqual(new Map([['a1', { appId: 'a1', name: 'Demo', region: 'us', createdAt: 100, settings: [], collaborators: [] }]]));
   });
 });

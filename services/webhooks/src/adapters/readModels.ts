@@ -1,0 +1,104 @@
+import type { EventEnvelope } from '@chat/contracts';
+import { APPS_COLLECTION, WEBHOOKS_COLLECTION, appsProjection, webhookDocumentId, webhooksProjection } from '@chat/management';
+import type { AppDocument, WebhookDocument } from '@chat/management';
+import { allOf, ensureIndexes, mongoProjection, stripStoredFields } from '@chat/mongo';
+import type { EventApplier, Stored } from '@chat/mongo';
+import type { Collection, Db, Filter } from 'mongodb';
+import { DELIVERIES_COLLECTION, deliveriesProjection } from '../projections/deliveries.js';
+import type { DeliveryDocument } from '../projections/deliveries.js';
+
+/**
+ * The webhooks process's read models, in its own database: the apps and webhooks it delivers for
+ * (projected from management's events with management's own projection code) and its delivery log.
+ */
+export class WebhookReadModels implements EventApplier {
+  private readonly projections: EventApplier;
+  private readonly apps: Collection<Stored<AppDocument>>;
+  private readonly webhooks: Collection<Stored<WebhookDocument>>;
+  private readonly deliveries: Collection<Stored<DeliveryDocument>>;
+
+  constructor(private readonly db: Db) {
+    this.projections = allOf(
+      mongoProjection(db, APPS_COLLECTION, appsProjection),
+      mongoProjection(db, WEBHOOKS_COLLECTION, webhooksProjection),
+      mongoProjection(db, DELIVERIES_COLLECTION, deliveriesProjection),
+    );
+    this.apps = db.collection(APPS_COLLECTION);
+    this.webhooks = db.collection(WEBHOOKS_COLLECTION);
+    this.deliveries = db.collection(DELIVERIES_COLLECTION);
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await ensureIndexes(this.db, WEBHOOKS_COLLECTION, [{ keys: { appId: 1, createdAt: 1 }, options: { name: 'app_created' } }]);
+    await ensureIndexes(this.db, DELIVERIES_COLLECTION, [
+      { keys: { webhookId: 1, appId: 1, queuedAt: -1 }, options: { name: 'webhook_queued' } },
+      { keys: { status: 1 }, options: { name: 'status' } },
+    ]);
+  }
+
+  apply(events: readonly EventEnvelope[]): Promise<void> {
+    return this.projections.apply(events);
+  }
+
+  async findApp(appId: string): Promise<AppDocument | null> {
+    const doc = await this.apps.findOne({ _id: appId });
+    return doc ? stripStoredFields(doc) : null;
+  }
+
+  async liveWebhooks(appId: string): Promise<WebhookDocument[]> {
+    const docs = await this.webhooks.find({ appId, deleted: false }).toArray();
+    return docs.map((d) => stripStoredFields<WebhookDocument>(d));
+  }
+
+  async findWebhook(appId: string, webhookId: string): Promise<WebhookDocument | null> {
+    const doc = await this.webhooks.findOne({ _id: webhookDocumentId(appId, webhookId) });
+    return doc && !doc.deleted ? stripStoredFields(doc) : null;
+  }
+
+  /** What a restarted process still has to deliver, in the order it was queued. */
+  async pendingDeliveries(): Promise<DeliveryDocument[]> {
+    const docs = await this.deliveries.find({ status: 'pending' }).sort({ queuedAt: 1, sourceVersion: 1 }).toArray();
+    return docs.map((d) => stripStoredFields<DeliveryDocument>(d));
+  }
+
+  async findDelivery(deliveryId: string): Promise<DeliveryDocument | null> {
+    const doc = await this.deliveries.findOne({ _id: deliveryId });
+    return doc ? stripStoredFields(doc) : null;
+  }
+
+  /** A webhook's deliveries, newest first. */
+  async listDeliveries(
+    appId: string,
+    webhookId: string,
+    filters: { status?: DeliveryDocument['status'] | undefined; fromQueuedAt?: number | undefined },
+    page: { page: number; perPage: number },
+  ): Promise<{ items: DeliveryDocument[]; total: number }> {
+    const filter: Filter<Stored<DeliveryDocument>> = {
+      webhookId,
+      appId,
+      ...(filters.status ? { status: filters.status } : {}),
+      ...(filters.fromQueuedAt !== undefined ? { queuedAt: { $gte: filters.fromQueuedAt } } : {}),
+    };
+    const [docs, total] = await Promise.all([
+      this.deliveries
+        .find(filter)
+        .sort({ queuedAt: -1, sourceVersion: -1 })
+        .skip((page.page - 1) * page.perPage)
+        .limit(page.perPage)
+        .toArray(),
+      this.deliveries.countDocuments(filter),
+    ]);
+    return { items: docs.map((d) => stripStoredFields<DeliveryDocument>(d)), total };
+  }
+
+  /** Ids of a webhook's finished deliveries queued since `fromQueuedAt`, oldest first (bulk redelivery). */
+  async finishedDeliveryIds(appId: string, webhookId: string, fromQueuedAt: number, limit: number): Promise<string[]> {
+    const docs = await this.deliveries
+      .find({ webhookId, appId, queuedAt: { $gte: fromQueuedAt }, status: { $ne: 'pending' } })
+      .sort({ queuedAt: 1, sourceVersion: 1 })
+      .limit(limit)
+      .project<{ _id: string }>({ _id: 1 })
+      .toArray();
+    return docs.map((d) => d._id);
+  }
+}

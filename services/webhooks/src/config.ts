@@ -1,0 +1,47 @@
+import { loadServiceConfig } from '@chat/runtime';
+import type { ServiceConfig } from '@chat/runtime';
+import { z } from 'zod';
+import type { RetryPolicy } from './domain/retrySchedule.js';
+
+export interface WebhooksConfig extends ServiceConfig {
+  region: string;
+  webhookSecretsKey: string;
+  allowPrivateUrls: boolean;
+  retry: RetryPolicy;
+  /** Deliveries in flight per webhook: a slow endpoint holds only its own slots. */
+  concurrencyPerEndpoint: number;
+  requestTimeoutMs: number;
+}
+
+
+const schema = z.object({
+  REGION: z.enum(['us', 'eu', 'in']).default('us'),
+  WEBHOOK_SECRETS_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters'),
+  WEBHOOKS_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false'),
+  // Retries: 5 s doubling up to 1 h between attempts, for 24 h; tests shrink all three.
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(5_000),
+  WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().min(1).default(3_600_000),
+  WEBHOOK_RETRY_WINDOW_MS: z.coerce.number().int().min(0).default(86_400_000),
+  WEBHOOK_CONCURRENCY_PER_ENDPOINT: z.coerce.number().int().min(1).max(256).default(8),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+});
+
+/** The only reader of process.env in this service. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<WebhooksConfig> {
+  const base = loadServiceConfig(env, { port: 3105, mongoDb: 'chat_webhooks' });
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`webhooks: invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  return Object.freeze({
+    ...base,
+    region: e.REGION,
+    webhookSecretsKey: e.WEBHOOK_SECRETS_KEY,
+    allowPrivateUrls: e.WEBHOOKS_ALLOW_PRIVATE_URLS === 'true',
+    retry: Object.freeze({ baseMs: e.WEBHOOK_RETRY_BASE_MS, maxMs: e.WEBHOOK_RETRY_MAX_MS, windowMs: e.WEBHOOK_RETRY_WINDOW_MS }),
+    concurrencyPerEndpoint: e.WEBHOOK_CONCURRENCY_PER_ENDPOINT,
+    requestTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+  });
+}

@@ -1,0 +1,80 @@
+import { SecretBox, eventTypeIn, topics, webhookConfigEventTypes } from '@chat/contracts';
+import type { KnownEvent } from '@chat/contracts';
+import { createServiceApp } from '@chat/http';
+import { createEventPipeline } from '@chat/runtime';
+import type { RunnableService } from '@chat/runtime';
+import type { Kafka } from 'kafkajs';
+import type { Db } from 'mongodb';
+import type { Logger } from 'pino';
+import { HttpSender } from './adapters/httpSender.js';
+import { WebhookReadModels } from './adapters/readModels.js';
+import { Deliveries } from './app/deliveries.js';
+import { WebhookDirectory } from './app/directory.js';
+import { Dispatcher } from './app/dispatcher.js';
+import { Redelivery, queuedOf } from './app/redelivery.js';
+import type { WebhooksConfig } from './config.js';
+import { deliveriesRouter } from './http/routes.js';
+
+export interface WebhooksServiceDeps {
+  db: Db;
+  kafka: Kafka;
+  logger: Logger;
+}
+
+const isConfigEvent = eventTypeIn([...webhookConfigEventTypes, 'AppCreated']);
+
+/**
+ * Composition root of the delivery process: its own consumer group on the chat topics (and
+ * management's, for the webhooks themselves), its own event store for delivery attempts, and the
+ * dispatcher that sends them.
+ */
+export function createWebhooksService(config: Readonly<WebhooksConfig>, deps: WebhooksServiceDeps): RunnableService & { dispatcher: Dispatcher } {
+  const { db, logger } = deps;
+  const readModels = new WebhookReadModels(db);
+  const directory = new WebhookDirectory(readModels, new SecretBox(config.webhookSecretsKey));
+  const sender = new HttpSender({
+    timeoutMs: config.requestTimeoutMs,
+    allowPrivate: config.allowPrivateUrls,
+    maxSocketsPerHost: config.concurrencyPerEndpoint,
+  });
+  const dispatcher = new Dispatcher({
+    concurrencyPerEndpoint: config.concurrencyPerEndpoint,
+    attempt: (delivery) => deliveries.attempt(delivery),
+    onError: (error, delivery) => logger.error({ err: error, deliveryId: delivery.deliveryId }, 'delivery attempt could not be recorded; retrying'),
+  });
+
+  const pipeline = createEventPipeline({
+    ...deps,
+    publishesTo: topics.webhooks,
+    consumes: [topics.management, topics.messages, topics.conversations, topics.users, topics.webhooks],
+    consumerPurpose: 'webhooks.deliveries',
+    project: async (events) => {
+      await readModels.apply(events);
+      const configured = events.filter(isConfigEvent);
+      if (configured.length > 0) directory.forget(configured.map((e) => e.appId));
+      // The deliveries are stored before the offsets move on, so a crash here loses none.
+      for (const delivery of await deliveries.queue(events.filter((e: KnownEvent) => !isConfigEvent(e)))) dispatcher.enqueue(delivery);
+    },
+    ownReadModels: readModels,
+  });
+  const deliveries = new Deliveries({ runner: pipeline.runner, directory, sender, retry: config.retry, region: config.region, logger });
+  const redelivery = new Redelivery({ runner: pipeline.runner, readModels, enqueue: (d) => dispatcher.enqueue(d) });
+
+  return {
+    dispatcher,
+    http: createServiceApp({ logger, routers: [deliveriesRouter(readModels, redelivery)], bodyLimit: '4kb' }),
+    async start() {
+      await readModels.ensureIndexes();
+      // What a previous run left pending goes first, ahead of anything new in its lane.
+      for (const pending of await readModels.pendingDeliveries()) dispatcher.enqueue(queuedOf(pending));
+      await pipeline.start();
+      dispatcher.start();
+    },
+    async stop() {
+      await dispatcher.stop();
+      await deliveries.drain();
+      await pipeline.stop();
+      sender.close();
+    },
+  };
+}
