@@ -89,7 +89,8 @@ describe('every catalogued query parameter of every list', () => {
 
   it('takes an opaque `cursor` on every page-numbered list, and refuses a bad one naming it (docs/behaviour/pagination.md)', async () => {
     // The conversation message lists page by message id (`id`, `affix`), not by number: no `cursor` there.
-    const idPaged = new Set(['list-all-messages', 'user-list-group-messages']);
+    // Usage metrics are a report over a time range, not a list: no pages, so no `cursor` either.
+    const idPaged = new Set(['list-all-messages', 'user-list-group-messages', 'usage-metrics']);
     const answers = await mapBounded(Object.keys(listParameters), 6, async (operationId) => {
       const refused = await request(operationId, 'cursor=bm9wZQ');
       const named = refused.status === 400 && String(refused.body?.error?.message ?? '').includes('cursor');

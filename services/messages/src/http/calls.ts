@@ -1,5 +1,5 @@
 import { ApiError } from '@chat/contracts';
-import { ListCursor, actorOf, listMeta, pagination, parseQuery } from '@chat/http';
+import { ListCursor, actorOf, listMeta, pageInMemory, parseQuery } from '@chat/http';
 import { Router } from 'express';
 import type { Request } from 'express';
 import type { MessagesReadModels } from '../adapters/readModels.js';
@@ -62,11 +62,14 @@ export function callsRouter(readModels: MessagesReadModels): Router {
 
   router.get('/v3/calls/:sessionId/transcriptions', async (req, res) => {
     const call = await visibleCall(req);
-    const { page, perPage } = parseQuery(transcriptionsPageSchema, req.query);
-    const shown = call.transcriptions.slice((page - 1) * perPage, page * perPage);
+    const { page, perPage, cursor } = parseQuery(transcriptionsPageSchema, req.query);
+    const position = new ListCursor('retrieve-call-transcriptions', { sessionId: call.sessionId }, cursor, page);
+    // In the order they were recorded; a transcription's place in that order is its key.
+    const numbered = call.transcriptions.map((transcription, index) => ({ transcription, index }));
+    const { items, next } = pageInMemory(numbered, (entry) => [entry.index], [1], position, perPage);
     res.json({
-      data: shown.map((t) => transcriptionView(call, t)),
-      meta: { pagination: pagination(call.transcriptions.length, shown.length, perPage, page) },
+      data: items.map((entry) => transcriptionView(call, entry.transcription)),
+      meta: listMeta(call.transcriptions.length, items.length, perPage, position, next),
     });
   });
 

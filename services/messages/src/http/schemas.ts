@@ -335,7 +335,7 @@ export const callsListSchema = z.object({
 });
 
 /** `GET /calls/{sessionId}/transcriptions`. */
-export const transcriptionsPageSchema = z.object({ page: count(1_000_000).default(1), perPage: count(1000).default(100) });
+export const transcriptionsPageSchema = z.object({ page: count(1_000_000).default(1), perPage: count(1000).default(100), cursor: cursorParameter });
 
 const epoch = z.coerce.number('a number').int('an integer (epoch seconds)').min(0);
 
