@@ -6,6 +6,9 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 echo "[test] lint" >&2
 node_modules/.bin/eslint .
+# The services compile in setup; the tests themselves are type-checked here (vitest only strips types).
+echo "[test] typecheck test/" >&2
+node_modules/.bin/tsc -p test/tsconfig.json
 node_modules/.bin/vitest run --project unit --project system "$@"
 # The bulk import runs on a fresh stack of its own (vitest.config.ts).
 exec node_modules/.bin/vitest run --project bulk
