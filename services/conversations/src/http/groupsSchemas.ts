@@ -67,7 +67,8 @@ const memberLists = z
   .superRefine((lists, ctx) => checkMemberLists(lists, ctx, false))
   .transform(distinctLists);
 
-export const createGroupSchema = z.object({
+/** A group's own fields, as create-group and data import take them. */
+const groupFields = z.object({
   guid,
   name,
   type: z.enum(groupTypes),
@@ -75,8 +76,11 @@ export const createGroupSchema = z.object({
   icon: url.optional(),
   description: description.optional(),
   metadata: metadata.optional(),
-  owner: uidRef.optional(),
   tags: tags.default([]),
+});
+
+export const createGroupSchema = groupFields.extend({
+  owner: uidRef.optional(),
   members: memberLists.default({ admins: [], moderators: [], participants: [], usersToBan: [] }),
 });
 
@@ -164,18 +168,10 @@ export const listMembersSchema = pagingSchema.extend({
 
 /** One group of `POST /data_import/groups`; a password group needs its password. */
 export function importGroupSchema(nowSeconds: number) {
-  return z
-    .object({
-      guid,
-      name,
-      type: z.enum(groupTypes),
-      password: password.optional(),
-      icon: url.optional(),
-      description: description.optional(),
+  return groupFields
+    .extend({
       owner: z.string().trim().toLowerCase().regex(UID_PATTERN, 'must be a valid uid').optional(),
       createdAt: pastEpochSeconds(nowSeconds).optional(),
-      metadata: metadata.optional(),
-      tags: tags.default([]),
     })
     .refine((group) => group.type !== 'password' || group.password !== undefined, { path: ['password'], message: 'a password group needs a password' });
 }

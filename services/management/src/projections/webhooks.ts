@@ -2,24 +2,13 @@ import { webhookEventTypes } from '@chat/contracts';
 import type { EventOf } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
 import { configOf } from '../domain/webhooks.js';
+import type { WebhookState } from '../domain/webhooks.js';
 
 export const WEBHOOKS_COLLECTION = 'webhooks';
 
 /** A webhook as both the management API and the webhooks process read it; secrets only sealed. */
-export interface WebhookDocument {
+export interface WebhookDocument extends WebhookState {
   appId: string;
-  webhookId: string;
-  name: string;
-  url: string;
-  useBasicAuth: boolean;
-  username?: string;
-  sealedPassword?: string;
-  enabled: boolean;
-  retryOnFailure: boolean;
-  sealedSecret: string;
-  triggers: string[];
-  createdAt: number;
-  updatedAt: number;
   /** A tombstone: the position guard lives in the document. */
   deleted: boolean;
 }

@@ -33,7 +33,8 @@ const tags = z.array(z.string().trim().min(1, 'must not be empty').max(100)).max
 const statusMessage = z.string().max(255);
 const uidList = z.array(uidSchema).min(1, 'must name at least one uid').max(MAX_UIDS_PER_REQUEST);
 
-export const createUserSchema = z.object({
+/** A user's own fields, as create-user and data import take them. */
+const userFields = z.object({
   uid: uidSchema,
   name,
   avatar: url.optional(),
@@ -42,8 +43,9 @@ export const createUserSchema = z.object({
   statusMessage: statusMessage.optional(),
   metadata: jsonObject(MAX_METADATA_BYTES).optional(),
   tags: tags.default([]),
-  withAuthToken: z.boolean().default(false),
 });
+
+export const createUserSchema = userFields.extend({ withAuthToken: z.boolean().default(false) });
 
 const removableProfileFields = ['avatar', 'link', 'statusMessage', 'metadata', 'tags'] as const;
 
@@ -172,15 +174,7 @@ export const verifyTokenSchema = z.object({ appId: z.string().min(1).max(64), au
  */
 export function importUserSchema(nowSeconds: number) {
   const at = pastEpochSeconds(nowSeconds);
-  return z.object({
-    uid: uidSchema,
-    name,
-    avatar: url.optional(),
-    link: url.optional(),
-    role: roleIdSchema.default('default'),
-    statusMessage: statusMessage.optional(),
-    metadata: jsonObject(MAX_METADATA_BYTES).optional(),
-    tags: tags.default([]),
+  return userFields.extend({
     createdAt: at.optional(),
     lastActiveAt: at.optional(),
     deactivatedAt: at.optional(),
