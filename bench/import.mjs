@@ -3,7 +3,10 @@
 // measured in the same run (bench/store-raw.mjs), and the time until the last imported message is
 // visible in its conversation (conversations service, fed through Kafka).
 //
-//   node bench/import.mjs [--users 5000] [--messages 5000] [--concurrency 8]
+//   node bench/import.mjs [--users 5000] [--messages 5000] [--concurrency 4]
+//
+// Messages are imported twice (each conversation's history in a row, then interleaved across 199
+// conversations), so the figures show the best and the worst order a migration can send.
 //
 // Starts Kafka, FerretDB, Redis and the services (bench/stack.mjs) unless KAFKA_BROKERS / MONGO_URL /
 // REDIS_URL are set, and stops everything it started when it ends.
@@ -62,37 +65,46 @@ try {
   const usersPerSecond = await importBatches('users', 'users', userBatches);
   console.log(`users: ${USERS} imported at ${usersPerSecond.toFixed(0)} users/s = ${(usersPerSecond / rawDocs).toFixed(3)} × raw insertMany`);
 
-  // One-on-one history between user0 and PEERS others, in sentAt order.
-  const messageBatches = [];
-  for (let i = 0; i < MESSAGES; i += BATCH) {
-    messageBatches.push(
-      Object.fromEntries(
-        Array.from({ length: Math.min(BATCH, MESSAGES - i) }, (_, k) => {
-          const n = i + k;
-          const peer = uid(1 + (n % (PEERS - 1)));
-          const [sender, receiver] = n % 2 ? [uid(0), peer] : [peer, uid(0)];
-          return [`m${n}`, { muid: `m${n}`, sender, receiverType: 'user', receiver, type: 'text', data: { text: `history ${n}` }, sentAt: base + 10_000 + n }];
-        }),
-      ),
-    );
+  /**
+   * One-on-one history between user0 and PEERS others, in sentAt order, 50 records a request:
+   * `interleaved` rotates through the conversations message by message (every request touches 50 of
+   * them: the worst case for the conversation read models), `by-conversation` sends each conversation's
+   * history in a row, as an export made conversation by conversation does.
+   */
+  function historyBatches(order, tag) {
+    // In a row: histories of 100 messages (two requests each); interleaved: one message per conversation in turn.
+    const records = Array.from({ length: MESSAGES }, (_, n) => {
+      const peerIndex = order === 'interleaved' ? n % (PEERS - 1) : Math.floor(n / 100);
+      const peer = uid(1 + (peerIndex % (PEERS - 1)));
+      const [sender, receiver] = n % 2 ? [uid(0), peer] : [peer, uid(0)];
+      const muid = `${tag}${n}`;
+      return [muid, { muid, sender, receiverType: 'user', receiver, type: 'text', data: { text: `history ${n}` }, sentAt: base + 10_000 + n }];
+    });
+    const batches = [];
+    for (let i = 0; i < records.length; i += BATCH) batches.push(Object.fromEntries(records.slice(i, i + BATCH)));
+    return { batches, last: records.at(-1)[1] };
   }
+
+  const byConversation = historyBatches('by-conversation', 'c');
+  const byConversationRate = await importBatches('messages', 'messages', byConversation.batches);
+  console.log(`messages, each conversation's history in a row: ${MESSAGES} imported at ${byConversationRate.toFixed(0)} messages/s = ${(byConversationRate / rawDocs).toFixed(3)} × raw insertMany`);
+
+  const { batches: messageBatches, last: lastMessage } = historyBatches('interleaved', 'm');
   const importStart = performance.now();
   const messagesPerSecond = await importBatches('messages', 'messages', messageBatches);
   const importedAt = performance.now();
-  console.log(`messages: ${MESSAGES} imported at ${messagesPerSecond.toFixed(0)} messages/s = ${(messagesPerSecond / rawDocs).toFixed(3)} × raw insertMany`);
+  console.log(`messages, conversations interleaved: ${MESSAGES} imported at ${messagesPerSecond.toFixed(0)} messages/s = ${(messagesPerSecond / rawDocs).toFixed(3)} × raw insertMany`);
 
   // The last message's conversation, as its receiver sees it: visible once the conversations service
   // has consumed every imported message of that conversation.
-  const last = MESSAGES - 1;
-  const lastPeer = uid(1 + (last % (PEERS - 1)));
-  const [lastSender, lastReceiver] = last % 2 ? [uid(0), lastPeer] : [lastPeer, uid(0)];
+  const [lastSender, lastReceiver] = [lastMessage.sender, lastMessage.receiver];
   const deadline = Date.now() + 120_000;
   for (;;) {
     const response = await fetch(`${stack.services.gatewayUrl}/v3/users/${lastSender}/conversation`, {
       headers: { ...headers, onBehalfOf: lastReceiver },
     });
     const body = await response.json();
-    if (body.data?.lastMessage?.muid === `m${last}`) break;
+    if (body.data?.lastMessage?.muid === lastMessage.muid) break;
     if (Date.now() > deadline) throw new Error(`the last imported message never reached its conversation: ${JSON.stringify(body)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }

@@ -60,13 +60,14 @@ describe('POST /v3/data_import/users', () => {
 });
 
 describe('POST /v3/data_import/messages', () => {
-  it('imports one-on-one history in sentAt order with the caller’s muids and senders; a rerun is a no-op', async () => {
+  it('imports one-on-one history in sentAt order with the caller’s muids, senders and read marks; a rerun is a no-op', async () => {
     await app.call('POST', '/v3/data_import/users', { body: usersBody(['mia', 'max', 'moe']) });
     const messages = {
       m2: { muid: 'm2', sender: 'max', receiverType: 'user', receiver: 'mia', type: 'text', data: { text: 'second' }, sentAt: past + 200, readAt: past + 300 },
       m1: { muid: 'm1', sender: 'mia', receiverType: 'user', receiver: 'max', type: 'text', data: { text: 'first' }, sentAt: past + 100 },
       m3: { muid: 'm3', sender: 'ghost', receiverType: 'user', receiver: 'mia', type: 'text', data: { text: 'who' }, sentAt: past + 300 },
       m4: { muid: 'm4', sender: 'moe', receiverType: 'user', receiver: 'mia', type: 'text', data: { text: 'late' }, sentAt: '1673421419' },
+      m5: { muid: 'm5', sender: 'max', receiverType: 'user', receiver: 'mia', type: 'text', data: { text: 'unseen' }, sentAt: past + 400 },
     };
     const first = await app.call('POST', '/v3/data_import/messages', { body: { messages } });
     expect(first.status).toBe(200);
@@ -78,20 +79,31 @@ describe('POST /v3/data_import/messages', () => {
     expect(m4).toMatchObject({ success: false, error: { code: 'ERR_BAD_REQUEST' } });
 
     const listed = await app.call('GET', '/v3/users/max/messages', { onBehalfOf: 'mia' });
-    expect(listed.body.data.map((m: any) => m.muid)).toEqual(['m1', 'm2']);
+    expect(listed.body.data.map((m: any) => m.muid)).toEqual(['m1', 'm2', 'm5']);
     const published = await readBack('chat.messages.events', (v) => v['type'] === 'MessageSent' && v['appId'] === app.appId && (v['data'] as any).muid === 'm1');
     expect((published.value['data'] as any).imported).toBe(true);
 
+    // Mia read m2 (its readAt) but not m5; max never read m1.
     const conversation = await eventually(
       () => app.call('GET', '/v3/users/max/conversation', { onBehalfOf: 'mia' }),
-      (r) => r.status === 200 && r.body.data?.lastMessage?.muid === 'm2',
+      (r) => r.status === 200 && r.body.data?.lastMessage?.muid === 'm5' && r.body.data?.unreadMessageCount === '1',
     );
-    expect(conversation.body.data).toMatchObject({ unreadMessageCount: "1", lastMessage: { muid: 'm2', sentAt: past + 200 } });
+    expect(conversation.body.data).toMatchObject({ unreadMessageCount: '1', lastMessage: { muid: 'm5', sentAt: past + 400 } });
+    const ofMax = await eventually(
+      () => app.call('GET', '/v3/users/mia/conversation', { onBehalfOf: 'max' }),
+      (r) => r.status === 200 && r.body.data?.lastMessage?.muid === 'm5',
+    );
+    expect(ofMax.body.data.unreadMessageCount).toBe('1');
+    const marked = await readBack(
+      'chat.conversations.events',
+      (v) => v['type'] === 'ConversationRead' && v['appId'] === app.appId && (v['data'] as any).uid === 'mia',
+    );
+    expect(marked.value['data']).toMatchObject({ conversationId: 'max_user_mia', messageId: m2.data.id, readAt: past + 300 });
 
     const again = await app.call('POST', '/v3/data_import/messages', { body: { messages: { m1: messages.m1, m2: messages.m2 } } });
     expect(again.body.data.m1.data.id).toBe(m1.data.id);
     expect(again.body.data.m2.data.id).toBe(m2.data.id);
     const after = await app.call('GET', '/v3/users/max/messages', { onBehalfOf: 'mia' });
-    expect(after.body.data).toHaveLength(2);
+    expect(after.body.data).toHaveLength(3);
   });
 });

@@ -1,6 +1,14 @@
 import type { CommitStore, StreamHead } from './store.js';
 
 /**
+ * Streams younger than this are never given a saved head. A cold load without one follows the
+ * stream's commits by `_id` from its first: at most this many reads more than with a head, and only
+ * after a restart or on another replica. Saving one costs an update per new stream instead, the
+ * largest write of an import of thousands of users, groups or conversations that never grow.
+ */
+export const SAVED_HEAD_MIN_VERSION = 4;
+
+/**
  * The heads (version + snapshot) of streams this process appended to or loaded, most recently used
  * last, so a busy stream's next command reads nothing from the store. Safe with several writers: a
  * stale head makes the append collide on the stream position, the entry is dropped and the command
@@ -30,7 +38,7 @@ export class StreamHeads {
   remember(streamId: string, head: StreamHead, changed: boolean): void {
     this.heads.delete(streamId);
     this.heads.set(streamId, head);
-    if (changed) this.changed.set(streamId, head);
+    if (changed && head.version >= SAVED_HEAD_MIN_VERSION) this.changed.set(streamId, head);
     if (this.heads.size > this.capacity) {
       const oldest = this.heads.keys().next().value;
       if (oldest !== undefined) this.heads.delete(oldest);
@@ -41,7 +49,7 @@ export class StreamHeads {
     this.heads.delete(streamId);
   }
 
-  /** Saves the heads changed since the last save; concurrent calls share one save. */
+  /** Saves the heads changed since the last save (of streams old enough); concurrent calls share one save. */
   save(): Promise<void> {
     this.saving ??= (async () => {
       while (this.changed.size > 0) {

@@ -156,6 +156,27 @@ export class ProjectionRuntime<Doc extends object, Event extends EventEnvelope =
   }
 
   /**
+   * The documents as this process last wrote or read them, read from the store only where it knows
+   * none: what a step that follows `apply` (a derived index) needs, without a read per document it
+   * has just written. Absent documents are left out.
+   */
+  async current(ids: readonly string[]): Promise<Map<string, Doc>> {
+    const found = new Map<string, Doc>();
+    const unknown: string[] = [];
+    for (const id of new Set(ids)) {
+      const known = this.recent.get(id);
+      if (known?.doc) found.set(id, known.doc);
+      else unknown.push(id);
+    }
+    const read = await Promise.all(unknown.map((id) => this.store.find(id)));
+    unknown.forEach((id, index) => {
+      const state = this.stateOf(read[index] ?? null);
+      if (state.doc) found.set(id, state.doc);
+    });
+    return found;
+  }
+
+  /**
    * Waits until the earlier batches of this process that touch any of these documents are done, and
    * holds the documents until `release`. A batch queues behind the batches that asked before it only,
    * so the waits form no cycle.

@@ -81,6 +81,23 @@ describe('ProjectionRuntime', () => {
     expect(store.calls).toEqual({ find: 1, insert: 1, writeGuarded: 0 });
   });
 
+  it('answers the documents it has just written without reading them, and reads only the ones it does not know', async () => {
+    const store = new InstrumentedStore();
+    await runtimeOver(store.inner).apply([tallied('s:b', 1, ['elsewhere'], 'open')]);
+    const runtime = runtimeOver(store);
+    await runtime.apply([tallied('s:a', 1, ['d1'], 'open'), tallied('s:a', 2, ['d1'])]);
+    const readsAfterApply = store.calls.find;
+    const current = await runtime.current(['d1', 'elsewhere', 'absent']);
+    expect(current).toEqual(
+      new Map([
+        ['d1', { seen: ['s:a@1', 's:a@2'], total: 2, closed: false }],
+        ['elsewhere', { seen: ['s:b@1'], total: 1, closed: false }],
+      ]),
+    );
+    // d1 from memory; the document another writer made and the absent one are read.
+    expect(store.calls.find - readsAfterApply).toBe(2);
+  });
+
   it('gives the same documents for any batching as for one event at a time (property)', async () => {
     await fc.assert(
       fc.asyncProperty(historyArbitrary, fc.array(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 5 }), async (history, sizes) => {

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { ConversationReadModels } from './adapters/readModels.js';
 import { GroupReadModels } from './adapters/groupsReadModels.js';
 import { ConversationsApp } from './app/conversations.js';
+import { importedReceiptsOf } from './domain/importedReceipts.js';
 import { GroupsApp } from './app/groups.js';
 import { groupImportRouter, groupsRouter } from './http/groups.js';
 import { GroupImport } from './app/groupImport.js';
@@ -29,15 +30,21 @@ export function createConversationsService(deps: ConversationsServiceDeps): Runn
   const groupReadModels = new GroupReadModels(db);
   // Every event reaches both from the consumer and, for this service's own commands, before the answer.
   const readModels = allOf(conversationReadModels, groupReadModels);
+  let app: ConversationsApp | null = null;
   const pipeline = createEventPipeline({
     ...deps,
     publishesTo: topics.conversations,
     consumes: [topics.users, topics.messages, topics.conversations],
     consumerPurpose: CONSUMER_PURPOSE,
-    project: (events) => readModels.apply(events),
+    project: async (events) => {
+      await readModels.apply(events);
+      // After the messages are in the timelines: imported history's receipts become the receivers' marks.
+      const receipts = importedReceiptsOf(events);
+      if (receipts.length > 0) await app?.applyImportedReceipts(receipts);
+    },
     ownReadModels: readModels,
   });
-  const app = new ConversationsApp({ runner: pipeline.runner, readModels: conversationReadModels });
+  app = new ConversationsApp({ runner: pipeline.runner, readModels: conversationReadModels });
   const groupsDeps = { runner: pipeline.runner, readModels: groupReadModels, users: conversationReadModels };
   const groups = new GroupsApp(groupsDeps);
 

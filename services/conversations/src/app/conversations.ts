@@ -9,6 +9,7 @@ import type { ConversationMarksCommand } from '../domain/conversationMarks.js';
 import { RENDER_ALL, isGloballyPinned, renderConversation, renderSharedConversation } from '../domain/conversationView.js';
 import type { ConversationResource, ConversationType, GroupProfile, PeerUserDoc, RenderOptions, UserConversation } from '../domain/conversationView.js';
 import type { TimelineDoc } from '../domain/conversationTimeline.js';
+import type { ImportedReceipt } from '../domain/importedReceipts.js';
 import { globalPinsDecider, globalPinsStream } from '../domain/globalPins.js';
 import type { GlobalPinTarget } from '../domain/globalPins.js';
 import { userPinsDecider, userPinsStream } from '../domain/userPins.js';
@@ -272,6 +273,29 @@ export class ConversationsApp {
       await this.runMarks(context, facts, command, now);
     }
     return acknowledgement(target, mark, facts.me, upTo);
+  }
+
+  /**
+   * The receivers' marks that imported history carries, moved as if each receiver had marked the
+   * conversation at that time. All run at once, so the runner appends them as one grouped commit.
+   * Marks only move forward: a redelivered import event changes nothing.
+   */
+  async applyImportedReceipts(receipts: readonly ImportedReceipt[]): Promise<void> {
+    const now = this.clock();
+    await Promise.all(
+      receipts.map((receipt) => {
+        const context: RequestContext = {
+          actor: { appId: receipt.appId, keyId: receipt.source.actor.keyId, scope: receipt.source.actor.scope as Actor['scope'], uid: receipt.conversation.uid },
+          requestId: receipt.source.correlationId,
+        };
+        const command: ConversationMarksCommand =
+          receipt.mark === 'read'
+            ? { type: 'MarkRead', conversation: receipt.conversation, messageId: receipt.messageId, now: receipt.at }
+            : { type: 'MarkDelivered', conversation: receipt.conversation, messageId: receipt.messageId, now: receipt.at };
+        const stream = conversationMarksStream(receipt.appId, receipt.conversation.uid, receipt.conversation.conversationId);
+        return this.run(context, conversationMarksDecider, stream, command, now);
+      }),
+    );
   }
 
   async pin(context: RequestContext, actingUid: string, target: Target): Promise<ConversationResource> {

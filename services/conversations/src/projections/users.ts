@@ -23,6 +23,8 @@ export const usersProjection: Projection<PeerUserDoc, Handled> = {
   eventTypes: userLifecycleEventTypes,
   documentIds: (event) => [userDocId(event.appId, event.data.uid)],
   sourceOf: () => 'user',
+  // A new uid has no document yet (a tombstone of an earlier user makes the insert fail, then it is read).
+  creates: (event) => event.type === 'UserCreated',
   evolve(doc, event) {
     switch (event.type) {
       case 'UserCreated':

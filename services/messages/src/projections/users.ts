@@ -30,6 +30,8 @@ export const knownUsersProjection: Projection<KnownUserDoc, Handled> = {
   name: 'known_users',
   eventTypes: knownUserEventTypes,
   documentIds: (event) => [knownUserId(event.appId, event.data.uid)],
+  // A new uid has no document yet (a tombstone of an earlier user makes the insert fail, then it is read).
+  creates: (event) => event.type === 'UserCreated',
   evolve(doc, event) {
     switch (event.type) {
       case 'UserCreated':

@@ -1,7 +1,7 @@
 import { eventTypeIn, userLifecycleEventTypes } from '@chat/contracts';
 import type { EventEnvelope } from '@chat/contracts';
 import { DocumentMemory, allOf, ensureIndexes, findPage, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
-import type { EventApplier, KeysetOrder, PagePosition, Stored, StoredRecord } from '@chat/mongo';
+import type { EventApplier, KeysetOrder, ProjectionRuntime, PagePosition, Stored, StoredRecord } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import { authTokenDocId, authTokensProjection } from '../projections/authTokens.js';
 import type { AuthTokenDoc } from '../projections/authTokens.js';
@@ -59,7 +59,7 @@ export class UserReadModels implements EventApplier {
   private readonly tokens: Collection<Stored<AuthTokenDoc>>;
   private readonly relations: Record<RelationKind, Collection<Stored<RelationDoc>>>;
   private readonly roles: Collection<Stored<RoleDoc>>;
-  private readonly usersProjection: EventApplier;
+  private readonly usersProjection: ProjectionRuntime<UserDoc>;
   /** The other read models, written side by side (none depends on another). */
   private readonly independent: EventApplier;
   readonly directory: UserDirectory;
@@ -135,8 +135,9 @@ export class UserReadModels implements EventApplier {
     for (const event of events) {
       if (isListingEvent(event)) listed.set(`${event.appId}:${String(event.data['uid'])}`, { appId: event.appId, uid: String(event.data['uid']) });
     }
-    const docs = await Promise.all([...listed.values()].map(({ appId, uid }) => this.findUser(appId, uid)));
-    await this.directory.syncAll(docs.filter((doc): doc is UserDoc => doc !== null));
+    // As just written (no read per user); a document another writer changed since is read.
+    const docs = await this.usersProjection.current([...listed.values()].map(({ appId, uid }) => userDocId(appId, uid)));
+    await this.directory.syncAll([...docs.values()]);
   }
 
   async findUser(appId: string, uid: string): Promise<UserDoc | null> {

@@ -8,10 +8,10 @@ import { UserDirectory } from './userDirectory.js';
 
 // The directory against the real FerretDB: concurrent syncs lose nothing, chunks roll over, and a
 // second sync of the same state changes nothing.
-function user(index: number, state: UserDocState = 'active', name = `User ${index}`): UserDoc {
+function user(index: number, state: UserDocState = 'active', name = `User ${index}`, appId = 'app1'): UserDoc {
   const uid = `u${String(index).padStart(5, '0')}`;
   return {
-    appId: 'app1',
+    appId,
     uid,
     name,
     sortName: name.toLowerCase(),
@@ -52,6 +52,26 @@ describe('user directory on FerretDB', () => {
     expect(last.users.at(-1)?.uid).toBe(user(count - 1).uid);
     const all = await directory.page('app1', 1, 1000 + count);
     expect(new Set(all.users.map((u) => u.uid)).size).toBe(count);
+  }, 120_000);
+
+  it('places a burst of new users (an import) chunk by chunk, with two replicas racing, in order', async () => {
+    const [one, other] = [new UserDirectory(db), new UserDirectory(db)];
+    const count = 3 * DIRECTORY_CHUNK_SIZE + 10;
+    const users = Array.from({ length: count }, (_, i) => user(i, 'active', `User ${i}`, 'burst'));
+    // Batches of 50 (an import request), each applied by both (request path and another replica's consumer).
+    const batches = Array.from({ length: Math.ceil(count / 50) }, (_, i) => users.slice(i * 50, i * 50 + 50));
+    await Promise.all(batches.flatMap((batch) => [one.syncAll(batch), other.syncAll([...batch].reverse())]));
+    const all = await one.page('burst', 1, 2 * count);
+    expect(all.total).toBe(count);
+    expect(all.users.map((u) => u.uid)).toEqual(users.map((u) => u.uid));
+    // Full chunks, not one chunk per lost race: the tail rolls over at the chunk size.
+    const chunks = await db.collection('userdirectorychunks').find({ _id: { $regex: '^burst:' } } as object).toArray();
+    expect(chunks.map((c) => (JSON.parse(String(c['entries'])) as unknown[]).length).sort((a, b) => b - a)).toEqual([
+      DIRECTORY_CHUNK_SIZE,
+      DIRECTORY_CHUNK_SIZE,
+      DIRECTORY_CHUNK_SIZE,
+      10,
+    ]);
   }, 120_000);
 
   it('follows deactivation, renames and deletion; the same state twice changes nothing', async () => {

@@ -3,6 +3,7 @@ import { Coalescer, backoffDelay } from '@chat/eventsourcing';
 import { isDuplicateKeyError } from '@chat/mongo';
 import type { Collection, Db } from 'mongodb';
 import {
+  DIRECTORY_CHUNK_SIZE,
   buildChunks,
   chunkIndexFor,
   directoryEntry,
@@ -104,35 +105,77 @@ export class UserDirectory {
   private async syncBatch(appId: string, docs: readonly UserDoc[]): Promise<void> {
     // The newest document of a user wins (a batch may hold one user twice).
     const latest = new Map(docs.map((doc) => [doc.uid, doc]));
-    const entries = [...latest.values()].map(directoryEntry);
-    let alone: DirectoryEntry[] | null = null;
-    for (let attempt = 1; attempt <= MAX_ATTEMPTS && alone === null; attempt++) {
-      alone = await this.trySyncBatch(appId, entries);
-      if (alone === null) await sleep(backoffDelay(attempt, CONTENTION_BACKOFF));
-    }
-    if (alone === null) throw new Error(`user directory of ${appId} kept changing while listing ${entries.length} users`);
-    for (const entry of alone) {
-      const doc = latest.get(entry.uid);
-      if (doc) await this.sync(doc);
+    let pending = [...latest.values()].map(directoryEntry);
+    // Rounds that place a chunk's worth make progress; only lost races count against the limit.
+    for (let lost = 0; pending.length > 0; ) {
+      if (lost >= MAX_ATTEMPTS) throw new Error(`user directory of ${appId} kept changing while listing ${pending.length} users`);
+      const left = await this.trySyncBatch(appId, pending);
+      if (left === null) {
+        await sleep(backoffDelay(++lost, CONTENTION_BACKOFF));
+        continue;
+      }
+      for (const entry of left.orphaned) {
+        const doc = latest.get(entry.uid);
+        if (doc) await this.sync(doc);
+      }
+      // Past the full tail (a burst of new users, an import): one new chunk takes as many as fit, and
+      // the next round places the rest, instead of a chunk write and a directory write per user.
+      if (left.pastTail.length > 0 && !(await this.openChunkFor(appId, left.directory, left.pastTail))) {
+        await sleep(backoffDelay(++lost, CONTENTION_BACKOFF));
+      }
+      pending = left.pastTail;
     }
   }
 
-  /** Places what it can chunk by chunk; answers the entries left for `sync`, or null after losing a race. */
-  private async trySyncBatch(appId: string, entries: readonly DirectoryEntry[]): Promise<DirectoryEntry[] | null> {
+  /**
+   * Opens the next chunk with the first entries past the tail (or an app's first chunk), if the
+   * directory is still the one they were found past; false after losing a race. The directory names
+   * the chunk before the chunk is written, so a lost race leaves nothing behind: a writer that finds
+   * the named chunk missing in between creates it (the `orphaned` path) and this insert then fails.
+   */
+  private async openChunkFor(appId: string, directory: Directory | null, entries: readonly DirectoryEntry[]): Promise<boolean> {
+    const sorted = [...entries].sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0)).slice(0, DIRECTORY_CHUNK_SIZE);
+    const id = directory ? Math.max(...directory.chunks.map((c) => c.id)) + 1 : 0;
+    const ref: DirectoryChunkRef = { id, first: (sorted[0] as DirectoryEntry).k, live: liveCount(sorted) };
+    try {
+      if (!directory) {
+        await this.directories.insertOne({ _id: appId, chunks: JSON.stringify([ref]), rev: 1 });
+      } else {
+        const updated = await this.directories.replaceOne(
+          { _id: appId, rev: directory.rev },
+          { chunks: JSON.stringify([...directory.chunks, ref]), rev: directory.rev + 1 },
+        );
+        if (updated.matchedCount !== 1) return false;
+      }
+      await this.chunks.insertOne({ _id: this.chunkId(appId, id), entries: JSON.stringify(sorted), rev: 1 });
+      return true;
+    } catch (error) {
+      if (isDuplicateKeyError(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Places what it can chunk by chunk; answers what is left (listed entries past a full tail, or with
+   * no directory yet; entries whose chunk is missing), or null after losing a race.
+   */
+  private async trySyncBatch(appId: string, entries: readonly DirectoryEntry[]): Promise<{ directory: Directory | null; pastTail: DirectoryEntry[]; orphaned: DirectoryEntry[] } | null> {
     const directory = await this.readDirectory(appId);
-    if (!directory) return [...entries];
+    // No directory yet: only listed users open one (a removal has nothing to remove).
+    if (!directory) return { directory, pastTail: entries.filter((e) => e.live), orphaned: [] };
     const perChunk = new Map<number, DirectoryEntry[]>();
     for (const entry of entries) {
       const index = chunkIndexFor(directory.chunks, entry.k);
       perChunk.set(index, [...(perChunk.get(index) ?? []), entry]);
     }
-    const alone: DirectoryEntry[] = [];
+    const pastTail: DirectoryEntry[] = [];
+    const orphaned: DirectoryEntry[] = [];
     const placed = await Promise.all(
       [...perChunk].map(async ([index, chunkEntries]) => {
         const ref = directory.chunks[index] as DirectoryChunkRef;
         const chunk = await this.readChunk(appId, ref.id);
         if (!chunk) {
-          alone.push(...chunkEntries);
+          orphaned.push(...chunkEntries);
           return true;
         }
         const isTail = index === directory.chunks.length - 1;
@@ -140,7 +183,7 @@ export class UserDirectory {
         let changed = false;
         for (const entry of [...chunkEntries].sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0))) {
           if (needsNewChunk(isTail, next, entry)) {
-            alone.push(entry);
+            pastTail.push(entry);
             continue;
           }
           const after = placeEntry(next, entry);
@@ -155,7 +198,7 @@ export class UserDirectory {
         return true;
       }),
     );
-    return placed.every(Boolean) ? alone : null;
+    return placed.every(Boolean) ? { directory, pastTail, orphaned } : null;
   }
 
   private async trySync(appId: string, entry: DirectoryEntry): Promise<boolean> {

@@ -45,12 +45,14 @@ export class UserCommands {
     streamId: string,
     command: Command,
     now: Date,
+    expectNew = false,
   ): Promise<EventEnvelope[]> {
     const result = await this.deps.runner.run({
       decider,
       streamId,
       command,
       metadata: { appId: context.actor.appId, actor: context.actor, correlationId: context.requestId, now },
+      ...(expectNew ? { expectNew } : {}),
     });
     return result.events;
   }
@@ -58,5 +60,14 @@ export class UserCommands {
   /** A command on one user's stream, given the time of the request in epoch seconds. */
   onUser(context: RequestContext, uid: string, command: (now: number) => UserCommand, now = this.now()): Promise<EventEnvelope[]> {
     return this.run(context, userDecider, userStream(context.actor.appId, uid), command(epochSeconds(now)), now);
+  }
+
+  /**
+   * A command that creates the user: the uid is usually new, so its stream is not read first (an
+   * import of thousands of users would read a missing head per user). A uid that exists conflicts on
+   * append, and the runner then decides again on the stored stream as usual.
+   */
+  creatingUser(context: RequestContext, uid: string, command: (now: number) => UserCommand, now = this.now()): Promise<EventEnvelope[]> {
+    return this.run(context, userDecider, userStream(context.actor.appId, uid), command(epochSeconds(now)), now, true);
   }
 }

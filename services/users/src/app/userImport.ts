@@ -37,7 +37,7 @@ export class UserImport {
     if (deactivatedAt !== undefined && deactivatedAt < created) {
       throw new ApiError('ERR_BAD_REQUEST', `deactivatedAt: must not be before createdAt (${created}).`);
     }
-    const events = await this.runner.onUser(
+    const events = await this.runner.creatingUser(
       context,
       user.uid,
       () => ({

@@ -116,7 +116,7 @@ export class UsersApp {
     await this.requireRole(context.actor.appId, profile.role);
     const now = this.runner.now();
     const issued = withAuthToken ? issueAuthToken(profile.uid, now) : undefined;
-    await this.runner.onUser(context, profile.uid, (seconds) => ({ type: 'CreateUser', profile, ...(issued ? { authToken: issued.spec } : {}), now: seconds }), now);
+    await this.runner.creatingUser(context, profile.uid, (seconds) => ({ type: 'CreateUser', profile, ...(issued ? { authToken: issued.spec } : {}), now: seconds }), now);
     const doc = await this.readBack(context.actor.appId, profile.uid);
     return { ...renderUser(doc), ...(issued ? { authToken: issued.token } : {}) };
   }
