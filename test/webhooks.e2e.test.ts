@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, createUser, eventually } from './support/api.js';
+import { readBack } from './support/kafka.js';
 import type { TestApp } from './support/api.js';
 import { sendMessage, text } from './support/messages.js';
 import { WebhookReceiver, signatureValid } from './support/webhookReceiver.js';
@@ -49,6 +50,16 @@ describe('webhooks deliver through the real stack', () => {
     expect(signatureValid(request, secret)).toBe(true);
     expect(signatureValid({ ...request, body: request.body.replace('hello', 'HELLO') }, secret)).toBe(false);
     expect(request.headers['authorization']).toBe(`Basic ${Buffer.from('hooks:p4ssw0rd').toString('base64')}`);
+    // Answered at once, so stored once: queued and delivered by the same command (the source event's
+    // correlation and time on both), not a queued record followed by an attempt record.
+    const deliveryId = String(request.headers['webhook-id']);
+    const ofDelivery = (type: string) => (v: Record<string, unknown>) => v['type'] === type && (v['data'] as any).deliveryId === deliveryId;
+    const [queued, attempted] = await Promise.all([
+      readBack('chat.webhooks.events', ofDelivery('DeliveryQueued')),
+      readBack('chat.webhooks.events', ofDelivery('DeliveryAttempted')),
+    ]);
+    expect(attempted.value).toMatchObject({ version: 2, correlationId: queued.value['correlationId'], occurredAt: queued.value['occurredAt'] });
+    expect(attempted.value['data']).toMatchObject({ attempt: 1, outcome: 'delivered', statusCode: 200 });
 
     // The secret is never shown again, and a rotated one signs from then on.
     const got = await manage('GET', `/apps/${app.appId}/webhooks/${id}`);

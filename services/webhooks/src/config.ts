@@ -11,6 +11,8 @@ export interface WebhooksConfig extends ServiceConfig {
   /** Deliveries in flight per webhook: a slow endpoint holds only its own slots. */
   concurrencyPerEndpoint: number;
   requestTimeoutMs: number;
+  /** How long new events' deliveries wait for their first attempt before they are stored as queued. */
+  firstAttemptWaitMs: number;
 }
 
 
@@ -24,6 +26,7 @@ const schema = z.object({
   WEBHOOK_RETRY_WINDOW_MS: z.coerce.number().int().min(0).default(86_400_000),
   WEBHOOK_CONCURRENCY_PER_ENDPOINT: z.coerce.number().int().min(1).max(256).default(8),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  WEBHOOK_FIRST_ATTEMPT_WAIT_MS: z.coerce.number().int().min(0).max(5_000).default(200),
 });
 
 /** The only reader of process.env in this service. */
@@ -43,5 +46,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Webho
     retry: Object.freeze({ baseMs: e.WEBHOOK_RETRY_BASE_MS, maxMs: e.WEBHOOK_RETRY_MAX_MS, windowMs: e.WEBHOOK_RETRY_WINDOW_MS }),
     concurrencyPerEndpoint: e.WEBHOOK_CONCURRENCY_PER_ENDPOINT,
     requestTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    firstAttemptWaitMs: e.WEBHOOK_FIRST_ATTEMPT_WAIT_MS,
   });
 }

@@ -30,6 +30,7 @@ const isConfigEvent = eventTypeIn([...webhookConfigEventTypes, 'AppCreated']);
  */
 export function createWebhooksService(config: Readonly<WebhooksConfig>, deps: WebhooksServiceDeps): RunnableService & { dispatcher: Dispatcher } {
   const { db, logger } = deps;
+  const startedAt = Date.now();
   const readModels = new WebhookReadModels(db);
   const directory = new WebhookDirectory(readModels, new SecretBox(config.webhookSecretsKey));
   const sender = new HttpSender({
@@ -52,12 +53,28 @@ export function createWebhooksService(config: Readonly<WebhooksConfig>, deps: We
       await readModels.apply(events);
       const configured = events.filter(isConfigEvent);
       if (configured.length > 0) directory.forget(configured.map((e) => e.appId));
-      // The deliveries are stored before the offsets move on, so a crash here loses none.
-      for (const delivery of await deliveries.queue(events.filter((e: KnownEvent) => !isConfigEvent(e)))) dispatcher.enqueue(delivery);
+      const sources = events.filter((e: KnownEvent) => !isConfigEvent(e));
+      // Events from before this process started may have been delivered by its previous run: stored
+      // first, sent only if new. They are older than the rest, so each lane keeps its order.
+      const replayed = sources.filter((e) => Date.parse(e.occurredAt) < startedAt);
+      for (const delivery of await deliveries.queue(replayed)) dispatcher.enqueue(delivery);
+      // New events go out at once; a first attempt answered 2xx within the wait is stored delivered in one
+      // write. Either way every delivery is stored before the offsets move on, so a crash loses none.
+      const planned = await deliveries.plan(sources.filter((e) => Date.parse(e.occurredAt) >= startedAt));
+      for (const delivery of planned) dispatcher.enqueue(delivery);
+      await deliveries.secure(planned);
     },
     ownReadModels: readModels,
   });
-  const deliveries = new Deliveries({ runner: pipeline.runner, directory, sender, retry: config.retry, region: config.region, logger });
+  const deliveries = new Deliveries({
+    runner: pipeline.runner,
+    directory,
+    sender,
+    retry: config.retry,
+    region: config.region,
+    logger,
+    firstAttemptWaitMs: config.firstAttemptWaitMs,
+  });
   const redelivery = new Redelivery({ runner: pipeline.runner, readModels, enqueue: (d) => dispatcher.enqueue(d) });
 
   return {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { webhookSignature } from '@chat/contracts';
-import type { Actor, KnownEvent } from '@chat/contracts';
+import type { Actor, DeliveryQueued, KnownEvent } from '@chat/contracts';
 import { backoffDelay } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
 import type { Logger } from 'pino';
@@ -27,7 +27,24 @@ export interface DeliveryDeps {
   retry: RetryPolicy;
   region: string;
   logger: Logger;
+  /** How long a run of new source events waits for first attempts before it stores the rest as queued. */
+  firstAttemptWaitMs: number;
   clock?: () => number;
+}
+
+/**
+ * A delivery planned from a new source event and handed to the dispatcher before it is stored. If its
+ * first attempt succeeds before the run is secured, it is stored once, queued and delivered together.
+ */
+interface Unstored {
+  delivery: QueuedDelivery;
+  queued: DeliveryQueued;
+  event: KnownEvent;
+  /** The write that stores it, once one has begun (queued alone, or queued and delivered). */
+  stored: Promise<void> | null;
+  /** Resolves when its first attempt has an answer. */
+  attempted: Promise<void>;
+  markAttempted: () => void;
 }
 
 /** The same (webhook, event) always gets the same delivery id, so a redelivered event is queued once. */
@@ -44,6 +61,8 @@ export class Deliveries {
   private readonly clock: () => number;
   /** Records of successful attempts still being written. */
   private readonly recording = new Set<Promise<void>>();
+  /** Planned deliveries not yet stored, by delivery id. */
+  private readonly unstored = new Map<string, Unstored>();
 
   constructor(private readonly deps: DeliveryDeps) {
     this.clock = deps.clock ?? Date.now;
@@ -54,58 +73,128 @@ export class Deliveries {
     await Promise.all(this.recording);
   }
 
-  /**
-   * The deliveries a run of source events causes, queued in the store (concurrently: the runner
-   * groups them into few appends) and returned in event order for the dispatcher.
-   */
-  async queue(events: readonly KnownEvent[]): Promise<QueuedDelivery[]> {
-    const planned: { delivery: QueuedDelivery; command: DeliveryCommand; event: KnownEvent }[] = [];
+  /** Each (matching webhook, source event) pair as a delivery and the record that queues it. */
+  private async planned(events: readonly KnownEvent[]): Promise<Array<{ delivery: QueuedDelivery; queued: DeliveryQueued; event: KnownEvent }>> {
+    const planned: Array<{ delivery: QueuedDelivery; queued: DeliveryQueued; event: KnownEvent }> = [];
     for (const event of events) {
       const match = triggerOf(event);
       if (!match) continue;
       for (const { webhook } of await this.deps.directory.subscribers(event.appId, match.trigger)) {
         const deliveryId = deliveryIdOf(webhook.webhookId, event.id);
         const body = webhookBody(match, event.appId, this.deps.region, webhook.webhookId);
-        const queuedAt = this.clock();
         const delivery = { deliveryId, appId: event.appId, webhookId: webhook.webhookId, orderKey: event.streamId, body, notBefore: 0 };
-        const command: DeliveryCommand = {
-          type: 'Queue',
-          delivery: {
-            appId: event.appId,
-            webhookId: webhook.webhookId,
-            deliveryId,
-            trigger: match.trigger,
-            sourceEventId: event.id,
-            orderKey: event.streamId,
-            sourceVersion: event.version,
-            body,
-            occurredAt: Date.parse(event.occurredAt),
-            queuedAt,
-          },
+        const queued: DeliveryQueued = {
+          appId: event.appId,
+          webhookId: webhook.webhookId,
+          deliveryId,
+          trigger: match.trigger,
+          sourceEventId: event.id,
+          orderKey: event.streamId,
+          sourceVersion: event.version,
+          body,
+          occurredAt: Date.parse(event.occurredAt),
+          queuedAt: this.clock(),
         };
-        planned.push({ delivery, command, event });
+        planned.push({ delivery, queued, event });
       }
     }
+    return planned;
+  }
+
+  /**
+   * Source events this process may have handled before (a replay after a restart): their deliveries
+   * are stored first, and only those stored just now are returned for the dispatcher, so a delivery
+   * made before the restart is not sent again.
+   */
+  async queue(events: readonly KnownEvent[]): Promise<QueuedDelivery[]> {
     const queued = await Promise.all(
-      planned.map(async ({ delivery, command, event }) => {
-        const result = await this.deps.runner.run({
-          decider: deliveryDecider,
-          streamId: deliveryStreamId(delivery.appId, delivery.deliveryId),
-          command,
-          metadata: { appId: delivery.appId, actor: deliveryActor(delivery.appId), correlationId: event.correlationId, causationId: event.id, now: new Date() },
-          // A delivery id is new unless Kafka redelivers its event: no store read for the usual case.
-          expectNew: true,
-        });
-        return result.events.length > 0 ? delivery : null;
+      (await this.planned(events)).map(async ({ delivery, queued: record, event }) => {
+        const appended = await this.store(delivery, event, { type: 'Queue', delivery: record });
+        return appended ? delivery : null;
       }),
     );
     return queued.filter((d): d is QueuedDelivery => d !== null);
   }
 
+  /**
+   * New source events: their deliveries go to the dispatcher at once, unstored; `secure` then stores
+   * them before the consumer moves on. A delivery already planned (the run came again after a failed
+   * `secure`) is returned as it is, not planned twice.
+   */
+  async plan(events: readonly KnownEvent[]): Promise<QueuedDelivery[]> {
+    return (await this.planned(events)).map(({ delivery, queued, event }) => {
+      const known = this.unstored.get(delivery.deliveryId);
+      if (known) return known.delivery;
+      let markAttempted!: () => void;
+      const attempted = new Promise<void>((resolve) => (markAttempted = resolve));
+      this.unstored.set(delivery.deliveryId, { delivery, queued, event, stored: null, attempted, markAttempted });
+      return delivery;
+    });
+  }
+
+  /**
+   * Makes planned deliveries durable: waits up to `firstAttemptWaitMs` for their first attempts (each
+   * one answered 2xx by then has stored itself as queued and delivered, one document), then stores the
+   * others as queued, and waits for all of it.
+   */
+  async secure(deliveries: readonly QueuedDelivery[]): Promise<void> {
+    const pending = deliveries.map((d) => this.unstored.get(d.deliveryId)).filter((u): u is Unstored => u !== undefined);
+    if (pending.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(pending.map((u) => u.attempted)),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, this.deps.firstAttemptWaitMs))),
+    ]);
+    clearTimeout(timer);
+    await Promise.all(pending.map((u) => this.storeQueued(u)));
+  }
+
+  /** Stores an unstored delivery as queued (once; a write that fails may be tried again). */
+  private storeQueued(unstored: Unstored): Promise<void> {
+    unstored.stored ??= this.storeOnce(unstored, { type: 'Queue', delivery: unstored.queued });
+    return unstored.stored;
+  }
+
+  private storeOnce(unstored: Unstored, command: DeliveryCommand): Promise<void> {
+    const write = this.store(unstored.delivery, unstored.event, command).then(
+      () => {
+        this.unstored.delete(unstored.delivery.deliveryId);
+      },
+      (error: unknown) => {
+        if (unstored.stored === write) unstored.stored = null;
+        throw error;
+      },
+    );
+    return write;
+  }
+
+  /** Appends a command to a new delivery's stream; true when it appended events. */
+  private async store(delivery: QueuedDelivery, event: KnownEvent, command: DeliveryCommand): Promise<boolean> {
+    const result = await this.deps.runner.run({
+      decider: deliveryDecider,
+      streamId: deliveryStreamId(delivery.appId, delivery.deliveryId),
+      command,
+      metadata: { appId: delivery.appId, actor: deliveryActor(delivery.appId), correlationId: event.correlationId, causationId: event.id, now: new Date() },
+      // A delivery id is new unless Kafka redelivers its event: no store read for the usual case.
+      expectNew: true,
+    });
+    return result.events.length > 0;
+  }
+
   /** One attempt: signed POST, then its outcome recorded; a disabled webhook's delivery is closed unsent. */
   async attempt(delivery: QueuedDelivery): Promise<AttemptResult> {
+    const unstored = this.unstored.get(delivery.deliveryId);
+    try {
+      return await this.attemptOnce(delivery, unstored);
+    } finally {
+      unstored?.markAttempted();
+    }
+  }
+
+  private async attemptOnce(delivery: QueuedDelivery, unstored: Unstored | undefined): Promise<AttemptResult> {
     const endpoint = await this.deps.directory.deliverable(delivery.appId, delivery.webhookId);
     if (!endpoint) {
+      if (unstored) await this.storeQueued(unstored);
       await this.record(delivery, () => ({ outcome: 'failed' }), { error: 'webhook disabled, deleted, or its app deleted', latencyMs: 0, responsePrefix: '' });
       return { done: true };
     }
@@ -120,12 +209,26 @@ export class Deliveries {
     const sent = await this.deps.sender.post(endpoint.webhook.url, headers, delivery.body);
     const now = this.clock();
     if (sent.status !== undefined && sent.status >= 200 && sent.status < 300) {
+      if (unstored && unstored.stored === null) {
+        // Not stored yet: one commit records it queued and delivered; `secure` waits for it.
+        const { status, ...facts } = sent;
+        unstored.stored = this.storeOnce(unstored, {
+          type: 'QueueDelivered',
+          delivery: unstored.queued,
+          attempt: { outcome: 'delivered', statusCode: status, ...facts, at: now },
+        });
+        // Its failure is `secure`'s to report (the run is consumed again); here only the lane moves on.
+        unstored.stored.catch(() => undefined);
+        return { done: true };
+      }
       // Delivered: the lane's next delivery may go now. Its record is written behind it (grouped
-      // with the others); should that fail for good, the delivery stays pending in the store and a
-      // restarted process sends it again, which at-least-once allows.
-      this.recordInBackground(delivery, sent);
+      // with the others, after the delivery's queued record); should that fail for good, the
+      // delivery stays pending in the store and a restarted process sends it again, which
+      // at-least-once allows.
+      this.recordInBackground(delivery, sent, unstored);
       return { done: true };
     }
+    if (unstored) await this.storeQueued(unstored);
     const decision = await this.record(
       delivery,
       (roundAttempts, roundStartedAt) =>
@@ -136,10 +239,12 @@ export class Deliveries {
     return decision.outcome === 'retrying' && decision.nextAttemptAt !== undefined ? { done: false, retryAt: decision.nextAttemptAt } : { done: true };
   }
 
-  private recordInBackground(delivery: QueuedDelivery, sent: { status?: number; latencyMs: number; responsePrefix: string }): void {
+  private recordInBackground(delivery: QueuedDelivery, sent: { status?: number; latencyMs: number; responsePrefix: string }, unstored?: Unstored): void {
     const write = (async () => {
       for (let attempt = 1; ; attempt++) {
         try {
+          // The attempt is recorded on the stored delivery (stored by now, or stored here).
+          if (unstored) await this.storeQueued(unstored);
           await this.record(delivery, () => ({ outcome: 'delivered' }), sent);
           return;
         } catch (error) {

@@ -28,7 +28,13 @@ export type DeliveryCommand =
   | { type: 'Queue'; delivery: DeliveryQueued }
   /** `attempt` is the number the sender used; an attempt already recorded is not recorded twice. */
   | { type: 'RecordAttempt'; attempt: Omit<DeliveryAttempted, 'appId' | 'webhookId' | 'deliveryId'> }
-  | { type: 'Requeue'; at: number };
+  | { type: 'Requeue'; at: number }
+  /**
+   * A first attempt that succeeded before its delivery was stored: queued and delivered in one
+   * commit (one stored document instead of an insert and an update). If the delivery is stored
+   * already (its source event came again), this is an ordinary attempt record.
+   */
+  | { type: 'QueueDelivered'; delivery: DeliveryQueued; attempt: Omit<DeliveryAttempted, 'appId' | 'webhookId' | 'deliveryId' | 'attempt'> };
 
 function decide(command: DeliveryCommand, state: DeliveryState): DeliveryEvent[] {
   switch (command.type) {
@@ -39,6 +45,12 @@ function decide(command: DeliveryCommand, state: DeliveryState): DeliveryEvent[]
       if (state.status !== 'pending' || command.attempt.attempt !== state.attempts + 1) return [];
       const { appId, webhookId, deliveryId } = state;
       return [{ type: 'DeliveryAttempted', data: { ...command.attempt, appId, webhookId, deliveryId } }];
+    }
+    case 'QueueDelivered': {
+      const queued = state.status === 'absent' ? decide({ type: 'Queue', delivery: command.delivery }, state) : [];
+      const after = queued.reduce(evolve, state);
+      const attempt = { ...command.attempt, attempt: after.status === 'absent' ? 1 : after.attempts + 1 };
+      return [...queued, ...decide({ type: 'RecordAttempt', attempt }, after)];
     }
     case 'Requeue': {
       // A pending delivery is already on its way; requeueing it would only reset its retry window.

@@ -42,6 +42,18 @@ describe('delivery decider', () => {
     spec.given([queued, attempted(1, 'delivered')]).when({ type: 'RecordAttempt', attempt: attempt(2, 'delivered') }).thenNothingHappens();
   });
 
+  it('stores a first attempt that succeeded before its delivery was stored as queued and delivered at once', () => {
+    const { attempt: _number, ...first } = attempt(1, 'delivered');
+    void _number;
+    spec.given([]).when({ type: 'QueueDelivered', delivery, attempt: first }).then([queued, attempted(1, 'delivered')]);
+    // Its source event came again after it was queued (a restart): an ordinary attempt record.
+    spec
+      .given([queued, attempted(1, 'retrying')])
+      .when({ type: 'QueueDelivered', delivery, attempt: { ...first, at: 2_002 } })
+      .then([attempted(2, 'delivered')]);
+    spec.given([queued, attempted(1, 'delivered')]).when({ type: 'QueueDelivered', delivery, attempt: first }).thenNothingHappens();
+  });
+
   it('requeues only a finished delivery', () => {
     spec.given([queued]).when({ type: 'Requeue', at: 3_000 }).thenNothingHappens();
     spec
