@@ -278,5 +278,5 @@ describe('unread counts (property)', () => {
       }),
       { numRuns: 4 },
     );
-  });
+  }, 120_000);
 });
