@@ -10,7 +10,7 @@ declare module 'vitest' {
     kafkaBrokers: string;
     mongoUrl: string;
     redisUrl: string;
-    serviceUrls: Record<'users' | 'conversations' | 'messages' | 'management' | 'webhooks', string>;
+    serviceUrls: Record<'users' | 'conversations' | 'messages' | 'management' | 'webhooks' | 'notifications', string>;
     databaseSuffix: string;
   }
 }
@@ -35,7 +35,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
       ports: 'ephemeral',
       databaseSuffix,
       // Webhook receivers in tests listen on loopback, and retries run on a schedule of milliseconds.
-      extraEnv: { LOG_LEVEL: 'warn', WEBHOOKS_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_RETRY_MAX_MS: '800' },
+      extraEnv: {
+        LOG_LEVEL: 'warn',
+        WEBHOOKS_ALLOW_PRIVATE_URLS: 'true',
+        WEBHOOK_RETRY_BASE_MS: '100',
+        WEBHOOK_RETRY_MAX_MS: '800',
+        // Fake notification providers listen on loopback too.
+        NOTIFICATIONS_ALLOW_PRIVATE_URLS: 'true',
+        NOTIFICATION_RETRY_BASE_MS: '100',
+        NOTIFICATION_RETRY_MAX_MS: '800',
+      },
     });
   } catch (error) {
     await infra.stop();

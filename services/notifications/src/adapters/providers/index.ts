@@ -1,0 +1,42 @@
+import type { HttpSender } from '@chat/webhooks';
+import { ApnsProvider } from './apns.js';
+import { CustomProvider } from './custom.js';
+import type { OpenProvider, OutgoingNotification, ProviderAdapter, ProviderAnswer, ProviderEndpoints } from './endpoints.js';
+import { FcmProvider } from './fcm.js';
+import { SendGridProvider } from './sendgrid.js';
+import { TwilioProvider } from './twilio.js';
+
+/** Every provider adapter, chosen by the provider's kind. */
+export class Providers {
+  private readonly fcm: FcmProvider;
+  private readonly apns: ApnsProvider;
+  private readonly adapters: Record<OpenProvider['provider'], ProviderAdapter>;
+
+  constructor(options: { endpoints: ProviderEndpoints; timeoutMs: number; customSender: HttpSender }) {
+    this.fcm = new FcmProvider(options.endpoints, options.timeoutMs);
+    this.apns = new ApnsProvider(options.endpoints, options.timeoutMs);
+    this.adapters = {
+      custom: new CustomProvider(options.customSender),
+      fcm: this.fcm,
+      apns: this.apns,
+      twilio: new TwilioProvider(options.endpoints, options.timeoutMs),
+      sendgrid: new SendGridProvider(options.endpoints, options.timeoutMs),
+    };
+  }
+
+  send(notification: OutgoingNotification, provider: OpenProvider): Promise<ProviderAnswer> {
+    return this.adapters[provider.provider].send(notification, provider);
+  }
+
+  /** Credentials changed: cached access and provider tokens are dropped. */
+  forget(providerId: string): void {
+    this.fcm.forget(providerId);
+    this.apns.forget(providerId);
+  }
+
+  close(): void {
+    this.apns.close();
+  }
+}
+
+export type { OpenProvider, OutgoingNotification, ProviderAnswer, ProviderEndpoints } from './endpoints.js';
