@@ -65,7 +65,7 @@ function entryBody(e: LogEntry) {
 /** `GET /notifications/v1/logs`: every decision not to notify, and every provider call. */
 export function logRouter(readModels: NotificationReadModels): Router {
   const router = Router();
-  router.get('/notifications/v1/logs', async (req, res) => {
+  router.get('/v3/notifications/v1/logs', async (req, res) => {
     const { appId } = actorOf(req);
     const { affix, logId, limit, member, reactionId: _r, reactionSender: _s, reactionReceiver: _v, ...filter } = parseQuery(logQuery, req.query);
     const entries = await readModels.listLogs(

@@ -106,7 +106,7 @@ interface Kind {
   provider: NotificationProvider;
 }
 
-/** The `/notifications/{push,sms,email}/v1/providers/…` operations. */
+/** The `/v3/notifications/{push,sms,email}/v1/providers/…` operations. */
 export function providerRouter(options: {
   commands: ConfigCommands;
   readModels: NotificationReadModels;
@@ -198,7 +198,7 @@ export function providerRouter(options: {
   };
   for (const provider of ['fcm', 'apns'] as const) {
     const kind: Kind = { channel: 'push', provider };
-    const base = `/notifications/push/v1/providers/${provider}`;
+    const base = `/v3/notifications/push/v1/providers/${provider}`;
     const list = async (appId: string) => {
       const { entries, defaults } = await providersOf(appId, kind);
       return entries.map((p) => pushViews[provider](p, defaults[provider] === p.providerId));
@@ -237,11 +237,11 @@ export function providerRouter(options: {
     basicAuthPassword: masked(p.hints['basicAuthPassword']),
   });
   const singles: { path: string; kind: Kind; create: z.ZodType; update: z.ZodType; view: (p: ProviderEntry) => Record<string, unknown>; wrap?: boolean }[] = [
-    { path: '/notifications/push/v1/providers/custom', kind: { channel: 'push', provider: 'custom' }, create: customPushCreate, update: customPushUpdate, view: (p) => ({ providerId: p.providerId, ...webhookView(p) }), wrap: true },
-    { path: '/notifications/sms/v1/providers/custom', kind: { channel: 'sms', provider: 'custom' }, create: customSmsCreate, update: customSmsUpdate, view: (p) => ({ ...webhookView(p), useStoredPhNo: p.settings['useStoredPhNo'] ?? false }) },
-    { path: '/notifications/email/v1/providers/custom', kind: { channel: 'email', provider: 'custom' }, create: customEmailCreate, update: customEmailUpdate, view: (p) => ({ ...webhookView(p), useStoredEmailID: p.settings['useStoredEmailID'] ?? false }) },
+    { path: '/v3/notifications/push/v1/providers/custom', kind: { channel: 'push', provider: 'custom' }, create: customPushCreate, update: customPushUpdate, view: (p) => ({ providerId: p.providerId, ...webhookView(p) }), wrap: true },
+    { path: '/v3/notifications/sms/v1/providers/custom', kind: { channel: 'sms', provider: 'custom' }, create: customSmsCreate, update: customSmsUpdate, view: (p) => ({ ...webhookView(p), useStoredPhNo: p.settings['useStoredPhNo'] ?? false }) },
+    { path: '/v3/notifications/email/v1/providers/custom', kind: { channel: 'email', provider: 'custom' }, create: customEmailCreate, update: customEmailUpdate, view: (p) => ({ ...webhookView(p), useStoredEmailID: p.settings['useStoredEmailID'] ?? false }) },
     {
-      path: '/notifications/sms/v1/providers/twilio',
+      path: '/v3/notifications/sms/v1/providers/twilio',
       kind: { channel: 'sms', provider: 'twilio' },
       create: twilioCreate,
       update: twilioUpdate,
@@ -253,7 +253,7 @@ export function providerRouter(options: {
       }),
     },
     {
-      path: '/notifications/email/v1/providers/sendgrid',
+      path: '/v3/notifications/email/v1/providers/sendgrid',
       kind: { channel: 'email', provider: 'sendgrid' },
       create: sendgridCreate,
       update: sendgridUpdate,

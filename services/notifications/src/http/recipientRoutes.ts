@@ -46,26 +46,26 @@ export function recipientRouter(commands: RecipientCommands, directory: AppDirec
     return { effective, view: { preferences: { group: effective.group, oneOnOne: effective.oneOnOne, mute: effective.mute }, sound: settings.sound, templates: settings.templates } };
   };
 
-  router.get('/notifications/v1/preferences', async (req, res) => {
+  router.get('/v3/notifications/v1/preferences', async (req, res) => {
     const actor = actorOf(req);
     const recipient = await commands.requireUser(actor.appId, uidOf(req));
     res.json({ data: (await preferencesView(actor.appId, recipient)).view });
   });
-  router.patch('/notifications/v1/preferences', async (req, res) => {
+  router.patch('/v3/notifications/v1/preferences', async (req, res) => {
     const actor = actorOf(req);
     const uid = uidOf(req);
     const patch = parseWith(userPreferencesSchema, req.body ?? {});
     const recipient = await commands.run(actor, correlationIdOf(req), uid, { type: 'PatchPreferences', uid, patch, at: Date.now() });
     res.json({ data: (await preferencesView(actor.appId, recipient)).view });
   });
-  router.delete('/notifications/v1/preferences', async (req, res) => {
+  router.delete('/v3/notifications/v1/preferences', async (req, res) => {
     const actor = actorOf(req);
     const uid = uidOf(req);
     const recipient = await commands.run(actor, correlationIdOf(req), uid, { type: 'ResetPreferences', uid, at: Date.now() });
     res.json({ data: userShapeOf((await preferencesView(actor.appId, recipient)).effective) });
   });
 
-  router.get('/notifications/v1/preferences/mute', async (req, res) => {
+  router.get('/v3/notifications/v1/preferences/mute', async (req, res) => {
     const actor = actorOf(req);
     const recipient = await commands.requireUser(actor.appId, uidOf(req));
     const now = Date.now();
@@ -74,14 +74,14 @@ export function recipientRouter(commands: RecipientCommands, directory: AppDirec
       .map((m) => ({ id: m.id, type: m.type, ...(m.until !== null ? { until: m.until } : {}) }));
     res.json({ data: { mutedConversations } });
   });
-  router.put('/notifications/v1/preferences/mute', async (req, res) => {
+  router.put('/v3/notifications/v1/preferences/mute', async (req, res) => {
     const actor = actorOf(req);
     const uid = uidOf(req);
     const { conversations } = parseWith(muteBody, req.body ?? {});
     await commands.run(actor, correlationIdOf(req), uid, { type: 'Mute', uid, conversations, at: Date.now() });
     res.json({ data: { success: true } });
   });
-  router.delete('/notifications/v1/preferences/mute', async (req, res) => {
+  router.delete('/v3/notifications/v1/preferences/mute', async (req, res) => {
     const actor = actorOf(req);
     const uid = uidOf(req);
     const { conversations } = parseWith(unmuteBody, req.body ?? {});
@@ -89,12 +89,12 @@ export function recipientRouter(commands: RecipientCommands, directory: AppDirec
     res.json({ data: { success: true } });
   });
 
-  router.get('/notifications/v1/preferences/timezone', async (req, res) => {
+  router.get('/v3/notifications/v1/preferences/timezone', async (req, res) => {
     const actor = actorOf(req);
     const recipient = await commands.requireUser(actor.appId, uidOf(req));
     res.json({ data: { timezone: recipient.timezone ?? defaultTimezone } });
   });
-  router.patch('/notifications/v1/preferences/timezone', async (req, res) => {
+  router.patch('/v3/notifications/v1/preferences/timezone', async (req, res) => {
     const actor = actorOf(req);
     const uid = uidOf(req);
     const timezone = requireTimezone(parseWith(timezoneBody, req.body ?? {}).timezone);
@@ -103,18 +103,18 @@ export function recipientRouter(commands: RecipientCommands, directory: AppDirec
   });
 
   const contactOf = (recipient: RecipientDocument) => ({ email: recipient.email ?? '', phno: recipient.phno ?? '' });
-  router.get('/notifications/v1/contact-details', async (req, res) => {
+  router.get('/v3/notifications/v1/contact-details', async (req, res) => {
     const actor = actorOf(req);
     res.json({ data: contactOf(await commands.requireUser(actor.appId, actingUid(actor))) });
   });
-  router.patch('/notifications/v1/contact-details', async (req, res) => {
+  router.patch('/v3/notifications/v1/contact-details', async (req, res) => {
     const actor = actorOf(req);
     const uid = actingUid(actor);
     const body = parseWith(contactBody, req.body ?? {});
     const recipient = await commands.run(actor, correlationIdOf(req), uid, { type: 'PatchContact', uid, ...body, at: Date.now() });
     res.json({ data: contactOf(recipient) });
   });
-  router.delete('/notifications/v1/contact-details', async (req, res) => {
+  router.delete('/v3/notifications/v1/contact-details', async (req, res) => {
     const actor = actorOf(req);
     const uid = actingUid(actor);
     await commands.run(actor, correlationIdOf(req), uid, { type: 'RemoveContact', uid, at: Date.now() });

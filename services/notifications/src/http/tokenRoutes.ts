@@ -38,7 +38,7 @@ const listQuery = z.object({ authToken, all: z.enum(['true', 'false']).default('
 const allQuery = z.object({ all: z.enum(['true', 'false']).default('false') });
 const sessionBody = z.strictObject({ authToken });
 
-/** `/notifications/push/v1/tokens`: a signed-in user's push tokens, named by their auth token. */
+/** `/v3/notifications/push/v1/tokens`: a signed-in user's push tokens, named by their auth token. */
 export function tokenRouter(commands: RecipientCommands, readModels: NotificationReadModels, directory: AppDirectory): Router {
   const router = Router();
 
@@ -54,7 +54,7 @@ export function tokenRouter(commands: RecipientCommands, readModels: Notificatio
       .filter((t) => sessionId === null || t.sessionId === sessionId)
       .map((t) => ({ pushToken: t.token, platform: t.platform, providerId: t.providerId, type: t.tokenType, registeredAt: t.registeredAt }));
 
-  router.get('/notifications/push/v1/tokens', async (req, res) => {
+  router.get('/v3/notifications/push/v1/tokens', async (req, res) => {
     const actor = actorOf(req);
     const query = parseQuery(listQuery, req.query);
     const session = await sessionOf(actor.appId, query.authToken);
@@ -62,7 +62,7 @@ export function tokenRouter(commands: RecipientCommands, readModels: Notificatio
     res.json({ data: { pushTokens: tokensOf(recipient, query.all === 'true' ? null : session.sessionId) } });
   });
 
-  router.post('/notifications/push/v1/tokens', async (req, res) => {
+  router.post('/v3/notifications/push/v1/tokens', async (req, res) => {
     const actor = actorOf(req);
     const body = parseWith(registerBody, req.body ?? {});
     const session = await sessionOf(actor.appId, body.authToken);
@@ -84,7 +84,7 @@ export function tokenRouter(commands: RecipientCommands, readModels: Notificatio
     res.json({ data: { success: true } });
   });
 
-  router.delete('/notifications/push/v1/tokens', async (req, res) => {
+  router.delete('/v3/notifications/push/v1/tokens', async (req, res) => {
     const actor = actorOf(req);
     const { all } = parseQuery(allQuery, req.query);
     const body = parseWith(sessionBody, req.body ?? {});
@@ -98,7 +98,7 @@ export function tokenRouter(commands: RecipientCommands, readModels: Notificatio
     res.json({ data: { pushTokens: tokensOf(after, null) } });
   });
 
-  router.delete('/notifications/push/v1/tokens/:pushToken', async (req, res) => {
+  router.delete('/v3/notifications/push/v1/tokens/:pushToken', async (req, res) => {
     const actor = actorOf(req);
     const body = parseWith(sessionBody, req.body ?? {});
     const session = await sessionOf(actor.appId, body.authToken);
