@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
-import type { IncomingHttpHeaders, Server } from 'node:http';
+import type { IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
 import { createServer as createHttp2Server } from 'node:http2';
 import type { Http2Server } from 'node:http2';
 import type { AddressInfo } from 'node:net';
@@ -84,7 +84,7 @@ export class FakeProviders {
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
         const plain: IncomingHttpHeaders = {};
-        for (const [k, v] of Object.entries(headers)) if (!k.startsWith(':')) plain[k] = v as string;
+        for (const [k, v] of Object.entries(headers)) if (!k.startsWith(':')) plain[k] = v;
         this.received.push({ provider: 'apns', method: String(headers[':method']), path: String(headers[':path']), headers: plain, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() });
         const scripted = this.scripts.get('apns')?.shift();
         stream.respond({ ':status': scripted?.status ?? 200, 'apns-id': String(headers['apns-id'] ?? '') });
@@ -96,7 +96,7 @@ export class FakeProviders {
     return this;
   }
 
-  private reply(res: import('node:http').ServerResponse, status: number, body: string): void {
+  private reply(res: ServerResponse, status: number, body: string): void {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(body);
   }

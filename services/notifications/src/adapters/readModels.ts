@@ -13,7 +13,7 @@ import type { RecipientDocument } from '../projections/recipients.js';
 import { SESSIONS_COLLECTION, sessionId, sessionsProjection } from '../projections/sessions.js';
 import type { SessionDocument } from '../projections/sessions.js';
 
-export type LogFilter = Partial<Record<'messageId' | 'messageCategory' | 'messageType' | 'trigger' | 'sender' | 'receiver' | 'receiverType' | 'recipient' | 'channel' | 'provider' | 'reason', string>> & {
+export type LogFilter = Partial<Record<'messageId' | 'messageCategory' | 'messageType' | 'trigger' | 'sender' | 'receiver' | 'receiverType' | 'recipient' | 'channel' | 'provider' | 'reason', string | undefined>> & {
   notificationTriggered?: boolean | undefined;
   success?: boolean | undefined;
   from?: number | undefined;

@@ -65,7 +65,7 @@ export function pushDetails(message: MessageSent, settings: NotificationSettings
 
 /** The summary email and SMS providers get: the message(s) and who they are for. */
 export function digestMessage(message: MessageSent, privacy: boolean): Record<string, unknown> {
-  const text = typeof message.data['text'] === 'string' && !privacy ? (message.data['text'] as string) : undefined;
+  const text = typeof message.data['text'] === 'string' && !privacy ? (message.data['text']) : undefined;
   return {
     sender: { uid: message.sender, name: entityName(message, 'sender') },
     receiver: { uid: message.receiver, name: entityName(message, 'receiver'), type: message.receiverType },

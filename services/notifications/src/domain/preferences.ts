@@ -103,8 +103,8 @@ export function userShapeOf(effective: EffectivePreferences): Required<UserPrefe
   const pick = (source: Record<string, unknown>, fields: Record<string, [string, string]>) =>
     Object.fromEntries(Object.entries(fields).map(([field, [setting]]) => [field, source[setting]]));
   return {
-    groupPreferences: pick(effective.group, groupFields) as NonNullable<UserPreferences['groupPreferences']>,
-    oneOnOnePreferences: pick(effective.oneOnOne, oneOnOneFields) as NonNullable<UserPreferences['oneOnOnePreferences']>,
+    groupPreferences: pick(effective.group, groupFields),
+    oneOnOnePreferences: pick(effective.oneOnOne, oneOnOneFields),
     mutePreferences: { dnd: effective.mute.dndPreferenceSetting, schedule: effective.mute.schedulePreferenceSetting },
     usePrivacyTemplate: effective.privacy,
   };

@@ -113,7 +113,7 @@ function decide(command: RecipientCommand, state: RecipientState): RecipientEven
 export function evolveRecipient(state: RecipientState, event: RecipientEvent): RecipientState {
   switch (event.type) {
     case 'NotificationPreferencesChanged':
-      return { ...state, preferences: event.data.preferences as UserPreferences };
+      return { ...state, preferences: event.data.preferences };
     case 'NotificationPreferencesReset':
       return { ...state, preferences: null };
     case 'ConversationsMuted': {
@@ -133,7 +133,8 @@ export function evolveRecipient(state: RecipientState, event: RecipientEvent): R
     case 'ContactDetailsRemoved':
       return { ...state, email: null, phno: null };
     case 'PushTokenRegistered': {
-      const { uid: _uid, ...entry } = event.data;
+      const { uid, ...entry } = event.data;
+      void uid;
       return { ...state, tokens: { ...state.tokens, [tokenKey(entry.token)]: entry } };
     }
     case 'PushTokensRemoved': {

@@ -179,7 +179,7 @@ export const defaultSettings: NotificationSettings = {
       messageEditedSetting: 2,
       messageDeletedSetting: 2,
     },
-    call: Object.fromEntries(callKinds.flatMap((k) => [[`${k}Setting`, 2], [`${k}Override`, false]])),
+    call: Object.fromEntries(callKinds.flatMap((k) => [[`${k}Setting`, 2], [`${k}Override`, false]])) as NotificationSettings['preferences']['call'],
     mute: {
       dndPreferenceSetting: 1,
       dndPreferenceOverride: true,

@@ -2,7 +2,7 @@ import { actorOf, parseQuery } from '@chat/http';
 import { notificationChannels, notificationProviders, notificationSkipReasons } from '@chat/contracts';
 import { Router } from 'express';
 import { z } from 'zod';
-import type { LogEntry, NotificationReadModels } from '../adapters/readModels.js';
+import type { LogEntry, LogFilter, NotificationReadModels } from '../adapters/readModels.js';
 
 const flag = z.enum(['true', 'false']).transform((v) => v === 'true');
 const logQuery = z.object({
@@ -67,10 +67,28 @@ export function logRouter(readModels: NotificationReadModels): Router {
   const router = Router();
   router.get('/v3/notifications/v1/logs', async (req, res) => {
     const { appId } = actorOf(req);
-    const { affix, logId, limit, member, reactionId: _r, reactionSender: _s, reactionReceiver: _v, ...filter } = parseQuery(logQuery, req.query);
+    const q = parseQuery(logQuery, req.query);
+    const { affix, logId, limit } = q;
+    const filter: LogFilter = {
+      messageId: q.messageId,
+      messageCategory: q.messageCategory,
+      messageType: q.messageType,
+      trigger: q.trigger,
+      sender: q.sender,
+      receiver: q.receiver,
+      receiverType: q.receiverType,
+      recipient: q.member,
+      channel: q.channel,
+      provider: q.provider,
+      reason: q.reason,
+      notificationTriggered: q.notificationTriggered,
+      success: q.success,
+      from: q.from,
+      to: q.to,
+    };
     const entries = await readModels.listLogs(
       appId,
-      { ...filter, ...(member !== undefined ? { recipient: member } : {}) },
+      filter,
       { limit, ...(logId !== undefined ? (affix === 'append' ? { after: logId } : { before: logId }) : {}) },
     );
     const first = entries[0];

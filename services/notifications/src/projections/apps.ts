@@ -2,7 +2,7 @@ import { notificationAppEventTypes } from '@chat/contracts';
 import type { EventOf } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
 import { emptyAppConfig, evolveAppConfig } from '../domain/appConfig.js';
-import type { AppConfigEvent, AppConfigState } from '../domain/appConfig.js';
+import type { AppConfigState } from '../domain/appConfig.js';
 
 export const APPS_COLLECTION = 'notification_apps';
 
@@ -18,5 +18,5 @@ export const appsProjection: Projection<AppConfigDocument, Handled> = {
   name: APPS_COLLECTION,
   eventTypes: notificationAppEventTypes,
   documentIds: (event) => [event.appId],
-  evolve: (document, event) => ({ ...evolveAppConfig(document ?? emptyAppConfig(), event as unknown as AppConfigEvent), appId: event.appId }),
+  evolve: (document, event) => ({ ...evolveAppConfig(document ?? emptyAppConfig(), event), appId: event.appId }),
 };

@@ -30,7 +30,8 @@ export const notificationsProjection: Projection<NotificationDocument, Handled> 
         return document ?? { ...subjectOf(event.data), appId: event.appId, payload: event.data.payload, status: 'pending', attempts: 0, queuedAt: event.data.queuedAt };
       case 'NotificationAttempted': {
         if (!document) return null;
-        const { nextAttemptAt: _previous, ...rest } = document;
+        const rest = { ...document };
+        delete rest.nextAttemptAt;
         const o = event.data.outcome;
         return {
           ...rest,

@@ -36,18 +36,11 @@ export const recipientsProjection: Projection<RecipientDocument, Handled> = {
   evolve: (document, event) => {
     const doc: RecipientDocument = document ?? { ...emptyRecipient(), appId: event.appId, uid: event.data.uid, exists: false, active: false };
     if (isOwn.has(event.type)) return { ...doc, ...evolveRecipient(doc, event as unknown as RecipientEvent) };
-    switch (event.type) {
-      case 'UserCreated':
-        return { ...doc, exists: true, active: true };
-      case 'UserDeactivated':
-        return { ...doc, active: false };
-      case 'UserReactivated':
-        return { ...doc, active: true };
-      case 'UserDeleted':
-        // The user's tokens and contact details go with them; a later user with the uid starts afresh.
-        return { ...emptyRecipient(), appId: doc.appId, uid: doc.uid, exists: false, active: false };
-      default:
-        return doc;
-    }
+    if (event.type === 'UserCreated') return { ...doc, exists: true, active: true };
+    if (event.type === 'UserDeactivated') return { ...doc, active: false };
+    if (event.type === 'UserReactivated') return { ...doc, active: true };
+    // The user's tokens and contact details go with them; a later user with the uid starts afresh.
+    if (event.type === 'UserDeleted') return { ...emptyRecipient(), appId: doc.appId, uid: doc.uid, exists: false, active: false };
+    return doc;
   },
 };

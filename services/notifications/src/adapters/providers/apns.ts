@@ -1,7 +1,7 @@
 import { createPrivateKey, sign } from 'node:crypto';
 import { connect, constants } from 'node:http2';
 import type { ClientHttp2Session } from 'node:http2';
-import { ANSWER_PREFIX_CHARS, base64url, settingString } from './endpoints.js';
+import { ANSWER_PREFIX_CHARS, base64url, settingString, textOf } from './endpoints.js';
 import type { OpenProvider, OutgoingNotification, ProviderAdapter, ProviderAnswer, ProviderEndpoints } from './endpoints.js';
 
 /** Apple accepts a provider token for an hour and asks that it not be renewed more than every 20 minutes. */
@@ -30,8 +30,8 @@ export class ApnsProvider implements ProviderAdapter {
     const aps: Record<string, unknown> = voip
       ? { 'content-available': 1 }
       : {
-          alert: { title: String(details['title'] ?? ''), body: String(details['body'] ?? '') },
-          sound: String(details['sound'] ?? 'default'),
+          alert: { title: textOf(details['title']), body: textOf(details['body']) },
+          sound: textOf(details['sound'], 'default'),
           ...(provider.settings['includeContentAvailable'] === true ? { 'content-available': 1 } : {}),
           ...(provider.settings['includeMutableContent'] === true ? { 'mutable-content': 1 } : {}),
         };
@@ -111,7 +111,7 @@ export class ApnsProvider implements ProviderAdapter {
         const invalid = status === 410 || (status === 400 && /BadDeviceToken|DeviceTokenNotForTopic/.test(text));
         resolve({ ...(status !== undefined ? { status } : {}), latencyMs: elapsed(), responsePrefix: text.slice(0, ANSWER_PREFIX_CHARS), ...(invalid ? { invalidToken: true } : {}) });
       });
-      stream.on('error', (error) => resolve({ ...(status !== undefined ? { status } : {}), error: error.message, latencyMs: elapsed(), responsePrefix: text.slice(0, ANSWER_PREFIX_CHARS) }));
+      stream.on('error', (error: Error) => resolve({ ...(status !== undefined ? { status } : {}), error: error.message, latencyMs: elapsed(), responsePrefix: text.slice(0, ANSWER_PREFIX_CHARS) }));
       stream.on('close', () => {
         if (status === undefined) resolve({ error: `no answer within ${this.timeoutMs} ms`, latencyMs: elapsed(), responsePrefix: '' });
       });

@@ -51,15 +51,15 @@ export async function postTo(
   headers: Record<string, string>,
   body: string,
   timeoutMs: number,
-): Promise<ProviderAnswer & { text: string }> {
+): Promise<{ answer: ProviderAnswer; text: string }> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
     const response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
     const text = await response.text();
-    return { status: response.status, latencyMs: elapsed(), responsePrefix: text.slice(0, ANSWER_PREFIX_CHARS), text };
+    return { answer: { status: response.status, latencyMs: elapsed(), responsePrefix: text.slice(0, ANSWER_PREFIX_CHARS) }, text };
   } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error), latencyMs: elapsed(), responsePrefix: '', text: '' };
+    return { answer: { error: error instanceof Error ? error.message : String(error), latencyMs: elapsed(), responsePrefix: '' }, text: '' };
   }
 }
 
@@ -75,6 +75,10 @@ export function base64url(value: unknown): string {
 }
 
 export function settingString(provider: OpenProvider, key: string): string {
-  const value = provider.settings[key];
-  return typeof value === 'string' ? value : '';
+  return textOf(provider.settings[key]);
+}
+
+/** A payload value as text: strings as they are, anything else the fallback. */
+export function textOf(value: unknown, fallback = ''): string {
+  return typeof value === 'string' ? value : fallback;
 }

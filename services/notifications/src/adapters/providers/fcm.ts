@@ -1,5 +1,5 @@
 import { createSign } from 'node:crypto';
-import { base64url, postTo } from './endpoints.js';
+import { base64url, postTo, textOf } from './endpoints.js';
 import type { OpenProvider, OutgoingNotification, ProviderAdapter, ProviderAnswer, ProviderEndpoints } from './endpoints.js';
 
 const SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
@@ -25,17 +25,16 @@ export class FcmProvider implements ProviderAdapter {
     const access = await this.accessToken(provider, credentials);
     if ('error' in access) return access.error;
     const details = (notification.payload['notificationDetails'] ?? {}) as Record<string, unknown>;
-    const platform = String(notification.payload['platform'] ?? 'android');
+    const platform = textOf(notification.payload['platform'], 'android');
     const inPayload = (provider.settings['notificationInPayload'] ?? {}) as Record<string, { chat?: boolean } | undefined>;
     const message = {
       token: notification.pushToken,
       data: Object.fromEntries(Object.entries(details).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])),
-      ...(inPayload[platform]?.chat ? { notification: { title: String(details['title'] ?? ''), body: String(details['body'] ?? '') } } : {}),
+      ...(inPayload[platform]?.chat ? { notification: { title: textOf(details['title']), body: textOf(details['body']) } } : {}),
     };
     const url = `${this.endpoints.fcm}/v1/projects/${encodeURIComponent(credentials.project_id)}/messages:send`;
-    const sent = await postTo(url, { authorization: `Bearer ${access.token}`, 'content-type': 'application/json' }, JSON.stringify({ message }), this.timeoutMs);
-    const { text: _text, ...answer } = sent;
-    const invalid = sent.status === 404 || (sent.status === 400 && /registration token|UNREGISTERED/i.test(sent.text));
+    const { answer, text } = await postTo(url, { authorization: `Bearer ${access.token}`, 'content-type': 'application/json' }, JSON.stringify({ message }), this.timeoutMs);
+    const invalid = answer.status === 404 || (answer.status === 400 && /registration token|UNREGISTERED/i.test(text));
     return { ...answer, ...(invalid ? { invalidToken: true } : {}) };
   }
 
@@ -58,12 +57,14 @@ export class FcmProvider implements ProviderAdapter {
       return { error: { error: 'the service account private key cannot sign', latencyMs: 0, responsePrefix: '' } };
     }
     const form = new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: `${unsigned}.${signature}` });
-    const answer = await postTo(this.endpoints.fcmToken, { 'content-type': 'application/x-www-form-urlencoded' }, form.toString(), this.timeoutMs);
-    if (answer.status !== 200) {
-      const { text: _text, ...rest } = answer;
-      return { error: { ...rest, error: rest.error ?? 'the OAuth token endpoint refused the service account' } };
+    const { answer, text } = await postTo(this.endpoints.fcmToken, { 'content-type': 'application/x-www-form-urlencoded' }, form.toString(), this.timeoutMs);
+    if (answer.status !== 200) return { error: { ...answer, error: answer.error ?? 'the OAuth token endpoint refused the service account' } };
+    let body: { access_token?: string; expires_in?: number };
+    try {
+      body = JSON.parse(text) as typeof body;
+    } catch {
+      body = {};
     }
-    const body = JSON.parse(answer.text) as { access_token?: string; expires_in?: number };
     if (!body.access_token) return { error: { status: 200, error: 'the OAuth token endpoint returned no access_token', latencyMs: answer.latencyMs, responsePrefix: answer.responsePrefix } };
     this.tokens.set(provider.providerId, { value: body.access_token, expiresAt: now + Math.max(0, (body.expires_in ?? 3600) - 60) * 1000 });
     return { token: body.access_token };

@@ -24,7 +24,7 @@ export class SendGridProvider implements ProviderAdapter {
       ...(Number.isInteger(group) && group > 0 ? { asm: { group_id: group } } : {}),
       ...(provider.settings['allowEmailReplies'] === true && replyTo ? { reply_to: { email: replyTo } } : {}),
     };
-    const { text: _text, ...answer } = await postTo(
+    const { answer } = await postTo(
       `${this.endpoints.sendgrid}/v3/mail/send`,
       { authorization: `Bearer ${provider.secrets['sendGridApiKey'] ?? ''}`, 'content-type': 'application/json' },
       JSON.stringify(mail),

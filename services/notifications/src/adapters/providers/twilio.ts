@@ -13,7 +13,7 @@ export class TwilioProvider implements ProviderAdapter {
     const data = (notification.payload['data'] ?? {}) as { to?: { phno?: string }; text?: string };
     const form = new URLSearchParams({ To: data.to?.phno ?? '', From: settingString(provider, 'twilioSenderPhoneNumber'), Body: data.text ?? '' });
     const url = `${this.endpoints.twilio}/2010-04-01/Accounts/${encodeURIComponent(sid)}/Messages.json`;
-    const { text: _text, ...answer } = await postTo(
+    const { answer } = await postTo(
       url,
       { authorization: basicAuth(sid, provider.secrets['twilioAuthToken'] ?? ''), 'content-type': 'application/x-www-form-urlencoded' },
       form.toString(),
