@@ -1,12 +1,13 @@
 // node bench/notifications.mjs — notification figures (issue 11), beside the store's raw insert rate:
-//   1. decisions/s: BURST_MESSAGES one-on-one messages sent as fast as the stack takes them, to
-//      recipients of whom half muted the sender; every message is one decision (notify through the
-//      custom push provider, or skip with MUTE_PREFERENCE). Counted from the notification log: one
-//      entry per skip, one per first provider call; the rate is entries ÷ (last entry − first entry).
+//   1. decisions/s: GROUP_MESSAGES messages to a group of GROUP_SIZE members, half of whom muted it,
+//      so the decisions (notify through the custom push provider, or skip with MUTE_PREFERENCE) come
+//      faster than the API takes messages: what is measured is the notifications service, not the
+//      send path. Counted from the notification log (one entry per skip, one per first provider
+//      call); the rate is entries ÷ (last entry − first entry).
 //   2. event → provider call latency (p50/p99) at RATE msg/s (open loop, over 50 conversations):
 //      from the moment POST /messages answered (the message event is stored then) to the custom
 //      push provider's request. Goal: p99 ≤ 200 ms.
-//   Knobs: RATE (default 200), BENCH_SECONDS (10), BURST_MESSAGES (1000), STORE_RAW_DURATION_MS (3000).
+//   Knobs: RATE (default 200), BENCH_SECONDS (10), GROUP_SIZE (200), GROUP_MESSAGES (20), STORE_RAW_DURATION_MS (3000).
 import http from 'node:http';
 import os from 'node:os';
 import { createGatewayClient } from './httpClient.mjs';
@@ -15,7 +16,8 @@ import { formatStoreRaw, measureStoreRaw } from './store-raw.mjs';
 
 const RATE = Number(process.env.RATE ?? 200);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const BURST = Number(process.env.BURST_MESSAGES ?? 1_000);
+const GROUP_SIZE = Number(process.env.GROUP_SIZE ?? 200);
+const GROUP_MESSAGES = Number(process.env.GROUP_MESSAGES ?? 20);
 const RECIPIENTS = 50;
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -56,11 +58,11 @@ async function must(method, path, headers, body) {
   }
 }
 
-/** An app whose custom push provider is `endpoint`, with a sender and RECIPIENTS users the service knows. */
-async function notifyingApp(label, endpoint) {
+/** An app whose custom push provider is `endpoint`, with a sender and `count` users the service knows. */
+async function notifyingApp(label, endpoint, count) {
   const app = await createApp(label);
   await must('POST', '/v3/notifications/push/v1/providers/custom', app.chat, { isEnabled: true, webhookURL: endpoint.url, useBasicAuth: false });
-  const uids = ['sender', ...Array.from({ length: RECIPIENTS }, (_, i) => `r${i}`)];
+  const uids = ['sender', ...Array.from({ length: count }, (_, i) => `r${i}`)];
   for (const uid of uids) await must('POST', '/v3/users', app.chat, { uid, name: uid });
   // The notifications service learns users from the users service's events.
   for (const uid of uids) await must('GET', `/v3/notifications/v1/preferences?uid=${uid}`, app.chat);
@@ -68,8 +70,8 @@ async function notifyingApp(label, endpoint) {
 }
 
 /** One message from the sender; its id and when the API answered, or null when refused. */
-async function message(app, to) {
-  const answer = await gateway.request('POST', '/v3/messages', { ...app.chat, onbehalfof: 'sender' }, { receiver: to, receiverType: 'user', type: 'text', data: { text: 'ping' } });
+async function message(app, to, receiverType = 'user') {
+  const answer = await gateway.request('POST', '/v3/messages', { ...app.chat, onbehalfof: 'sender' }, { receiver: to, receiverType, type: 'text', data: { text: 'ping' } });
   return answer.status === 200 ? { id: answer.body.data.id, answeredAt: performance.now() } : null;
 }
 
@@ -90,35 +92,46 @@ try {
   console.log(formatStoreRaw(raw));
   console.log(`machine load (1 min) at start: ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`);
 
-  // 1. Decisions per second, half of them skips.
+  // 1. Decisions per second, half of them skips, from group messages (one message, GROUP_SIZE decisions).
   const burstEndpoint = await pushEndpoint();
   onStop(burstEndpoint.close);
-  const burst = await notifyingApp('notification decisions', burstEndpoint);
-  const muting = burst.recipients.filter((_, i) => i % 2 === 1);
-  for (const uid of muting) {
-    await must('PUT', `/v3/notifications/v1/preferences/mute?uid=${uid}`, burst.app.chat, { conversations: [{ id: 'sender', type: 'oneOnOne' }] });
+  const burst = await notifyingApp('notification decisions', burstEndpoint, GROUP_SIZE);
+  await must('POST', '/v3/groups', burst.app.chat, { guid: 'crowd', name: 'crowd', type: 'public', owner: 'sender' });
+  for (let i = 0; i < burst.recipients.length; i += 100) {
+    await must('POST', '/v3/groups/crowd/members', burst.app.chat, { participants: burst.recipients.slice(i, i + 100) });
   }
+  const muting = burst.recipients.filter((_, i) => i % 2 === 1);
+  for (const uid of muting) await must('PUT', `/v3/notifications/v1/preferences/mute?uid=${uid}`, burst.app.chat, { conversations: [{ id: 'crowd', type: 'group' }] });
+  // A first message shows when the service knows every member (it learns them from events).
+  const probe = await message(burst.app, 'crowd', 'group');
+  for (let i = 0; i < 600; i++) {
+    const page = await must('GET', `/v3/notifications/v1/logs?messageId=${probe.id}&limit=100`, burst.app.chat);
+    if (page.data.length === 100) break;
+    await pause(500);
+  }
+  await pause(3_000);
   const started = performance.now();
-  let accepted = 0;
-  await Promise.all(
-    Array.from({ length: 20 }, async (_, lane) => {
-      for (let i = lane; i < BURST; i += 20) if (await message(burst.app, burst.recipients[i % RECIPIENTS])) accepted += 1;
-    }),
-  );
+  const burstIds = [];
+  for (let i = 0; i < GROUP_MESSAGES; i++) {
+    const sent = await message(burst.app, 'crowd', 'group');
+    if (sent) burstIds.push(sent.id);
+  }
   const sendSeconds = (performance.now() - started) / 1000;
+  const expected = burstIds.length * GROUP_SIZE;
+  const ids = new Set(burstIds);
   const deadline = Date.now() + 300_000;
   let entries = [];
   while (Date.now() < deadline) {
-    entries = (await allLogEntries(burst.app)).filter((e) => !e.notificationTriggered || e.attempt === 1);
-    if (entries.length >= accepted) break;
+    entries = (await allLogEntries(burst.app)).filter((e) => ids.has(e.messageId) && (!e.notificationTriggered || e.attempt === 1));
+    if (entries.length >= expected) break;
     await pause(1_000);
   }
   const times = entries.map((e) => e.processingStartedAtMS).sort((a, b) => a - b);
   const skipped = entries.filter((e) => !e.notificationTriggered).length;
   const decisionRate = entries.length / ((times.at(-1) - times[0]) / 1000);
   console.log(
-    `decisions: ${accepted} messages sent in ${sendSeconds.toFixed(1)} s (${(accepted / sendSeconds).toFixed(0)} msg/s); ` +
-      `${entries.length} decisions logged (${entries.length - skipped} notified, ${skipped} muted), ${decisionRate.toFixed(0)} decisions/s (first to last log entry); ` +
+    `decisions: ${burstIds.length} messages to a group of ${GROUP_SIZE + 1} sent in ${sendSeconds.toFixed(1)} s; ` +
+      `${entries.length}/${expected} decisions logged (${entries.length - skipped} notified, ${skipped} muted), ${decisionRate.toFixed(0)} decisions/s (first to last log entry); ` +
       `÷ raw insertOne: ${(decisionRate / raw.insertOne.perSecond).toFixed(2)}, ÷ raw insertMany docs: ${(decisionRate / raw.insertMany.perSecond).toFixed(3)}`,
   );
   await burstEndpoint.close();
@@ -126,7 +139,7 @@ try {
   // 2. Latency at RATE msg/s, open loop: sends start on schedule whether or not earlier ones finished.
   const endpoint = await pushEndpoint();
   onStop(endpoint.close);
-  const paced = await notifyingApp('notification latency', endpoint);
+  const paced = await notifyingApp('notification latency', endpoint, RECIPIENTS);
   const total = Math.round(RATE * SECONDS);
   const sent = [];
   const inFlight = [];

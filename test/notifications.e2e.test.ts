@@ -2,20 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, createUser, eventually } from './support/api.js';
 import type { ApiResponse, TestApp } from './support/api.js';
 import { sendMessage, text } from './support/messages.js';
-import { expectError } from './support/users.js';
+import { expectError, expectOk } from './support/users.js';
 import { WebhookReceiver } from './support/webhookReceiver.js';
 
-const receivers: WebhookReceiver[] = [];
-async function receiver(): Promise<WebhookReceiver> {
-  const started = await new WebhookReceiver().start();
-  receivers.push(started);
-  return started;
-}
-
+/** Sends a text message as `from` and returns its id. */
 async function send(app: TestApp, from: string, to: string, words: string): Promise<string> {
-  const sent = await sendMessage(app, from, text(to, words));
-  if (sent.status !== 200) throw new Error(`send: ${sent.status} ${JSON.stringify(sent.body)}`);
-  return sent.body.data.id as string;
+  return expectOk(await sendMessage(app, from, text(to, words))).data.id as string;
 }
 
 /** The log entries of one message, once `count` of them are there. */
@@ -54,7 +46,7 @@ describe('notifications deliver through the real stack', () => {
   beforeAll(async () => {
     app = await createApp('notifications');
     await Promise.all(['alice', 'bob', 'carol'].map((uid) => createUser(app, uid)));
-    push = await receiver();
+    push = await new WebhookReceiver().start();
     const saved = await app.call('POST', '/v3/notifications/push/v1/providers/custom', {
       body: { isEnabled: true, webhookURL: push.url, useBasicAuth: true, basicAuthUsername: 'pusher', basicAuthPassword: 's3cret-pass' },
     });
@@ -63,7 +55,7 @@ describe('notifications deliver through the real stack', () => {
   });
 
   afterAll(async () => {
-    await Promise.all(receivers.map((r) => r.stop()));
+    await push.stop();
   });
 
   it('a message notifies its receiver through the custom push provider, with Basic Auth and CometChat’s payload', async () => {

@@ -57,11 +57,18 @@ export function createNotificationsService(config: Readonly<NotificationsConfig>
       const configured = events.filter(isAppConfigEvent);
       if (configured.length > 0) directory.forget(configured.map((e) => e.appId));
       // Decisions are stored before the offsets move on, so a crash here loses none.
-      for (const notification of await notifier.queue(events)) dispatcher.enqueue(queuedOf(notification));
+      await notifier.queue(events);
     },
     ownReadModels: readModels,
   });
-  const notifier = new Notifier({ runner: pipeline.runner, readModels, directory, region: config.region, defaultTimezone: config.defaultTimezone });
+  const notifier = new Notifier({
+    runner: pipeline.runner,
+    readModels,
+    directory,
+    region: config.region,
+    defaultTimezone: config.defaultTimezone,
+    dispatch: (notification) => dispatcher.enqueue(queuedOf(notification)),
+  });
   const deliveries = new Deliveries({ runner: pipeline.runner, directory, providers, retry: config.retry });
   const configCommands = new ConfigCommands(pipeline.runner);
   const recipientCommands = new RecipientCommands(pipeline.runner, readModels);

@@ -38,6 +38,8 @@ export interface NotifierOptions {
   directory: AppDirectory;
   region: string;
   defaultTimezone: string;
+  /** Hands a queued notification to the dispatcher: called as soon as its fact is stored. */
+  dispatch: (notification: NotificationDocument) => void;
   clock?: () => number;
 }
 
@@ -60,10 +62,14 @@ export class Notifier {
     this.clock = options.clock ?? Date.now;
   }
 
-  /** The notifications a run of events queues, for the dispatcher (already stored). */
-  async queue(events: readonly KnownEvent[]): Promise<NotificationDocument[]> {
+  /**
+   * Decides the notifications a run of events causes. Each queued one goes to the dispatcher the
+   * moment its fact is stored, before the read models catch up: the provider call does not wait for
+   * them, and a crash after the store lost nothing (a restart resumes pending notifications).
+   */
+  async queue(events: readonly KnownEvent[]): Promise<void> {
     const messages = events.filter(isNotifiable);
-    if (messages.length === 0) return [];
+    if (messages.length === 0) return;
     const commands: { event: MessageEvent; command: NotificationCommand; appId: string; notificationId: string }[] = [];
     for (const [appId, appMessages] of groupBy(messages, (e) => e.appId)) {
       const entry = await this.options.directory.entry(appId);
@@ -78,21 +84,22 @@ export class Notifier {
         }
       });
     }
-    const queued = await Promise.all(
-      commands.map(async ({ event, command, appId, notificationId }) => {
-        const result = await this.options.runner.run({
+    await Promise.all(
+      commands.map(({ event, command, appId, notificationId }) =>
+        this.options.runner.run({
           decider: notificationDecider,
           streamId: notificationStreamId(appId, notificationId),
           command,
           metadata: { appId, actor: notifierActor(appId), correlationId: event.correlationId, causationId: event.id, now: new Date(this.clock()) },
           // A notification id is new unless Kafka redelivers its message: no store read for the usual case.
           expectNew: true,
-        });
-        const fact = result.events[0];
-        return fact?.type === 'NotificationQueued' ? documentOf(appId, fact.data as NotificationQueued) : null;
-      }),
+          onAppended: (stored) => {
+            for (const fact of stored) if (fact.type === 'NotificationQueued') this.options.dispatch(documentOf(appId, fact.data as NotificationQueued));
+            return Promise.resolve();
+          },
+        }),
+      ),
     );
-    return queued.filter((n): n is NotificationDocument => n !== null);
   }
 
   /** Who a message may notify: the other user, or the group's members but the sender. */
@@ -170,34 +177,30 @@ export class Notifier {
     const text = notificationText(m, entry.settings, privacy);
     const messages = [digestMessage(m, privacy)];
     const name = m.receiverType === 'user' ? nameOf(m, 'receiver') : undefined;
-    for (const provider of enabledProviders(entry, 'email')) {
-      const needsStored = provider.provider === 'sendgrid' || provider.settings['useStoredEmailID'] === true;
-      const to = { uid: recipient.uid, ...(recipient.email ? { email: recipient.email } : {}), ...(name ? { name } : {}) };
-      const subject = text.title;
-      targets.push({
-        channel: 'email',
-        provider: provider.provider,
-        providerId: provider.providerId,
-        ...(needsStored && !recipient.email
-          ? { unusable: 'MISSING_EMAIL' as const }
-          : { payload: { trigger: 'email-notification-payload-generated', data: { to, subject, messages }, ...envelope } }),
-      });
-    }
-    for (const provider of enabledProviders(entry, 'sms')) {
-      const needsStored = provider.provider === 'twilio' || provider.settings['useStoredPhNo'] === true;
-      const to = { uid: recipient.uid, ...(recipient.phno ? { phno: recipient.phno } : {}), ...(name ? { name } : {}) };
-      targets.push({
-        channel: 'sms',
-        provider: provider.provider,
-        providerId: provider.providerId,
-        ...(needsStored && !recipient.phno
-          ? { unusable: 'MISSING_PHNO' as const }
-          : { payload: { trigger: 'sms-notification-payload-generated', data: { to, messages, text: `${text.title}: ${text.body}` }, ...envelope } }),
-      });
+    for (const digest of digestChannels) {
+      const address = recipient[digest.address] ?? undefined;
+      for (const provider of enabledProviders(entry, digest.channel)) {
+        // The built-in provider always needs the address; a custom one only when it says so.
+        const needsAddress = provider.provider !== 'custom' || provider.settings[digest.onlyWithStored] === true;
+        const to = { uid: recipient.uid, ...(address ? { [digest.address]: address } : {}), ...(name ? { name } : {}) };
+        const data = digest.channel === 'email' ? { to, subject: text.title, messages } : { to, messages, text: `${text.title}: ${text.body}` };
+        targets.push({
+          channel: digest.channel,
+          provider: provider.provider,
+          providerId: provider.providerId,
+          ...(needsAddress && !address ? { unusable: digest.missing } : { payload: { trigger: `${digest.channel}-notification-payload-generated`, data, ...envelope } }),
+        });
+      }
     }
     return targets;
   }
 }
+
+/** E-mail and SMS differ only in the address they need and how its absence is logged. */
+const digestChannels = [
+  { channel: 'email', address: 'email', onlyWithStored: 'useStoredEmailID', missing: 'MISSING_EMAIL' },
+  { channel: 'sms', address: 'phno', onlyWithStored: 'useStoredPhNo', missing: 'MISSING_PHNO' },
+] as const;
 
 function hasAnyProvider(entry: AppEntry): boolean {
   return entry.providers.size > 0;

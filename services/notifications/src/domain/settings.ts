@@ -24,44 +24,25 @@ export type Schedule = z.infer<typeof schedule>;
 const three = z.union([z.literal(1), z.literal(2), z.literal(3)]);
 const two = z.union([z.literal(1), z.literal(2)]);
 
+/** What one-on-one and group conversations share; groups add their member actions. */
+const conversationPreferences = {
+  messagesSetting: three,
+  messagesOverride: z.boolean(),
+  repliesSetting: three,
+  repliesOverride: z.boolean(),
+  quotedRepliesSetting: three,
+  quotedRepliesOverride: z.boolean(),
+  reactionsSetting: three,
+  reactionsOverride: z.boolean(),
+  messageEditedSetting: two,
+  messageDeletedSetting: two,
+};
+const memberActions = ['memberLeft', 'memberAdded', 'memberJoined', 'memberKicked', 'memberBanned', 'memberUnbanned', 'memberScopeChanged'] as const;
 const groupPreferences = z.strictObject({
-  messagesSetting: three,
-  messagesOverride: z.boolean(),
-  repliesSetting: three,
-  repliesOverride: z.boolean(),
-  quotedRepliesSetting: three,
-  quotedRepliesOverride: z.boolean(),
-  reactionsSetting: three,
-  reactionsOverride: z.boolean(),
-  memberLeftSetting: two,
-  memberLeftOverride: z.boolean(),
-  memberAddedSetting: two,
-  memberAddedOverride: z.boolean(),
-  memberJoinedSetting: two,
-  memberJoinedOverride: z.boolean(),
-  memberKickedSetting: two,
-  memberKickedOverride: z.boolean(),
-  memberBannedSetting: two,
-  memberBannedOverride: z.boolean(),
-  memberUnbannedSetting: two,
-  memberUnbannedOverride: z.boolean(),
-  memberScopeChangedSetting: two,
-  memberScopeChangedOverride: z.boolean(),
-  messageEditedSetting: two,
-  messageDeletedSetting: two,
+  ...conversationPreferences,
+  ...(Object.fromEntries(memberActions.flatMap((a) => [[`${a}Setting`, two], [`${a}Override`, z.boolean()]])) as Record<`${(typeof memberActions)[number]}${'Setting' | 'Override'}`, typeof two | z.ZodBoolean>),
 });
-const oneOnOnePreferences = z.strictObject({
-  messagesSetting: three,
-  messagesOverride: z.boolean(),
-  repliesSetting: three,
-  repliesOverride: z.boolean(),
-  quotedRepliesSetting: three,
-  quotedRepliesOverride: z.boolean(),
-  reactionsSetting: three,
-  reactionsOverride: z.boolean(),
-  messageEditedSetting: two,
-  messageDeletedSetting: two,
-});
+const oneOnOnePreferences = z.strictObject(conversationPreferences);
 const callKinds = ['initiated', 'ongoing', 'cancelled', 'busy', 'rejected', 'unanswered', 'ended'] as const;
 const callPreferences = z.strictObject(
   Object.fromEntries(callKinds.flatMap((k) => [[`${k}Setting`, two], [`${k}Override`, z.boolean()]])) as Record<string, typeof two | z.ZodBoolean>,
@@ -135,6 +116,18 @@ function deepPartial(schema: z.ZodType): z.ZodType {
 }
 
 const allDay: DaySchedule = { from: 0, to: 2359, dnd: false };
+const conversationDefaults: NotificationSettings['preferences']['oneOnOne'] = {
+  messagesSetting: 2,
+  messagesOverride: true,
+  repliesSetting: 2,
+  repliesOverride: true,
+  quotedRepliesSetting: 2,
+  quotedRepliesOverride: true,
+  reactionsSetting: 2,
+  reactionsOverride: true,
+  messageEditedSetting: 2,
+  messageDeletedSetting: 2,
+};
 const sender = '{{message.data.entities.sender.entity.name}}';
 const inGroup = `${sender} @ {{message.data.entities.receiver.entity.name}}`;
 const titles = { titleOneOnOne: sender, titleGroup: inGroup };
@@ -142,43 +135,10 @@ const titles = { titleOneOnOne: sender, titleGroup: inGroup };
 export const defaultSettings: NotificationSettings = {
   preferences: {
     group: {
-      messagesSetting: 2,
-      messagesOverride: true,
-      repliesSetting: 2,
-      repliesOverride: true,
-      quotedRepliesSetting: 2,
-      quotedRepliesOverride: true,
-      reactionsSetting: 2,
-      reactionsOverride: true,
-      memberLeftSetting: 1,
-      memberLeftOverride: true,
-      memberAddedSetting: 1,
-      memberAddedOverride: true,
-      memberJoinedSetting: 1,
-      memberJoinedOverride: true,
-      memberKickedSetting: 1,
-      memberKickedOverride: true,
-      memberBannedSetting: 1,
-      memberBannedOverride: true,
-      memberUnbannedSetting: 1,
-      memberUnbannedOverride: true,
-      memberScopeChangedSetting: 1,
-      memberScopeChangedOverride: true,
-      messageEditedSetting: 2,
-      messageDeletedSetting: 2,
+      ...conversationDefaults,
+      ...(Object.fromEntries(memberActions.flatMap((a) => [[`${a}Setting`, 1], [`${a}Override`, true]])) as Record<`${(typeof memberActions)[number]}${'Setting' | 'Override'}`, 1 | true>),
     },
-    oneOnOne: {
-      messagesSetting: 2,
-      messagesOverride: true,
-      repliesSetting: 2,
-      repliesOverride: true,
-      quotedRepliesSetting: 2,
-      quotedRepliesOverride: true,
-      reactionsSetting: 2,
-      reactionsOverride: true,
-      messageEditedSetting: 2,
-      messageDeletedSetting: 2,
-    },
+    oneOnOne: conversationDefaults,
     call: Object.fromEntries(callKinds.flatMap((k) => [[`${k}Setting`, 2], [`${k}Override`, false]])) as NotificationSettings['preferences']['call'],
     mute: {
       dndPreferenceSetting: 1,

@@ -1,7 +1,7 @@
 import { createPrivateKey, sign } from 'node:crypto';
 import { connect, constants } from 'node:http2';
 import type { ClientHttp2Session } from 'node:http2';
-import { ANSWER_PREFIX_CHARS, base64url, settingString, textOf } from './endpoints.js';
+import { ANSWER_PREFIX_CHARS, TokenCache, base64url, settingString, textOf } from './endpoints.js';
 import type { OpenProvider, OutgoingNotification, ProviderAdapter, ProviderAnswer, ProviderEndpoints } from './endpoints.js';
 
 /** Apple accepts a provider token for an hour and asks that it not be renewed more than every 20 minutes. */
@@ -14,13 +14,15 @@ const TOKEN_LIFETIME_MS = 30 * 60_000;
  */
 export class ApnsProvider implements ProviderAdapter {
   private readonly sessions = new Map<string, ClientHttp2Session>();
-  private readonly tokens = new Map<string, { value: string; expiresAt: number }>();
+  private readonly tokens: TokenCache;
 
   constructor(
     private readonly endpoints: ProviderEndpoints,
     private readonly timeoutMs: number,
-    private readonly clock: () => number = Date.now,
-  ) {}
+    clock: () => number = Date.now,
+  ) {
+    this.tokens = new TokenCache(clock);
+  }
 
   async send(notification: OutgoingNotification, provider: OpenProvider): Promise<ProviderAnswer> {
     const bearer = this.providerToken(provider);
@@ -53,20 +55,20 @@ export class ApnsProvider implements ProviderAdapter {
   }
 
   forget(providerId: string): void {
-    this.tokens.delete(providerId);
+    this.tokens.forget(providerId);
   }
 
   private providerToken(provider: OpenProvider): string | null {
     const cached = this.tokens.get(provider.providerId);
-    const now = this.clock();
-    if (cached && cached.expiresAt > now) return cached.value;
+    if (cached) return cached;
+    const now = this.tokens.clock();
     const p8 = provider.secrets['p8Key'];
     if (!p8) return null;
     try {
       const unsigned = `${base64url({ alg: 'ES256', kid: settingString(provider, 'keyId') })}.${base64url({ iss: settingString(provider, 'teamId'), iat: Math.floor(now / 1000) })}`;
       const signature = sign('sha256', Buffer.from(unsigned), { key: createPrivateKey(p8), dsaEncoding: 'ieee-p1363' });
       const value = `${unsigned}.${base64url(signature)}`;
-      this.tokens.set(provider.providerId, { value, expiresAt: now + TOKEN_LIFETIME_MS });
+      this.tokens.set(provider.providerId, value, TOKEN_LIFETIME_MS);
       return value;
     } catch {
       return null;

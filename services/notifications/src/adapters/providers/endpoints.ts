@@ -82,3 +82,23 @@ export function settingString(provider: OpenProvider, key: string): string {
 export function textOf(value: unknown, fallback = ''): string {
   return typeof value === 'string' ? value : fallback;
 }
+
+/** Short-lived credentials (OAuth access tokens, APNs provider tokens) per provider, until they expire. */
+export class TokenCache {
+  private readonly tokens = new Map<string, { value: string; expiresAt: number }>();
+
+  constructor(readonly clock: () => number = Date.now) {}
+
+  get(providerId: string): string | undefined {
+    const cached = this.tokens.get(providerId);
+    return cached && cached.expiresAt > this.clock() ? cached.value : undefined;
+  }
+
+  set(providerId: string, value: string, lifetimeMs: number): void {
+    this.tokens.set(providerId, { value, expiresAt: this.clock() + lifetimeMs });
+  }
+
+  forget(providerId: string): void {
+    this.tokens.delete(providerId);
+  }
+}

@@ -1,5 +1,5 @@
 import { createSign } from 'node:crypto';
-import { base64url, postTo, textOf } from './endpoints.js';
+import { TokenCache, base64url, postTo, textOf } from './endpoints.js';
 import type { OpenProvider, OutgoingNotification, ProviderAdapter, ProviderAnswer, ProviderEndpoints } from './endpoints.js';
 
 const SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
@@ -11,13 +11,15 @@ const SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
  * token reaches no device any more.
  */
 export class FcmProvider implements ProviderAdapter {
-  private readonly tokens = new Map<string, { value: string; expiresAt: number }>();
+  private readonly tokens: TokenCache;
 
   constructor(
     private readonly endpoints: ProviderEndpoints,
     private readonly timeoutMs: number,
-    private readonly clock: () => number = Date.now,
-  ) {}
+    clock: () => number = Date.now,
+  ) {
+    this.tokens = new TokenCache(clock);
+  }
 
   async send(notification: OutgoingNotification, provider: OpenProvider): Promise<ProviderAnswer> {
     const credentials = parseServiceAccount(provider.secrets['serviceAccountCreds']);
@@ -40,9 +42,8 @@ export class FcmProvider implements ProviderAdapter {
 
   private async accessToken(provider: OpenProvider, credentials: ServiceAccount): Promise<{ token: string } | { error: ProviderAnswer }> {
     const cached = this.tokens.get(provider.providerId);
-    const now = this.clock();
-    if (cached && cached.expiresAt > now) return { token: cached.value };
-    const iat = Math.floor(now / 1000);
+    if (cached) return { token: cached };
+    const iat = Math.floor(this.tokens.clock() / 1000);
     const unsigned = `${base64url({ alg: 'RS256', typ: 'JWT', kid: credentials.private_key_id })}.${base64url({
       iss: credentials.client_email,
       scope: SCOPE,
@@ -66,13 +67,13 @@ export class FcmProvider implements ProviderAdapter {
       body = {};
     }
     if (!body.access_token) return { error: { status: 200, error: 'the OAuth token endpoint returned no access_token', latencyMs: answer.latencyMs, responsePrefix: answer.responsePrefix } };
-    this.tokens.set(provider.providerId, { value: body.access_token, expiresAt: now + Math.max(0, (body.expires_in ?? 3600) - 60) * 1000 });
+    this.tokens.set(provider.providerId, body.access_token, Math.max(0, (body.expires_in ?? 3600) - 60) * 1000);
     return { token: body.access_token };
   }
 
   /** A provider's credentials changed: its cached access token goes. */
   forget(providerId: string): void {
-    this.tokens.delete(providerId);
+    this.tokens.forget(providerId);
   }
 }
 
