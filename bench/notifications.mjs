@@ -25,11 +25,13 @@ const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The custom push provider: a loopback endpoint noting when each message's push first arrived. */
 async function pushEndpoint() {
   const firstCall = new Map();
+  let calls = 0;
   const server = http.createServer((req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       const at = performance.now();
+      calls += 1;
       const tag = JSON.parse(Buffer.concat(chunks).toString('utf8')).data?.notificationDetails?.tag;
       if (tag !== undefined && !firstCall.has(tag)) firstCall.set(tag, at);
       res.writeHead(200).end('{}');
@@ -40,6 +42,7 @@ async function pushEndpoint() {
   return {
     url: `http://127.0.0.1:${server.address().port}/push`,
     firstCall,
+    calls: () => calls,
     close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }
@@ -80,7 +83,7 @@ async function allLogEntries(app) {
   const entries = [];
   let cursor = '';
   for (;;) {
-    const page = await must('GET', `/v3/notifications/v1/logs?limit=100${cursor}`, app.chat);
+    const page = await must('GET', `/v3/notifications/v1/logs?limit=1000${cursor}`, app.chat);
     entries.push(...page.data);
     if (!page.meta.next) return entries;
     cursor = `&affix=append&logId=${encodeURIComponent(page.meta.next.logId)}`;
@@ -119,12 +122,17 @@ try {
   const sendSeconds = (performance.now() - started) / 1000;
   const expected = burstIds.length * GROUP_SIZE;
   const ids = new Set(burstIds);
+  // The notified half is seen arriving at the provider; the log is read once they all have (and again
+  // until the skips are all there too: the log is a read model, written a moment later).
+  const notified = burstIds.length * (GROUP_SIZE - muting.length);
+  const before = burstEndpoint.calls();
   const deadline = Date.now() + 300_000;
+  while (Date.now() < deadline && burstEndpoint.calls() - before < notified) await pause(200);
   let entries = [];
   while (Date.now() < deadline) {
     entries = (await allLogEntries(burst.app)).filter((e) => ids.has(e.messageId) && (!e.notificationTriggered || e.attempt === 1));
     if (entries.length >= expected) break;
-    await pause(1_000);
+    await pause(2_000);
   }
   const times = entries.map((e) => e.processingStartedAtMS).sort((a, b) => a - b);
   const skipped = entries.filter((e) => !e.notificationTriggered).length;

@@ -152,6 +152,26 @@ describe('notifications deliver through the real stack', () => {
     expect((await app.call('DELETE', '/v3/notifications/v1/settings')).status).toBe(200);
   });
 
+  it('a group message notifies every member but the sender, and not those who muted the group', async () => {
+    const group = await app.call('POST', '/v3/groups', { body: { guid: 'team', name: 'Team', type: 'public', owner: 'alice', members: { participants: ['bob', 'carol'] } } });
+    expect(group.status).toBe(200);
+    expect((await app.call('PUT', '/v3/notifications/v1/preferences/mute?uid=carol', { body: { conversations: [{ id: 'team', type: 'group' }] } })).status).toBe(200);
+    // The service learns the membership from the group's events: send until it has.
+    const entries = await eventually(
+      async () => {
+        const id = expectOk(await sendMessage(app, 'alice', text('team', 'hello team', 'group'))).data.id as string;
+        await new Promise((r) => setTimeout(r, 300));
+        return (await app.call('GET', `/v3/notifications/v1/logs?messageId=${id}`)).body.data as any[];
+      },
+      (found) => found.length >= 2,
+      15_000,
+    );
+    const byMember = Object.fromEntries(entries.map((e) => [e.member, e]));
+    expect(Object.keys(byMember).sort()).toEqual(['bob', 'carol']);
+    expect(byMember['bob']).toMatchObject({ notificationTriggered: true, receiverType: 'group', receiver: 'team' });
+    expect(byMember['carol']).toMatchObject({ notificationTriggered: false, reason: 'MUTE_PREFERENCE' });
+  });
+
   it('push tokens are registered with the user’s auth token and listed per session', async () => {
     const issued = await app.call('POST', '/v3/users/bob/auth_tokens', { body: {} });
     expect(issued.status).toBe(200);

@@ -45,6 +45,16 @@ export interface NotifierOptions {
 
 type MessageEvent = Extract<KnownEvent, { type: 'MessageSent' }>;
 
+interface PlannedCommand {
+  event: MessageEvent;
+  command: NotificationCommand;
+  appId: string;
+  notificationId: string;
+}
+
+/** Decisions recorded at once: well under the runner's bound on commits waiting for a group append. */
+const DECISIONS_IN_FLIGHT = 500;
+
 function isNotifiable(event: KnownEvent): event is MessageEvent {
   // Imported history and group action messages notify nobody.
   return event.type === 'MessageSent' && event.data.imported !== true && event.data.category !== 'action';
@@ -70,7 +80,7 @@ export class Notifier {
   async queue(events: readonly KnownEvent[]): Promise<void> {
     const messages = events.filter(isNotifiable);
     if (messages.length === 0) return;
-    const commands: { event: MessageEvent; command: NotificationCommand; appId: string; notificationId: string }[] = [];
+    const commands: PlannedCommand[] = [];
     for (const [appId, appMessages] of groupBy(messages, (e) => e.appId)) {
       const entry = await this.options.directory.entry(appId);
       if (!hasAnyProvider(entry)) continue;
@@ -84,6 +94,11 @@ export class Notifier {
         }
       });
     }
+    // In slices: a group message to thousands must not queue more commits than the runner takes at once.
+    for (let i = 0; i < commands.length; i += DECISIONS_IN_FLIGHT) await this.record(commands.slice(i, i + DECISIONS_IN_FLIGHT));
+  }
+
+  private async record(commands: readonly PlannedCommand[]): Promise<void> {
     await Promise.all(
       commands.map(({ event, command, appId, notificationId }) =>
         this.options.runner.run({

@@ -24,7 +24,7 @@ const logQuery = z.object({
   success: flag.optional(),
   affix: z.enum(['prepend', 'append']).default('append'),
   logId: z.string().max(128).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(25),
+  limit: z.coerce.number().int().min(1).max(1_000).default(25),
   // Reactions do not notify in this deployment; the filters are accepted and match nothing extra.
   reactionId: z.string().max(64).optional(),
   reactionSender: z.string().max(100).optional(),
