@@ -248,7 +248,7 @@ describe('notifications deliver through the real stack', () => {
       expectError(await app.call('DELETE', '/v3/notifications/email/v1/providers/sendgrid'), 404, 'ERR_PROVIDER_NOT_CONFIGURED');
       expectError(
         await app.call('POST', '/v3/notifications/push/v1/tokens', { body: { platform: 'fcm_android', fcmToken: 't', authToken: 'bob_0000000000not-a-session' } }),
-        401,
+        404,
         'ERR_AUTH_TOKEN_NOT_FOUND',
       );
       expectError(await app.call('GET', '/v3/notifications/v1/contact-details', { onBehalfOf: 'nobody' }), 404, 'ERR_UID_NOT_FOUND');

@@ -3,7 +3,6 @@ export const notificationsErrorStatus = {
   ERR_PUSH_PROVIDER_NOT_FOUND: 404, // ours: no FCM/APNs provider with that id
   ERR_PROVIDER_NOT_CONFIGURED: 404, // ours: the Twilio/SendGrid/custom provider was never saved
   ERR_PUSH_TOKEN_NOT_FOUND: 404, // ours
-  ERR_AUTH_TOKEN_NOT_FOUND: 401, // ours: the authToken names no live session of the app
   ERR_PROVIDER_URL_NOT_ALLOWED: 400, // ours: not http(s), or a private address while those are refused
   ERR_INVALID_TIMEZONE: 400, // ours: not an IANA time zone name
 } as const satisfies Record<string, number>;

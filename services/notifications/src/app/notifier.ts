@@ -131,7 +131,7 @@ export class Notifier {
     const mutes = Object.fromEntries(Object.entries(recipient.mutes).map(([key, mute]) => [key, mute.until]));
     const timezone = recipient.timezone ?? this.options.defaultTimezone;
     const decision: Decision = decide(
-      { ...m, sentAt: now },
+      m,
       { uid: recipient.uid, preferences, mutes, timezone },
       entry.settings.preferences.bypassPreferencesForMentions,
       now,

@@ -11,7 +11,6 @@ export interface MessageFacts {
   parentId?: string | undefined;
   quotedMessageId?: string | undefined;
   mentionedUids?: readonly string[] | undefined;
-  sentAt: number;
 }
 
 /** What the decision needs to know of one recipient. */

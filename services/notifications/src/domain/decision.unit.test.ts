@@ -10,7 +10,7 @@ import type { NotificationSettings, Schedule } from './settings.js';
 
 // 2026-03-04 is a Wednesday; 12:00 UTC is 17:30 in Kolkata and 02:00 (Wednesday) in Honolulu.
 const NOON_UTC = Date.UTC(2026, 2, 4, 12, 0);
-const message: MessageFacts = { sender: 'alice', receiver: 'bob', receiverType: 'user', sentAt: NOON_UTC };
+const message: MessageFacts = { sender: 'alice', receiver: 'bob', receiverType: 'user' };
 
 function recipient(user?: UserPreferences, extra: Partial<RecipientFacts> = {}, app: NotificationSettings = defaultSettings): RecipientFacts {
   return { uid: 'bob', preferences: effectivePreferences(app, user), mutes: {}, timezone: 'UTC', ...extra };
