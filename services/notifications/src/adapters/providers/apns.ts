@@ -1,8 +1,8 @@
 import { createPrivateKey, sign } from 'node:crypto';
 import { connect, constants } from 'node:http2';
 import type { ClientHttp2Session } from 'node:http2';
-import { ANSWER_PREFIX_CHARS, TokenCache, base64url, settingString, textOf } from './endpoints.js';
-import type { OpenProvider, OutgoingNotification, ProviderAdapter, ProviderAnswer, ProviderEndpoints } from './endpoints.js';
+import { ANSWER_PREFIX_CHARS, base64url, settingString, textOf } from './endpoints.js';
+import type { OpenProvider, OutgoingNotification, ProviderAdapter, ProviderAnswer, ProviderEndpoints, TokenCache } from './endpoints.js';
 
 /** Apple accepts a provider token for an hour and asks that it not be renewed more than every 20 minutes. */
 const TOKEN_LIFETIME_MS = 30 * 60_000;
@@ -14,15 +14,12 @@ const TOKEN_LIFETIME_MS = 30 * 60_000;
  */
 export class ApnsProvider implements ProviderAdapter {
   private readonly sessions = new Map<string, ClientHttp2Session>();
-  private readonly tokens: TokenCache;
-
   constructor(
     private readonly endpoints: ProviderEndpoints,
     private readonly timeoutMs: number,
-    clock: () => number = Date.now,
-  ) {
-    this.tokens = new TokenCache(clock);
-  }
+    /** Provider tokens by provider id, for half an hour each. */
+    private readonly tokens: TokenCache,
+  ) {}
 
   async send(notification: OutgoingNotification, provider: OpenProvider): Promise<ProviderAnswer> {
     const bearer = this.providerToken(provider);
@@ -52,10 +49,6 @@ export class ApnsProvider implements ProviderAdapter {
   close(): void {
     for (const session of this.sessions.values()) session.close();
     this.sessions.clear();
-  }
-
-  forget(providerId: string): void {
-    this.tokens.forget(providerId);
   }
 
   private providerToken(provider: OpenProvider): string | null {

@@ -1,6 +1,6 @@
 import { createSign } from 'node:crypto';
-import { TokenCache, base64url, postTo, textOf } from './endpoints.js';
-import type { OpenProvider, OutgoingNotification, ProviderAdapter, ProviderAnswer, ProviderEndpoints } from './endpoints.js';
+import { base64url, postTo, textOf } from './endpoints.js';
+import type { OpenProvider, OutgoingNotification, ProviderAdapter, ProviderAnswer, ProviderEndpoints, TokenCache } from './endpoints.js';
 
 const SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
 
@@ -11,15 +11,12 @@ const SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
  * token reaches no device any more.
  */
 export class FcmProvider implements ProviderAdapter {
-  private readonly tokens: TokenCache;
-
   constructor(
     private readonly endpoints: ProviderEndpoints,
     private readonly timeoutMs: number,
-    clock: () => number = Date.now,
-  ) {
-    this.tokens = new TokenCache(clock);
-  }
+    /** Access tokens by provider id, until a minute before they expire. */
+    private readonly tokens: TokenCache,
+  ) {}
 
   async send(notification: OutgoingNotification, provider: OpenProvider): Promise<ProviderAnswer> {
     const credentials = parseServiceAccount(provider.secrets['serviceAccountCreds']);
@@ -69,11 +66,6 @@ export class FcmProvider implements ProviderAdapter {
     if (!body.access_token) return { error: { status: 200, error: 'the OAuth token endpoint returned no access_token', latencyMs: answer.latencyMs, responsePrefix: answer.responsePrefix } };
     this.tokens.set(provider.providerId, body.access_token, Math.max(0, (body.expires_in ?? 3600) - 60) * 1000);
     return { token: body.access_token };
-  }
-
-  /** A provider's credentials changed: its cached access token goes. */
-  forget(providerId: string): void {
-    this.tokens.forget(providerId);
   }
 }
 
