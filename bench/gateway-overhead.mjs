@@ -167,6 +167,7 @@ const staticGateway = await (async () => {
       MESSAGES_URL: services.serviceUrls.messages,
       MANAGEMENT_URL: services.serviceUrls.management,
       WEBHOOKS_URL: services.serviceUrls.webhooks,
+      NOTIFICATIONS_URL: services.serviceUrls.notifications,
       MANAGEMENT_KEY: services.managementKey,
       MANAGEMENT_SECRET: services.managementSecret,
     },

@@ -44,6 +44,7 @@ describe('gateway (real Redis, stub upstream)', () => {
       MESSAGES_URL: upstreamUrl,
       MANAGEMENT_URL: upstreamUrl,
       WEBHOOKS_URL: upstreamUrl,
+      NOTIFICATIONS_URL: upstreamUrl,
       MANAGEMENT_KEY: 'k',
       MANAGEMENT_SECRET: 's',
     });

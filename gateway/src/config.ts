@@ -35,6 +35,7 @@ const schema = z.object({
   MESSAGES_URL: upstreamUrl,
   MANAGEMENT_URL: upstreamUrl,
   WEBHOOKS_URL: upstreamUrl,
+  NOTIFICATIONS_URL: upstreamUrl,
   MANAGEMENT_KEY: z.string().min(1),
   MANAGEMENT_SECRET: z.string().min(1),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(15_000),
@@ -98,6 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Gatew
     messages: e.MESSAGES_URL,
     management: e.MANAGEMENT_URL,
     webhooks: e.WEBHOOKS_URL,
+    notifications: e.NOTIFICATIONS_URL,
   };
   for (const name of serviceNames) Object.freeze(upstreams[name]);
   const management = e.MANAGEMENT_URL;

@@ -7,6 +7,7 @@ const base = {
   MESSAGES_URL: 'http://127.0.0.1:3003',
   MANAGEMENT_URL: 'http://localhost:3004/',
   WEBHOOKS_URL: 'http://localhost:3105/',
+  NOTIFICATIONS_URL: 'http://localhost:3106/',
   MANAGEMENT_KEY: 'k',
   MANAGEMENT_SECRET: 's',
 };

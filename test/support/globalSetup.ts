@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { startInfrastructure, startServices } from '@chat/devstack';
 import type { TestProject } from 'vitest/node';
+import { FakeProviders } from './fakeProviders.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -10,8 +11,10 @@ declare module 'vitest' {
     kafkaBrokers: string;
     mongoUrl: string;
     redisUrl: string;
-    serviceUrls: Record<'users' | 'conversations' | 'messages' | 'management' | 'webhooks', string>;
+    serviceUrls: Record<'users' | 'conversations' | 'messages' | 'management' | 'webhooks' | 'notifications', string>;
     databaseSuffix: string;
+    /** Control URL of the fake FCM/APNs/Twilio/SendGrid providers the notifications service calls. */
+    fakeProvidersUrl: string;
   }
 }
 
@@ -26,6 +29,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   process.env['MONGO_URL'] = infra.mongoUrl;
   process.env['REDIS_URL'] = infra.redisUrl;
   const databaseSuffix = `t${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  const providers = await new FakeProviders().start();
   let services;
   try {
     services = await startServices({
@@ -35,9 +39,20 @@ export default async function setup(project: TestProject): Promise<() => Promise
       ports: 'ephemeral',
       databaseSuffix,
       // Webhook receivers in tests listen on loopback, and retries run on a schedule of milliseconds.
-      extraEnv: { LOG_LEVEL: 'warn', WEBHOOKS_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_RETRY_MAX_MS: '800' },
+      extraEnv: {
+        LOG_LEVEL: 'warn',
+        WEBHOOKS_ALLOW_PRIVATE_URLS: 'true',
+        WEBHOOK_RETRY_BASE_MS: '100',
+        WEBHOOK_RETRY_MAX_MS: '800',
+        // Fake notification providers listen on loopback too.
+        NOTIFICATIONS_ALLOW_PRIVATE_URLS: 'true',
+        NOTIFICATION_RETRY_BASE_MS: '100',
+        NOTIFICATION_RETRY_MAX_MS: '800',
+        ...providers.env(),
+      },
     });
   } catch (error) {
+    await providers.stop();
     await infra.stop();
     throw error;
   }
@@ -49,8 +64,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('redisUrl', infra.redisUrl);
   project.provide('serviceUrls', services.serviceUrls);
   project.provide('databaseSuffix', databaseSuffix);
+  project.provide('fakeProvidersUrl', providers.urls.http);
   return async () => {
     await services.stop();
+    await providers.stop();
     await infra.stop();
   };
 }

@@ -11,7 +11,7 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
 /** Variable names the processes' config schemas read (their upper-case keys). */
-const configSources = ['packages/runtime/src/config.ts', 'services/management/src/config.ts', 'services/webhooks/src/config.ts', 'gateway/src/config.ts'];
+const configSources = ['packages/runtime/src/config.ts', 'services/management/src/config.ts', 'services/webhooks/src/config.ts', 'services/notifications/src/config.ts', 'gateway/src/config.ts'];
 const knownVariables = new Set(configSources.flatMap((file) => [...read(file).matchAll(/^\s+([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1] as string)));
 
 function entryPointExists(command: unknown): boolean {
@@ -33,7 +33,7 @@ describe('deployment manifests', () => {
   it('compose: every platform service runs a real entry point with variables the code reads', () => {
     const compose = parse(read('infra/compose/compose.yaml'), { merge: true }) as { services: Record<string, ComposeService> };
     const platform = Object.entries(compose.services).filter(([, s]) => s.command !== undefined);
-    expect(platform.map(([name]) => name).sort()).toEqual(['conversations', 'gateway', 'management', 'messages', 'users', 'webhooks']);
+    expect(platform.map(([name]) => name).sort()).toEqual(['conversations', 'gateway', 'management', 'messages', 'notifications', 'users', 'webhooks']);
     for (const [name, service] of platform) {
       expect(entryPointExists(service.command), name).toBe(true);
       for (const variable of Object.keys(service.environment ?? {})) expect(knownVariables, `${name}: ${variable}`).toContain(variable);
@@ -48,7 +48,7 @@ describe('deployment manifests', () => {
     for (const variable of shared) expect(knownVariables, variable).toContain(variable);
 
     const deployments = documents.filter((d) => d['kind'] === 'Deployment');
-    expect(deployments).toHaveLength(6);
+    expect(deployments).toHaveLength(7);
     for (const deployment of deployments) {
       const container = deployment['spec']['template']['spec']['containers'][0];
       expect(entryPointExists(container.command), deployment['metadata']['name']).toBe(true);

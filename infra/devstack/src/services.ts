@@ -33,9 +33,9 @@ export interface RunningServices {
   stop(): Promise<void>;
 }
 
-const backends = ['users', 'conversations', 'messages', 'management', 'webhooks'] as const;
+const backends = ['users', 'conversations', 'messages', 'management', 'webhooks', 'notifications'] as const;
 type BackendName = (typeof backends)[number];
-const fixedPorts: Record<BackendName, number> = { users: 3101, conversations: 3102, messages: 3103, management: 3104, webhooks: 3105 };
+const fixedPorts: Record<BackendName, number> = { users: 3101, conversations: 3102, messages: 3103, management: 3104, webhooks: 3105, notifications: 3106 };
 /** The services that seal (management) and open (webhooks) webhook secrets share one key. */
 const SECRET_HOLDERS: ReadonlySet<BackendName> = new Set(['management', 'webhooks']);
 
@@ -134,6 +134,8 @@ export async function startServices(options: ServiceStackOptions): Promise<Runni
           KAFKA_BROKERS: options.kafkaBrokers,
           REDIS_URL: options.redisUrl,
           ...(SECRET_HOLDERS.has(name) ? { WEBHOOK_SECRETS_KEY: secretsKey } : {}),
+          // Notification provider credentials are sealed with the same mechanism and the same stored key.
+          ...(name === 'notifications' ? { NOTIFICATIONS_SECRETS_KEY: secretsKey } : {}),
         });
         await waitHealthy(name, url, managed, logFile);
         serviceUrls[name] = url;
@@ -149,6 +151,7 @@ export async function startServices(options: ServiceStackOptions): Promise<Runni
       MESSAGES_URL: serviceUrls.messages,
       MANAGEMENT_URL: serviceUrls.management,
       WEBHOOKS_URL: serviceUrls.webhooks,
+      NOTIFICATIONS_URL: serviceUrls.notifications,
       MANAGEMENT_KEY: managementKey,
       MANAGEMENT_SECRET: managementSecret,
     });
@@ -200,6 +203,7 @@ export async function startExtraGateway(options: ExtraGatewayOptions): Promise<{
       MESSAGES_URL: options.serviceUrls.messages,
       MANAGEMENT_URL: options.serviceUrls.management,
       WEBHOOKS_URL: options.serviceUrls.webhooks,
+      NOTIFICATIONS_URL: options.serviceUrls.notifications,
       MANAGEMENT_KEY: options.managementKey,
       MANAGEMENT_SECRET: options.managementSecret,
       ...options.env,

@@ -51,6 +51,7 @@ export {
   webhookEventTypes,
 } from './events/management.js';
 export * from './events/webhooks.js';
+export * from './events/notifications.js';
 export {
   SecretBox,
   isPrivateAddress,

@@ -3,7 +3,7 @@
  * paths; this table is the single place where scope and onBehalfOf rules live, so the gateway can
  * refuse a request before any service sees it.
  */
-export const serviceNames = ['users', 'conversations', 'messages', 'management', 'webhooks'] as const;
+export const serviceNames = ['users', 'conversations', 'messages', 'management', 'webhooks', 'notifications'] as const;
 export type ServiceName = (typeof serviceNames)[number];
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -191,4 +191,54 @@ export const routeCatalog: readonly RouteSpec[] = [
   management('GET', '/apps/:appId/webhooks/:webhookId/deliveries', 'list-webhook-deliveries', 'webhooks'),
   management('POST', '/apps/:appId/webhooks/:webhookId/deliveries/:deliveryId/redeliver', 'redeliver-webhook-delivery', 'webhooks'),
   management('POST', '/apps/:appId/webhooks/:webhookId/redeliver', 'redeliver-webhook-deliveries', 'webhooks'),
+  // notifications (the notifications service): settings, providers, preferences, tokens and the log
+  chat('GET', '/notifications/v1/settings', 'notifications-push-list-settings', 'notifications', 'fullAccess', 'ignored'),
+  chat('PATCH', '/notifications/v1/settings', 'notifications-push-update-settings', 'notifications', 'fullAccess', 'ignored'),
+  chat('DELETE', '/notifications/v1/settings', 'notifications-push-reset-settings', 'notifications', 'fullAccess', 'ignored'),
+  chat('GET', '/notifications/push/v1/providers/fcm', 'notifications-push-list-fcm-providers', 'notifications', 'fullAccess', 'ignored'),
+  chat('POST', '/notifications/push/v1/providers/fcm', 'notifications-push-add-fcm-provider', 'notifications', 'fullAccess', 'ignored'),
+  chat('PUT', '/notifications/push/v1/providers/fcm', 'notifications-push-update-fcm-provider', 'notifications', 'fullAccess', 'ignored'),
+  chat('DELETE', '/notifications/push/v1/providers/fcm/:providerId', 'notifications-push-delete-fcm-provider', 'notifications', 'fullAccess', 'ignored'),
+  chat('PUT', '/notifications/push/v1/providers/fcm/default/:providerId', 'notifications-push-default-fcm-provider', 'notifications', 'fullAccess', 'ignored'),
+  chat('GET', '/notifications/push/v1/providers/apns', 'notifications-push-list-apns-providers', 'notifications', 'fullAccess', 'ignored'),
+  chat('POST', '/notifications/push/v1/providers/apns', 'notifications-push-add-apns-provider', 'notifications', 'fullAccess', 'ignored'),
+  chat('PUT', '/notifications/push/v1/providers/apns', 'notifications-push-update-apns-provider', 'notifications', 'fullAccess', 'ignored'),
+  chat('DELETE', '/notifications/push/v1/providers/apns/:providerId', 'notifications-push-delete-apns-provider', 'notifications', 'fullAccess', 'ignored'),
+  chat('PUT', '/notifications/push/v1/providers/apns/default/:providerId', 'notifications-push-default-apns-provider', 'notifications', 'fullAccess', 'ignored'),
+  chat('GET', '/notifications/v1/preferences', 'notifications-push-list-preferences', 'notifications', 'fullAccess', 'ignored'),
+  chat('PATCH', '/notifications/v1/preferences', 'notifications-push-update-preferences', 'notifications', 'fullAccess', 'ignored'),
+  chat('DELETE', '/notifications/v1/preferences', 'notifications-push-reset-preferences', 'notifications', 'fullAccess', 'ignored'),
+  chat('GET', '/notifications/push/v1/tokens', 'notifications-push-list-tokens', 'notifications', 'fullAccess', 'ignored'),
+  chat('POST', '/notifications/push/v1/tokens', 'notifications-push-register-token', 'notifications', 'fullAccess', 'ignored'),
+  chat('DELETE', '/notifications/push/v1/tokens', 'notifications-push-unregister-tokens', 'notifications', 'fullAccess', 'ignored'),
+  chat('DELETE', '/notifications/push/v1/tokens/:pushToken', 'notifications-push-delete-token', 'notifications', 'fullAccess', 'ignored'),
+  chat('GET', '/notifications/v1/preferences/mute', 'notifications-push-list-muted', 'notifications', 'fullAccess', 'ignored'),
+  chat('PUT', '/notifications/v1/preferences/mute', 'notifications-push-mute-conversations', 'notifications', 'fullAccess', 'ignored'),
+  chat('DELETE', '/notifications/v1/preferences/mute', 'notifications-push-unmute-conversations', 'notifications', 'fullAccess', 'ignored'),
+  chat('GET', '/notifications/v1/preferences/timezone', 'notifications-get-timezone', 'notifications', 'fullAccess', 'ignored'),
+  chat('PATCH', '/notifications/v1/preferences/timezone', 'notifications-update-timezone', 'notifications', 'fullAccess', 'ignored'),
+  chat('GET', '/notifications/v1/contact-details', 'notifications-get-contact-details', 'notifications', 'fullAccess', 'required'),
+  chat('PATCH', '/notifications/v1/contact-details', 'notifications-update-contact-details', 'notifications', 'fullAccess', 'required'),
+  chat('DELETE', '/notifications/v1/contact-details', 'notifications-delete-contact-details', 'notifications', 'fullAccess', 'required'),
+  chat('GET', '/notifications/sms/v1/providers/twilio', 'notifications-sms-list-twilio-details', 'notifications', 'fullAccess', 'ignored'),
+  chat('POST', '/notifications/sms/v1/providers/twilio', 'notifications-sms-save-twilio-details', 'notifications', 'fullAccess', 'ignored'),
+  chat('PUT', '/notifications/sms/v1/providers/twilio', 'notifications-sms-update-twilio-details', 'notifications', 'fullAccess', 'ignored'),
+  chat('DELETE', '/notifications/sms/v1/providers/twilio', 'notifications-sms-delete-twilio-details', 'notifications', 'fullAccess', 'ignored'),
+  chat('GET', '/notifications/email/v1/providers/sendgrid', 'notifications-email-list-sendgrid-details', 'notifications', 'fullAccess', 'ignored'),
+  chat('POST', '/notifications/email/v1/providers/sendgrid', 'notifications-email-save-sendgrid-details', 'notifications', 'fullAccess', 'ignored'),
+  chat('PUT', '/notifications/email/v1/providers/sendgrid', 'notifications-email-update-sendgrid-details', 'notifications', 'fullAccess', 'ignored'),
+  chat('DELETE', '/notifications/email/v1/providers/sendgrid', 'notifications-email-delete-sendgrid-details', 'notifications', 'fullAccess', 'ignored'),
+  chat('GET', '/notifications/push/v1/providers/custom', 'notifications-list-push-custom-provider', 'notifications', 'fullAccess', 'ignored'),
+  chat('POST', '/notifications/push/v1/providers/custom', 'notifications-save-push-custom-provider', 'notifications', 'fullAccess', 'ignored'),
+  chat('PUT', '/notifications/push/v1/providers/custom', 'notifications-update-push-custom-provider', 'notifications', 'fullAccess', 'ignored'),
+  chat('DELETE', '/notifications/push/v1/providers/custom', 'notifications-delete-push-custom-provider', 'notifications', 'fullAccess', 'ignored'),
+  chat('GET', '/notifications/sms/v1/providers/custom', 'notifications-list-sms-custom-provider', 'notifications', 'fullAccess', 'ignored'),
+  chat('POST', '/notifications/sms/v1/providers/custom', 'notifications-save-sms-custom-provider', 'notifications', 'fullAccess', 'ignored'),
+  chat('PUT', '/notifications/sms/v1/providers/custom', 'notifications-update-sms-custom-provider', 'notifications', 'fullAccess', 'ignored'),
+  chat('DELETE', '/notifications/sms/v1/providers/custom', 'notifications-delete-sms-custom-provider', 'notifications', 'fullAccess', 'ignored'),
+  chat('GET', '/notifications/email/v1/providers/custom', 'notifications-list-email-custom-provider', 'notifications', 'fullAccess', 'ignored'),
+  chat('POST', '/notifications/email/v1/providers/custom', 'notifications-save-email-custom-provider', 'notifications', 'fullAccess', 'ignored'),
+  chat('PUT', '/notifications/email/v1/providers/custom', 'notifications-update-email-custom-provider', 'notifications', 'fullAccess', 'ignored'),
+  chat('DELETE', '/notifications/email/v1/providers/custom', 'notifications-delete-email-custom-provider', 'notifications', 'fullAccess', 'ignored'),
+  chat('GET', '/notifications/v1/logs', 'notifications-logs', 'notifications', 'fullAccess', 'ignored'),
 ];

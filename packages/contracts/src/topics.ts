@@ -5,6 +5,7 @@ export const topics = {
   messages: 'chat.messages.events',
   management: 'chat.management.events',
   webhooks: 'chat.webhooks.events',
+  notifications: 'chat.notifications.events',
 } as const;
 
 export type Topic = (typeof topics)[keyof typeof topics];

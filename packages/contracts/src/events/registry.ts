@@ -3,6 +3,7 @@ import { conversationEventSchemas } from './conversations.js';
 import { groupEventSchemas } from './groups.js';
 import { managementEventSchemas } from './management.js';
 import { messageEventSchemas } from './messages.js';
+import { notificationEventSchemas } from './notifications.js';
 import { userEventSchemas } from './users.js';
 import { webhookDeliveryEventSchemas } from './webhooks.js';
 import type { EventEnvelope } from '../envelope.js';
@@ -17,6 +18,7 @@ export const eventCatalog = {
   ...groupEventSchemas,
   ...managementEventSchemas,
   ...webhookDeliveryEventSchemas,
+  ...notificationEventSchemas,
 } as const;
 
 /** Which topic carries each event type: a service publishes only on its own topic. */
@@ -26,6 +28,7 @@ const eventTypesByTopic: ReadonlyArray<readonly [Topic, Record<string, unknown>]
   [topics.conversations, { ...conversationEventSchemas, ...groupEventSchemas }],
   [topics.management, managementEventSchemas],
   [topics.webhooks, webhookDeliveryEventSchemas],
+  [topics.notifications, notificationEventSchemas],
 ];
 
 export function topicOf(type: EventType): Topic {

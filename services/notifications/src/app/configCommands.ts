@@ -1,0 +1,21 @@
+import type { Actor } from '@chat/contracts';
+import type { CommandRunner } from '@chat/eventsourcing';
+import { appConfigDecider, appConfigStreamId } from '../domain/appConfig.js';
+import type { AppConfigCommand } from '../domain/appConfig.js';
+
+/**
+ * The app's settings and providers change only here: one command on the app's stream, whose events
+ * reach the read model before the request is answered.
+ */
+export class ConfigCommands {
+  constructor(private readonly runner: CommandRunner) {}
+
+  async run(actor: Actor, correlationId: string, command: AppConfigCommand): Promise<void> {
+    await this.runner.run({
+      decider: appConfigDecider,
+      streamId: appConfigStreamId(actor.appId),
+      command,
+      metadata: { appId: actor.appId, actor, correlationId, now: new Date(command.at) },
+    });
+  }
+}

@@ -1,0 +1,248 @@
+import { createHash } from 'node:crypto';
+import type { Actor, KnownEvent, MessageSent, NotificationProvider, NotificationQueued, NotificationSkipReason, NotificationSubject } from '@chat/contracts';
+import type { CommandRunner } from '@chat/eventsourcing';
+import type { NotificationReadModels } from '../adapters/readModels.js';
+import { decide } from '../domain/decision.js';
+import type { Decision } from '../domain/decision.js';
+import { notificationDecider, notificationStreamId } from '../domain/notification.js';
+import type { NotificationCommand } from '../domain/notification.js';
+import { digestMessage, notificationText, pushDetails } from '../domain/payload.js';
+import { effectivePreferences } from '../domain/preferences.js';
+import type { RecipientDocument } from '../projections/recipients.js';
+import type { NotificationDocument } from '../projections/notifications.js';
+import { enabledProviders, providerOf } from './directory.js';
+import type { AppDirectory, AppEntry } from './directory.js';
+
+/** The notifications service acts as itself in the facts it records. */
+export const notifierActor = (appId: string): Actor => ({ appId, keyId: 'notifications', scope: 'management' });
+
+/** The same message, recipient and target always get the same id, so a redelivered event is decided once. */
+export function notificationIdOf(eventId: string, recipient: string, target: string): string {
+  return createHash('sha256').update(`${eventId}\n${recipient}\n${target}`).digest('hex').slice(0, 32);
+}
+
+/** One way a recipient can be reached: a provider (and a token for FCM/APNs), or why not. */
+interface Target {
+  channel: NotificationSubject['channel'];
+  provider?: NotificationProvider;
+  providerId?: string;
+  token?: RecipientDocument['tokens'][string];
+  /** Why this target cannot be used, whatever the preferences say. */
+  unusable?: NotificationSkipReason;
+  payload?: Record<string, unknown>;
+}
+
+export interface NotifierOptions {
+  runner: CommandRunner;
+  readModels: NotificationReadModels;
+  directory: AppDirectory;
+  region: string;
+  defaultTimezone: string;
+  /** Hands a queued notification to the dispatcher: called as soon as its fact is stored. */
+  dispatch: (notification: NotificationDocument) => void;
+  clock?: () => number;
+}
+
+type MessageEvent = Extract<KnownEvent, { type: 'MessageSent' }>;
+
+interface PlannedCommand {
+  event: MessageEvent;
+  command: NotificationCommand;
+  appId: string;
+  notificationId: string;
+}
+
+/** Decisions recorded at once: well under the runner's bound on commits waiting for a group append. */
+const DECISIONS_IN_FLIGHT = 500;
+
+function isNotifiable(event: KnownEvent): event is MessageEvent {
+  // Imported history and group action messages notify nobody.
+  return event.type === 'MessageSent' && event.data.imported !== true && event.data.category !== 'action';
+}
+
+/**
+ * Decides, per message and recipient, whether and how to notify, and records each decision as a
+ * command on the notification's own stream (queued or skipped, with CometChat's reason). The
+ * commands of one Kafka batch run concurrently, so the runner groups them into few appends.
+ */
+export class Notifier {
+  private readonly clock: () => number;
+
+  constructor(private readonly options: NotifierOptions) {
+    this.clock = options.clock ?? Date.now;
+  }
+
+  /**
+   * Decides the notifications a run of events causes. Each queued one goes to the dispatcher the
+   * moment its fact is stored, before the read models catch up: the provider call does not wait for
+   * them, and a crash after the store lost nothing (a restart resumes pending notifications).
+   */
+  async queue(events: readonly KnownEvent[]): Promise<void> {
+    const messages = events.filter(isNotifiable);
+    if (messages.length === 0) return;
+    const commands: PlannedCommand[] = [];
+    for (const [appId, appMessages] of groupBy(messages, (e) => e.appId)) {
+      const entry = await this.options.directory.entry(appId);
+      if (!hasAnyProvider(entry)) continue;
+      const audiences = await Promise.all(appMessages.map((e) => this.audience(e)));
+      const recipients = await this.options.readModels.findRecipients(appId, [...new Set(audiences.flat())]);
+      appMessages.forEach((event, i) => {
+        for (const uid of audiences[i]!) {
+          const recipient = recipients.get(uid);
+          if (!recipient?.exists || !recipient.active) continue;
+          for (const planned of this.plan(event, recipient, entry)) commands.push({ event, appId, ...planned });
+        }
+      });
+    }
+    // In slices: a group message to thousands must not queue more commits than the runner takes at once.
+    for (let i = 0; i < commands.length; i += DECISIONS_IN_FLIGHT) await this.record(commands.slice(i, i + DECISIONS_IN_FLIGHT));
+  }
+
+  private async record(commands: readonly PlannedCommand[]): Promise<void> {
+    await Promise.all(
+      commands.map(({ event, command, appId, notificationId }) =>
+        this.options.runner.run({
+          decider: notificationDecider,
+          streamId: notificationStreamId(appId, notificationId),
+          command,
+          metadata: { appId, actor: notifierActor(appId), correlationId: event.correlationId, causationId: event.id, now: new Date(this.clock()) },
+          // A notification id is new unless Kafka redelivers its message: no store read for the usual case.
+          expectNew: true,
+          onAppended: (stored) => {
+            for (const fact of stored) if (fact.type === 'NotificationQueued') this.options.dispatch(documentOf(appId, fact.data as NotificationQueued));
+            return Promise.resolve();
+          },
+        }),
+      ),
+    );
+  }
+
+  /** Who a message may notify: the other user, or the group's members but the sender. */
+  private async audience(event: MessageEvent): Promise<string[]> {
+    const m = event.data;
+    if (m.receiverType === 'user') return m.receiver === m.sender ? [] : [m.receiver];
+    return (await this.options.readModels.groupMembers(event.appId, m.receiver)).filter((uid) => uid !== m.sender);
+  }
+
+  private plan(event: MessageEvent, recipient: RecipientDocument, entry: AppEntry): { command: NotificationCommand; notificationId: string }[] {
+    const m = event.data;
+    const now = this.clock();
+    const preferences = effectivePreferences(entry.settings, recipient.preferences ?? undefined);
+    const mutes = Object.fromEntries(Object.entries(recipient.mutes).map(([key, mute]) => [key, mute.until]));
+    const timezone = recipient.timezone ?? this.options.defaultTimezone;
+    const decision: Decision = decide(
+      m,
+      { uid: recipient.uid, preferences, mutes, timezone },
+      entry.settings.preferences.bypassPreferencesForMentions,
+      now,
+    );
+    return this.targets(event, recipient, entry, preferences.privacy).map((target) => {
+      const notificationId = notificationIdOf(event.id, recipient.uid, `${target.channel}:${target.provider ?? ''}:${target.providerId ?? ''}:${target.token?.token ?? ''}`);
+      const subject: NotificationSubject = {
+        notificationId,
+        trigger: 'after_message',
+        messageId: m.id,
+        conversationId: m.conversationId,
+        messageCategory: m.category,
+        messageType: m.type,
+        sender: m.sender,
+        receiver: m.receiver,
+        receiverType: m.receiverType,
+        recipient: recipient.uid,
+        channel: target.channel,
+        messageSentAt: Date.parse(event.occurredAt),
+        ...(target.provider ? { provider: target.provider } : {}),
+        ...(target.providerId ? { providerId: target.providerId } : {}),
+        ...(target.token ? { tokenType: target.token.tokenType, pushToken: target.token.token } : {}),
+      };
+      const reason = decision.notify ? target.unusable : decision.reason;
+      if (reason || !target.payload) {
+        return { notificationId, command: { type: 'Skip', skipped: { ...subject, reason: reason ?? 'NOT_FOUND', decidedAt: now } } };
+      }
+      return { notificationId, command: { type: 'Queue', queued: { ...subject, payload: target.payload, queuedAt: now } } };
+    });
+  }
+
+  /** Every way the app can reach the recipient, with the payload each provider gets. */
+  private targets(event: MessageEvent, recipient: RecipientDocument, entry: AppEntry, privacy: boolean): Target[] {
+    const m = event.data;
+    const envelope = { appId: event.appId, region: this.options.region, webhook: 'custom' };
+    const targets: Target[] = [];
+    const details = () => pushDetails(m, entry.settings, privacy);
+    for (const custom of enabledProviders(entry, 'push').filter((p) => p.provider === 'custom')) {
+      targets.push({
+        channel: 'push',
+        provider: 'custom',
+        providerId: custom.providerId,
+        payload: { trigger: 'push-notification-payload-generated', data: { to: { uid: recipient.uid }, notificationDetails: details() }, ...envelope },
+      });
+    }
+    for (const token of Object.values(recipient.tokens)) {
+      const kind = token.tokenType === 'fcm' ? 'fcm' : 'apns';
+      const provider = providerOf(entry, kind, token.providerId);
+      if (provider?.settings['isEnabled'] === false) continue;
+      targets.push({
+        channel: 'push',
+        provider: kind,
+        providerId: token.providerId,
+        token,
+        ...(provider ? { payload: { notificationDetails: details(), platform: platformOf(token.platform) } } : { unusable: 'INVALID_PUSH_PROVIDER_ID' as const }),
+      });
+    }
+    const text = notificationText(m, entry.settings, privacy);
+    const messages = [digestMessage(m, privacy)];
+    const name = m.receiverType === 'user' ? nameOf(m, 'receiver') : undefined;
+    for (const digest of digestChannels) {
+      const address = recipient[digest.address] ?? undefined;
+      for (const provider of enabledProviders(entry, digest.channel)) {
+        // The built-in provider always needs the address; a custom one only when it says so.
+        const needsAddress = provider.provider !== 'custom' || provider.settings[digest.onlyWithStored] === true;
+        const to = { uid: recipient.uid, ...(address ? { [digest.address]: address } : {}), ...(name ? { name } : {}) };
+        const data = digest.channel === 'email' ? { to, subject: text.title, messages } : { to, messages, text: `${text.title}: ${text.body}` };
+        targets.push({
+          channel: digest.channel,
+          provider: provider.provider,
+          providerId: provider.providerId,
+          ...(needsAddress && !address ? { unusable: digest.missing } : { payload: { trigger: `${digest.channel}-notification-payload-generated`, data, ...envelope } }),
+        });
+      }
+    }
+    return targets;
+  }
+}
+
+/** E-mail and SMS differ only in the address they need and how its absence is logged. */
+const digestChannels = [
+  { channel: 'email', address: 'email', onlyWithStored: 'useStoredEmailID', missing: 'MISSING_EMAIL' },
+  { channel: 'sms', address: 'phno', onlyWithStored: 'useStoredPhNo', missing: 'MISSING_PHNO' },
+] as const;
+
+function hasAnyProvider(entry: AppEntry): boolean {
+  return entry.providers.size > 0;
+}
+
+function platformOf(platform: string): 'ios' | 'web' | 'android' {
+  return platform.includes('ios') ? 'ios' : platform.includes('web') ? 'web' : 'android';
+}
+
+function nameOf(message: MessageSent, side: 'receiver' | 'sender'): string | undefined {
+  const entities = message.data['entities'] as Record<string, { entity?: { name?: unknown } }> | undefined;
+  const name = entities?.[side]?.entity?.name;
+  return typeof name === 'string' ? name : undefined;
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = groups.get(k);
+    if (list) list.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}
+
+export function documentOf(appId: string, queued: NotificationQueued): NotificationDocument {
+  const { payload, queuedAt, ...subject } = queued;
+  return { ...subject, appId, payload, status: 'pending', attempts: 0, queuedAt };
+}

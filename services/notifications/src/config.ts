@@ -1,0 +1,76 @@
+import { loadServiceConfig } from '@chat/runtime';
+import type { ServiceConfig } from '@chat/runtime';
+import { z } from 'zod';
+import type { ProviderEndpoints } from './adapters/providers/endpoints.js';
+
+export interface RetryPolicy {
+  baseMs: number;
+  maxMs: number;
+  /** Provider calls per notification, first included. */
+  maxAttempts: number;
+}
+
+export interface NotificationsConfig extends ServiceConfig {
+  region: string;
+  secretsKey: string;
+  /** Custom provider URLs on loopback or private addresses (tests, closed networks). */
+  allowPrivateUrls: boolean;
+  retry: RetryPolicy;
+  /** Provider calls in flight per provider of an app: a slow provider holds only its own slots. */
+  concurrencyPerProvider: number;
+  requestTimeoutMs: number;
+  /** Where the FCM, APNs, Twilio and SendGrid adapters send (tests point them at local fakes). */
+  endpoints: ProviderEndpoints;
+  /** The timezone of a user who never set one. */
+  defaultTimezone: string;
+}
+
+const url = z.string().url().transform((u) => u.replace(/\/+$/, ''));
+
+const schema = z.object({
+  REGION: z.enum(['us', 'eu', 'in']).default('us'),
+  NOTIFICATIONS_SECRETS_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters'),
+  NOTIFICATIONS_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false'),
+  // Push is worth little late: 1 s doubling up to 1 min, 5 calls in all; tests shrink the delays.
+  NOTIFICATION_RETRY_BASE_MS: z.coerce.number().int().min(1).default(1_000),
+  NOTIFICATION_RETRY_MAX_MS: z.coerce.number().int().min(1).default(60_000),
+  NOTIFICATION_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+  NOTIFICATION_CONCURRENCY_PER_PROVIDER: z.coerce.number().int().min(1).max(512).default(64),
+  NOTIFICATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  NOTIFICATION_DEFAULT_TIMEZONE: z.string().default('UTC'),
+  FCM_BASE_URL: url.default('https://fcm.googleapis.com'),
+  FCM_TOKEN_URL: url.default('https://oauth2.googleapis.com/token'),
+  APNS_BASE_URL: url.default('https://api.push.apple.com'),
+  APNS_SANDBOX_BASE_URL: url.default('https://api.sandbox.push.apple.com'),
+  TWILIO_BASE_URL: url.default('https://api.twilio.com'),
+  SENDGRID_BASE_URL: url.default('https://api.sendgrid.com'),
+});
+
+/** The only reader of process.env in this service. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<NotificationsConfig> {
+  const base = loadServiceConfig(env, { port: 3106, mongoDb: 'chat_notifications' });
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`notifications: invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  return Object.freeze({
+    ...base,
+    region: e.REGION,
+    secretsKey: e.NOTIFICATIONS_SECRETS_KEY,
+    allowPrivateUrls: e.NOTIFICATIONS_ALLOW_PRIVATE_URLS === 'true',
+    retry: Object.freeze({ baseMs: e.NOTIFICATION_RETRY_BASE_MS, maxMs: e.NOTIFICATION_RETRY_MAX_MS, maxAttempts: e.NOTIFICATION_MAX_ATTEMPTS }),
+    concurrencyPerProvider: e.NOTIFICATION_CONCURRENCY_PER_PROVIDER,
+    requestTimeoutMs: e.NOTIFICATION_TIMEOUT_MS,
+    endpoints: Object.freeze({
+      fcm: e.FCM_BASE_URL,
+      fcmToken: e.FCM_TOKEN_URL,
+      apns: e.APNS_BASE_URL,
+      apnsSandbox: e.APNS_SANDBOX_BASE_URL,
+      twilio: e.TWILIO_BASE_URL,
+      sendgrid: e.SENDGRID_BASE_URL,
+    }),
+    defaultTimezone: e.NOTIFICATION_DEFAULT_TIMEZONE,
+  });
+}

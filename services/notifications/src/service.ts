@@ -1,0 +1,110 @@
+import { SecretBox, eventTypeIn, notificationAppEventTypes, topics } from '@chat/contracts';
+import { createServiceApp } from '@chat/http';
+import { createEventPipeline } from '@chat/runtime';
+import type { RunnableService } from '@chat/runtime';
+import { Dispatcher, HttpSender } from '@chat/webhooks';
+import type { Kafka } from 'kafkajs';
+import type { Db } from 'mongodb';
+import type { Logger } from 'pino';
+import { Providers } from './adapters/providers/index.js';
+import { NotificationReadModels } from './adapters/readModels.js';
+import { ConfigCommands } from './app/configCommands.js';
+import { Deliveries, queuedOf } from './app/deliveries.js';
+import { AppDirectory } from './app/directory.js';
+import { Notifier } from './app/notifier.js';
+import { RecipientCommands } from './app/recipientCommands.js';
+import type { NotificationsConfig } from './config.js';
+import { logRouter } from './http/logRoutes.js';
+import { providerRouter } from './http/providerRoutes.js';
+import { recipientRouter } from './http/recipientRoutes.js';
+import { settingsRouter } from './http/settingsRoutes.js';
+import { tokenRouter } from './http/tokenRoutes.js';
+
+export interface NotificationsServiceDeps {
+  db: Db;
+  kafka: Kafka;
+  logger: Logger;
+}
+
+const isAppConfigEvent = eventTypeIn(notificationAppEventTypes);
+
+/**
+ * Composition root of the notifications service: its own event store and topic for settings,
+ * providers, recipients and notifications; one consumer group on the users, conversations and
+ * messages topics (and its own) that keeps the read models and decides, per message and recipient,
+ * what to send; the dispatcher that calls the providers.
+ */
+export function createNotificationsService(config: Readonly<NotificationsConfig>, deps: NotificationsServiceDeps): RunnableService & { dispatcher: Dispatcher } {
+  const { db, logger } = deps;
+  const readModels = new NotificationReadModels(db);
+  const secrets = new SecretBox(config.secretsKey);
+  const directory = new AppDirectory(readModels, secrets);
+  const customSender = new HttpSender({ timeoutMs: config.requestTimeoutMs, allowPrivate: config.allowPrivateUrls, maxSocketsPerHost: config.concurrencyPerProvider });
+  const providers = new Providers({ endpoints: config.endpoints, timeoutMs: config.requestTimeoutMs, customSender });
+  const dispatcher = new Dispatcher({
+    concurrencyPerEndpoint: config.concurrencyPerProvider,
+    attempt: (queued) => deliveries.attempt(queued),
+    onError: (error, queued) => logger.error({ err: error, notificationId: queued.deliveryId }, 'a provider call could not be recorded; retrying'),
+  });
+
+  const pipeline = createEventPipeline({
+    ...deps,
+    publishesTo: topics.notifications,
+    consumes: [topics.users, topics.conversations, topics.messages, topics.notifications],
+    consumerPurpose: 'notifications',
+    project: async (events) => {
+      await readModels.apply(events);
+      const configured = events.filter(isAppConfigEvent);
+      if (configured.length > 0) directory.forget(configured.map((e) => e.appId));
+      // Decisions are stored before the offsets move on, so a crash here loses none.
+      await notifier.queue(events);
+    },
+    ownReadModels: readModels,
+  });
+  const notifier = new Notifier({
+    runner: pipeline.runner,
+    readModels,
+    directory,
+    region: config.region,
+    defaultTimezone: config.defaultTimezone,
+    dispatch: (notification) => dispatcher.enqueue(queuedOf(notification)),
+  });
+  const deliveries = new Deliveries({ runner: pipeline.runner, directory, providers, retry: config.retry });
+  const configCommands = new ConfigCommands(pipeline.runner);
+  const recipientCommands = new RecipientCommands(pipeline.runner, readModels);
+
+  return {
+    dispatcher,
+    http: createServiceApp({
+      logger,
+      routers: [
+        settingsRouter(configCommands, directory),
+        providerRouter({
+          commands: configCommands,
+          readModels,
+          directory,
+          secrets,
+          allowPrivateUrls: config.allowPrivateUrls,
+          forgetCredentials: (providerId) => providers.forget(providerId),
+        }),
+        recipientRouter(recipientCommands, directory, config.defaultTimezone),
+        tokenRouter(recipientCommands, readModels, directory),
+        logRouter(readModels),
+      ],
+      bodyLimit: '64kb',
+    }),
+    async start() {
+      await readModels.ensureIndexes();
+      // What a previous run left pending goes first.
+      for (const pending of await readModels.pendingNotifications()) dispatcher.enqueue(queuedOf(pending));
+      await pipeline.start();
+      dispatcher.start();
+    },
+    async stop() {
+      await dispatcher.stop();
+      await pipeline.stop();
+      customSender.close();
+      providers.close();
+    },
+  };
+}
