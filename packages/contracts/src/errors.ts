@@ -3,6 +3,7 @@ import { dataImportErrorStatus } from './errorCodes/dataImport.js';
 import { groupsErrorStatus } from './errorCodes/groups.js';
 import { managementErrorStatus } from './errorCodes/management.js';
 import { messagesErrorStatus } from './errorCodes/messages.js';
+import { moderationErrorStatus } from './errorCodes/moderation.js';
 import { usersErrorStatus } from './errorCodes/users.js';
 
 /**
@@ -68,6 +69,7 @@ export const errorStatus = {
   ...conversationsErrorStatus,
   ...dataImportErrorStatus,
   ...managementErrorStatus,
+  ...moderationErrorStatus,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof errorStatus;

@@ -180,6 +180,9 @@ export const listParameters: Readonly<Record<string, readonly CataloguedParamete
     { name: 'fromDate', type: 'integer' },
     { name: 'toDate', type: 'integer' },
   ],
+  'list-rules': [
+    { name: 'limit', type: 'string' },
+  ],
   'list-apps': [
     { name: 'searchKey', type: 'string' },
     { name: 'perPage', type: 'integer' },
