@@ -34,8 +34,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
       redisUrl: infra.redisUrl,
       ports: 'ephemeral',
       databaseSuffix,
-      // Webhook receivers in tests listen on loopback, and retries run on a schedule of milliseconds.
-      extraEnv: { LOG_LEVEL: 'warn', WEBHOOKS_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_RETRY_MAX_MS: '800' },
+      // Webhook receivers in tests listen on loopback, and retries run on a schedule of milliseconds;
+      // a test agent that never finishes is given up on after 3 s.
+      extraEnv: { LOG_LEVEL: 'warn', WEBHOOKS_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_RETRY_MAX_MS: '800', AGENT_TIMEOUT_MS: '3000' },
     });
   } catch (error) {
     await infra.stop();
