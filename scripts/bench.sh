@@ -12,3 +12,4 @@ node bench/messages-send.mjs
 node bench/conversations-list.mjs
 node bench/import.mjs
 node bench/webhooks.mjs
+node bench/moderation.mjs
