@@ -20,12 +20,19 @@ export interface AgentRepliesDeps {
   logger: Logger;
 }
 
-/** Which active agents a message is for: its receiver, or those it mentions in a group. Agents never answer agents. */
+/**
+ * Which active agents a message is for: its receiver, or those it mentions in a group. Agents never
+ * answer agents, nor messages sent before they became agents (a new consumer group reads the topic
+ * from its start).
+ */
 export function agentsAddressed(message: MessageSent, settings: ModerationSettings): Agent[] {
   if (message.imported || message.category !== 'message' || typeof message.data['text'] !== 'string') return [];
   if (settings.agents.some((agent) => agent.uid === message.sender)) return [];
-  return settings.agents.filter((agent) =>
-    agent.isActive && (message.receiverType === 'user' ? message.receiver === agent.uid : (message.mentionedUids ?? []).includes(agent.uid)),
+  return settings.agents.filter(
+    (agent) =>
+      agent.isActive &&
+      message.sentAt >= agent.createdAt &&
+      (message.receiverType === 'user' ? message.receiver === agent.uid : (message.mentionedUids ?? []).includes(agent.uid)),
   );
 }
 
