@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createApp, createUser, eventually } from './support/api.js';
 import type { ApiResponse, TestApp } from './support/api.js';
 import { done, sendMessage, text } from './support/messages.js';
@@ -87,6 +87,34 @@ describe('moderation rules act on send', () => {
       ['2', false, false],
       ['1', true, false],
     ]);
+  });
+
+  it('takes a keyword list as CometChat’s multipart form with a CSV file, and a rule over it acts', async () => {
+    const form = new FormData();
+    form.append('id', 'uploaded');
+    form.append('name', 'Uploaded list');
+    form.append('category', 'word');
+    form.append('file', new Blob(['"frobnicate",\nwidgetry\r\n'], { type: 'text/csv' }), 'terms.csv');
+    const response = await fetch(`${inject('gatewayUrl')}/v3/moderation/keywords`, {
+      method: 'POST',
+      headers: { appId: app.appId, apikey: app.fullAccessKey },
+      body: form,
+    });
+    const created = (await response.json()) as { data: Record<string, unknown> };
+    expect(response.status).toBe(200);
+    expect(created.data).toMatchObject({ id: 'uploaded', isCSV: true, searchTerms: ['frobnicate', 'widgetry'], active: true });
+    await done(
+      app.call('POST', '/v3/moderation/rules', {
+        body: { id: 'uploaded-rule', name: 'uploaded', action: ['blockMessage'], conditions: [{ operand: 'text', isKeywordsReferencePresent: true, value: ['uploaded'] }] },
+      }),
+    );
+    expectError(await sendMessage(app, 'bob', text('carol', 'such WIDGETRY')), 403, 'ERR_BLOCKED_BY_EXTENSION', 'uploaded-rule');
+    const broken = await fetch(`${inject('gatewayUrl')}/v3/moderation/keywords`, {
+      method: 'POST',
+      headers: { appId: app.appId, apikey: app.fullAccessKey, 'content-type': 'multipart/form-data; boundary=nope' },
+      body: 'this is not a form',
+    });
+    expect(broken.status).toBe(400);
   });
 
   it('a mask rule delivers the message with the matched words masked', async () => {

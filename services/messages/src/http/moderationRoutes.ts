@@ -1,7 +1,7 @@
 import type { KeywordList, ModerationReason, ModerationRule } from '@chat/contracts';
 import { ListCursor, actorOf, listMeta, pageInMemory, parseQuery, parseWith, requestIdOf } from '@chat/http';
-import { Router } from 'express';
-import type { Request } from 'express';
+import express, { Router } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { ReviewList } from '../adapters/moderationReadModels.js';
 import type { RequestContext } from '../app/messages.js';
 import type { MessageReview } from '../app/messageReview.js';
@@ -10,6 +10,7 @@ import type { SettingsKind } from '../domain/moderationSettings.js';
 import {
   checkedTerms,
   createKeywordsBody,
+  keywordsInput,
   createReasonBody,
   createRuleBody,
   flagBody,
@@ -74,8 +75,10 @@ interface SettingsRoutes<Entity> {
   view: (entity: Entity) => Record<string, unknown>;
   itemsOf: (settings: Awaited<ReturnType<ModerationSettingsApp['settings']>>) => readonly Entity[];
   keyOf: (entity: Entity) => string;
-  created: (req: Request) => { id: string; fields: Record<string, unknown> };
-  updated: (req: Request, current: Entity) => Record<string, unknown>;
+  created: (req: Request) => Promise<{ id: string; fields: Record<string, unknown> }>;
+  updated: (req: Request, current: Entity) => Promise<Record<string, unknown>>;
+  /** A body parser of the resource's own, before the JSON one (keyword lists take multipart forms). */
+  bodyParser?: RequestHandler;
 }
 
 /** The five operations every settings resource has (reasons, rules, keyword lists). */
@@ -84,18 +87,19 @@ function settingsRoutes<Entity>(router: Router, app: ModerationSettingsApp, spec
     const { items, meta } = settingsPage(req, spec.list, spec.itemsOf(await app.settings(contextOf(req))) as Array<Entity & { createdAt: number }>, spec.keyOf);
     res.json({ data: items.map(spec.view), meta });
   });
-  router.post(spec.path, async (req, res) => {
-    const { id, fields } = spec.created(req);
+  const parsers = spec.bodyParser ? [spec.bodyParser] : [];
+  router.post(spec.path, ...parsers, async (req, res) => {
+    const { id, fields } = await spec.created(req);
     res.json({ data: spec.view((await app.save(contextOf(req), spec.kind, 'create', id, fields)) as Entity) });
   });
   router.get(`${spec.path}/:${spec.param}`, async (req, res) => {
     res.json({ data: spec.view((await app.one(contextOf(req), spec.kind, param(req, spec.param))) as Entity) });
   });
-  router.put(`${spec.path}/:${spec.param}`, async (req, res) => {
+  router.put(`${spec.path}/:${spec.param}`, ...parsers, async (req, res) => {
     const context = contextOf(req);
     const id = param(req, spec.param);
     const current = (await app.one(context, spec.kind, id)) as Entity;
-    res.json({ data: spec.view((await app.save(context, spec.kind, 'update', id, spec.updated(req, current))) as Entity) });
+    res.json({ data: spec.view((await app.save(context, spec.kind, 'update', id, await spec.updated(req, current))) as Entity) });
   });
   router.delete(`${spec.path}/:${spec.param}`, async (req, res) => {
     const id = param(req, spec.param);
@@ -128,9 +132,9 @@ export function moderationRouter(settings: ModerationSettingsApp, review: Messag
     keyOf: (r) => r.id,
     created: (req) => {
       const { id, ...fields } = parseWith(createReasonBody, req.body ?? null);
-      return { id, fields };
+      return Promise.resolve({ id, fields });
     },
-    updated: (req) => parseWith(updateReasonBody, req.body ?? null),
+    updated: (req) => Promise.resolve(parseWith(updateReasonBody, req.body ?? null)),
   });
 
   settingsRoutes<ModerationRule>(router, settings, {
@@ -144,9 +148,9 @@ export function moderationRouter(settings: ModerationSettingsApp, review: Messag
     keyOf: (r) => r.id,
     created: (req) => {
       const body = parseWith(createRuleBody, req.body ?? null);
-      return { id: body.id, fields: ruleFields(body) };
+      return Promise.resolve({ id: body.id, fields: ruleFields(body) });
     },
-    updated: (req) => ruleFields(parseWith(updateRuleBody, req.body ?? null)),
+    updated: (req) => Promise.resolve(ruleFields(parseWith(updateRuleBody, req.body ?? null))),
   });
 
   settingsRoutes<KeywordList>(router, settings, {
@@ -158,17 +162,18 @@ export function moderationRouter(settings: ModerationSettingsApp, review: Messag
     view: keywordListView,
     itemsOf: (s) => s.keywordLists,
     keyOf: (l) => l.id,
-    created: (req) => {
-      const { id, ...fields } = parseWith(createKeywordsBody, req.body ?? null);
+    created: async (req) => {
+      const { id, ...fields } = parseWith(createKeywordsBody, await keywordsInput(req.get('content-type'), req.body));
       checkedTerms(fields, fields.category);
       return { id, fields };
     },
-    updated: (req, current) => {
-      const fields = parseWith(updateKeywordsBody, req.body ?? null);
+    updated: async (req, current) => {
+      const fields = parseWith(updateKeywordsBody, await keywordsInput(req.get('content-type'), req.body));
       checkedTerms(fields, fields.category ?? current.category);
       delete fields.id;
       return fields;
     },
+    bodyParser: express.raw({ type: 'multipart/form-data', limit: '1mb' }),
   });
 
   router.get('/v3/moderation/rules/:ruleId/revisions', async (req, res) => {

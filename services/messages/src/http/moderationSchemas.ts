@@ -59,7 +59,40 @@ const keywordFields = {
   description: description.optional(),
   category: z.enum(['word', 'pattern'], 'word or pattern (sentence-similarity needs a hosted model)'),
   searchTerms: terms(10_000),
+  /** Set by the server when the terms came from an uploaded CSV file. */
+  isCSV: z.boolean('true or false').optional(),
 };
+
+/** The terms of an uploaded CSV file: one or more per line, separated by commas, quotes dropped. */
+export function csvTerms(text: string): string[] {
+  return text
+    .split(/[\r\n,]+/)
+    .map((cell) => cell.trim().replace(/^"(.*)"$/s, '$1').trim())
+    .filter((cell) => cell !== '');
+}
+
+/**
+ * CometChat sends keyword lists as a multipart form: text fields, or a CSV `file` of terms. A JSON
+ * body is taken as it is. Parsed with the platform's own form reader (no upload is stored).
+ */
+export async function keywordsInput(contentType: string | undefined, body: unknown): Promise<unknown> {
+  if (!Buffer.isBuffer(body)) return body ?? null;
+  let form: FormData;
+  try {
+    form = await new Response(new Uint8Array(body), { headers: { 'content-type': contentType ?? '' } }).formData();
+  } catch {
+    throw fieldError('(body)', 'not a readable multipart form');
+  }
+  const fields: Record<string, unknown> = {};
+  for (const [field, value] of form.entries()) {
+    if (typeof value === 'string') fields[field] = value;
+    else if (field === 'file') {
+      fields['searchTerms'] = csvTerms(await value.text());
+      fields['isCSV'] = true;
+    } else throw fieldError(field, 'not a file field of this form');
+  }
+  return fields;
+}
 
 export const createKeywordsBody = z.object({ id: settingId, ...keywordFields }).strict();
 export const updateKeywordsBody = z.object({ id: settingId.optional(), ...keywordFields }).partial().strict();
