@@ -63,12 +63,27 @@ const keywordFields = {
   isCSV: z.boolean('true or false').optional(),
 };
 
-/** The terms of an uploaded CSV file: one or more per line, separated by commas, quotes dropped. */
+/** The terms of an uploaded CSV file: cells separated by commas or line breaks, quoted cells as RFC 4180 reads them. */
 export function csvTerms(text: string): string[] {
-  return text
-    .split(/[\r\n,]+/)
-    .map((cell) => cell.trim().replace(/^"(.*)"$/s, '$1').trim())
-    .filter((cell) => cell !== '');
+  const cells: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i]!;
+    if (quoted) {
+      if (char === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i += 1;
+      } else if (char === '"') quoted = false;
+      else cell += char;
+    } else if (char === '"') quoted = true;
+    else if (char === ',' || char === '\n' || char === '\r') {
+      cells.push(cell);
+      cell = '';
+    } else cell += char;
+  }
+  cells.push(cell);
+  return cells.map((term) => term.trim()).filter((term) => term !== '');
 }
 
 /**
