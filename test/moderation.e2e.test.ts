@@ -5,7 +5,7 @@ import type { ApiResponse, TestApp } from './support/api.js';
 import { done, sendMessage, text } from './support/messages.js';
 import { expectError } from './support/users.js';
 import { WebhookReceiver } from './support/webhookReceiver.js';
-import { createWebhook } from './support/webhooks.js';
+import { createWebhook, manage } from './support/webhooks.js';
 
 let app: TestApp;
 let hook: WebhookReceiver;
@@ -34,6 +34,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // No webhook of this app is left for later tests' delivery processes to work through.
+  await manage('DELETE', `/apps/${app.appId}/webhooks/moderation-hook`);
   await hook.stop();
 });
 
