@@ -13,3 +13,4 @@ node bench/conversations-list.mjs
 node bench/import.mjs
 node bench/webhooks.mjs
 node bench/notifications.mjs
+node bench/moderation.mjs

@@ -13,8 +13,11 @@ import type { RouteFixtures } from './support/routeFixtures.js';
  * wrong type it must be refused with a 400 naming it; and a parameter no list knows is refused too.
  */
 
-/** Where the catalogue's type is wrong, the type clients actually send (see docs/behaviour/messages.md). */
-const actualType: Record<string, CataloguedParameter['type']> = { mentionedUids: 'array' };
+/**
+ * Where the catalogue's type is wrong, the type clients actually send (see docs/behaviour/messages.md;
+ * `list-rules` documents its page size `limit` as a string, every other list as an integer).
+ */
+const actualType: Record<string, CataloguedParameter['type']> = { mentionedUids: 'array', limit: 'integer' };
 
 let fixtures: RouteFixtures;
 

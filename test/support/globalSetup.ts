@@ -48,6 +48,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
         NOTIFICATIONS_ALLOW_PRIVATE_URLS: 'true',
         NOTIFICATION_RETRY_BASE_MS: '100',
         NOTIFICATION_RETRY_MAX_MS: '800',
+        // A test agent that never finishes is given up on after 3 s.
+        AGENT_TIMEOUT_MS: '3000',
         ...providers.env(),
       },
     });

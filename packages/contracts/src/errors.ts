@@ -4,6 +4,7 @@ import { groupsErrorStatus } from './errorCodes/groups.js';
 import { managementErrorStatus } from './errorCodes/management.js';
 import { messagesErrorStatus } from './errorCodes/messages.js';
 import { notificationsErrorStatus } from './errorCodes/notifications.js';
+import { moderationErrorStatus } from './errorCodes/moderation.js';
 import { usersErrorStatus } from './errorCodes/users.js';
 
 /**
@@ -70,6 +71,7 @@ export const errorStatus = {
   ...dataImportErrorStatus,
   ...managementErrorStatus,
   ...notificationsErrorStatus,
+  ...moderationErrorStatus,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof errorStatus;

@@ -23,6 +23,7 @@ export type { EventData, EventOf, EventType, KnownEvent } from './events/registr
 export * from './events/users.js';
 export * from './events/groups.js';
 export * from './events/messages.js';
+export * from './events/moderation.js';
 export * from './events/conversations.js';
 export type {
   ApiKeyCreated,

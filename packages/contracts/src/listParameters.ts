@@ -176,9 +176,47 @@ export const listParameters: Readonly<Record<string, readonly CataloguedParamete
     { name: 'withTags', type: 'boolean' },
     { name: 'tags', type: 'array' },
   ],
+  'notifications-push-list-preferences': [
+    { name: 'uid', type: 'string' },
+  ],
+  'notifications-push-list-tokens': [
+    { name: 'all', type: 'boolean' },
+    { name: 'authToken', type: 'string' },
+  ],
+  'notifications-push-list-muted': [
+    { name: 'uid', type: 'string' },
+  ],
+  'notifications-get-timezone': [
+    { name: 'uid', type: 'string' },
+  ],
+  'notifications-logs': [
+    { name: 'messageId', type: 'integer' },
+    { name: 'reactionId', type: 'integer' },
+    { name: 'from', type: 'integer' },
+    { name: 'to', type: 'integer' },
+    { name: 'messageCategory', type: 'string', enum: ['message'] },
+    { name: 'messageType', type: 'string' },
+    { name: 'trigger', type: 'string', enum: ['after_message', 'message_deleted', 'message_edited', 'message_reaction_added', 'initiated', 'rejected', 'cancelled', 'unanswered', 'after_group_joined', 'after_group_left', 'after_group_members_added', 'after_group_members_kicked', 'after_group_members_banned', 'after_group_members_unbanned', 'after_scope_changed'] },
+    { name: 'sender', type: 'string' },
+    { name: 'reactionSender', type: 'string' },
+    { name: 'receiver', type: 'string' },
+    { name: 'receiverType', type: 'string', enum: ['user', 'group'] },
+    { name: 'reactionReceiver', type: 'string' },
+    { name: 'member', type: 'string' },
+    { name: 'channel', type: 'string', enum: ['push', 'email', 'sms'] },
+    { name: 'provider', type: 'string', enum: ['fcm', 'apns', 'sendgrid', 'twilio', 'custom'] },
+    { name: 'notificationTriggered', type: 'boolean' },
+    { name: 'reason', type: 'string', enum: ['MESSAGES_PREFERENCE', 'REPLIES_PREFERENCE', 'QUOTED_REPLIES_PREFERENCE', 'MESSAGE_ACTIONS_PREFERENCE', 'REACTIONS_PREFERENCE', 'GROUP_ACTIONS_PREFERENCE', 'DND_PREFERENCE', 'MUTE_PREFERENCE', 'SCHEDULE_PREFERENCE', 'CALL_PREFERENCE', 'QUOTA_PREFERENCE', 'MISSING_EMAIL', 'MISSING_PHNO', 'INVALID_PUSH_PROVIDER_ID', 'TIMED_OUT', 'NOT_FOUND', 'TWILIO_CREATE_ERROR'] },
+    { name: 'success', type: 'boolean' },
+    { name: 'affix', type: 'string', enum: ['prepend', 'append'] },
+    { name: 'logId', type: 'string' },
+  ],
   'usage-metrics': [
     { name: 'fromDate', type: 'integer' },
     { name: 'toDate', type: 'integer' },
+  ],
+  'list-rules': [
+    { name: 'limit', type: 'string' },
   ],
   'list-apps': [
     { name: 'searchKey', type: 'string' },

@@ -2,4 +2,5 @@ import { runService } from '@chat/runtime';
 import { loadConfig } from './config.js';
 import { createMessagesService } from './service.js';
 
-await runService('messages', loadConfig(), createMessagesService);
+const config = loadConfig();
+await runService('messages', config, (deps) => createMessagesService({ ...deps, agentTimeoutMs: config.agentTimeoutMs }));

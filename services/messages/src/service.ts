@@ -1,16 +1,24 @@
 import { topics } from '@chat/contracts';
 import type { KnownEvent } from '@chat/contracts';
 import { IMPORT_BODY_LIMIT, createServiceApp } from '@chat/http';
+import { EventConsumer, consumerGroupFor } from '@chat/kafka';
 import { createEventPipeline } from '@chat/runtime';
 import type { RunnableService } from '@chat/runtime';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
+import { runAgUiAgent } from './adapters/agUiClient.js';
+import { ModerationReadModels } from './adapters/moderationReadModels.js';
 import { MessagesReadModels } from './adapters/readModels.js';
 import { MessageImport } from './app/messageImport.js';
+import { MessageReview } from './app/messageReview.js';
 import { MessagesApp } from './app/messages.js';
+import { ModerationSettingsApp } from './app/moderationSettings.js';
+import { AgentReplies } from './consumers/agentReplies.js';
 import { GroupActionMessages } from './consumers/groupActions.js';
+import { agentsRouter } from './http/agentRoutes.js';
 import { callsRouter } from './http/calls.js';
+import { moderationRouter } from './http/moderationRoutes.js';
 import { statsRouter } from './http/stats.js';
 import { messagesRouter } from './http/router.js';
 import { isGroupEvent } from './projections/groups.js';
@@ -19,12 +27,21 @@ export interface MessagesServiceDeps {
   db: Db;
   kafka: Kafka;
   logger: Logger;
+  /** How long an AG-UI agent has for a whole streamed answer (`AGENT_TIMEOUT_MS`). */
+  agentTimeoutMs: number;
 }
 
 /** Composition root of the messages service. */
 export function createMessagesService(deps: MessagesServiceDeps): RunnableService {
-  const { db, logger } = deps;
+  const { db, kafka, logger } = deps;
   const readModels = new MessagesReadModels(db);
+  const moderation = new ModerationReadModels(db);
+  const ownReadModels = {
+    apply: async (events: readonly KnownEvent[]) => {
+      await readModels.apply(events);
+      await moderation.apply(events);
+    },
+  };
   let groupActions: GroupActionMessages | null = null;
   // Who may send is learnt from the users and conversations services' events, never from their
   // databases; its own topic heals the messages read model after a crash between append and apply.
@@ -42,31 +59,59 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
           run.push(event);
           continue;
         }
-        await readModels.apply(run);
+        await ownReadModels.apply(run);
         run = [];
-        await readModels.apply([event]);
+        await ownReadModels.apply([event]);
         await groupActions?.handle(event);
       }
-      await readModels.apply(run);
+      await ownReadModels.apply(run);
     },
-    ownReadModels: readModels,
-    // Every replica forgets the facts an event changes the moment it is on Kafka (sends read them from memory).
-    watch: { topics: [topics.users, topics.conversations], onEvents: (events) => readModels.observeFacts(events) },
+    ownReadModels,
+    // Every replica forgets the facts an event changes the moment it is on Kafka (sends read them from
+    // memory), and its moderation settings the moment a rule or list changes (ADR 0025).
+    watch: {
+      topics: [topics.users, topics.conversations, topics.messages],
+      onEvents: (events) => {
+        readModels.observeFacts(events);
+        moderation.observe(events);
+      },
+    },
   });
-  const app = new MessagesApp({ runner: pipeline.runner, readModels });
+  const app = new MessagesApp({ runner: pipeline.runner, readModels, moderation });
   groupActions = new GroupActionMessages(app, readModels);
+  const settings = new ModerationSettingsApp({ runner: pipeline.runner, readModels, moderation });
+  const review = new MessageReview({ messages: app, readModels, moderation });
+  // Agent replies in a consumer group of their own (ADR 0026): a slow agent never holds up projections.
+  const agentReplies = new AgentReplies({ messages: app, readModels, moderation, callAgent: runAgUiAgent, timeoutMs: deps.agentTimeoutMs, logger });
+  const agentConsumer = new EventConsumer(kafka, {
+    groupId: consumerGroupFor('messages.agents', db.databaseName),
+    topics: [topics.messages],
+    logger,
+    handler: (events) => agentReplies.handle(events),
+  });
 
   return {
     http: createServiceApp({
       logger,
-      routers: [messagesRouter(app, new MessageImport(app, readModels)), callsRouter(readModels), statsRouter(readModels)],
+      routers: [
+        messagesRouter(app, new MessageImport(app, readModels)),
+        moderationRouter(settings, review),
+        agentsRouter(settings),
+        callsRouter(readModels),
+        statsRouter(readModels),
+      ],
       bodyLimit: '80kb',
-      bodyLimits: { '/v3/data_import': IMPORT_BODY_LIMIT },
+      bodyLimits: { '/v3/data_import': IMPORT_BODY_LIMIT, '/v3/moderation/keywords': '1mb' },
     }),
     start: async () => {
       await readModels.ensureIndexes();
+      await moderation.ensureIndexes();
       await pipeline.start();
+      await agentConsumer.start();
     },
-    stop: () => pipeline.stop(),
+    stop: async () => {
+      await agentConsumer.stop();
+      await pipeline.stop();
+    },
   };
 }

@@ -4,6 +4,7 @@ import { groupEventSchemas } from './groups.js';
 import { managementEventSchemas } from './management.js';
 import { messageEventSchemas } from './messages.js';
 import { notificationEventSchemas } from './notifications.js';
+import { messageModerationEventSchemas, moderationSettingsEventSchemas } from './moderation.js';
 import { userEventSchemas } from './users.js';
 import { webhookDeliveryEventSchemas } from './webhooks.js';
 import type { EventEnvelope } from '../envelope.js';
@@ -14,6 +15,8 @@ import type { Topic } from '../topics.js';
 export const eventCatalog = {
   ...userEventSchemas,
   ...messageEventSchemas,
+  ...messageModerationEventSchemas,
+  ...moderationSettingsEventSchemas,
   ...conversationEventSchemas,
   ...groupEventSchemas,
   ...managementEventSchemas,
@@ -24,7 +27,7 @@ export const eventCatalog = {
 /** Which topic carries each event type: a service publishes only on its own topic. */
 const eventTypesByTopic: ReadonlyArray<readonly [Topic, Record<string, unknown>]> = [
   [topics.users, userEventSchemas],
-  [topics.messages, messageEventSchemas],
+  [topics.messages, { ...messageEventSchemas, ...messageModerationEventSchemas, ...moderationSettingsEventSchemas }],
   [topics.conversations, { ...conversationEventSchemas, ...groupEventSchemas }],
   [topics.management, managementEventSchemas],
   [topics.webhooks, webhookDeliveryEventSchemas],

@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, epochSeconds, groupConversationId, userConversationId } from '@chat/contracts';
-import type { Actor, EventEnvelope, MessageSent } from '@chat/contracts';
+import type { Actor, EventEnvelope, MessageBlocked, MessageSent } from '@chat/contracts';
 import type { PagePosition } from '@chat/mongo';
 import type { CommandRunner } from '@chat/eventsourcing';
 import type { Facts, MessageCursor, MessageQuery, MessagesReadModels, UnseenBy } from '../adapters/readModels.js';
+import type { AppModeration } from '../adapters/moderationReadModels.js';
 import { StaleMessageIdError, conversationLogDecider, conversationLogStream } from '../domain/conversationLog.js';
 import type { ConversationLogCommand, ConversationLogState, GroupFacts, MessageActor, UserFacts } from '../domain/conversationLog.js';
 import { mentionedUidsOf, withMentionInfo } from '../domain/mentionInfo.js';
@@ -21,6 +22,8 @@ export interface MessagesDeps {
   /** The shared runner: appends, publishes and applies to this service's read models. */
   runner: CommandRunner;
   readModels: MessagesReadModels;
+  /** The app's moderation rules, judged on every send (from memory). */
+  moderation: { moderationOf(appId: string): Promise<AppModeration> };
   clock?: () => Date;
 }
 
@@ -48,7 +51,8 @@ export interface SendInput {
   byApp?: boolean;
   receiver: string;
   receiverType: 'user' | 'group';
-  category: 'message' | 'custom' | 'call';
+  /** `action` only from within the service (an agent's failure notice), never from a client. */
+  category: 'message' | 'custom' | 'call' | 'action';
   type: string;
   data: Record<string, unknown>;
   tags?: string[];
@@ -120,7 +124,7 @@ export class MessagesApp {
    * Runs a command on the conversation's stream. The builder runs on every attempt, so the facts it
    * reads (the target message, users, membership) are fresh after a conflict.
    */
-  private async run(context: RequestContext, conversationId: string, build: CommandBuilder, batchable = false): Promise<EventEnvelope[]> {
+  async run(context: RequestContext, conversationId: string, build: CommandBuilder, batchable = false): Promise<EventEnvelope[]> {
     const { appId } = context.actor;
     const result = await this.deps.runner.run({
       decider: conversationLogDecider,
@@ -204,9 +208,12 @@ export class MessagesApp {
             (!toGroup || (f.group !== null && (byApp || f.memberships.get(input.sender)?.standing === 'member'))),
         ),
         this.deps.readModels.findMessages(appId, referenced),
+        this.deps.moderation.moderationOf(appId),
       ]);
 
-    const commandFor = ([facts, messages]: [Facts, Map<string, MessageDoc>], id: string): ConversationLogCommand => {
+    const commandFor = ([facts, messages, moderation]: [Facts, Map<string, MessageDoc>, AppModeration], id: string): ConversationLogCommand => {
+      const text = input.category === 'message' ? input.data['text'] : undefined;
+      const verdict = typeof text === 'string' && !moderation.policy.isEmpty ? moderation.policy.judge(text) : null;
       const sender = facts.users.get(input.sender);
       const receiverUser = toGroup ? undefined : facts.users.get(input.receiver);
       const mentioned = input.mentionedUids.map((uid) => facts.users.get(uid)).filter(present);
@@ -221,6 +228,7 @@ export class MessagesApp {
         : undefined;
       const data: Record<string, unknown> = {
         ...input.data,
+        ...(verdict?.masked != null ? { text: verdict.masked } : {}),
         ...(entities?.receiver ? { entities } : {}),
         ...(mentioned.length > 0 ? { mentions: Object.fromEntries(mentioned.map((u) => [u.uid, userEntityOf(u)])) } : {}),
       };
@@ -256,6 +264,7 @@ export class MessagesApp {
         receiver: toGroup ? { kind: 'group', group } : { kind: 'user', user: userFacts(receiverUser) },
         ...(input.parentId !== undefined ? { parent: parentDoc ? factsOf(parentDoc) : null } : {}),
         ...(input.quotedMessageId !== undefined ? { quoted: quotedDoc ? factsOf(quotedDoc) : null } : {}),
+        ...(verdict && (verdict.block || verdict.flags.length > 0) ? { moderation: { block: verdict.block, flags: verdict.flags } } : {}),
       };
     };
 
@@ -270,7 +279,15 @@ export class MessagesApp {
       async ([id], attempt) => commandFor(await (attempt <= 1 ? first : gather()), id ?? '0'),
       true,
     );
-    const sent = events[0]?.data as MessageSent;
+    const [outcome] = events;
+    if (outcome?.type === 'MessageBlocked') {
+      const { message, match } = outcome.data as MessageBlocked;
+      throw new ApiError('ERR_BLOCKED_BY_EXTENSION', `The message was blocked by the moderation rule ${match.ruleName} (${match.ruleId}); it waits for review.`, {
+        messageId: message.id,
+        ruleId: match.ruleId,
+      });
+    }
+    const sent = outcome?.data as MessageSent;
     return messageView(docOfSent(appId, sent), input.sender);
   }
 

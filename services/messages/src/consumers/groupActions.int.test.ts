@@ -5,6 +5,7 @@ import { MongoClient } from 'mongodb';
 import type { Db } from 'mongodb';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ModerationReadModels } from '../adapters/moderationReadModels.js';
 import { MessagesReadModels } from '../adapters/readModels.js';
 import { MessagesApp } from '../app/messages.js';
 import { isGroupEvent } from '../projections/groups.js';
@@ -41,7 +42,7 @@ describe('group action messages on FerretDB', () => {
       logger,
       publisher: { publish: async (events) => void published.push(...events) },
     });
-    const app = new MessagesApp({ runner, readModels });
+    const app = new MessagesApp({ runner, readModels, moderation: new ModerationReadModels(db) });
     const actions = new GroupActionMessages(app, readModels);
     return async (event: EventEnvelope) => {
       await readModels.apply([event]);

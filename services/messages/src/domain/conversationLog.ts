@@ -1,5 +1,9 @@
 import { ApiError } from '@chat/contracts';
 import type {
+  MessageBlocked,
+  MessageFlagged,
+  MessageReviewed,
+  RuleMatch,
   MessageDeleted,
   MessageEdited,
   MessageReactionAdded,
@@ -12,6 +16,8 @@ import type { Decider, DomainEvent } from '@chat/eventsourcing';
 import { decidePin, decideUnpin, pinnedAfter } from './messagePins.js';
 import type { PinMessage, UnpinMessage } from './messagePins.js';
 import { mustBeAllowed } from './groupScopePermissions.js';
+import { decideReview } from './messageReview.js';
+import type { ReviewCommand } from './messageReview.js';
 import type { MemberAction } from './groupScopePermissions.js';
 
 /** What this service's projections know of a user at the moment of a command. */
@@ -63,6 +69,8 @@ export interface SendMessage {
   /** The thread's first message, when the message is a reply (null: unknown id). */
   parent?: MessageFacts | null;
   quoted?: MessageFacts | null;
+  /** The app's rules on the text: a blocking match stores the message as blocked instead of sending it. */
+  moderation?: { block: RuleMatch | null; flags: readonly RuleMatch[] };
 }
 
 export interface EditMessage {
@@ -123,7 +131,8 @@ export type ConversationLogCommand =
   | RemoveReaction
   | RecordGroupActions
   | PinMessage
-  | UnpinMessage;
+  | UnpinMessage
+  | ReviewCommand;
 
 export type ConversationLogEvent =
   | DomainEvent<'MessageSent', MessageSent>
@@ -132,7 +141,10 @@ export type ConversationLogEvent =
   | DomainEvent<'MessageReactionAdded', MessageReactionAdded>
   | DomainEvent<'MessageReactionRemoved', MessageReactionRemoved>
   | DomainEvent<'MessagePinned', MessagePinned>
-  | DomainEvent<'MessageUnpinned', MessageUnpinned>;
+  | DomainEvent<'MessageUnpinned', MessageUnpinned>
+  | DomainEvent<'MessageBlocked', MessageBlocked>
+  | DomainEvent<'MessageFlagged', MessageFlagged>
+  | DomainEvent<'MessageReviewed', MessageReviewed>;
 
 /**
  * One stream per conversation holds every message event of that conversation, so each consumer sees
@@ -212,7 +224,14 @@ function decideSend(command: SendMessage, state: ConversationLogState): Conversa
     }
   }
   if (!isNewer(message.id, state.lastMessageId)) throw new StaleMessageIdError(message.id);
-  return [{ type: 'MessageSent', data: message }];
+  const { moderation } = command;
+  // Blocked only once every other rule let it through: a refused send is not a message to review.
+  if (moderation?.block) return [{ type: 'MessageBlocked', data: { message, match: moderation.block, blockedAt: message.sentAt } }];
+  const flags: ConversationLogEvent[] = (moderation?.flags ?? []).map((match) => ({
+    type: 'MessageFlagged',
+    data: { id: message.id, conversationId: message.conversationId, flaggedBy: 'moderation', match, flaggedAt: message.sentAt },
+  }));
+  return [{ type: 'MessageSent', data: message }, ...flags];
 }
 
 function existing(target: MessageFacts | null, id: string): MessageFacts {
@@ -317,6 +336,13 @@ function decide(command: ConversationLogCommand, state: ConversationLogState): C
       return decidePin(command, state.pinnedIds).map((data) => ({ type: 'MessagePinned', data }));
     case 'UnpinMessage':
       return decideUnpin(command, state.pinnedIds).map((data) => ({ type: 'MessageUnpinned', data }));
+    case 'FlagMessage':
+    case 'ReviewFlagged':
+      return decideReview(command);
+    case 'ReviewBlocked':
+      // An approved message is delivered under a new id, which must be the conversation's newest.
+      if (command.delivered && !isNewer(command.delivered.id, state.lastMessageId)) throw new StaleMessageIdError(command.delivered.id);
+      return decideReview(command);
     default: {
       const unreachable: never = command;
       throw new Error(`unknown command ${JSON.stringify(unreachable)}`);
@@ -343,9 +369,14 @@ function evolve(state: ConversationLogState, event: ConversationLogEvent): Conve
       return { ...state, pinnedIds: pinnedAfter(state.pinnedIds, { type: 'unpinned', id: event.data.id }) };
     case 'MessageDeleted':
       return state.pinnedIds.includes(event.data.id) ? { ...state, pinnedIds: pinnedAfter(state.pinnedIds, { type: 'unpinned', id: event.data.id }) } : state;
+    case 'MessageBlocked':
+      // A blocked message keeps its id: later ones must still be newer.
+      return { ...state, lastMessageId: isNewer(event.data.message.id, state.lastMessageId) ? event.data.message.id : state.lastMessageId };
     case 'MessageEdited':
     case 'MessageReactionAdded':
     case 'MessageReactionRemoved':
+    case 'MessageFlagged':
+    case 'MessageReviewed':
       return state;
     default: {
       const unreachable: never = event;

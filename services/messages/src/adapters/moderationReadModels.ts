@@ -1,0 +1,86 @@
+import type { EventEnvelope } from '@chat/contracts';
+import { DocumentMemory, allOf, ensureIndexes, findPage, mongoProjection, stripStoredFields } from '@chat/mongo';
+import type { EventApplier, KeysetOrder, PagePosition, Stored, StoredRecord } from '@chat/mongo';
+import type { Collection, Db, Filter } from 'mongodb';
+import { ModerationPolicy } from '../domain/moderationPolicy.js';
+import type { ModerationSettings } from '../domain/moderationSettings.js';
+import { moderationSettingsId, moderationSettingsProjection, settingsOf } from '../projections/moderationSettings.js';
+import type { ModerationSettingsDoc } from '../projections/moderationSettings.js';
+import { reviewDocId, reviewQueueProjection } from '../projections/reviewQueue.js';
+import type { ReviewDoc } from '../projections/reviewQueue.js';
+
+/** An app's settings with its text rules compiled. */
+export interface AppModeration {
+  settings: ModerationSettings;
+  policy: ModerationPolicy;
+}
+
+export type ReviewList = { queue: 'flagged' | 'blocked'; status: 'pending' } | { reviewed: true };
+
+/** Review lists go newest first; message ids are unique in an app. */
+const NEWEST_FIRST: KeysetOrder = [['seq', -1]];
+
+/**
+ * The moderation read models of the messages service: each app's settings (rules, keyword lists,
+ * reasons, agents) and the review queue. Every send reads its app's settings, so they are kept in
+ * memory on every replica and forgotten the moment a settings event reaches this replica's watch
+ * (ADR 0025): a rule change acts within the watch's lag, well under a second.
+ */
+export class ModerationReadModels implements EventApplier {
+  private readonly projections: EventApplier;
+  private readonly reviews: Collection<Stored<ReviewDoc>>;
+  private readonly settingsMemory: DocumentMemory;
+  /** The policy compiled from each remembered settings document (a new document compiles anew). */
+  private readonly compiled = new WeakMap<StoredRecord, AppModeration>();
+  private readonly empty: AppModeration;
+
+  constructor(private readonly db: Db) {
+    this.projections = allOf(mongoProjection(db, 'moderation_settings', moderationSettingsProjection), mongoProjection(db, 'review_queue', reviewQueueProjection));
+    this.reviews = db.collection<Stored<ReviewDoc>>('review_queue');
+    this.settingsMemory = new DocumentMemory(
+      (_id) => this.db.collection<StoredRecord>('moderation_settings').findOne({ _id } as Filter<StoredRecord>),
+      [moderationSettingsProjection],
+    );
+    const settings = settingsOf(null);
+    this.empty = { settings, policy: new ModerationPolicy(settings) };
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await ensureIndexes(this.db, 'review_queue', [{ keys: { appId: 1, queue: 1, status: 1, seq: -1 }, options: { name: 'queue_order' } }]);
+  }
+
+  async apply(events: readonly EventEnvelope[]): Promise<void> {
+    await this.projections.apply(events);
+    this.settingsMemory.observe(events);
+  }
+
+  /** Events of this service's topic as this replica's watch sees them. */
+  observe(events: readonly EventEnvelope[]): void {
+    this.settingsMemory.observe(events);
+  }
+
+  /** The app's settings and compiled rules, from memory while current. */
+  async moderationOf(appId: string): Promise<AppModeration> {
+    const id = moderationSettingsId(appId);
+    const record = (await this.settingsMemory.getMany([id])).get(id);
+    if (!record) return this.empty;
+    let known = this.compiled.get(record);
+    if (!known) {
+      const settings = settingsOf(stripStoredFields(record as unknown as Stored<ModerationSettingsDoc>));
+      known = { settings, policy: new ModerationPolicy(settings) };
+      this.compiled.set(record, known);
+    }
+    return known;
+  }
+
+  async findReview(appId: string, id: string): Promise<ReviewDoc | null> {
+    const doc = await this.reviews.findOne({ _id: reviewDocId(appId, id) } as Filter<Stored<ReviewDoc>>);
+    return doc ? stripStoredFields(doc) : null;
+  }
+
+  async pageReviews(appId: string, list: ReviewList, position: PagePosition, perPage: number): Promise<{ total: number; items: ReviewDoc[]; more: boolean }> {
+    const filter = 'reviewed' in list ? { appId, status: { $ne: 'pending' } } : { appId, queue: list.queue, status: list.status };
+    const { total, items, more } = await findPage(this.reviews, filter as Filter<Stored<ReviewDoc>>, NEWEST_FIRST, position, perPage);
+    return { total, items: items.map((doc) => stripStoredFields(doc as Stored<ReviewDoc>)), more };
+  }
+}
