@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { SecretBox, newWebhookSecret, topics } from '@chat/contracts';
 import type { EventEnvelope } from '@chat/contracts';
 import { testEnvelope } from '@chat/eventsourcing';
-import { KafkaEventPublisher, createKafka, ensureTopics } from '@chat/kafka';
+import { KafkaEventPublisher, consumerGroupFor, createKafka, ensureTopics } from '@chat/kafka';
 import { connectMongo } from '@chat/mongo';
 import type { MongoConnection } from '@chat/mongo';
 import { pino } from 'pino';
@@ -60,9 +60,18 @@ describe('webhook deliveries survive a restart of the delivery process', () => {
       envelope('WebhookTriggersAdded', `app:${appId}`, 3, { appId, webhookId: 'w', triggers: ['message_sent'], changed: ['message_sent'], at: 1 }),
     ]);
 
+    // This process's consumer group is new and would read every topic from its start: everything the
+    // suite sent before this test. It starts at the topics' ends instead, so it reads only this test's
+    // messages (a full suite's history took it past the deadline on a loaded machine).
+    const consumed = [topics.management, topics.messages, topics.conversations, topics.users, topics.webhooks];
+    await ensureTopics(kafka, consumed);
+    const admin = kafka.admin();
+    await admin.connect();
+    for (const topic of consumed) await admin.resetOffsets({ groupId: consumerGroupFor('webhooks.deliveries', config.mongoDb), topic, earliest: false });
+    await admin.disconnect();
+
     const first = createWebhooksService(config, { db: mongo.db, kafka, logger });
     await first.start();
-    await ensureTopics(kafka, [topics.messages]);
     const publisher = new KafkaEventPublisher(kafka, topics.messages);
     await publisher.connect();
     const conversations = ['a_user_b', 'a_user_c', 'b_user_c'];
