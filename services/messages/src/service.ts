@@ -19,6 +19,8 @@ export interface MessagesServiceDeps {
   db: Db;
   kafka: Kafka;
   logger: Logger;
+  /** Partitions of the topics it creates (KAFKA_PARTITIONS). */
+  topicPartitions?: number;
 }
 
 /** Composition root of the messages service. */
