@@ -121,6 +121,8 @@ export class CommandRunner {
   private readonly maxAttempts: number;
   private readonly conflictBackoff: Backoff;
   private headTimer: NodeJS.Timeout | null = null;
+  /** Heads this process produced by appending (not loaded): a stream continued from one has no foreign predecessor. */
+  private readonly ownHeads = new WeakSet<StreamHead>();
 
   constructor(private readonly options: CommandRunnerOptions) {
     this.heads = new StreamHeads(options.store);
@@ -219,6 +221,7 @@ export class CommandRunner {
     for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
       // A stream its caller knows is new (a fresh id) is not looked for in the store on the first attempt.
       const assumeNew = attempt === 1 && turn.every((queued) => queued.request.expectNew === true) && !this.heads.get(streamId);
+      const cached = attempt === 1 ? this.heads.get(streamId) : undefined;
       const loaded = assumeNew ? { state: decider.initialState(), version: 0 } : await this.load(decider, streamId, attempt > 1);
       let { state, version } = loaded;
       const decided: Array<{ queued: Queued; envelopes: EventEnvelope[]; state: unknown; version: number }> = [];
@@ -250,12 +253,16 @@ export class CommandRunner {
         startVersion: loaded.version + 1,
         endVersion: version,
         events: envelopes,
+        // Continued from a version this process did not append: that commit may not be on Kafka yet.
+        afterForeign: loaded.version > 0 && !(cached !== undefined && this.ownHeads.has(cached) && cached.version === loaded.version),
         snapshot,
         committedAt: first.metadata.now,
       };
       const { result } = await this.committer.append(commit);
       if (result === 'appended') {
-        this.heads.remember(streamId, { version, snapshot }, true);
+        const head = { version, snapshot };
+        this.ownHeads.add(head);
+        this.heads.remember(streamId, head, true);
         for (const { queued, envelopes: own } of decided) if (own.length > 0) await queued.request.onAppended?.(own);
         // The next turn starts after this one is applied, so its facts include these events.
         await this.ownApplies.submit('all', envelopes);
