@@ -174,8 +174,13 @@ async function check() {
 let findings;
 let convergedIn = null;
 const checkStart = seconds();
+let lastReport = 0;
 for (;;) {
   findings = await check();
+  if (findings.details.length > 0 && seconds() - lastReport >= 5) {
+    lastReport = seconds();
+    log(`not yet: ${findings.details.slice(0, 4).join('; ')}${findings.lost ? `; ${findings.lost} acknowledged messages not listed` : ''}`);
+  }
   const clean = findings.lost + findings.duplicated + findings.outOfOrder + findings.mismatches + findings.unreadable === 0;
   if (clean) {
     convergedIn = seconds() - loadEnded;

@@ -71,11 +71,13 @@ export class EventConsumer {
   private async launch(crashed: (error: unknown) => void): Promise<{ stop(): Promise<void> }> {
     const consumer: Consumer = this.kafka.consumer({
       groupId: this.options.groupId,
-      // Generous: a member evicted for a slow run rebalances the whole group (runs also heartbeat).
-      sessionTimeout: 30_000,
+      // A member killed -9 holds its partitions until its session ends, and a replacement's join
+      // waits for that rebalance (30 s kept a restarted service from answering for 25 s). Runs send
+      // heartbeats every second while they apply, so 10 s evicts only a member that is gone or frozen.
+      sessionTimeout: 10_000,
       heartbeatInterval: 1_000,
       maxWaitTimeInMs: 200,
-      retry: { retries: 10 },
+      retry: { initialRetryTime: 100, maxRetryTime: 2_000, retries: 10 },
     });
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       if (!payload.restart) crashed(payload.error);

@@ -8,3 +8,4 @@ export { EventWatch } from './eventWatch.js';
 export type { EventWatchOptions } from './eventWatch.js';
 export { Supervisor } from './supervisor.js';
 export type { ConsumerHealth, Launch, SupervisorOptions } from './supervisor.js';
+export { redriveDeadLetters } from './redrive.js';
