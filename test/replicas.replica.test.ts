@@ -68,6 +68,34 @@ describe('two replicas of every service', () => {
     }
   });
 
+  it('read-your-writes across services and replicas: a read carrying the send’s consistency token always sees the send', async () => {
+    for (const uid of ['ryw-a', 'ryw-b']) expect((await call('POST', '/v3/users', undefined, { uid, name: uid })).status).toBe(200);
+    let stale = 0;
+    for (let round = 1; round <= 20; round++) {
+      // The send lands on one messages replica; the read on either conversations replica (round robin).
+      const sent = await fetch(`${services.gatewayUrl}/v3/messages`, {
+        method: 'POST',
+        headers: { ...chat, onbehalfof: 'ryw-a', 'content-type': 'application/json' },
+        body: JSON.stringify({ receiver: 'ryw-b', receiverType: 'user', category: 'message', type: 'text', data: { text: `ryw ${round}` } }),
+      });
+      expect(sent.status).toBe(200);
+      const token = sent.headers.get('x-consistency-token');
+      expect(token).toBeTruthy();
+      const id = ((await sent.json()) as { data: { id: string } }).data.id;
+      const read = await fetch(`${services.gatewayUrl}/v3/users/ryw-a/conversation`, {
+        headers: { ...chat, onbehalfof: 'ryw-b', 'x-consistency-token': token! },
+      });
+      expect(read.status).toBe(200);
+      if (read.headers.get('x-consistency-stale') === 'true') stale += 1;
+      else expect(((await read.json()) as { data: { lastMessage: { id: string } } }).data.lastMessage.id).toBe(id);
+    }
+    // Within the 2 s bound on this machine every read caught up.
+    expect(stale).toBe(0);
+    // A token the API never issued is refused, not ignored.
+    const forged = await fetch(`${services.gatewayUrl}/v3/users/ryw-a/conversation`, { headers: { ...chat, onbehalfof: 'ryw-b', 'x-consistency-token': 'not-a-token' } });
+    expect(forged.status).toBe(400);
+  });
+
   it('a replica killed -9 and restarted in the middle of a message load (a consumer-group rebalance) loses and duplicates nothing', async () => {
     const lanes = Array.from({ length: 4 }, (_, i) => ({ from: `s${i}`, to: `r${i}`, acked: [] as Array<{ id: string; text: string }> }));
     for (const lane of lanes) {

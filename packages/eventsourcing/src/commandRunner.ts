@@ -80,6 +80,11 @@ export interface CommandRunnerOptions {
    * less often costs a few more commits read then, and saves one update per busy stream per interval.
    */
   headSaveIntervalMs?: number;
+  /**
+   * Called with a command's appended events once it succeeded, in the caller's async context (so a
+   * request-scoped collector sees its own commands: the consistency token).
+   */
+  onCommitted?: (events: readonly EventEnvelope[]) => void;
 }
 
 function isBuilder(command: unknown): command is (state: unknown) => unknown {
@@ -182,7 +187,7 @@ export class CommandRunner {
    * costs one append per turn, not a version conflict and a retry per command.
    */
   run<State, Command, Event extends DomainEvent>(request: CommandRequest<State, Command, Event>): Promise<CommandResult<State>> {
-    return new Promise<CommandResult<State>>((resolve, reject) => {
+    const outcome = new Promise<CommandResult<State>>((resolve, reject) => {
       const queued = { request, resolve, reject } as unknown as Queued;
       const lane = this.lanes.get(request.streamId);
       if (lane) {
@@ -191,6 +196,13 @@ export class CommandRunner {
       }
       this.lanes.set(request.streamId, [queued]);
       void this.drain(request.streamId);
+    });
+    const { onCommitted } = this.options;
+    if (!onCommitted) return outcome;
+    // Attached here, so the callback runs in this caller's context, not in the lane's that decided it.
+    return outcome.then((result) => {
+      if (result.events.length > 0) onCommitted(result.events);
+      return result;
     });
   }
 

@@ -3,6 +3,7 @@ import express from 'express';
 import type { ErrorRequestHandler, Express, RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
 import { requestIdOf } from './actor.js';
+import { consistencyTokens } from './consistency.js';
 
 export interface ServiceAppOptions {
   logger: Logger;
@@ -95,6 +96,8 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   // A body parsed by a path's own parser is not parsed again by the default one.
   for (const [path, limit] of Object.entries(options.bodyLimits ?? {})) app.use(path, json(limit));
   app.use(express.json({ limit: options.bodyLimit ?? '64kb', strict: true, type: ['application/json', '+json'] }));
+  // Every write answers the stream versions it produced (read-your-writes across services and replicas).
+  app.use(consistencyTokens);
   for (const router of options.routers) app.use(router);
   app.use(notFound);
   app.use(errorMiddleware(options.logger));

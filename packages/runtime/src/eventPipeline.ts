@@ -1,5 +1,6 @@
 import type { KnownEvent, Topic } from '@chat/contracts';
 import { CommandRunner } from '@chat/eventsourcing';
+import { recordProducedPositions } from '@chat/http';
 import type { CommandRunnerOptions, OwnReadModels } from '@chat/eventsourcing';
 import { EventConsumer, EventWatch, KafkaEventPublisher, consumerGroupFor, ensureTopics } from '@chat/kafka';
 import type { ConsumerHealth } from '@chat/kafka';
@@ -61,6 +62,7 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
     publisher: producer,
     readModels: options.ownReadModels,
     logger,
+    onCommitted: recordProducedPositions,
     ...options.runner,
   });
   const groupId = consumerGroupFor(options.consumerPurpose, db.databaseName);
