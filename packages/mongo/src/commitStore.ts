@@ -133,7 +133,8 @@ export class MongoCommitStore implements CommitStore {
       await this.commits.insertMany(documents, { ordered: false });
     } catch (error) {
       const failures = writeErrorsOf(error);
-      if (!failures) throw error;
+      // No write errors: the connection failed (the driver reports that as a bulk error too), not a race.
+      if (!failures || failures.length === 0) throw error;
       for (const failure of failures) {
         if (failure.code !== 11000) throw error;
         results[failure.index] = 'conflict';

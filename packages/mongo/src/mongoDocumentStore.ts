@@ -26,6 +26,7 @@ function chunksOf<T>(items: readonly T[], size: number): T[][] {
 /** The write errors of an unordered insert, whatever shape the driver reports them in. */
 function writeErrorsOf(error: MongoBulkWriteError): Array<{ index: number; code: number }> {
   const errors = error.writeErrors as unknown;
+  if (errors === undefined || errors === null) return [];
   return (Array.isArray(errors) ? errors : [errors]) as Array<{ index: number; code: number }>;
 }
 
@@ -50,7 +51,11 @@ export class MongoDocumentStore implements DocumentStore {
       } catch (error) {
         if (error instanceof MongoBulkWriteError) {
           const failures = writeErrorsOf(error);
-          if (failures.every((failure) => failure.code === 11000)) {
+          // Duplicates only when there are write errors and every one says so: the driver also reports a
+          // connection lost mid-insert as a bulk write error, with no write errors, and nothing stored.
+          // Taken for success, the runtime cached documents that were never written (the chaos run lost
+          // timeline chunks this way while FerretDB was down).
+          if (failures.length > 0 && failures.every((failure) => failure.code === 11000)) {
             duplicates.push(...failures.map((failure) => chunk[failure.index]!._id));
             continue;
           }

@@ -1,0 +1,11 @@
+import { MongoClient } from 'mongodb';
+const c = new MongoClient('mongodb://127.0.0.1:27417/');
+await c.connect();
+const dbs = (await c.db().admin().listDatabases()).databases.map(d => d.name).filter(n => n.startsWith('chat_conversations'));
+console.log(dbs); const db = c.db(process.argv[2] ?? dbs.sort().at(-1));
+console.log(db.databaseName);
+const hist = await db.collection('conversation_history').find({}, { projection: { _id: 1 } }).toArray();
+console.log(hist.map(h => h._id).filter(id => id.includes('g2') || id.includes('g1')).sort().join('\n'));
+const tl = await db.collection('conversation_timelines').find({}).toArray();
+for (const t of tl.filter(t => String(t._id).includes('group'))) console.log(t._id, JSON.stringify(t.open).slice(0, 80), t.sealed ? JSON.stringify(t.sealed).slice(0, 80) : null, Object.keys(t));
+await c.close();
