@@ -19,7 +19,7 @@ describe('MongoDocumentStore.insert', () => {
   });
 
   it('throws a bulk write error without write errors (the connection failed): nothing was stored', async () => {
-    const error = new MongoBulkWriteError({ message: 'connect ECONNREFUSED 127.0.0.1:27017', writeErrors: [] as never }, emptyResult);
+    const error = new MongoBulkWriteError({ message: 'connect ECONNREFUSED 127.0.0.1:27017', writeErrors: [] } as never, emptyResult);
     const store = new MongoDocumentStore(failingDb(error), 'docs');
     await expect(store.insert([{ _id: 'a', _positions: {}, _rev: 1 }])).rejects.toThrow(/ECONNREFUSED/);
   });
