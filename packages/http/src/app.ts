@@ -42,7 +42,15 @@ const UNREACHABLE = new Set([
 ]);
 
 export function isUnreachableError(error: unknown): boolean {
-  return error instanceof Error && (UNREACHABLE.has(error.name) || UNREACHABLE.has(error.constructor.name));
+  if (!(error instanceof Error)) return false;
+  if (UNREACHABLE.has(error.name) || UNREACHABLE.has(error.constructor.name)) return true;
+  // A bulk write cut off by a lost connection: the driver names it a bulk write error, with no write errors.
+  return error.name === 'MongoBulkWriteError' && !hasWriteErrors(error);
+}
+
+function hasWriteErrors(error: Error): boolean {
+  const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
+  return Array.isArray(writeErrors) ? writeErrors.length > 0 : writeErrors !== undefined && writeErrors !== null;
 }
 
 /** Maps every thrown value to the CometChat error shape; the only place errors become HTTP. */
