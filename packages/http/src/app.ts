@@ -41,9 +41,13 @@ const UNREACHABLE = new Set([
   'KafkaJSNumberOfRetriesExceeded',
 ]);
 
+const SOCKET_LOST = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT']);
+
 export function isUnreachableError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (UNREACHABLE.has(error.name) || UNREACHABLE.has(error.constructor.name)) return true;
+  // A socket the store closed under a command in flight surfaces as a plain system error.
+  if (SOCKET_LOST.has(String((error as { code?: unknown }).code))) return true;
   // A bulk write cut off by a lost connection: the driver names it a bulk write error, with no write errors.
   return error.name === 'MongoBulkWriteError' && !hasWriteErrors(error);
 }

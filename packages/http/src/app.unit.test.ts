@@ -32,6 +32,9 @@ describe('the service app error mapping', () => {
   router.get('/bulk-refused', () => {
     throw new MongoBulkWriteError('document failed validation', [{ index: 0, code: 121 }]);
   });
+  router.get('/socket-ended', () => {
+    throw Object.assign(new Error('This socket has been ended by the other party'), { code: 'EPIPE' });
+  });
   router.get('/bug', () => {
     throw new TypeError('undefined is not a function');
   });
@@ -53,6 +56,7 @@ describe('the service app error mapping', () => {
   it('answers 503 for a bulk write the connection cut off, 500 for one the store refused', async () => {
     expect((await fetch(`${url}/insert-cut-off`)).status).toBe(503);
     expect((await fetch(`${url}/bulk-refused`)).status).toBe(500);
+    expect((await fetch(`${url}/socket-ended`)).status).toBe(503);
   });
 
   it('answers 500 for anything else it did not expect', async () => {
