@@ -3,7 +3,7 @@ import { CommandRunner } from '@chat/eventsourcing';
 import { recordProducedPositions } from '@chat/http';
 import type { CommandRunnerOptions, OwnReadModels } from '@chat/eventsourcing';
 import { EventConsumer, EventWatch, KafkaEventPublisher, consumerGroupFor, ensureTopics } from '@chat/kafka';
-import type { ConsumerHealth } from '@chat/kafka';
+import type { ConsumerCounters, ConsumerHealth } from '@chat/kafka';
 import { MongoCommitStore } from '@chat/mongo';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
@@ -44,6 +44,10 @@ export interface EventPipeline {
   runner: CommandRunner;
   /** The projection consumer's state (running, or crashed and being replaced): for /readyz and a metric. */
   consumerHealth(): Readonly<ConsumerHealth>;
+  /** The event watch's state, when the service has one (same meaning). */
+  watchHealth(): Readonly<ConsumerHealth> | null;
+  /** Events dead-lettered and outages retried by the projection consumer since start (metrics). */
+  consumerCounters(): Readonly<ConsumerCounters>;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -80,6 +84,8 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
     store,
     runner,
     consumerHealth: () => consumer.health(),
+    watchHealth: () => watch?.health() ?? null,
+    consumerCounters: () => consumer.counters,
     async start() {
       await store.ensureIndexes();
       await ensureTopics(kafka, [...new Set([options.publishesTo, ...options.consumes])], options.topicPartitions);
