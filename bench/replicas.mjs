@@ -73,6 +73,9 @@ async function throughput({ client, as, pairs }) {
 async function visible({ client, as, pairs }, seconds, during = async () => undefined) {
   const samples = [];
   let errors = 0;
+  /** Non-200 answers by status: `send <status>` once per send, `read <status>` per poll. */
+  const refusals = {};
+  const refused = (what, status) => (refusals[`${what} ${status}`] = (refusals[`${what} ${status}`] ?? 0) + 1);
   const started = performance.now();
   const watches = [];
   const action = during(started);
@@ -86,12 +89,13 @@ async function visible({ client, as, pairs }, seconds, during = async () => unde
         const sent = await client.request('POST', '/v3/messages', as(sender), { receiver, receiverType: 'user', data: { text: `v${i}` } });
         if (sent.status !== 200) {
           errors += 1;
+          refused('send', sent.status);
           return;
         }
         for (;;) {
           const read = await client.request('GET', `/v3/users/${sender}/conversation`, as(receiver));
           if (read.status === 200 && Number(read.body.data.lastMessage?.id) >= Number(sent.body.data.id)) break;
-          if (read.status !== 200 && read.status !== 404) errors += 1;
+          if (read.status !== 200 && read.status !== 404) refused('read', read.status);
           await sleep(POLL_MS);
         }
         samples.push({ at: at - started, ms: performance.now() - at });
@@ -101,7 +105,7 @@ async function visible({ client, as, pairs }, seconds, during = async () => unde
   await Promise.all(watches);
   await action;
   const sorted = samples.map((s) => s.ms).sort((a, b) => a - b);
-  return { samples, errors, p50: +percentile(sorted, 50).toFixed(0), p99: +percentile(sorted, 99).toFixed(0) };
+  return { samples, errors, refusals, p50: +percentile(sorted, 50).toFixed(0), p99: +percentile(sorted, 99).toFixed(0) };
 }
 
 const results = {};
@@ -109,7 +113,7 @@ for (const replicas of [1, 2]) {
   const stack = await stackOf(replicas);
   const sends = await throughput(stack);
   const steady = await visible(stack, DURATION_S);
-  const row = { ...sends, visibleP50Ms: steady.p50, visibleP99Ms: steady.p99, visibleErrors: steady.errors };
+  const row = { ...sends, visibleP50Ms: steady.p50, visibleP99Ms: steady.p99, sendErrors: steady.errors, refusals: steady.refusals };
   if (replicas === 2) {
     const victim = stack.services.instances.find((i) => i.service === 'conversations' && i.replica === 2);
     const changes = {};
@@ -126,7 +130,8 @@ for (const replicas of [1, 2]) {
       leave: Math.max(0, Math.round(worstAfter(changes.leave) - steady.p50)),
       join: Math.max(0, Math.round(worstAfter(changes.join) - steady.p50)),
     };
-    row.errorsDuringRebalance = run.errors;
+    row.sendErrorsDuringRebalance = run.errors;
+    row.refusalsDuringRebalance = run.refusals;
   }
   results[`${replicas} replica${replicas > 1 ? 's' : ''}`] = row;
   stack.client.close();

@@ -30,6 +30,32 @@ function writeErrorsOf(error: MongoBulkWriteError): Array<{ index: number; code:
   return (Array.isArray(errors) ? errors : [errors]) as Array<{ index: number; code: number }>;
 }
 
+/** Attempts of one insert or guarded write when the connection is lost under it. */
+const CONNECTION_ATTEMPTS = 3;
+const LOST_CONNECTION = new Set(['MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoPoolClearedError']);
+
+/**
+ * The connection went away under the command (FerretDB closes connections under load, or restarted):
+ * a bulk write error without write errors, or a network error. Retrying is safe for the runtime's
+ * writes: an insert that did land comes back as a duplicate and a guarded write that did land as lost,
+ * and the runtime re-reads and folds again either way.
+ */
+function isConnectionLoss(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (LOST_CONNECTION.has(error.name)) return true;
+  return error instanceof MongoBulkWriteError && writeErrorsOf(error).length === 0;
+}
+
+async function withConnectionRetry<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (attempt >= CONNECTION_ATTEMPTS || !isConnectionLoss(error)) throw error;
+    }
+  }
+}
+
 /** A read-model collection behind the runtime's port. Every filter is `{_id}` or exactly `{_id, _rev}`. */
 export class MongoDocumentStore implements DocumentStore {
   private readonly collection: Collection<StoredRecord>;
@@ -47,7 +73,7 @@ export class MongoDocumentStore implements DocumentStore {
     for (const chunk of chunksOf(documents, DOCUMENTS_PER_INSERT)) {
       try {
         // The driver adds nothing to documents that carry their own `_id`; copies keep the caller's intact.
-        await this.collection.insertMany(chunk, { ordered: false });
+        await withConnectionRetry(() => this.collection.insertMany(chunk, { ordered: false }));
       } catch (error) {
         if (error instanceof MongoBulkWriteError) {
           const failures = writeErrorsOf(error);
@@ -79,7 +105,7 @@ export class MongoDocumentStore implements DocumentStore {
           ? { replaceOne: { filter, replacement: write.document } }
           : { deleteOne: { filter } };
       });
-      const result = await this.collection.bulkWrite(operations, { ordered: false });
+      const result = await withConnectionRetry(() => this.collection.bulkWrite(operations, { ordered: false }));
       // The command reports counts, not which statement missed: every id of a short chunk is re-checked.
       if (result.matchedCount + result.deletedCount < chunk.length) lost.push(...chunk.map(idOfWrite));
     }
