@@ -133,14 +133,38 @@ export class MongoCommitStore implements CommitStore {
       await this.commits.insertMany(documents, { ordered: false });
     } catch (error) {
       const failures = writeErrorsOf(error);
-      // No write errors: the connection failed (the driver reports that as a bulk error too), not a race.
-      if (!failures || failures.length === 0) throw error;
+      // No write errors: the connection failed under the insert (the driver reports that as a bulk
+      // error too), not a race. What landed is found by `_id` and told apart by commit id.
+      if (failures && failures.length === 0) return this.settleUncertain(documents);
+      if (!failures) throw error;
       for (const failure of failures) {
         if (failure.code !== 11000) throw error;
         results[failure.index] = 'conflict';
       }
     }
     return results;
+  }
+
+  /**
+   * After an insert the connection was lost under: each commit is ours if stored with our commit id,
+   * another writer's race if stored with another, and inserted again if absent. A store still away
+   * throws, and the batch stays uncertain for the caller (503; the outbox reads it back from the journal).
+   */
+  private async settleUncertain(documents: readonly CommitDocument[]): Promise<AppendResult[]> {
+    return Promise.all(
+      documents.map(async (document): Promise<AppendResult> => {
+        const found = await this.commits.findOne({ _id: document._id }, { projection: { commitId: 1 } });
+        if (found) return found.commitId === document.commitId ? 'appended' : 'conflict';
+        try {
+          await this.commits.insertOne(document);
+          return 'appended';
+        } catch (error) {
+          if (!isDuplicateKeyError(error)) throw error;
+          const again = await this.commits.findOne({ _id: document._id }, { projection: { commitId: 1 } });
+          return again?.commitId === document.commitId ? 'appended' : 'conflict';
+        }
+      }),
+    );
   }
 
   async saveHeads(heads: ReadonlyMap<string, StreamHead>): Promise<void> {
