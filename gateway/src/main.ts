@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { Redis } from 'ioredis';
+import { collectProcessMetrics, sampledGauge } from '@chat/http';
 import { pino } from 'pino';
 import { createGateway } from './app.js';
 import { loadConfig } from './config.js';
@@ -25,6 +26,12 @@ const gateway = createGateway(config, {
   idempotency: redisIdempotencyStore(redis),
   logger,
 });
+collectProcessMetrics();
+// Not a readiness check: without Redis the gateway still serves (look-ups fall back to the management
+// service, limits are counted locally), and taking every replica out of rotation would be worse.
+const stopRedisGauge = sampledGauge('gateway_redis_connected', '1 while the gateway holds a Redis connection.', [], () => [
+  { labels: {}, value: redis.status === 'ready' ? 1 : 0 },
+]);
 const port = await gateway.start();
 logger.info({ port, region: config.region, domain: config.domain }, 'gateway listening');
 
@@ -35,6 +42,7 @@ const shutdown = (signal: NodeJS.Signals) => {
   logger.info(`received ${signal}, shutting down`);
   gateway
     .stop()
+    .then(() => stopRedisGauge())
     .then(() => Promise.allSettled([redis.quit(), subscriber.quit()]))
     .then(
       () => process.exit(0),

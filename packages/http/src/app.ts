@@ -3,6 +3,7 @@ import express from 'express';
 import type { ErrorRequestHandler, Express, RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
 import { requestIdOf } from './actor.js';
+import { requestMetrics } from './metrics.js';
 
 export interface ServiceAppOptions {
   logger: Logger;
@@ -88,6 +89,8 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('query parser', 'extended');
+  // Labelled by the logger's name (createLogger names it after the service).
+  app.use(requestMetrics(String(options.logger.bindings()['service'] ?? options.logger.bindings()['name'] ?? 'service')));
   app.get('/health', async (_req, res) => {
     res.json({ status: 'ok', ...(options.health ? await options.health() : {}) });
   });

@@ -26,6 +26,7 @@ export class EventConsumer {
   private readonly consumer: Consumer;
   private readonly deadLetters: Producer;
   private readonly processor: BatchProcessor;
+  private inGroup = false;
 
   constructor(
     kafka: Kafka,
@@ -39,6 +40,10 @@ export class EventConsumer {
       maxWaitTimeInMs: 200,
       retry: { retries: 10 },
     });
+    // Readiness: a member that has not joined (or has crashed or left) applies nothing.
+    const { GROUP_JOIN, CRASH, STOP, DISCONNECT } = this.consumer.events;
+    this.consumer.on(GROUP_JOIN, () => (this.inGroup = true));
+    for (const left of [CRASH, STOP, DISCONNECT]) this.consumer.on(left, () => (this.inGroup = false));
     this.deadLetters = kafka.producer({ allowAutoTopicCreation: true });
     this.processor = new BatchProcessor({
       handler: options.handler,
@@ -51,6 +56,19 @@ export class EventConsumer {
   /** Dead-lettered messages and retried outages since start (for a metric). */
   get counters(): Readonly<ConsumerCounters> {
     return this.processor.counters;
+  }
+
+  /** Whether this consumer is a member of its group right now (readiness). */
+  get joined(): boolean {
+    return this.inGroup;
+  }
+
+  get groupId(): string {
+    return this.options.groupId;
+  }
+
+  get topics(): readonly string[] {
+    return this.options.topics;
   }
 
   async start(): Promise<void> {

@@ -6,3 +6,5 @@ export { BatchProcessor, decodeMessage, outageBackoffMs } from './batchProcessor
 export type { BatchHandler, BatchProcessorOptions, ConsumerCounters, PartitionBatch } from './batchProcessor.js';
 export { EventWatch } from './eventWatch.js';
 export type { EventWatchOptions } from './eventWatch.js';
+export { LagReader } from './lag.js';
+export type { PartitionLag } from './lag.js';

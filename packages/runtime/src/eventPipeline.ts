@@ -1,4 +1,5 @@
 import type { KnownEvent, Topic } from '@chat/contracts';
+import type { Probes } from '@chat/http';
 import { CommandRunner } from '@chat/eventsourcing';
 import type { CommandRunnerOptions, OwnReadModels } from '@chat/eventsourcing';
 import { EventConsumer, EventWatch, KafkaEventPublisher, consumerGroupFor, ensureTopics } from '@chat/kafka';
@@ -6,6 +7,7 @@ import { MongoCommitStore } from '@chat/mongo';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
+import { PipelineOperations } from './pipelineOperations.js';
 
 export interface EventPipelineOptions {
   db: Db;
@@ -30,6 +32,8 @@ export interface EventPipelineOptions {
    * such as cached read-model documents: its topics and what to do with each run of events.
    */
   watch?: { topics: readonly Topic[]; onEvents: (events: readonly KnownEvent[]) => void };
+  /** Where the pipeline registers its readiness checks (store, producer, consumer); runService passes it. */
+  probes?: Probes;
   /** Tuning of the command runner (tests shorten intervals). */
   runner?: Partial<Pick<CommandRunnerOptions, 'groupCommit' | 'outbox' | 'maxAttempts' | 'headSaveIntervalMs'>>;
 }
@@ -63,8 +67,13 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
     groupId,
     topics: options.consumes,
     logger,
-    handler: (events) => options.project(events),
+    handler: (events) => {
+      operations.observeBatch(events.length);
+      return options.project(events);
+    },
   });
+  const operations = new PipelineOperations({ db, kafka, runner, producer, consumer, topic: options.publishesTo });
+  if (options.probes) operations.registerChecks(options.probes);
   const watch = options.watch
     ? new EventWatch(kafka, { purpose: groupId, topics: options.watch.topics, startFromGroup: groupId, onEvents: options.watch.onEvents, logger })
     : null;
@@ -81,12 +90,14 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
       // Before the projection moves on: the watch starts where the projection stands now.
       await watch?.start();
       await consumer.start();
+      operations.start();
     },
     async stop() {
       await runner.stop();
       await consumer.stop();
       await watch?.stop();
       await producer.disconnect();
+      await operations.stop();
     },
   };
 }

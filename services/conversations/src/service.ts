@@ -3,6 +3,7 @@ import { IMPORT_BODY_LIMIT, createServiceApp } from '@chat/http';
 import { allOf } from '@chat/mongo';
 import { createEventPipeline } from '@chat/runtime';
 import type { RunnableService } from '@chat/runtime';
+import type { Probes } from '@chat/http';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
@@ -18,6 +19,8 @@ export interface ConversationsServiceDeps {
   db: Db;
   kafka: Kafka;
   logger: Logger;
+  /** Where the event pipeline registers its readiness checks (runService passes them). */
+  probes?: Probes;
 }
 
 export const CONSUMER_PURPOSE = 'conversations.read-models';

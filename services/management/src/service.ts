@@ -1,6 +1,7 @@
 import { ApiError, SecretBox, topics } from '@chat/contracts';
 import type { KnownEvent } from '@chat/contracts';
 import { createServiceApp } from '@chat/http';
+import type { Probes } from '@chat/http';
 import type { createKafka } from '@chat/kafka';
 import { createEventPipeline } from '@chat/runtime';
 import type { Express } from 'express';
@@ -24,6 +25,8 @@ export interface ManagementDeps {
   kafka: ReturnType<typeof createKafka>;
   redis: Redis;
   logger: Logger;
+  /** Where the event pipeline registers its readiness checks. */
+  probes?: Probes;
   clock?: () => Date;
 }
 
@@ -45,6 +48,7 @@ export function createManagementService(config: Readonly<ManagementConfig>, deps
     db,
     kafka,
     logger,
+    ...(deps.probes ? { probes: deps.probes } : {}),
     publishesTo: topics.management,
     consumes: [topics.management, topics.webhooks],
     consumerPurpose: PROJECTION_GROUP,

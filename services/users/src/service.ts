@@ -2,6 +2,7 @@ import { topics } from '@chat/contracts';
 import { IMPORT_BODY_LIMIT, createServiceApp } from '@chat/http';
 import { createEventPipeline } from '@chat/runtime';
 import type { RunnableService } from '@chat/runtime';
+import type { Probes } from '@chat/http';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
@@ -16,6 +17,8 @@ export interface UsersServiceDeps {
   db: Db;
   kafka: Kafka;
   logger: Logger;
+  /** Where the event pipeline registers its readiness checks (runService passes them). */
+  probes?: Probes;
 }
 
 /** Composition root of the users service. */

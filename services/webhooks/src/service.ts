@@ -3,6 +3,7 @@ import type { KnownEvent } from '@chat/contracts';
 import { createServiceApp } from '@chat/http';
 import { createEventPipeline } from '@chat/runtime';
 import type { RunnableService } from '@chat/runtime';
+import type { Probes } from '@chat/http';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
@@ -19,6 +20,8 @@ export interface WebhooksServiceDeps {
   db: Db;
   kafka: Kafka;
   logger: Logger;
+  /** Where the event pipeline registers its readiness checks (runService passes them). */
+  probes?: Probes;
 }
 
 const isConfigEvent = eventTypeIn([...webhookConfigEventTypes, 'AppCreated']);
