@@ -55,6 +55,8 @@ export interface GatewayDeps {
   fetchRoleAccess?: (appId: string, uid: string) => Promise<RoleAccess | null>;
   /** Shared rate-limit counters; without them each gateway enforces the limits on its own counts. */
   counters?: WindowCounterStore;
+  /** The OpenAPI document served at /openapi.json (JSON text); main.ts reads docs/openapi.json. */
+  apiDescription?: string;
   /** Where Idempotency-Key answers are kept; without it the header is ignored. */
   idempotency?: IdempotencyStore;
   logger?: Logger;
@@ -179,7 +181,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
   let accepting = false;
   // Ready from listening until shutdown starts, so a load balancer drains this replica first.
   probes.add('listening', () => accepting);
-  const ownRoutes = ownRoutesApp(probes);
+  const ownRoutes = ownRoutesApp(probes, deps.apiDescription);
   let stopSampling: (() => void) | undefined;
 
   const users = config.upstreams.users;

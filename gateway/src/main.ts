@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { collectProcessMetrics, sampledGauge } from '@chat/http';
 import { pino } from 'pino';
@@ -19,7 +20,17 @@ for (const [name, client] of [['redis', redis], ['redis subscriber', subscriber]
 await Promise.race([once(redis, 'ready'), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
 if (redis.status !== 'ready') logger.warn('redis is not reachable yet; serving from the management service meanwhile');
 
+// Generated at build time (npm run openapi) beside the code; a gateway without it still forwards.
+const apiDescription = (() => {
+  try {
+    return readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8');
+  } catch (error) {
+    logger.warn({ err: error }, 'docs/openapi.json is missing: /openapi.json will answer 404');
+    return undefined;
+  }
+})();
 const gateway = createGateway(config, {
+  apiDescription,
   redis,
   subscriber,
   counters: redisWindowCounters(redis),

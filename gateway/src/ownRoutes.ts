@@ -2,18 +2,19 @@ import { OPERATIONS_PATHS, answerOperations } from '@chat/http';
 import type { Probes } from '@chat/http';
 import express from 'express';
 import type { Express } from 'express';
+import { DOCS_PAGE } from './docsPage.js';
 
 /**
  * The paths the gateway answers itself instead of forwarding. The request handler tests a path
  * against this set once (one hash probe) before it does anything else.
  */
-export const OWN_PATHS: ReadonlySet<string> = new Set([OPERATIONS_PATHS.live, OPERATIONS_PATHS.ready, OPERATIONS_PATHS.metrics]);
+export const OWN_PATHS: ReadonlySet<string> = new Set([OPERATIONS_PATHS.live, OPERATIONS_PATHS.ready, OPERATIONS_PATHS.metrics, '/openapi.json', '/docs']);
 
 /**
  * Express serves the gateway's own, non-proxied routes (ADR 0027): they are few and rare, so a
  * framework costs nothing there, while the proxied path stays on the plain `node:http` handler.
  */
-export function ownRoutesApp(probes: Probes): Express {
+export function ownRoutesApp(probes: Probes, apiDescription: string | undefined): Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -24,5 +25,16 @@ export function ownRoutesApp(probes: Probes): Express {
       }, next);
     });
   }
+  // The generated description (docs/openapi.json, `npm run openapi`), read once at start.
+  app.get('/openapi.json', (_req, res) => {
+    if (apiDescription === undefined) {
+      res.status(404).json({ error: { code: 'ERR_API_NOT_FOUND', message: 'This gateway was started without an API description.' } });
+      return;
+    }
+    res.type('application/json').send(apiDescription);
+  });
+  app.get('/docs', (_req, res) => {
+    res.type('html').send(DOCS_PAGE);
+  });
   return app;
 }
