@@ -19,3 +19,4 @@ export type { CheckState, Readiness, ReadinessCheck } from './probes.js';
 export { collectProcessMetrics, counter, histogram, metricsRegistry, requestMetrics, sampledGauge } from './metrics.js';
 export type { Sample, SampleSource } from './metrics.js';
 export { OPERATIONS_PATHS, answerOperations, withOperations } from './operations.js';
+export { currentRequestId, requestScope } from './requestContext.js';
