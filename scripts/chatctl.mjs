@@ -5,9 +5,19 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { deadLetterTopic, topics } from '../packages/contracts/dist/index.js';
+import { topics } from '../packages/contracts/dist/index.js';
 import { createLogger } from '../packages/http/dist/index.js';
-import { EventConsumer, LagReader, consumerGroupFor, createKafka } from '../packages/kafka/dist/index.js';
+import {
+  EventConsumer,
+  LagReader,
+  consumerGroupFor,
+  createKafka,
+  deadLettersOf,
+  eventsOf,
+  headerText,
+  lagOfAllGroups,
+  redriveDeadLetters,
+} from '../packages/kafka/dist/index.js';
 import { allOf, connectMongo } from '../packages/mongo/dist/index.js';
 import { ConversationReadModels } from '../services/conversations/dist/adapters/readModels.js';
 import { GroupReadModels } from '../services/conversations/dist/adapters/groupsReadModels.js';
@@ -78,119 +88,53 @@ async function withKafka(work) {
 /** `lag [--group G]`: committed offsets against each partition's end, for every group (or one). */
 async function lag(options) {
   await withKafka(async (kafka, admin) => {
-    const reader = new LagReader(kafka);
-    try {
-      const groups = options.group ? [options.group] : (await admin.listGroups()).groups.map((g) => g.groupId).sort();
-      console.log(['group', 'topic', 'partition', 'committed', 'end', 'lag'].join('\t'));
-      for (const groupId of groups) {
-        const committed = await admin.fetchOffsets({ groupId });
-        const groupTopics = committed.map((entry) => entry.topic);
-        if (groupTopics.length === 0) continue;
-        for (const row of await reader.measure(groupId, groupTopics)) {
-          console.log([row.groupId, row.topic, row.partition, row.committed, row.end, row.lag].join('\t'));
-        }
-      }
-    } finally {
-      await reader.close();
+    console.log(['group', 'topic', 'partition', 'committed', 'end', 'lag'].join('\t'));
+    for (const row of await lagOfAllGroups(kafka, admin, options.group)) {
+      console.log([row.groupId, row.topic, row.partition, row.committed, row.end, row.lag].join('\t'));
     }
   });
 }
 
-/** Reads a topic from its start to its current end (a snapshot), calling `each` per message. */
-async function readTopic(kafka, admin, topic, each) {
-  const ends = await admin.fetchTopicOffsets(topic);
-  const remaining = new Map(ends.filter((p) => Number(p.high) > Number(p.low)).map((p) => [p.partition, Number(p.high)]));
-  if (remaining.size === 0) return;
-  const consumer = kafka.consumer({ groupId: `chatctl.read.${randomBytes(6).toString('hex')}` });
-  await consumer.connect();
-  try {
-    await consumer.subscribe({ topic, fromBeginning: true });
-    await new Promise((resolve, reject) => {
-      consumer
-        .run({
-          autoCommit: false,
-          eachMessage: async ({ partition, message }) => {
-            const end = remaining.get(partition);
-            if (end === undefined || Number(message.offset) >= end) return;
-            await each(message, partition);
-            if (Number(message.offset) + 1 >= end) remaining.delete(partition);
-            if (remaining.size === 0) resolve();
-          },
-        })
-        .catch(reject);
-    });
-  } finally {
-    await consumer.disconnect();
-    await admin.deleteGroups([consumer.groupId ?? '']).catch(() => undefined);
-  }
-}
-
-const headerText = (headers, name) => (headers?.[name] === undefined ? undefined : String(headers[name]));
-
 /** `tail <topic> [--app A] [--type T] [--follow]`: the events of a topic, as JSON lines, filtered. */
 async function tail(topic, options) {
   if (!topic) fail('tail needs a topic, e.g. chat.users.events');
-  const matches = (message) =>
-    (!options.app || headerText(message.headers, 'appId') === options.app) && (!options.type || headerText(message.headers, 'type') === options.type);
-  const print = (message, partition) => {
-    if (!matches(message)) return;
-    console.log(JSON.stringify({ partition, offset: message.offset, event: JSON.parse(message.value.toString()) }));
-  };
+  const filter = { ...(options.app ? { appId: options.app } : {}), ...(options.type ? { type: options.type } : {}) };
   await withKafka(async (kafka, admin) => {
-    if (!options.follow) return readTopic(kafka, admin, topic, print);
+    if (!options.follow) {
+      for (const line of await eventsOf(kafka, admin, topic, filter)) console.log(JSON.stringify(line));
+      return;
+    }
     const consumer = kafka.consumer({ groupId: `chatctl.tail.${randomBytes(6).toString('hex')}` });
     await consumer.connect();
     await consumer.subscribe({ topic, fromBeginning: false });
-    await consumer.run({ autoCommit: false, eachMessage: async ({ partition, message }) => print(message, partition) });
+    await consumer.run({
+      autoCommit: false,
+      eachMessage: async ({ partition, message }) => {
+        if (filter.appId && headerText(message.headers, 'appId') !== filter.appId) return;
+        if (filter.type && headerText(message.headers, 'type') !== filter.type) return;
+        console.log(JSON.stringify({ partition, offset: message.offset, event: JSON.parse(message.value.toString()) }));
+      },
+    });
     await new Promise((resolve) => process.once('SIGINT', resolve));
     await consumer.disconnect();
   });
 }
 
-/** `dlq list <group>` / `dlq redrive <group>`: a consumer group's dead letters, and sending them back. */
+/** `dlq list <group>` / `dlq redrive <group>`: a consumer group's dead letters, and sending them back once. */
 async function dlq(action, group) {
   if (!group || !['list', 'redrive'].includes(action)) fail('usage: dlq list|redrive <consumer group>');
-  const dlqTopic = deadLetterTopic(group);
   await withKafka(async (kafka, admin) => {
-    if (!(await admin.listTopics()).includes(dlqTopic)) {
-      console.log(`no dead letters: ${dlqTopic} does not exist`);
-      return;
-    }
-    // What was redriven is remembered as this group's committed offsets, so no letter is sent back twice.
-    const redriveGroup = `chatctl.redrive.${group}`;
-    const done = new Map((await admin.fetchOffsets({ groupId: redriveGroup, topics: [dlqTopic] }))[0].partitions.map((p) => [p.partition, Number(p.offset)]));
-    const letters = [];
-    await readTopic(kafka, admin, dlqTopic, (message, partition) => {
-      letters.push({ partition, message, redriven: Number(message.offset) < (done.get(partition) ?? -1) });
-    });
     if (action === 'list') {
       console.log(['partition', 'offset', 'redriven', 'from', 'reason'].join('\t'));
-      for (const { partition, message, redriven } of letters) {
-        const from = `${headerText(message.headers, 'dlq.topic')}[${headerText(message.headers, 'dlq.partition')}]@${headerText(message.headers, 'dlq.offset')}`;
-        console.log([partition, message.offset, redriven ? 'yes' : 'no', from, headerText(message.headers, 'dlq.reason')].join('\t'));
+      for (const letter of await deadLettersOf(kafka, admin, group)) {
+        const from = `${letter.from.topic}[${letter.from.partition}]@${letter.from.offset}`;
+        console.log([letter.partition, letter.offset, letter.redriven ? 'yes' : 'no', from, letter.reason].join('\t'));
       }
       return;
     }
-    const pending = letters.filter((letter) => !letter.redriven);
-    const producer = kafka.producer({ allowAutoTopicCreation: false });
-    await producer.connect();
-    const bar = progress('redrive', pending.length);
-    try {
-      let count = 0;
-      for (const { message } of pending) {
-        const headers = Object.fromEntries(Object.entries(message.headers ?? {}).filter(([name]) => !name.startsWith('dlq.')));
-        await producer.send({ topic: headerText(message.headers, 'dlq.topic'), messages: [{ key: message.key, value: message.value, headers }] });
-        bar(++count);
-      }
-    } finally {
-      await producer.disconnect();
-    }
-    const next = new Map();
-    for (const { partition, message } of letters) next.set(partition, Math.max(next.get(partition) ?? 0, Number(message.offset) + 1));
-    if (next.size > 0) {
-      await admin.setOffsets({ groupId: redriveGroup, topic: dlqTopic, partitions: [...next].map(([partition, offset]) => ({ partition, offset: String(offset) })) });
-    }
-    console.log(`redriven: ${pending.length} dead letter(s) of ${group} sent back to their topics`);
+    let bar;
+    const count = await redriveDeadLetters(kafka, admin, group, (done, total) => (bar ??= progress('redrive', total))(done));
+    console.log(`redriven: ${count} dead letter(s) of ${group} sent back to their topics`);
   });
 }
 

@@ -2,13 +2,14 @@ import { OPERATIONS_PATHS, answerOperations } from '@chat/http';
 import type { Probes } from '@chat/http';
 import express from 'express';
 import type { Express } from 'express';
+import { CONSOLE_PAGE } from './consolePage.js';
 import { DOCS_PAGE } from './docsPage.js';
 
 /**
  * The paths the gateway answers itself instead of forwarding. The request handler tests a path
  * against this set once (one hash probe) before it does anything else.
  */
-export const OWN_PATHS: ReadonlySet<string> = new Set([OPERATIONS_PATHS.live, OPERATIONS_PATHS.ready, OPERATIONS_PATHS.metrics, '/openapi.json', '/docs']);
+export const OWN_PATHS: ReadonlySet<string> = new Set([OPERATIONS_PATHS.live, OPERATIONS_PATHS.ready, OPERATIONS_PATHS.metrics, '/openapi.json', '/docs', '/console']);
 
 /**
  * Express serves the gateway's own, non-proxied routes (ADR 0027): they are few and rare, so a
@@ -35,6 +36,9 @@ export function ownRoutesApp(probes: Probes, apiDescription: string | undefined)
   });
   app.get('/docs', (_req, res) => {
     res.type('html').send(DOCS_PAGE);
+  });
+  app.get('/console', (_req, res) => {
+    res.type('html').send(CONSOLE_PAGE);
   });
   return app;
 }

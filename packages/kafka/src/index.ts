@@ -8,3 +8,5 @@ export { EventWatch } from './eventWatch.js';
 export type { EventWatchOptions } from './eventWatch.js';
 export { LagReader } from './lag.js';
 export type { PartitionLag } from './lag.js';
+export { deadLettersOf, eventsOf, headerText, lagOfAllGroups, readTopicSnapshot, redriveDeadLetters } from './operatorTools.js';
+export type { DeadLetter, TailedEvent } from './operatorTools.js';

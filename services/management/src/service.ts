@@ -17,6 +17,7 @@ import { WebhookCommands } from './app/webhookCommands.js';
 import type { ManagementConfig } from './config.js';
 import { apiKeysRouter, internalRouter, managementRouter, tenantsRouter } from './http/routers.js';
 import { webhooksRouter } from './http/webhookRoutes.js';
+import { opsRouter } from './http/opsRoutes.js';
 
 export const PROJECTION_GROUP = 'management.projections';
 
@@ -76,6 +77,7 @@ export function createManagementService(config: Readonly<ManagementConfig>, deps
       webhooksRouter(webhookCommands, queries),
       tenantsRouter(commands),
       apiKeysRouter(commands, queries),
+      opsRouter(kafka),
     ],
     bodyLimit: '16kb',
   });

@@ -14,6 +14,7 @@ import {
   updateWebhookBody,
   usageBody,
 } from './schemas.js';
+import { opsDeadLettersQuery, opsEventsQuery, opsRedriveBody } from './opsRoutes.js';
 
 /** What each operation of this service parses, for the generated OpenAPI description (npm run openapi). */
 export const requestSchemas: RequestSchemas = {
@@ -31,4 +32,7 @@ export const requestSchemas: RequestSchemas = {
   'create-apikey': { body: createApiKeyBody },
   'list-apikeys': { query: listApiKeysQuery },
   'update-apikey': { body: updateApiKeyBody },
+  'ops-list-events': { query: opsEventsQuery },
+  'ops-list-dead-letters': { query: opsDeadLettersQuery },
+  'ops-redrive-dead-letters': { body: opsRedriveBody },
 };
