@@ -75,4 +75,22 @@ describe('deployment manifests', () => {
       expect(services).toHaveLength(1);
     }
   });
+
+  it('kubernetes: topics replicated across the brokers, only the gateway reaches the services, and the Ingress serves DOMAIN\'s hosts', () => {
+    const documents = parseAllDocuments(read('infra/k8s/chat-platform.yaml')).map((d) => d.toJS() as Record<string, any>);
+    const config = documents.find((d) => d['kind'] === 'ConfigMap')?.['data'] as Record<string, string>;
+    const brokers = config['KAFKA_BROKERS']!.split(',').length;
+    expect(Number(config['KAFKA_REPLICATION_FACTOR'])).toBe(brokers);
+    expect(Number(config['KAFKA_PARTITIONS'])).toBeGreaterThanOrEqual(3);
+
+    const backends = documents.filter((d) => d['kind'] === 'Deployment' && d['metadata']['name'] !== 'gateway').map((d) => d['metadata']['name'] as string);
+    const policies = documents.filter((d) => d['kind'] === 'NetworkPolicy');
+    const guarding = policies.find((p) => p['spec']['podSelector']['matchExpressions']?.[0]?.values?.length === backends.length);
+    expect([...guarding?.['spec']['podSelector']['matchExpressions'][0].values].sort()).toEqual([...backends].sort());
+    expect(guarding?.['spec']['ingress']).toEqual([{ from: [{ podSelector: { matchLabels: { app: 'gateway' } } }] }]);
+
+    const ingress = documents.find((d) => d['kind'] === 'Ingress');
+    const hosts = (ingress?.['spec']['rules'] as Array<{ host: string }>).map((rule) => rule.host);
+    expect(hosts).toEqual([`*.api-${config['REGION']}.${config['DOMAIN']}`, `*.call-${config['REGION']}.${config['DOMAIN']}`, `apimgmt.${config['DOMAIN']}`]);
+  });
 });

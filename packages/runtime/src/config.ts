@@ -11,6 +11,13 @@ export interface ServiceConfig {
   logLevel: string;
   /** Bounds on the requests the service works on and lets wait (503 past them). */
   admission: AdmissionLimits;
+  /** How the topics this service creates are laid out (a production cluster replicates them). */
+  topicSettings: TopicSettings;
+}
+
+export interface TopicSettings {
+  partitions: number;
+  replicationFactor: number;
 }
 
 /**
@@ -34,6 +41,8 @@ export function loadServiceConfig(
       TARGET_LATENCY_MS: z.coerce.number().int().min(1).default(DEFAULT_ADMISSION.targetLatencyMs),
       MAX_QUEUED_REQUESTS: z.coerce.number().int().min(0).default(DEFAULT_ADMISSION.maxQueued),
       MAX_QUEUE_WAIT_MS: z.coerce.number().int().min(0).default(DEFAULT_ADMISSION.maxQueueWaitMs),
+      KAFKA_PARTITIONS: z.coerce.number().int().min(1).max(1_000).default(3),
+      KAFKA_REPLICATION_FACTOR: z.coerce.number().int().min(1).max(10).default(1),
     })
     .parse(env);
   return Object.freeze({
@@ -50,5 +59,6 @@ export function loadServiceConfig(
       maxQueued: parsed.MAX_QUEUED_REQUESTS,
       maxQueueWaitMs: parsed.MAX_QUEUE_WAIT_MS,
     },
+    topicSettings: { partitions: parsed.KAFKA_PARTITIONS, replicationFactor: parsed.KAFKA_REPLICATION_FACTOR },
   });
 }

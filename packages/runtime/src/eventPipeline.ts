@@ -7,6 +7,7 @@ import { MongoCommitStore } from '@chat/mongo';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
+import type { TopicSettings } from './config.js';
 import { PipelineOperations } from './pipelineOperations.js';
 
 export interface EventPipelineOptions {
@@ -34,6 +35,8 @@ export interface EventPipelineOptions {
   watch?: { topics: readonly Topic[]; onEvents: (events: readonly KnownEvent[]) => void };
   /** Where the pipeline registers its readiness checks (store, producer, consumer); runService passes it. */
   probes?: Probes;
+  /** Partitions and replication of the topics it creates (default 3 and 1); runService passes the configured ones. */
+  topicSettings?: TopicSettings;
   /** Tuning of the command runner (tests shorten intervals). */
   runner?: Partial<Pick<CommandRunnerOptions, 'groupCommit' | 'outbox' | 'maxAttempts' | 'headSaveIntervalMs'>>;
 }
@@ -83,7 +86,8 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
     runner,
     async start() {
       await store.ensureIndexes();
-      await ensureTopics(kafka, [...new Set([options.publishesTo, ...options.consumes])]);
+      const layout = options.topicSettings ?? { partitions: 3, replicationFactor: 1 };
+      await ensureTopics(kafka, [...new Set([options.publishesTo, ...options.consumes])], layout.partitions, undefined, layout.replicationFactor);
       await producer.connect();
       // Before any new command: what a crashed predecessor appended reaches Kafka first, in order.
       await runner.start();

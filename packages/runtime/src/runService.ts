@@ -6,6 +6,7 @@ import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import type { ServiceConfig } from './config.js';
+import type { PlatformDeps } from './platformDeps.js';
 
 export interface RunnableService {
   http: RequestListener;
@@ -21,14 +22,14 @@ export interface RunnableService {
 export async function runService(
   name: string,
   config: Readonly<ServiceConfig>,
-  create: (deps: { db: Db; kafka: Kafka; logger: Logger; probes: Probes }) => RunnableService,
+  create: (deps: { db: Db; kafka: Kafka; logger: Logger } & PlatformDeps) => RunnableService,
 ): Promise<void> {
   const logger = createLogger(name, config.logLevel);
   collectProcessMetrics();
   const probes = new Probes();
   const mongo = await connectMongo(config.mongoUrl, config.mongoDb, name);
   const kafka = createKafka(name, config.kafkaBrokers, logger);
-  const service = create({ db: mongo.db, kafka, logger, probes });
+  const service = create({ db: mongo.db, kafka, logger, probes, topicSettings: config.topicSettings });
   await service.start();
   // Past capacity the service answers a fast 503 instead of queueing until clients time out; the
   // probes and /metrics stand in front of that, so an overloaded process is not restarted for it.

@@ -1,3 +1,4 @@
+import type { TopicSettings } from '@chat/runtime';
 import { z } from 'zod';
 
 const schema = z.object({
@@ -14,6 +15,8 @@ const schema = z.object({
   /** Development and tests only: webhook URLs may name loopback and private addresses. */
   WEBHOOKS_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  KAFKA_PARTITIONS: z.coerce.number().int().min(1).max(1_000).default(3),
+  KAFKA_REPLICATION_FACTOR: z.coerce.number().int().min(1).max(10).default(1),
 });
 
 export interface ManagementConfig {
@@ -27,6 +30,7 @@ export interface ManagementConfig {
   webhookSecretsKey: string;
   allowPrivateWebhookUrls: boolean;
   logLevel: string;
+  topicSettings: TopicSettings;
 }
 
 /** The only reader of process.env in this service. */
@@ -48,5 +52,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Manag
     webhookSecretsKey: e.WEBHOOK_SECRETS_KEY,
     allowPrivateWebhookUrls: e.WEBHOOKS_ALLOW_PRIVATE_URLS === 'true',
     logLevel: e.LOG_LEVEL,
+    topicSettings: { partitions: e.KAFKA_PARTITIONS, replicationFactor: e.KAFKA_REPLICATION_FACTOR },
   });
 }

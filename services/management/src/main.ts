@@ -17,7 +17,7 @@ collectProcessMetrics();
 const probes = new Probes();
 // Key changes reach the gateways through Redis: without it a revoked key would live on in their caches.
 probes.add('redis', () => redis.status === 'ready');
-const service = createManagementService(config, { db: mongo.db, kafka, redis, logger, probes });
+const service = createManagementService(config, { db: mongo.db, kafka, redis, logger, probes, topicSettings: config.topicSettings });
 await service.start();
 const server = await listen(withOperations(service.app, probes), config.port, config.host);
 logger.info({ port: server.port }, 'management listening');

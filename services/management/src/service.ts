@@ -1,9 +1,9 @@
 import { ApiError, SecretBox, topics } from '@chat/contracts';
 import type { KnownEvent } from '@chat/contracts';
 import { createServiceApp } from '@chat/http';
-import type { Probes } from '@chat/http';
 import type { createKafka } from '@chat/kafka';
 import { createEventPipeline } from '@chat/runtime';
+import type { PlatformDeps } from '@chat/runtime';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Db } from 'mongodb';
@@ -21,13 +21,12 @@ import { opsRouter } from './http/opsRoutes.js';
 
 export const PROJECTION_GROUP = 'management.projections';
 
-export interface ManagementDeps {
+/** Probes and topic settings (PlatformDeps) go on to the event pipeline. */
+export interface ManagementDeps extends PlatformDeps {
   db: Db;
   kafka: ReturnType<typeof createKafka>;
   redis: Redis;
   logger: Logger;
-  /** Where the event pipeline registers its readiness checks. */
-  probes?: Probes;
   clock?: () => Date;
 }
 
@@ -50,6 +49,7 @@ export function createManagementService(config: Readonly<ManagementConfig>, deps
     kafka,
     logger,
     ...(deps.probes ? { probes: deps.probes } : {}),
+    ...(deps.topicSettings ? { topicSettings: deps.topicSettings } : {}),
     publishesTo: topics.management,
     consumes: [topics.management, topics.webhooks],
     consumerPurpose: PROJECTION_GROUP,

@@ -2,8 +2,7 @@ import { topics } from '@chat/contracts';
 import type { KnownEvent } from '@chat/contracts';
 import { IMPORT_BODY_LIMIT, createServiceApp } from '@chat/http';
 import { createEventPipeline } from '@chat/runtime';
-import type { RunnableService } from '@chat/runtime';
-import type { Probes } from '@chat/http';
+import type { PlatformDeps, RunnableService } from '@chat/runtime';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
@@ -16,12 +15,11 @@ import { statsRouter } from './http/stats.js';
 import { messagesRouter } from './http/router.js';
 import { isGroupEvent } from './projections/groups.js';
 
-export interface MessagesServiceDeps {
+/** Probes and topic settings (PlatformDeps) go on to the event pipeline. */
+export interface MessagesServiceDeps extends PlatformDeps {
   db: Db;
   kafka: Kafka;
   logger: Logger;
-  /** Where the event pipeline registers its readiness checks (runService passes them). */
-  probes?: Probes;
 }
 
 /** Composition root of the messages service. */
