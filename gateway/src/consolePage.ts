@@ -1,16 +1,14 @@
+import { selfContainedPage } from './pageShell.js';
+
 /**
  * The operators' console: one self-contained page (no CDN) served by the gateway. It talks to the
  * management API with the operator's key and secret (kept in this tab's sessionStorage only): apps
  * and their keys, consumer lag as a chart, a live tail of a topic, and dead letters with a redrive
  * button (the `/ops/*` endpoints of the management service).
  */
-export const CONSOLE_PAGE = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>Chat platform console</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>
+export const CONSOLE_PAGE = selfContainedPage(
+  'Chat platform console',
+  `
   body { font: 14px/1.4 system-ui, sans-serif; margin: 0; color: #1d2330; background: #f4f6fa; }
   header { background: #1d2330; color: #fff; padding: .7rem 1.5rem; display: flex; gap: 1rem; align-items: center; }
   header h1 { font-size: 1.1rem; margin: 0 1rem 0 0; }
@@ -24,10 +22,8 @@ export const CONSOLE_PAGE = `<!doctype html>
   .bar { fill: #3b82f6; } .bar.lagging { fill: #ef4444; } svg text { font-size: 11px; fill: #1d2330; }
   #events { max-height: 16rem; overflow: auto; }
   button { cursor: pointer; }
-</style>
-</head>
-<body>
-<header>
+`,
+  `<header>
   <h1>Chat platform console</h1>
   <label>key <input id="key" autocomplete="off"></label>
   <label>secret <input id="secret" type="password" autocomplete="off"></label>
@@ -50,9 +46,8 @@ export const CONSOLE_PAGE = `<!doctype html>
     <table id="dead-letters"><thead><tr><th>offset</th><th>from</th><th>reason</th><th>redriven</th></tr></thead><tbody></tbody></table>
   </section>
 </main>
-<script>
-const $ = (id) => document.getElementById(id);
-const esc = (text) => String(text).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+`,
+  `const $ = (id) => document.getElementById(id);
 $('key').value = sessionStorage.getItem('key') || '';
 $('secret').value = sessionStorage.getItem('secret') || '';
 async function api(method, path, body) {
@@ -121,7 +116,5 @@ $('dlq-redrive').onclick = async () => {
 $('topic').onchange = $('tail-app').onchange = () => loadEvents().catch(() => undefined);
 setInterval(() => { if ($('key').value) refresh(); }, 3000);
 if ($('key').value) refresh();
-</script>
-</body>
-</html>
-`;
+`,
+);

@@ -1,14 +1,12 @@
+import { selfContainedPage } from './pageShell.js';
+
 /**
  * The API reference page: self-contained (no CDN, so it works on a closed network), it reads
  * /openapi.json and lists every operation by service with its path, scope, parameters and body schema.
  */
-export const DOCS_PAGE = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>Chat platform API</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>
+export const DOCS_PAGE = selfContainedPage(
+  'Chat platform API',
+  `
   body { font: 14px/1.45 system-ui, sans-serif; margin: 0 auto; max-width: 1100px; padding: 1rem 2rem; color: #1d2330; }
   h1 { font-size: 1.5rem; } h2 { margin-top: 2rem; border-bottom: 1px solid #d8dce4; text-transform: capitalize; }
   details { border: 1px solid #d8dce4; border-radius: 6px; margin: .4rem 0; padding: .3rem .6rem; }
@@ -18,15 +16,12 @@ export const DOCS_PAGE = `<!doctype html>
   .scope { float: right; font-size: .8rem; color: #57606a; }
   pre { background: #f6f8fa; padding: .6rem; overflow: auto; font-size: 12px; }
   table { border-collapse: collapse; } td, th { text-align: left; padding: .15rem .8rem .15rem 0; }
-</style>
-</head>
-<body>
-<h1 id="title">Chat platform API</h1>
+`,
+  `<h1 id="title">Chat platform API</h1>
 <p id="summary">Loading <a href="/openapi.json">/openapi.json</a>…</p>
 <div id="operations"></div>
-<script>
-const esc = (text) => String(text).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
-fetch('/openapi.json').then((r) => r.json()).then((doc) => {
+`,
+  `fetch('/openapi.json').then((r) => r.json()).then((doc) => {
   document.getElementById('title').textContent = doc.info.title + ' ' + doc.info.version;
   const byTag = {};
   let count = 0;
@@ -50,7 +45,5 @@ fetch('/openapi.json').then((r) => r.json()).then((doc) => {
   }
   document.getElementById('operations').innerHTML = html;
 }, (error) => { document.getElementById('summary').textContent = 'Could not load /openapi.json: ' + error; });
-</script>
-</body>
-</html>
-`;
+`,
+);
