@@ -86,7 +86,8 @@ describe('deployment manifests', () => {
     const backends = documents.filter((d) => d['kind'] === 'Deployment' && d['metadata']['name'] !== 'gateway').map((d) => d['metadata']['name'] as string);
     const policies = documents.filter((d) => d['kind'] === 'NetworkPolicy');
     const guarding = policies.find((p) => p['spec']['podSelector']['matchExpressions']?.[0]?.values?.length === backends.length);
-    expect([...guarding?.['spec']['podSelector']['matchExpressions'][0].values].sort()).toEqual([...backends].sort());
+    expect(guarding).toBeDefined();
+    expect([...(guarding?.['spec']['podSelector']['matchExpressions'][0].values as string[])].sort()).toEqual([...backends].sort());
     expect(guarding?.['spec']['ingress']).toEqual([{ from: [{ podSelector: { matchLabels: { app: 'gateway' } } }] }]);
 
     const ingress = documents.find((d) => d['kind'] === 'Ingress');
