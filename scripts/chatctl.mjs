@@ -35,7 +35,18 @@ const logger = createLogger('chatctl', env.LOG_LEVEL ?? 'warn');
  * action messages and the webhooks deliveries act on events, so they are rebuilt by their service).
  */
 const PROJECTIONS = {
-  users: { topics: [topics.users], database: 'chat_users', purpose: 'users.read-models', make: (db) => new UserReadModels(db) },
+  users: {
+    topics: [topics.users],
+    database: 'chat_users',
+    purpose: 'users.read-models',
+    make: (db) => new UserReadModels(db),
+    // The user directory keeps an unlisted (live: false) entry only where a user was listed before its
+    // change arrived; a rebuild that sees creation and deactivation in one batch never lists it. What the
+    // directory lists is compared: its listed entries, in order.
+    normalize: {
+      userdirectorychunks: (doc) => ({ ...doc, entries: JSON.stringify(JSON.parse(doc.entries).filter((entry) => entry.live)) }),
+    },
+  },
   conversations: {
     topics: [topics.users, topics.messages, topics.conversations],
     database: 'chat_conversations',
@@ -199,11 +210,12 @@ function canonical(value) {
  */
 const comparable = ({ _rev, rev, ...rest }) => (void _rev, void rev, canonical(rest));
 
-async function compareDatabases(live, rebuilt) {
+async function compareDatabases(live, rebuilt, normalize = {}) {
   const names = (await rebuilt.listCollections().toArray()).map((c) => c.name).filter((name) => !STORE_COLLECTIONS.test(name)).sort();
   const report = [];
   for (const name of names) {
-    const load = async (db) => new Map((await db.collection(name).find({}).toArray()).map((doc) => [String(doc._id), comparable(doc)]));
+    const shape = normalize[name] ?? ((doc) => doc);
+    const load = async (db) => new Map((await db.collection(name).find({}).toArray()).map((doc) => [String(doc._id), comparable(shape(doc))]));
     const [a, b] = await Promise.all([load(live), load(rebuilt)]);
     const differing = [...new Set([...a.keys(), ...b.keys()])].filter((id) => a.get(id) !== b.get(id));
     if (differing.length > 0 && env.CHATCTL_SHOW_DIFFERENCES) {
@@ -249,7 +261,7 @@ async function rebuild(service, options) {
     await consumer.stop();
     await reader.close();
   }
-  const report = await compareDatabases(mongo.db(liveName), target);
+  const report = await compareDatabases(mongo.db(liveName), target, projection.normalize);
   let equal = true;
   for (const { collection, live, rebuilt, differing } of report) {
     if (differing.length > 0) equal = false;

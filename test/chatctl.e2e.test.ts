@@ -111,7 +111,8 @@ describe('chatctl', () => {
     const producer = kafka.producer();
     await producer.connect();
     const marker = `poison-${Date.now().toString(36)}`;
-    await producer.send({ topic: 'chat.users.events', messages: [{ key: marker, value: `{not json ${marker}`, headers: { type: 'UserCreated', appId: marker } }] });
+    // JSON, so other readers of the topic parse it, but no event envelope: the projection dead-letters it.
+    await producer.send({ topic: 'chat.users.events', messages: [{ key: marker, value: JSON.stringify({ poison: marker }), headers: { type: 'UserCreated', appId: marker } }] });
     await producer.disconnect();
 
     const listed = await eventually(

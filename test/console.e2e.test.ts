@@ -23,7 +23,7 @@ describe.skipIf(!CHROMIUM)('the operators\' console in headless Chromium', () =>
     const kafka = new Kafka({ clientId: 'e2e-console', brokers: inject('kafkaBrokers').split(','), logLevel: logLevel.NOTHING });
     const producer = kafka.producer();
     await producer.connect();
-    await producer.send({ topic: 'chat.users.events', messages: [{ key: 'console', value: '{not an event', headers: { type: 'UserCreated', appId: 'console' } }] });
+    await producer.send({ topic: 'chat.users.events', messages: [{ key: 'console', value: JSON.stringify({ poison: 'console' }), headers: { type: 'UserCreated', appId: 'console' } }] });
     await producer.disconnect();
 
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
