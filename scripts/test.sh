@@ -9,12 +9,6 @@ node_modules/.bin/eslint .
 # The services compile in setup; the tests themselves are type-checked here (vitest only strips types).
 echo "[test] typecheck test/" >&2
 node_modules/.bin/tsc -p test/tsconfig.json
-# The console test drives Debian's chromium (playwright-core, no browser download of its own).
-if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-  echo "[test] installing Debian's chromium for the console test" >&2
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } ||
-    echo "[test] chromium could not be installed: the console test will be skipped" >&2
-fi
 node_modules/.bin/vitest run --project unit --project system "$@"
 # The bulk import runs on a fresh stack of its own (vitest.config.ts).
 node_modules/.bin/vitest run --project bulk
