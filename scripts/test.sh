@@ -11,6 +11,4 @@ echo "[test] typecheck test/" >&2
 node_modules/.bin/tsc -p test/tsconfig.json
 node_modules/.bin/vitest run --project unit --project system "$@"
 # The bulk import runs on a fresh stack of its own (vitest.config.ts).
-node_modules/.bin/vitest run --project bulk
-# So does the two-replica test (a Kafka log whose topics have 6 partitions).
-exec node_modules/.bin/vitest run --project replicas
+exec node_modules/.bin/vitest run --project bulk

@@ -6,7 +6,6 @@ export type {
   Commit,
   CommitStore,
   EventPublisher,
-  JournalEntry,
   ReadHeadOptions,
   Snapshot,
   StreamHead,

@@ -19,8 +19,6 @@ export interface ConversationsServiceDeps {
   db: Db;
   kafka: Kafka;
   logger: Logger;
-  /** Partitions of the topics it creates (KAFKA_PARTITIONS). */
-  topicPartitions?: number;
 }
 
 export const CONSUMER_PURPOSE = 'conversations.read-models';

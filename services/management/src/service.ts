@@ -45,7 +45,6 @@ export function createManagementService(config: Readonly<ManagementConfig>, deps
     db,
     kafka,
     logger,
-    topicPartitions: config.topicPartitions,
     publishesTo: topics.management,
     consumes: [topics.management, topics.webhooks],
     consumerPurpose: PROJECTION_GROUP,
