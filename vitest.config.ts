@@ -23,6 +23,18 @@ export default defineConfig({
         },
       },
       {
+        // Tests that start processes of their own on the shared topics and must not wait behind the
+        // history a whole suite left there: a stack of their own, after the main run (scripts/test.sh).
+        test: {
+          name: 'fresh',
+          include: ['test/**/*.fresh.test.ts'],
+          globalSetup: ['test/support/globalSetup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+      {
         // The bulk import (10,000 messages) on a stack of its own, after the others (scripts/test.sh):
         // FerretDB scans a collection for every list query, so its data would slow every later test.
         test: {

@@ -10,5 +10,7 @@ node_modules/.bin/eslint .
 echo "[test] typecheck test/" >&2
 node_modules/.bin/tsc -p test/tsconfig.json
 node_modules/.bin/vitest run --project unit --project system "$@"
-# The bulk import runs on a fresh stack of its own (vitest.config.ts).
+# A webhook delivery process restarted on the shared topics, then the bulk import: each on a fresh
+# stack of its own (vitest.config.ts).
+node_modules/.bin/vitest run --project fresh
 exec node_modules/.bin/vitest run --project bulk

@@ -60,9 +60,9 @@ describe('webhook deliveries survive a restart of the delivery process', () => {
       envelope('WebhookTriggersAdded', `app:${appId}`, 3, { appId, webhookId: 'w', triggers: ['message_sent'], changed: ['message_sent'], at: 1 }),
     ]);
 
-    // This process's consumer group is new and would read every topic from its start: everything the
-    // suite sent before this test. It starts at the topics' ends instead, so it reads only this test's
-    // messages (a full suite's history took it past the deadline on a loaded machine).
+    // This process's consumer group is new and would read every topic from its start. It starts at the
+    // topics' ends instead, so it reads only this test's messages (the file also runs on a stack of its
+    // own, the `fresh` project: inside a whole suite's run it missed its deadline).
     const consumed = [topics.management, topics.messages, topics.conversations, topics.users, topics.webhooks];
     await ensureTopics(kafka, consumed);
     const admin = kafka.admin();
