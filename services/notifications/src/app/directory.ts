@@ -1,3 +1,4 @@
+import { LoadOnce } from '@chat/eventsourcing';
 import type { NotificationChannel, NotificationProvider, SecretBox } from '@chat/contracts';
 import type { NotificationReadModels } from '../adapters/readModels.js';
 import type { OpenProvider } from '../adapters/providers/index.js';
@@ -18,7 +19,7 @@ export interface AppEntry {
  * one of the app's configuration events is applied (the consumer then forgets the app).
  */
 export class AppDirectory {
-  private readonly apps = new Map<string, Promise<AppEntry>>();
+  private readonly apps = new LoadOnce<AppEntry>((appId) => this.load(appId));
 
   constructor(
     private readonly readModels: NotificationReadModels,
@@ -26,18 +27,11 @@ export class AppDirectory {
   ) {}
 
   entry(appId: string): Promise<AppEntry> {
-    let entry = this.apps.get(appId);
-    if (!entry) {
-      entry = this.load(appId);
-      this.apps.set(appId, entry);
-      // A failed read is not remembered.
-      entry.catch(() => this.apps.delete(appId));
-    }
-    return entry;
+    return this.apps.get(appId);
   }
 
   forget(appIds: Iterable<string>): void {
-    for (const appId of appIds) this.apps.delete(appId);
+    this.apps.forget(appIds);
   }
 
   private async load(appId: string): Promise<AppEntry> {

@@ -1,3 +1,4 @@
+import { LoadOnce } from '@chat/eventsourcing';
 import type { SecretBox } from '@chat/contracts';
 import { effectiveSettings } from '@chat/management';
 import type { WebhookDocument } from '@chat/management';
@@ -22,7 +23,7 @@ interface AppEntry {
  * the app's configuration events is applied (the consumer then forgets the app).
  */
 export class WebhookDirectory {
-  private readonly apps = new Map<string, Promise<AppEntry>>();
+  private readonly apps = new LoadOnce<AppEntry>((appId) => this.load(appId));
 
   constructor(
     private readonly readModels: WebhookReadModels,
@@ -50,18 +51,11 @@ export class WebhookDirectory {
   }
 
   forget(appIds: Iterable<string>): void {
-    for (const appId of appIds) this.apps.delete(appId);
+    this.apps.forget(appIds);
   }
 
   private entry(appId: string): Promise<AppEntry> {
-    let entry = this.apps.get(appId);
-    if (!entry) {
-      entry = this.load(appId);
-      this.apps.set(appId, entry);
-      // A failed read is not remembered.
-      entry.catch(() => this.apps.delete(appId));
-    }
-    return entry;
+    return this.apps.get(appId);
   }
 
   private async load(appId: string): Promise<AppEntry> {
