@@ -35,6 +35,16 @@ export default defineConfig({
         },
       },
       {
+        // Two replicas of every service, on a stack (and Kafka log) the test starts itself (scripts/test.sh).
+        test: {
+          name: 'replicas',
+          include: ['test/**/*.replica.test.ts'],
+          testTimeout: 600_000,
+          hookTimeout: 900_000,
+          fileParallelism: false,
+        },
+      },
+      {
         // The bulk import (10,000 messages) on a stack of its own, after the others (scripts/test.sh):
         // FerretDB scans a collection for every list query, so its data would slow every later test.
         test: {

@@ -10,7 +10,9 @@ node_modules/.bin/eslint .
 echo "[test] typecheck test/" >&2
 node_modules/.bin/tsc -p test/tsconfig.json
 node_modules/.bin/vitest run --project unit --project system "$@"
-# A webhook delivery process restarted on the shared topics, then the bulk import: each on a fresh
-# stack of its own (vitest.config.ts).
+# A webhook delivery process restarted on the shared topics, then the bulk import, then two replicas of
+# every service (a Kafka log whose topics have 6 partitions): each on a fresh stack of its own
+# (vitest.config.ts).
 node_modules/.bin/vitest run --project fresh
-exec node_modules/.bin/vitest run --project bulk
+node_modules/.bin/vitest run --project bulk
+exec node_modules/.bin/vitest run --project replicas

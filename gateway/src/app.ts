@@ -32,6 +32,7 @@ import type { WindowCounterStore } from './rateLimit.js';
 import { roleAccessCache, roleAccessId } from './roleAccess.js';
 import { RouteTable } from './routes.js';
 import { parseHost } from './tenancy.js';
+import { upstreamPools } from './upstreamPool.js';
 import type { HostTenancy } from './tenancy.js';
 import { TieredCache } from './tieredCache.js';
 import type { RedisCache } from './tieredCache.js';
@@ -159,14 +160,18 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     parse: (raw) => appLocationSchema.safeParse(JSON.parse(raw)).data ?? null,
     onError: onCacheError('app cache'),
   });
+  const pools = upstreamPools(config.upstreams);
   const proxy = new UpstreamProxy({
     timeoutMs: config.upstreamTimeoutMs,
     maxSockets: config.upstreamMaxSockets,
     maxWaiting: config.upstreamMaxWaiting,
-    onUpstreamError: (error, upstream, requestId) => logger.error({ err: error, upstream, requestId }, 'upstream request failed'),
+    onUpstreamError: (error, upstream, requestId) => {
+      pools.markFailed(upstream);
+      logger.error({ err: error, upstream, requestId }, 'upstream request failed');
+    },
   });
 
-  const users = config.upstreams.users;
+  const users = config.upstreams.users[0]!;
   const roleAccess = roleAccessCache(
     `http://${users.hostname.includes(':') ? `[${users.hostname}]` : users.hostname}:${users.port}`,
     LOOKUP_TIMEOUT_MS,
@@ -278,8 +283,8 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     }
     if (idempotent && idempotencyKey !== undefined) {
       const scope = { appId, keyId: identity.keyId, idempotencyKey, onBehalfOf };
-      void idempotent.forward(req, res, config.upstreams[route.service], headers, scope, requestId);
-    } else proxy.forward(req, res, config.upstreams[route.service], headers, requestId);
+      void idempotent.forward(req, res, pools.pick(route.service), headers, scope, requestId);
+    } else proxy.forward(req, res, pools.pick(route.service), headers, requestId);
   };
 
   const handleChat = (req: IncomingMessage, res: ServerResponse, route: RouteSpec, tenancy: HostTenancy, requestId: string): void => {
@@ -299,7 +304,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     if (refusal) return refuse(res, refusal, requestId);
     const headers = forwardedHeaders(req, requestId);
     headers[internalHeaders.management] = '1';
-    proxy.forward(req, res, config.upstreams[route.service], headers, requestId);
+    proxy.forward(req, res, pools.pick(route.service), headers, requestId);
   };
 
   const handler: RequestListener = (req, res) => {
@@ -355,7 +360,12 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
       rateLimiter.start();
       if (deps.subscriber) {
         deps.subscriber.on('message', onInvalidation);
-        await deps.subscriber.subscribe(API_KEY_INVALIDATION_CHANNEL);
+        // Not awaited: with Redis down the subscription waits for it (and fails after its retries),
+        // while the gateway must serve meanwhile. The client resubscribes by itself after a reconnect;
+        // until then the key cache's short TTL bounds how long a revoked key is still honoured.
+        deps.subscriber.subscribe(API_KEY_INVALIDATION_CHANNEL).catch((error: unknown) => {
+          logger.warn({ err: error }, 'subscribing to key invalidations failed; the client retries on reconnect');
+        });
       }
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);

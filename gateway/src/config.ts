@@ -21,6 +21,12 @@ const upstreamUrl = z
     return { hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port ? Number(url.port) : 80 };
   });
 
+/** One service's replicas: one origin, or several separated by commas (the gateway balances across them). */
+const upstreamUrls = z
+  .string()
+  .transform((value) => value.split(',').map((part) => part.trim()).filter(Boolean))
+  .pipe(z.array(upstreamUrl).min(1));
+
 const schema = z.object({
   GATEWAY_PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
   GATEWAY_HOST: z.string().min(1).default('0.0.0.0'),
@@ -30,12 +36,12 @@ const schema = z.object({
     .regex(/^[a-z0-9.-]+$/, 'must be a lower-case DNS name')
     .default('chat.localhost'),
   REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
-  USERS_URL: upstreamUrl,
-  CONVERSATIONS_URL: upstreamUrl,
-  MESSAGES_URL: upstreamUrl,
-  MANAGEMENT_URL: upstreamUrl,
-  WEBHOOKS_URL: upstreamUrl,
-  NOTIFICATIONS_URL: upstreamUrl,
+  USERS_URL: upstreamUrls,
+  CONVERSATIONS_URL: upstreamUrls,
+  MESSAGES_URL: upstreamUrls,
+  MANAGEMENT_URL: upstreamUrls,
+  WEBHOOKS_URL: upstreamUrls,
+  NOTIFICATIONS_URL: upstreamUrls,
   MANAGEMENT_KEY: z.string().min(1),
   MANAGEMENT_SECRET: z.string().min(1),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(15_000),
@@ -70,7 +76,8 @@ export interface GatewayConfig {
   region: string;
   domain: string;
   redisUrl: string;
-  upstreams: Readonly<Record<ServiceName, Upstream>>;
+  /** Each service's replicas (at least one), in the order configured. */
+  upstreams: Readonly<Record<ServiceName, readonly Upstream[]>>;
   /** Base URL of the management service, for its internal lookup endpoints. */
   managementUrl: string;
   managementKey: string;
@@ -93,7 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Gatew
     throw new Error(`gateway: invalid configuration: ${problems}`);
   }
   const e = parsed.data;
-  const upstreams: Record<ServiceName, Upstream> = {
+  const upstreams: Record<ServiceName, readonly Upstream[]> = {
     users: e.USERS_URL,
     conversations: e.CONVERSATIONS_URL,
     messages: e.MESSAGES_URL,
@@ -101,8 +108,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Gatew
     webhooks: e.WEBHOOKS_URL,
     notifications: e.NOTIFICATIONS_URL,
   };
-  for (const name of serviceNames) Object.freeze(upstreams[name]);
-  const management = e.MANAGEMENT_URL;
+  for (const name of serviceNames) for (const upstream of upstreams[name]) Object.freeze(upstream);
+  // The management lookups (keys, apps) go to its first replica; any replica answers them alike.
+  const management = e.MANAGEMENT_URL[0]!;
   return Object.freeze({
     port: e.GATEWAY_PORT,
     host: e.GATEWAY_HOST,

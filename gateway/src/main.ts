@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { createGateway } from './app.js';
@@ -15,7 +14,16 @@ const subscriber = new Redis(config.redisUrl);
 for (const [name, client] of [['redis', redis], ['redis subscriber', subscriber]] as const) {
   client.on('error', (error: unknown) => logger.warn({ err: error }, `${name} error`));
 }
-await Promise.race([once(redis, 'ready'), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
+// Not `events.once`: it rejects on the first 'error' event, so a gateway started while Redis is down died
+// of an uncaught ECONNREFUSED instead of serving from the management service.
+await new Promise<void>((resolve) => {
+  const timer = setTimeout(resolve, 5_000);
+  timer.unref();
+  redis.once('ready', () => {
+    clearTimeout(timer);
+    resolve();
+  });
+});
 if (redis.status !== 'ready') logger.warn('redis is not reachable yet; serving from the management service meanwhile');
 
 const gateway = createGateway(config, {

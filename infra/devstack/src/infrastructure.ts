@@ -18,6 +18,13 @@ export interface RunningInfrastructure {
   started: string[];
   /** Parts it did not spawn: given by environment variable, or already answering on their port. */
   reused: string[];
+  /**
+   * Kills a part this call spawned (SIGKILL by default: a crash) and waits until it is gone; `restart`
+   * starts it again on the same port and data (Kafka keeps its log) and waits until it answers.
+   * For fault tests; a reused part cannot be controlled.
+   */
+  kill(part: PartName, signal?: NodeJS.Signals): Promise<void>;
+  restart(part: PartName): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -116,8 +123,26 @@ export async function startInfrastructure(options: InfrastructureOptions = {}): 
     }
   }
 
+  const spawnedPart = (name: PartName): ManagedProcess => {
+    const found = [...started].reverse().find((p) => p.name === name);
+    if (!found) throw new Error(`${name} was not started by this stack, so it cannot be killed or restarted`);
+    return found;
+  };
+  // A restart keeps the data: Kafka's log must outlive the crash, as on a real broker.
+  const restartable = defineParts(root, false);
+
   return {
     kafkaBrokers: urls.kafka,
+    async kill(name, signal = 'SIGKILL') {
+      const process = spawnedPart(name);
+      process.signal(signal);
+      await process.exited;
+    },
+    async restart(name) {
+      const process = spawnedPart(name);
+      if (!process.hasExited()) await process.stop();
+      await launch(root, restartable.find((p) => p.name === name)!, log, started, new AbortController().signal);
+    },
     mongoUrl: urls.ferretdb,
     redisUrl: urls.redis,
     started: sortParts(started.map((p) => p.name as PartName)),

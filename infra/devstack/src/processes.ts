@@ -10,10 +10,12 @@ export interface ManagedProcess {
   /** Resolves once the process has exited (at once if it already has). */
   readonly exited: Promise<void>;
   hasExited(): boolean;
+  /** Sends a signal without waiting (SIGKILL: a crash, as a fault test wants it). */
+  signal(signal: NodeJS.Signals): void;
   stop(): Promise<void>;
 }
 
-const live = new Set<ManagedProcess & { signal(signal: NodeJS.Signals): void }>();
+const live = new Set<ManagedProcess>();
 let exitHookInstalled = false;
 
 /**

@@ -22,11 +22,31 @@ export interface ServiceStackOptions {
   databaseSuffix?: string;
   log?: (line: string) => void;
   extraEnv?: Record<string, string>;
+  /**
+   * Processes per backend service (default: the REPLICAS environment variable, else 1). Replicas of a
+   * service share its database and consumer group; the gateway balances requests across them.
+   */
+  replicas?: number;
+}
+
+/** One process of a backend service: replica 1 is the first. */
+export interface ServiceInstance {
+  service: BackendName;
+  replica: number;
+  url: string;
+  pid(): number;
+  /** Sends a signal (SIGKILL: a crash) and waits until the process is gone. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Starts the same replica again, on the same port and settings, and waits until it is healthy. */
+  restart(): Promise<void>;
 }
 
 export interface RunningServices {
   gatewayUrl: string;
+  /** The first replica of each service. */
   serviceUrls: Record<BackendName, string>;
+  /** Every replica of every service, to stop, kill or restart one (fault tests). */
+  instances: readonly ServiceInstance[];
   managementKey: string;
   managementSecret: string;
   logDir: string;
@@ -34,7 +54,15 @@ export interface RunningServices {
 }
 
 const backends = ['users', 'conversations', 'messages', 'management', 'webhooks', 'notifications'] as const;
-type BackendName = (typeof backends)[number];
+export type BackendName = (typeof backends)[number];
+/** Fixed ports of replica n > 1: the first replica's port plus 100·(n−1) (3101, 3201, …). */
+const FIXED_REPLICA_STRIDE = 100;
+
+export function replicasFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const value = Number(env['REPLICAS'] ?? 1);
+  if (!Number.isInteger(value) || value < 1 || value > 8) throw new Error(`REPLICAS must be an integer from 1 to 8, not ${env['REPLICAS']}`);
+  return value;
+}
 const fixedPorts: Record<BackendName, number> = { users: 3101, conversations: 3102, messages: 3103, management: 3104, webhooks: 3105, notifications: 3106 };
 /** The services that seal (management) and open (webhooks) webhook secrets share one key. */
 const SECRET_HOLDERS: ReadonlySet<BackendName> = new Set(['management', 'webhooks']);
@@ -101,9 +129,11 @@ export async function startServices(options: ServiceStackOptions): Promise<Runni
   const started: ManagedProcess[] = [];
   const secretsKey = await webhookSecretsKey(root);
 
+  const replicas = options.replicas ?? replicasFromEnv();
   const stop = async () => {
-    // Gateway first, so nothing new reaches a backend that is going away.
-    for (const process of [...started].reverse()) await process.stop();
+    // Gateway first, so nothing new reaches a backend that is going away (restarted replicas come after it in `started`).
+    const gatewayFirst = [...started].reverse().sort((a, b) => Number(b.name === 'gateway') - Number(a.name === 'gateway'));
+    for (const process of gatewayFirst) await process.stop();
   };
 
   const launch = async (name: string, entry: string, port: number, env: Record<string, string>) => {
@@ -123,41 +153,72 @@ export async function startServices(options: ServiceStackOptions): Promise<Runni
     return { managed, logFile, url: `http://127.0.0.1:${port}` };
   };
 
+  /** One replica of a backend, which a fault test may kill and start again in place. */
+  const startInstance = async (service: BackendName, replica: number): Promise<ServiceInstance> => {
+    const port = ephemeral ? await freePort() : fixedPorts[service] + FIXED_REPLICA_STRIDE * (replica - 1);
+    const name = replicas > 1 ? `${service}-${replica}` : service;
+    const entry = join(root, 'services', service, 'dist', 'main.js');
+    const env = {
+      MONGO_URL: options.mongoUrl,
+      MONGO_DB: `chat_${service}${suffix}`,
+      KAFKA_BROKERS: options.kafkaBrokers,
+      REDIS_URL: options.redisUrl,
+      ...(SECRET_HOLDERS.has(service) ? { WEBHOOK_SECRETS_KEY: secretsKey } : {}),
+      // Notification provider credentials are sealed with the same mechanism and the same stored key.
+      ...(service === 'notifications' ? { NOTIFICATIONS_SECRETS_KEY: secretsKey } : {}),
+    };
+    const first = await launch(name, entry, port, env);
+    await waitHealthy(name, first.url, first.managed, first.logFile);
+    let current = first.managed;
+    return {
+      service,
+      replica,
+      url: first.url,
+      pid: () => current.pid,
+      async kill(signal = 'SIGKILL') {
+        if (signal === 'SIGTERM') return current.stop();
+        current.signal(signal);
+        await current.exited;
+      },
+      async restart() {
+        if (!current.hasExited()) await current.stop();
+        const again = await launch(name, entry, port, env);
+        current = again.managed;
+        await waitHealthy(name, again.url, again.managed, again.logFile);
+      },
+    };
+  };
+
   try {
-    const serviceUrls = {} as Record<BackendName, string>;
-    await Promise.all(
-      backends.map(async (name) => {
-        const port = ephemeral ? await freePort() : fixedPorts[name];
-        const { managed, logFile, url } = await launch(name, join(root, 'services', name, 'dist', 'main.js'), port, {
-          MONGO_URL: options.mongoUrl,
-          MONGO_DB: `chat_${name}${suffix}`,
-          KAFKA_BROKERS: options.kafkaBrokers,
-          REDIS_URL: options.redisUrl,
-          ...(SECRET_HOLDERS.has(name) ? { WEBHOOK_SECRETS_KEY: secretsKey } : {}),
-          // Notification provider credentials are sealed with the same mechanism and the same stored key.
-          ...(name === 'notifications' ? { NOTIFICATIONS_SECRETS_KEY: secretsKey } : {}),
-        });
-        await waitHealthy(name, url, managed, logFile);
-        serviceUrls[name] = url;
-        log(`${name} ready at ${url}`);
-      }),
-    );
+    const instances = (
+      await Promise.all(
+        backends.flatMap((service) =>
+          Array.from({ length: replicas }, async (_, index) => {
+            const instance = await startInstance(service, index + 1);
+            log(`${service}${replicas > 1 ? ` replica ${index + 1}` : ''} ready at ${instance.url}`);
+            return instance;
+          }),
+        ),
+      )
+    ).sort((a, b) => a.service.localeCompare(b.service) || a.replica - b.replica);
+    const urlsOf = (service: BackendName) => instances.filter((i) => i.service === service).map((i) => i.url);
+    const serviceUrls = Object.fromEntries(backends.map((service) => [service, urlsOf(service)[0]!])) as Record<BackendName, string>;
     const gatewayPort = ephemeral ? await freePort() : (options.gatewayPort ?? 3000);
     const gateway = await launch('gateway', join(root, 'gateway', 'dist', 'main.js'), gatewayPort, {
       GATEWAY_PORT: String(gatewayPort),
       REDIS_URL: options.redisUrl,
-      USERS_URL: serviceUrls.users,
-      CONVERSATIONS_URL: serviceUrls.conversations,
-      MESSAGES_URL: serviceUrls.messages,
-      MANAGEMENT_URL: serviceUrls.management,
-      WEBHOOKS_URL: serviceUrls.webhooks,
-      NOTIFICATIONS_URL: serviceUrls.notifications,
+      USERS_URL: urlsOf('users').join(','),
+      CONVERSATIONS_URL: urlsOf('conversations').join(','),
+      MESSAGES_URL: urlsOf('messages').join(','),
+      MANAGEMENT_URL: urlsOf('management').join(','),
+      WEBHOOKS_URL: urlsOf('webhooks').join(','),
+      NOTIFICATIONS_URL: urlsOf('notifications').join(','),
       MANAGEMENT_KEY: managementKey,
       MANAGEMENT_SECRET: managementSecret,
     });
     await waitHealthy('gateway', gateway.url, gateway.managed, gateway.logFile);
     log(`gateway ready at ${gateway.url}`);
-    return { gatewayUrl: gateway.url, serviceUrls, managementKey, managementSecret, logDir, stop };
+    return { gatewayUrl: gateway.url, serviceUrls, instances, managementKey, managementSecret, logDir, stop };
   } catch (error) {
     await stop();
     throw error;

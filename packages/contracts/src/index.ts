@@ -81,3 +81,4 @@ export {
 export type { ApiKeyIdentity, AppLocation } from './internalApi.js';
 export { epochSeconds } from './time.js';
 export { UnapplicableEventError, isUnapplicableEventError } from './unapplicableEvent.js';
+export { consistencyHeaders, conversationLogStreamId, decodeConsistencyToken, encodeConsistencyToken } from './consistencyToken.js';

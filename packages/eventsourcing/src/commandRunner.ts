@@ -80,6 +80,11 @@ export interface CommandRunnerOptions {
    * less often costs a few more commits read then, and saves one update per busy stream per interval.
    */
   headSaveIntervalMs?: number;
+  /**
+   * Called with a command's appended events once it succeeded, in the caller's async context (so a
+   * request-scoped collector sees its own commands: the consistency token).
+   */
+  onCommitted?: (events: readonly EventEnvelope[]) => void;
 }
 
 function isBuilder(command: unknown): command is (state: unknown) => unknown {
@@ -121,6 +126,8 @@ export class CommandRunner {
   private readonly maxAttempts: number;
   private readonly conflictBackoff: Backoff;
   private headTimer: NodeJS.Timeout | null = null;
+  /** Heads this process produced by appending (not loaded): a stream continued from one has no foreign predecessor. */
+  private readonly ownHeads = new WeakSet<StreamHead>();
 
   constructor(private readonly options: CommandRunnerOptions) {
     this.heads = new StreamHeads(options.store);
@@ -180,7 +187,7 @@ export class CommandRunner {
    * costs one append per turn, not a version conflict and a retry per command.
    */
   run<State, Command, Event extends DomainEvent>(request: CommandRequest<State, Command, Event>): Promise<CommandResult<State>> {
-    return new Promise<CommandResult<State>>((resolve, reject) => {
+    const outcome = new Promise<CommandResult<State>>((resolve, reject) => {
       const queued = { request, resolve, reject } as unknown as Queued;
       const lane = this.lanes.get(request.streamId);
       if (lane) {
@@ -189,6 +196,13 @@ export class CommandRunner {
       }
       this.lanes.set(request.streamId, [queued]);
       void this.drain(request.streamId);
+    });
+    const { onCommitted } = this.options;
+    if (!onCommitted) return outcome;
+    // Attached here, so the callback runs in this caller's context, not in the lane's that decided it.
+    return outcome.then((result) => {
+      if (result.events.length > 0) onCommitted(result.events);
+      return result;
     });
   }
 
@@ -219,6 +233,7 @@ export class CommandRunner {
     for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
       // A stream its caller knows is new (a fresh id) is not looked for in the store on the first attempt.
       const assumeNew = attempt === 1 && turn.every((queued) => queued.request.expectNew === true) && !this.heads.get(streamId);
+      const cached = attempt === 1 ? this.heads.get(streamId) : undefined;
       const loaded = assumeNew ? { state: decider.initialState(), version: 0 } : await this.load(decider, streamId, attempt > 1);
       let { state, version } = loaded;
       const decided: Array<{ queued: Queued; envelopes: EventEnvelope[]; state: unknown; version: number }> = [];
@@ -250,12 +265,16 @@ export class CommandRunner {
         startVersion: loaded.version + 1,
         endVersion: version,
         events: envelopes,
+        // Continued from a version this process did not append: that commit may not be on Kafka yet.
+        afterForeign: loaded.version > 0 && !(cached !== undefined && this.ownHeads.has(cached) && cached.version === loaded.version),
         snapshot,
         committedAt: first.metadata.now,
       };
       const { result } = await this.committer.append(commit);
       if (result === 'appended') {
-        this.heads.remember(streamId, { version, snapshot }, true);
+        const head = { version, snapshot };
+        this.ownHeads.add(head);
+        this.heads.remember(streamId, head, true);
         for (const { queued, envelopes: own } of decided) if (own.length > 0) await queued.request.onAppended?.(own);
         // The next turn starts after this one is applied, so its facts include these events.
         await this.ownApplies.submit('all', envelopes);

@@ -73,7 +73,6 @@ export class GroupCommitter {
 
   private async appendGroup(pending: Omit<Commit, 'position'>[]): Promise<{ result: AppendResult; commit: Commit }[]> {
     const first = await this.positions.take(pending.length);
-    const last = first + pending.length - 1;
     const commits: Commit[] = pending.map((commit, index) => ({ ...commit, position: first + index }));
     let results: AppendResult[];
     try {
@@ -81,11 +80,11 @@ export class GroupCommitter {
     } catch (error) {
       // Some commits may be stored although the insert failed to answer: their streams go on from
       // them, so the outbox reads this batch back from the journal rather than leave a gap.
-      this.outbox.enqueueUncertain(last);
+      this.outbox.enqueueUncertain(first);
       throw error;
     }
     const appended = commits.filter((_, index) => results[index] === 'appended');
-    this.outbox.enqueue(last, appended);
+    this.outbox.enqueue(first, appended);
     return commits.map((commit, index) => ({ result: results[index] ?? 'conflict', commit }));
   }
 }

@@ -6,6 +6,7 @@ export type {
   Commit,
   CommitStore,
   EventPublisher,
+  JournalEntry,
   ReadHeadOptions,
   Snapshot,
   StreamHead,

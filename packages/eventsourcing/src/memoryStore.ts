@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@chat/contracts';
-import type { AppendBatch, AppendResult, Commit, CommitStore, StreamHead } from './store.js';
+import type { AppendBatch, AppendResult, Commit, CommitStore, JournalEntry, StreamHead } from './store.js';
 
 /** The same port in memory: for unit tests and specs, never for a running service. */
 export class InMemoryCommitStore implements CommitStore {
@@ -39,14 +39,25 @@ export class InMemoryCommitStore implements CommitStore {
     return Promise.resolve(first);
   }
 
-  unpublished(): Promise<Commit[]> {
-    const ids = new Set([...this.journal.values()].flat());
-    return Promise.resolve(this.commits.filter((c) => ids.has(c.commitId)).sort((a, b) => a.position - b.position));
+  unpublished(only?: readonly number[]): Promise<JournalEntry[]> {
+    const ids = [...this.journal.keys()].filter((id) => !only || only.includes(id)).sort((a, b) => a - b);
+    return Promise.resolve(ids.map((id) => this.entry(id, () => true)));
   }
 
-  releasePublished(throughPosition: number): Promise<void> {
-    for (const position of this.journal.keys()) if (position <= throughPosition) this.journal.delete(position);
+  unpublishedBefore(streams: ReadonlyMap<string, number>): Promise<JournalEntry[]> {
+    const below = (c: Commit) => c.startVersion < (streams.get(c.streamId) ?? 0);
+    const ids = [...this.journal.keys()].sort((a, b) => a - b);
+    return Promise.resolve(ids.map((id) => this.entry(id, below)).filter((entry) => entry.commits.length > 0));
+  }
+
+  releaseEntries(ids: readonly number[]): Promise<void> {
+    for (const id of ids) this.journal.delete(id);
     return Promise.resolve();
+  }
+
+  private entry(id: number, keep: (commit: Commit) => boolean): JournalEntry {
+    const commitIds = new Set(this.journal.get(id) ?? []);
+    return { id, commits: this.commits.filter((c) => commitIds.has(c.commitId) && keep(c)).map((c) => structuredClone(c)) };
   }
 
   /** Every appended commit, oldest first. */

@@ -20,26 +20,56 @@ export interface OutboxOptions {
 }
 
 interface Pending {
-  lastPosition: number;
-  events: EventEnvelope[];
+  /** The batch's journal entry. */
+  entry: number;
+  commits: Commit[];
 }
 
 /**
- * Publishes appended commits to Kafka in position order, so every stream's events reach Kafka in
- * version order even across failures: a failed produce is retried (backoff with jitter) and nothing
- * after it goes first. The store's publish journal is the checkpoint: it names every batch appended
- * and not yet released, so after a crash `recover()` republishes whatever may be missing (consumers
- * de-duplicate on stream and version). One trim of the journal stands for many batches, where a
- * mark per commit would cost an update each.
+ * The commits in an order Kafka may receive them: every stream's commits by version. Commits of one
+ * process are in position order already, but positions are reserved in blocks per process, so when
+ * the commits of several replicas are merged a lower position may hold a later version of a stream.
+ * Each stream keeps the slots its commits had in position order, filled in version order.
+ */
+export function inStreamOrder(commits: readonly Commit[]): Commit[] {
+  const byPosition = [...commits].sort((a, b) => a.position - b.position);
+  const byStream = new Map<string, Commit[]>();
+  for (const commit of byPosition) {
+    const list = byStream.get(commit.streamId);
+    if (list) list.push(commit);
+    else byStream.set(commit.streamId, [commit]);
+  }
+  for (const list of byStream.values()) list.sort((a, b) => a.startVersion - b.startVersion);
+  const next = new Map<string, number>();
+  return byPosition.map((commit) => {
+    const index = next.get(commit.streamId) ?? 0;
+    next.set(commit.streamId, index + 1);
+    return byStream.get(commit.streamId)![index]!;
+  });
+}
+
+/**
+ * Publishes appended commits to Kafka so that every stream's events reach Kafka in version order,
+ * across failures and across replicas:
+ * - a failed produce is retried (backoff with jitter) and nothing of this process after it goes first;
+ * - a commit whose stream was last written by another process (another replica, or a predecessor
+ *   that crashed) first publishes whatever of that stream is still in the publish journal, so a
+ *   replica slow to reach Kafka cannot leave version n behind this process's n+1 (consumers'
+ *   "apply only if newer" guards would skip n for good); the duplicate is harmless, consumers
+ *   de-duplicate on stream and version.
+ * The store's publish journal is the checkpoint: one entry per grouped append, released by id once
+ * its commits are on Kafka (never "up to a position": another replica's lower positions may still be
+ * unpublished). After a crash `recover()` republishes whatever any process left in it.
  */
 export class Outbox {
   private readonly queue: Pending[] = [];
   private buffered = 0;
   /** Kafka fell so far behind that new batches are read back from the journal instead of buffered. */
   private catchingUp = false;
-  private lastAppended = 0;
-  private publishedThrough = 0;
-  private releasedThrough = 0;
+  /** Journal entries of this process not yet on Kafka. */
+  private readonly pendingEntries = new Set<number>();
+  /** Journal entries on Kafka, waiting for the next release. */
+  private readonly publishedEntries = new Set<number>();
   private draining: Promise<void> | null = null;
   private releaseTimer: NodeJS.Timeout | null = null;
   private stopped = false;
@@ -66,47 +96,42 @@ export class Outbox {
   }
 
   /**
-   * Publishes what an earlier process appended and may not have published. Awaited before a service
-   * takes traffic, so no new event of a stream can overtake an older one left from before a crash.
+   * Publishes what earlier processes appended and may not have published (a live replica's entries
+   * too: publishing them again is harmless). Awaited before a service takes traffic, so no new event
+   * of a stream can overtake an older one left from before a crash.
    */
   async recover(): Promise<number> {
-    const commits = await this.store.unpublished();
-    for (const chunk of this.chunksOf(commits)) await this.publishWithRetry(chunk.events);
-    const last = commits.at(-1)?.position ?? 0;
-    if (last > 0) {
-      this.logger.info({ commits: commits.length, throughPosition: last }, 'republished commits a previous process left in the journal');
+    const entries = await this.store.unpublished();
+    const commits = entries.flatMap((entry) => entry.commits);
+    await this.publishCommits(commits, false);
+    if (commits.length > 0) {
+      this.logger.info({ commits: commits.length, entries: entries.length }, 'republished commits earlier processes left in the journal');
     }
-    this.publishedThrough = Math.max(this.publishedThrough, last);
-    this.lastAppended = Math.max(this.lastAppended, last);
-    await this.store.releasePublished(Number.MAX_SAFE_INTEGER);
+    await this.store.releaseEntries(entries.map((entry) => entry.id));
     return commits.length;
   }
 
-  /** Takes the appended commits of one batch; batches must arrive in position order. */
-  enqueue(lastPosition: number, commits: readonly Commit[]): void {
-    this.lastAppended = Math.max(this.lastAppended, lastPosition);
+  /** Takes the appended commits of one batch (its journal entry); batches must arrive in position order. */
+  enqueue(entry: number, commits: readonly Commit[]): void {
+    this.pendingEntries.add(entry);
     if (!this.catchingUp) {
-      const events = commits.flatMap((c) => c.events);
-      if (this.buffered + events.length > this.maxBufferedEvents) {
+      const events = commits.reduce((sum, c) => sum + c.events.length, 0);
+      if (this.buffered + events > this.maxBufferedEvents) {
         this.catchingUp = true;
         this.logger.warn({ buffered: this.buffered }, 'kafka is far behind; further batches will be read back from the journal');
       } else {
-        this.queue.push({ lastPosition, events });
-        this.buffered += events.length;
+        this.queue.push({ entry, commits: [...commits] });
+        this.buffered += events;
       }
     }
-    this.draining ??= this.drain().finally(() => {
-      this.draining = null;
-    });
+    this.startDraining();
   }
 
   /** A batch whose append failed to answer: whatever of it is stored is read back from the journal. */
-  enqueueUncertain(lastPosition: number): void {
-    this.lastAppended = Math.max(this.lastAppended, lastPosition);
+  enqueueUncertain(entry: number): void {
+    this.pendingEntries.add(entry);
     this.catchingUp = true;
-    this.draining ??= this.drain().finally(() => {
-      this.draining = null;
-    });
+    this.startDraining();
   }
 
   /** Waits until everything enqueued so far is on Kafka (for a graceful stop). */
@@ -121,14 +146,20 @@ export class Outbox {
     if (this.releaseTimer) clearTimeout(this.releaseTimer);
   }
 
+  private startDraining(): void {
+    this.draining ??= this.drain().finally(() => {
+      this.draining = null;
+    });
+  }
+
   private async drain(): Promise<void> {
     for (;;) {
       const next = this.queue[0];
       if (next) {
-        await this.publishWithRetry(next.events);
+        await this.publishCommits(next.commits, true);
         this.queue.shift();
-        this.buffered -= next.events.length;
-        this.advance(next.lastPosition);
+        this.buffered -= next.commits.reduce((sum, c) => sum + c.events.length, 0);
+        this.markPublished([next.entry]);
         continue;
       }
       if (!this.catchingUp) return;
@@ -136,37 +167,56 @@ export class Outbox {
     }
   }
 
-  /** Re-reads the journal until Kafka has everything appended so far, then buffers again. */
+  /** Re-reads this process's pending journal entries until none is left, then buffers again. */
   private async catchUp(): Promise<void> {
     for (;;) {
-      const target = this.lastAppended;
-      const commits = (await this.readUnpublishedWithRetry()).filter((c) => c.position > this.publishedThrough);
-      for (const chunk of this.chunksOf(commits)) {
-        await this.publishWithRetry(chunk.events);
-        this.advance(chunk.lastPosition);
+      const ids = [...this.pendingEntries];
+      if (ids.length === 0) {
+        this.catchingUp = false;
+        this.logger.info({}, 'kafka caught up; buffering batches again');
+        return;
       }
-      if (this.publishedThrough >= target || commits.length === 0) {
-        this.advance(target);
-        if (this.lastAppended === target) {
-          this.catchingUp = false;
-          this.logger.info({ throughPosition: target }, 'kafka caught up; buffering batches again');
-          return;
-        }
-      }
+      const entries = await this.withRetry('reading the publish journal', () => this.store.unpublished(ids));
+      // Read back from the store: whether another process wrote between them is not known, so every
+      // commit looks for predecessors.
+      await this.publishCommits(
+        entries.flatMap((entry) => entry.commits.map((commit) => ({ ...commit, afterForeign: true }))),
+        true,
+      );
+      // An entry not found had nothing stored (its append failed before the journal was written).
+      this.markPublished(ids);
     }
   }
 
-  private *chunksOf(commits: readonly Commit[]): Generator<Pending> {
-    let chunk: Pending = { lastPosition: 0, events: [] };
-    for (const commit of commits) {
-      chunk.events.push(...commit.events);
-      chunk.lastPosition = commit.position;
-      if (chunk.events.length >= this.maxEventsPerPublish) {
-        yield chunk;
-        chunk = { lastPosition: 0, events: [] };
+  /**
+   * Publishes commits in stream order, in produce requests of at most maxEventsPerPublish events,
+   * after whatever other processes left unpublished before them in their streams.
+   */
+  private async publishCommits(commits: readonly Commit[], withPredecessors: boolean): Promise<void> {
+    if (commits.length === 0) return;
+    let all = commits;
+    if (withPredecessors) {
+      const firstVersions = new Map<string, number>();
+      for (const commit of commits) {
+        if (commit.afterForeign !== true || commit.startVersion <= 1) continue;
+        firstVersions.set(commit.streamId, Math.min(firstVersions.get(commit.streamId) ?? Infinity, commit.startVersion));
+      }
+      if (firstVersions.size > 0) {
+        const entries = await this.withRetry('reading the publish journal', () => this.store.unpublishedBefore(firstVersions));
+        // This process's own entries that are already on Kafka need not go again.
+        const predecessors = entries.filter((entry) => !this.publishedEntries.has(entry.id)).flatMap((entry) => entry.commits);
+        if (predecessors.length > 0) all = [...predecessors, ...commits];
       }
     }
-    if (chunk.events.length > 0) yield chunk;
+    let chunk: EventEnvelope[] = [];
+    for (const commit of inStreamOrder(all)) {
+      chunk.push(...commit.events);
+      if (chunk.length >= this.maxEventsPerPublish) {
+        await this.publishWithRetry(chunk);
+        chunk = [];
+      }
+    }
+    if (chunk.length > 0) await this.publishWithRetry(chunk);
   }
 
   private async publishWithRetry(events: readonly EventEnvelope[]): Promise<void> {
@@ -183,20 +233,23 @@ export class Outbox {
     }
   }
 
-  private async readUnpublishedWithRetry(): Promise<Commit[]> {
+  private async withRetry<T>(what: string, read: () => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.store.unpublished();
+        return await read();
       } catch (error) {
         const delay = backoffDelay(attempt, this.retry);
-        this.logger.warn({ err: error, attempt }, 'reading the publish journal failed; retrying');
+        this.logger.warn({ err: error, attempt }, `${what} failed; retrying`);
         await sleep(delay);
       }
     }
   }
 
-  private advance(position: number): void {
-    this.publishedThrough = Math.max(this.publishedThrough, position);
+  private markPublished(entries: readonly number[]): void {
+    for (const entry of entries) {
+      this.pendingEntries.delete(entry);
+      this.publishedEntries.add(entry);
+    }
     if (this.releaseTimer || this.stopped) return;
     this.releaseTimer = setTimeout(() => {
       this.releaseTimer = null;
@@ -206,11 +259,11 @@ export class Outbox {
   }
 
   private async release(): Promise<void> {
-    const through = this.publishedThrough;
-    if (through <= this.releasedThrough) return;
+    const entries = [...this.publishedEntries];
+    if (entries.length === 0) return;
     try {
-      await this.store.releasePublished(through);
-      this.releasedThrough = through;
+      await this.store.releaseEntries(entries);
+      for (const entry of entries) this.publishedEntries.delete(entry);
     } catch (error) {
       // Harmless: the entries stay, and a crash now would only republish what consumers already have.
       this.logger.warn({ err: error }, 'trimming the publish journal failed; will try again');

@@ -22,6 +22,12 @@ export interface Commit {
    */
   position: number;
   events: EventEnvelope[];
+  /**
+   * Not stored: set by the command runner when the commit's stream was loaded from the store rather
+   * than continued from this process's own last append, so its previous commit may be another
+   * replica's and not on Kafka yet. The outbox then publishes such predecessors first.
+   */
+  afterForeign?: boolean;
   /** State after this commit, so loading a stream reads one document instead of replaying it. */
   snapshot?: Snapshot;
   committedAt: Date;
@@ -39,6 +45,12 @@ export interface AppendBatch {
   /** The first position of the batch; its commits hold this and the following positions. */
   position: number;
   commits: readonly Commit[];
+}
+
+/** One grouped append's journal entry (its id is the batch's first position) and its stored commits. */
+export interface JournalEntry {
+  id: number;
+  commits: Commit[];
 }
 
 export interface ReadHeadOptions {
@@ -62,10 +74,21 @@ export interface CommitStore {
   saveHeads(heads: ReadonlyMap<string, StreamHead>): Promise<void>;
   /** Reserves `count` consecutive positions and answers the first. */
   reservePositions(count: number): Promise<number>;
-  /** The appended commits of every journal entry not yet released, in position order. */
-  unpublished(): Promise<Commit[]>;
-  /** Forgets the journal entries of batches whose commits are all on Kafka, up to this position. */
-  releasePublished(throughPosition: number): Promise<void>;
+  /**
+   * The journal entries not yet released (every process's, or only those with these ids), by id,
+   * each with its commits that were stored.
+   */
+  unpublished(only?: readonly number[]): Promise<JournalEntry[]>;
+  /**
+   * The unreleased journal entries holding commits of these streams below the given start versions,
+   * each with only those commits: what must reach Kafka before a commit at that version.
+   */
+  unpublishedBefore(streams: ReadonlyMap<string, number>): Promise<JournalEntry[]>;
+  /**
+   * Forgets these journal entries, whose commits are all on Kafka. By id, never "up to a position":
+   * replicas reserve positions in blocks, so a lower position may be another replica's, still unpublished.
+   */
+  releaseEntries(ids: readonly number[]): Promise<void>;
 }
 
 export interface EventPublisher {

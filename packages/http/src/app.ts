@@ -3,6 +3,7 @@ import express from 'express';
 import type { ErrorRequestHandler, Express, RequestHandler, Router } from 'express';
 import type { Logger } from 'pino';
 import { requestIdOf } from './actor.js';
+import { consistencyTokens } from './consistency.js';
 
 export interface ServiceAppOptions {
   logger: Logger;
@@ -40,8 +41,20 @@ const UNREACHABLE = new Set([
   'KafkaJSNumberOfRetriesExceeded',
 ]);
 
+const SOCKET_LOST = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT']);
+
 export function isUnreachableError(error: unknown): boolean {
-  return error instanceof Error && (UNREACHABLE.has(error.name) || UNREACHABLE.has(error.constructor.name));
+  if (!(error instanceof Error)) return false;
+  if (UNREACHABLE.has(error.name) || UNREACHABLE.has(error.constructor.name)) return true;
+  // A socket the store closed under a command in flight surfaces as a plain system error.
+  if (SOCKET_LOST.has(String((error as { code?: unknown }).code))) return true;
+  // A bulk write cut off by a lost connection: the driver names it a bulk write error, with no write errors.
+  return error.name === 'MongoBulkWriteError' && !hasWriteErrors(error);
+}
+
+function hasWriteErrors(error: Error): boolean {
+  const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
+  return Array.isArray(writeErrors) ? writeErrors.length > 0 : writeErrors !== undefined && writeErrors !== null;
 }
 
 /** Maps every thrown value to the CometChat error shape; the only place errors become HTTP. */
@@ -95,6 +108,8 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   // A body parsed by a path's own parser is not parsed again by the default one.
   for (const [path, limit] of Object.entries(options.bodyLimits ?? {})) app.use(path, json(limit));
   app.use(express.json({ limit: options.bodyLimit ?? '64kb', strict: true, type: ['application/json', '+json'] }));
+  // Every write answers the stream versions it produced (read-your-writes across services and replicas).
+  app.use(consistencyTokens);
   for (const router of options.routers) app.use(router);
   app.use(notFound);
   app.use(errorMiddleware(options.logger));

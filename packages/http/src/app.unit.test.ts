@@ -10,10 +10,30 @@ class MongoServerSelectionError extends Error {
   override name = 'MongoServerSelectionError';
 }
 
+/** An insert cut off by a lost connection: the driver throws a bulk write error that has no write errors. */
+class MongoBulkWriteError extends Error {
+  override name = 'MongoBulkWriteError';
+  constructor(
+    message: string,
+    readonly writeErrors: unknown[],
+  ) {
+    super(message);
+  }
+}
+
 describe('the service app error mapping', () => {
   const router = Router();
   router.get('/store-down', () => {
     throw new MongoServerSelectionError('connect ECONNREFUSED 127.0.0.1:27017');
+  });
+  router.get('/insert-cut-off', () => {
+    throw new MongoBulkWriteError('connection 10 to 127.0.0.1:27017 closed', []);
+  });
+  router.get('/bulk-refused', () => {
+    throw new MongoBulkWriteError('document failed validation', [{ index: 0, code: 121 }]);
+  });
+  router.get('/socket-ended', () => {
+    throw Object.assign(new Error('This socket has been ended by the other party'), { code: 'EPIPE' });
   });
   router.get('/bug', () => {
     throw new TypeError('undefined is not a function');
@@ -31,6 +51,12 @@ describe('the service app error mapping', () => {
     expect(response.status).toBe(503);
     expect(response.headers.get('retry-after')).toBe('1');
     expect(await response.json()).toMatchObject({ error: { code: 'ERR_SERVICE_UNAVAILABLE' } });
+  });
+
+  it('answers 503 for a bulk write the connection cut off, 500 for one the store refused', async () => {
+    expect((await fetch(`${url}/insert-cut-off`)).status).toBe(503);
+    expect((await fetch(`${url}/bulk-refused`)).status).toBe(500);
+    expect((await fetch(`${url}/socket-ended`)).status).toBe(503);
   });
 
   it('answers 500 for anything else it did not expect', async () => {

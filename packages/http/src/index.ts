@@ -5,6 +5,7 @@ export { parseQuery, withoutBlankValues } from './query.js';
 export { pagination } from './pagination.js';
 export type { Pagination } from './pagination.js';
 export { createServiceApp, errorMiddleware, notFound } from './app.js';
+export { CONSISTENCY_WAIT_MS, awaitConsistency, consistencyTokens, recordProducedPositions, requestedPositions } from './consistency.js';
 export type { ServiceAppOptions } from './app.js';
 export { listen, onShutdownSignal } from './server.js';
 export type { RunningServer } from './server.js';

@@ -43,9 +43,13 @@ export interface ConsumerCounters {
   retriedFailures: number;
 }
 
-/** Exponential, capped at 10 s, with full jitter so replicas that failed together do not retry together. */
+/**
+ * Exponential, capped at 2 s, with full jitter so replicas that failed together do not retry together.
+ * The cap bounds how long after the store returns a paused partition moves again (the goal is 5 s); a
+ * retry during the outage costs one failed call, so retrying that often is cheap.
+ */
 export function outageBackoffMs(attempt: number): number {
-  const ceiling = Math.min(10_000, 100 * 2 ** Math.min(attempt, 10));
+  const ceiling = Math.min(2_000, 100 * 2 ** Math.min(attempt, 10));
   return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
 }
 

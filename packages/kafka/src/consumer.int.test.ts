@@ -8,6 +8,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKafka, ensureTopics } from './client.js';
 import { EventConsumer } from './consumer.js';
+import { redriveDeadLetters } from './redrive.js';
 
 // The batched consumer on the real broker: what can never be applied is parked on `<group>.dlq`
 // with its reason, and a handler that fails like an unreachable store is retried, never parked.
@@ -81,5 +82,15 @@ describe('EventConsumer on Kafka', () => {
     expect(parked.find((entry) => entry.key === 'x')?.reason).toContain('UserTeleported');
     expect(parked.find((entry) => entry.key === 'z')?.reason).toContain('not an event envelope');
     expect(consumer.counters).toEqual({ deadLettered: 3, retriedFailures: 3 });
+    expect(consumer.health()).toMatchObject({ state: 'running', restarts: 0 });
+
+    // Redriven: back on the original topic, where they are still unapplicable and parked again; a
+    // second redrive sends each message once more (the first three are done), never a message twice per run.
+    expect(await redriveDeadLetters(kafka, groupId, logger)).toBe(3);
+    const again = Date.now() + 25_000;
+    while (parked.length < 6 && Date.now() < again) await sleep(100);
+    expect(parked.map((entry) => entry.key).sort()).toEqual(['x', 'x', 'y', 'y', 'z', 'z']);
+    expect(applied).toEqual(['a', 'b']);
+    expect(await redriveDeadLetters(kafka, groupId, logger)).toBe(3);
   });
 });

@@ -3,6 +3,8 @@ import type { Consumer, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { BatchProcessor } from './batchProcessor.js';
 import type { BatchHandler, ConsumerCounters } from './batchProcessor.js';
+import { Supervisor } from './supervisor.js';
+import type { ConsumerHealth } from './supervisor.js';
 
 export function consumerGroupFor(purpose: string, databaseName: string): string {
   return `${purpose}.${databaseName}`;
@@ -23,22 +25,14 @@ export interface EventConsumerOptions {
  * what is dead-lettered). Offsets are committed only after the handler has applied the events.
  */
 export class EventConsumer {
-  private readonly consumer: Consumer;
   private readonly deadLetters: Producer;
   private readonly processor: BatchProcessor;
+  private readonly supervisor: Supervisor;
 
   constructor(
-    kafka: Kafka,
+    private readonly kafka: Kafka,
     private readonly options: EventConsumerOptions,
   ) {
-    this.consumer = kafka.consumer({
-      groupId: options.groupId,
-      // Generous: a member evicted for a slow run rebalances the whole group (runs also heartbeat).
-      sessionTimeout: 30_000,
-      heartbeatInterval: 1_000,
-      maxWaitTimeInMs: 200,
-      retry: { retries: 10 },
-    });
     this.deadLetters = kafka.producer({ allowAutoTopicCreation: true });
     this.processor = new BatchProcessor({
       handler: options.handler,
@@ -46,6 +40,7 @@ export class EventConsumer {
       deadLetter: (topic, partition, message, reason) => this.deadLetter(topic, partition, message, reason),
       ...(options.maxEventsPerCall !== undefined ? { maxEventsPerCall: options.maxEventsPerCall } : {}),
     });
+    this.supervisor = new Supervisor({ name: options.groupId, logger: options.logger, launch: (crashed) => this.launch(crashed) });
   }
 
   /** Dead-lettered messages and retried outages since start (for a metric). */
@@ -53,36 +48,68 @@ export class EventConsumer {
     return this.processor.counters;
   }
 
+  /**
+   * Running, or crashed and being replaced (and how often that happened): what a readiness check
+   * reports (not ready while `restarting`) and a metric counts.
+   */
+  health(): Readonly<ConsumerHealth> {
+    return this.supervisor.health();
+  }
+
   async start(): Promise<void> {
     await this.deadLetters.connect();
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topics: [...this.options.topics], fromBeginning: true });
-    await this.consumer.run({
-      // One lane per partition (four topics of three partitions fit): a burst on one topic's partitions,
-      // say messages, must not hold up another's, say the user a send waits for. Order within a
-      // partition is unchanged.
-      partitionsConsumedConcurrently: 16,
-      // Offsets are resolved by the processor, only once their events are applied.
-      eachBatchAutoResolve: false,
-      eachBatch: async (payload) => {
-        await this.processor.process({
-          topic: payload.batch.topic,
-          partition: payload.batch.partition,
-          messages: payload.batch.messages,
-          resolveOffset: (offset) => payload.resolveOffset(offset),
-          heartbeat: () => payload.heartbeat(),
-          pause: () => payload.pause(),
-          isActive: () => payload.isRunning() && !payload.isStale(),
-        });
-        await payload.commitOffsetsIfNecessary();
-      },
-    });
+    await this.supervisor.start();
   }
 
   async stop(): Promise<void> {
     this.processor.stop();
-    await this.consumer.disconnect();
+    await this.supervisor.stop();
     await this.deadLetters.disconnect();
+  }
+
+  /** One kafkajs consumer of the group; a crash it does not restart from is reported to the supervisor. */
+  private async launch(crashed: (error: unknown) => void): Promise<{ stop(): Promise<void> }> {
+    const consumer: Consumer = this.kafka.consumer({
+      groupId: this.options.groupId,
+      // A member killed -9 holds its partitions until its session ends, and a replacement's join
+      // waits for that rebalance (30 s kept a restarted service from answering for 25 s). Runs send
+      // heartbeats every second while they apply, so 10 s evicts only a member that is gone or frozen.
+      sessionTimeout: 10_000,
+      heartbeatInterval: 1_000,
+      maxWaitTimeInMs: 200,
+      retry: { initialRetryTime: 100, maxRetryTime: 2_000, retries: 10 },
+    });
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      if (!payload.restart) crashed(payload.error);
+    });
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topics: [...this.options.topics], fromBeginning: true });
+      await consumer.run({
+        // One lane per partition (four topics of three partitions fit): a burst on one topic's partitions,
+        // say messages, must not hold up another's, say the user a send waits for. Order within a
+        // partition is unchanged.
+        partitionsConsumedConcurrently: 16,
+        // Offsets are resolved by the processor, only once their events are applied.
+        eachBatchAutoResolve: false,
+        eachBatch: async (payload) => {
+          await this.processor.process({
+            topic: payload.batch.topic,
+            partition: payload.batch.partition,
+            messages: payload.batch.messages,
+            resolveOffset: (offset) => payload.resolveOffset(offset),
+            heartbeat: () => payload.heartbeat(),
+            pause: () => payload.pause(),
+            isActive: () => payload.isRunning() && !payload.isStale(),
+          });
+          await payload.commitOffsetsIfNecessary();
+        },
+      });
+    } catch (error) {
+      await consumer.disconnect().catch(() => undefined);
+      throw error;
+    }
+    return { stop: () => consumer.disconnect() };
   }
 
   private async deadLetter(topic: string, partition: number, message: KafkaMessage, reason: string): Promise<void> {

@@ -4,6 +4,8 @@ import type { KnownEvent } from '@chat/contracts';
 import type { Consumer, Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import { decodeMessage } from './batchProcessor.js';
+import { Supervisor } from './supervisor.js';
+import type { ConsumerHealth } from './supervisor.js';
 
 export interface EventWatchOptions {
   /** Names the watch's private consumer group (a unique suffix is added per process). */
@@ -25,45 +27,64 @@ export interface EventWatchOptions {
  * event changes. Unlike the projection consumer, no event is shared out to another replica.
  */
 export class EventWatch {
-  private readonly consumer: Consumer;
+  private readonly supervisor: Supervisor;
 
   constructor(
     private readonly kafka: Kafka,
     private readonly options: EventWatchOptions,
   ) {
-    this.consumer = kafka.consumer({
-      groupId: `${options.purpose}.watch.${randomUUID()}`,
+    // A crashed watch is replaced like a crashed consumer: it starts again from where the projection
+    // group stands, so it sees again whatever it may have missed (forgetting twice is harmless).
+    this.supervisor = new Supervisor({ name: `${options.purpose}.watch`, logger: options.logger, launch: (crashed) => this.launch(crashed) });
+  }
+
+  /** Running, or crashed and being replaced: for a readiness check. */
+  health(): Readonly<ConsumerHealth> {
+    return this.supervisor.health();
+  }
+
+  start(): Promise<void> {
+    return this.supervisor.start();
+  }
+
+  stop(): Promise<void> {
+    return this.supervisor.stop();
+  }
+
+  private async launch(crashed: (error: unknown) => void): Promise<{ stop(): Promise<void> }> {
+    const consumer: Consumer = this.kafka.consumer({
+      groupId: `${this.options.purpose}.watch.${randomUUID()}`,
       sessionTimeout: 30_000,
       heartbeatInterval: 1_000,
       maxWaitTimeInMs: 100,
     });
-    this.consumer.on(this.consumer.events.CRASH, (event) =>
-      options.logger.error({ err: event.payload.error, restart: event.payload.restart }, `event watch ${options.purpose} crashed`),
-    );
-  }
-
-  async start(): Promise<void> {
-    const starts = await this.startOffsets();
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topics: [...this.options.topics], fromBeginning: false });
-    await this.consumer.run({
-      autoCommit: false,
-      partitionsConsumedConcurrently: 4,
-      eachBatch: ({ batch }) => {
-        const events: KnownEvent[] = [];
-        for (const message of batch.messages) {
-          const decoded = decodeMessage(message);
-          if ('event' in decoded) events.push(decoded.event);
-        }
-        if (events.length > 0) this.options.onEvents(events);
-        return Promise.resolve();
-      },
+    consumer.on(consumer.events.CRASH, (event) => {
+      this.options.logger.error({ err: event.payload.error, restart: event.payload.restart }, `event watch ${this.options.purpose} crashed`);
+      if (!event.payload.restart) crashed(event.payload.error);
     });
-    for (const start of starts) this.consumer.seek(start);
-  }
-
-  async stop(): Promise<void> {
-    await this.consumer.disconnect();
+    try {
+      const starts = await this.startOffsets();
+      await consumer.connect();
+      await consumer.subscribe({ topics: [...this.options.topics], fromBeginning: false });
+      await consumer.run({
+        autoCommit: false,
+        partitionsConsumedConcurrently: 4,
+        eachBatch: ({ batch }) => {
+          const events: KnownEvent[] = [];
+          for (const message of batch.messages) {
+            const decoded = decodeMessage(message);
+            if ('event' in decoded) events.push(decoded.event);
+          }
+          if (events.length > 0) this.options.onEvents(events);
+          return Promise.resolve();
+        },
+      });
+      for (const start of starts) consumer.seek(start);
+    } catch (error) {
+      await consumer.disconnect().catch(() => undefined);
+      throw error;
+    }
+    return { stop: () => consumer.disconnect() };
   }
 
   /**

@@ -6,3 +6,6 @@ export { BatchProcessor, decodeMessage, outageBackoffMs } from './batchProcessor
 export type { BatchHandler, BatchProcessorOptions, ConsumerCounters, PartitionBatch } from './batchProcessor.js';
 export { EventWatch } from './eventWatch.js';
 export type { EventWatchOptions } from './eventWatch.js';
+export { Supervisor } from './supervisor.js';
+export type { ConsumerHealth, Launch, SupervisorOptions } from './supervisor.js';
+export { redriveDeadLetters } from './redrive.js';

@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@chat/contracts';
-import type { AppendBatch, AppendResult, Commit, CommitStore, ReadHeadOptions, Snapshot, StreamHead } from '@chat/eventsourcing';
+import type { AppendBatch, AppendResult, Commit, CommitStore, JournalEntry, ReadHeadOptions, Snapshot, StreamHead } from '@chat/eventsourcing';
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import { isDuplicateKeyError } from './connect.js';
 import { bulkWriteChunked } from './bulkWrite.js';
@@ -133,6 +133,9 @@ export class MongoCommitStore implements CommitStore {
       await this.commits.insertMany(documents, { ordered: false });
     } catch (error) {
       const failures = writeErrorsOf(error);
+      // No write errors: the connection failed under the insert (the driver reports that as a bulk
+      // error too), not a race. What landed is found by `_id` and told apart by commit id.
+      if (failures && failures.length === 0) return this.settleUncertain(documents);
       if (!failures) throw error;
       for (const failure of failures) {
         if (failure.code !== 11000) throw error;
@@ -140,6 +143,28 @@ export class MongoCommitStore implements CommitStore {
       }
     }
     return results;
+  }
+
+  /**
+   * After an insert the connection was lost under: each commit is ours if stored with our commit id,
+   * another writer's race if stored with another, and inserted again if absent. A store still away
+   * throws, and the batch stays uncertain for the caller (503; the outbox reads it back from the journal).
+   */
+  private async settleUncertain(documents: readonly CommitDocument[]): Promise<AppendResult[]> {
+    return Promise.all(
+      documents.map(async (document): Promise<AppendResult> => {
+        const found = await this.commits.findOne({ _id: document._id }, { projection: { commitId: 1 } });
+        if (found) return found.commitId === document.commitId ? 'appended' : 'conflict';
+        try {
+          await this.commits.insertOne(document);
+          return 'appended';
+        } catch (error) {
+          if (!isDuplicateKeyError(error)) throw error;
+          const again = await this.commits.findOne({ _id: document._id }, { projection: { commitId: 1 } });
+          return again?.commitId === document.commitId ? 'appended' : 'conflict';
+        }
+      }),
+    );
   }
 
   async saveHeads(heads: ReadonlyMap<string, StreamHead>): Promise<void> {
@@ -170,18 +195,39 @@ export class MongoCommitStore implements CommitStore {
     throw new Error('could not reserve commit positions');
   }
 
-  async unpublished(): Promise<Commit[]> {
-    const entries = await this.journal.find({}).toArray();
-    const keys = entries.sort((a, b) => a._id - b._id).flatMap((entry) => entry.commits);
-    const found = await Promise.all(keys.map((_id) => this.commits.findOne({ _id })));
-    return found
-      .filter((doc): doc is CommitDocument => doc !== null)
-      .map(commitOf)
-      .sort((a, b) => a.position - b.position);
+  async unpublished(only?: readonly number[]): Promise<JournalEntry[]> {
+    if (only?.length === 0) return [];
+    const entries = await this.journal.find(only ? { _id: { $in: [...only] } } : {}).toArray();
+    return this.withCommits(entries, () => true);
   }
 
-  async releasePublished(throughPosition: number): Promise<void> {
-    await this.journal.deleteMany({ _id: { $lte: throughPosition } });
+  /** Reads the whole journal: it holds only the last moments' batches (trimmed twice a second). */
+  async unpublishedBefore(streams: ReadonlyMap<string, number>): Promise<JournalEntry[]> {
+    if (streams.size === 0) return [];
+    const entries = await this.journal.find({}).toArray();
+    const entriesWith = await this.withCommits(entries, (key) => {
+      const at = key.lastIndexOf('@');
+      const bound = streams.get(key.slice(0, at));
+      return bound !== undefined && Number(key.slice(at + 1)) < bound;
+    });
+    return entriesWith.filter((entry) => entry.commits.length > 0);
+  }
+
+  async releaseEntries(ids: readonly number[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.journal.deleteMany({ _id: { $in: [...ids] } });
+  }
+
+  /** The entries by id, each with the stored commits among its keys that `wanted` keeps (read by `_id`). */
+  private async withCommits(entries: readonly JournalDocument[], wanted: (key: string) => boolean): Promise<JournalEntry[]> {
+    const sorted = [...entries].sort((a, b) => a._id - b._id);
+    return Promise.all(
+      sorted.map(async (entry) => {
+        const found = await Promise.all(entry.commits.filter(wanted).map((_id) => this.commits.findOne({ _id })));
+        const commits = found.filter((doc): doc is CommitDocument => doc !== null).map(commitOf);
+        return { id: entry._id, commits: commits.sort((a, b) => a.position - b.position) };
+      }),
+    );
   }
 
   /** Every event of the store in commit order, for rebuilding a read model from scratch. */

@@ -26,7 +26,34 @@ function chunksOf<T>(items: readonly T[], size: number): T[][] {
 /** The write errors of an unordered insert, whatever shape the driver reports them in. */
 function writeErrorsOf(error: MongoBulkWriteError): Array<{ index: number; code: number }> {
   const errors = error.writeErrors as unknown;
+  if (errors === undefined || errors === null) return [];
   return (Array.isArray(errors) ? errors : [errors]) as Array<{ index: number; code: number }>;
+}
+
+/** Attempts of one insert or guarded write when the connection is lost under it. */
+const CONNECTION_ATTEMPTS = 3;
+const LOST_CONNECTION = new Set(['MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoPoolClearedError']);
+
+/**
+ * The connection went away under the command (FerretDB closes connections under load, or restarted):
+ * a bulk write error without write errors, or a network error. Retrying is safe for the runtime's
+ * writes: an insert that did land comes back as a duplicate and a guarded write that did land as lost,
+ * and the runtime re-reads and folds again either way.
+ */
+function isConnectionLoss(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (LOST_CONNECTION.has(error.name)) return true;
+  return error instanceof MongoBulkWriteError && writeErrorsOf(error).length === 0;
+}
+
+async function withConnectionRetry<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (attempt >= CONNECTION_ATTEMPTS || !isConnectionLoss(error)) throw error;
+    }
+  }
 }
 
 /** A read-model collection behind the runtime's port. Every filter is `{_id}` or exactly `{_id, _rev}`. */
@@ -46,11 +73,15 @@ export class MongoDocumentStore implements DocumentStore {
     for (const chunk of chunksOf(documents, DOCUMENTS_PER_INSERT)) {
       try {
         // The driver adds nothing to documents that carry their own `_id`; copies keep the caller's intact.
-        await this.collection.insertMany(chunk, { ordered: false });
+        await withConnectionRetry(() => this.collection.insertMany(chunk, { ordered: false }));
       } catch (error) {
         if (error instanceof MongoBulkWriteError) {
           const failures = writeErrorsOf(error);
-          if (failures.every((failure) => failure.code === 11000)) {
+          // Duplicates only when there are write errors and every one says so: the driver also reports a
+          // connection lost mid-insert as a bulk write error, with no write errors, and nothing stored.
+          // Taken for success, the runtime cached documents that were never written (the chaos run lost
+          // timeline chunks this way while FerretDB was down).
+          if (failures.length > 0 && failures.every((failure) => failure.code === 11000)) {
             duplicates.push(...failures.map((failure) => chunk[failure.index]!._id));
             continue;
           }
@@ -74,7 +105,7 @@ export class MongoDocumentStore implements DocumentStore {
           ? { replaceOne: { filter, replacement: write.document } }
           : { deleteOne: { filter } };
       });
-      const result = await this.collection.bulkWrite(operations, { ordered: false });
+      const result = await withConnectionRetry(() => this.collection.bulkWrite(operations, { ordered: false }));
       // The command reports counts, not which statement missed: every id of a short chunk is re-checked.
       if (result.matchedCount + result.deletedCount < chunk.length) lost.push(...chunk.map(idOfWrite));
     }

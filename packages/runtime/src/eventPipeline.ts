@@ -1,7 +1,9 @@
 import type { KnownEvent, Topic } from '@chat/contracts';
 import { CommandRunner } from '@chat/eventsourcing';
+import { recordProducedPositions } from '@chat/http';
 import type { CommandRunnerOptions, OwnReadModels } from '@chat/eventsourcing';
 import { EventConsumer, EventWatch, KafkaEventPublisher, consumerGroupFor, ensureTopics } from '@chat/kafka';
+import type { ConsumerCounters, ConsumerHealth } from '@chat/kafka';
 import { MongoCommitStore } from '@chat/mongo';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
@@ -30,6 +32,8 @@ export interface EventPipelineOptions {
    * such as cached read-model documents: its topics and what to do with each run of events.
    */
   watch?: { topics: readonly Topic[]; onEvents: (events: readonly KnownEvent[]) => void };
+  /** Partitions of the topics this service creates if they do not exist yet (default 3). */
+  topicPartitions?: number;
   /** Tuning of the command runner (tests shorten intervals). */
   runner?: Partial<Pick<CommandRunnerOptions, 'groupCommit' | 'outbox' | 'maxAttempts' | 'headSaveIntervalMs'>>;
 }
@@ -38,6 +42,12 @@ export interface EventPipeline {
   store: MongoCommitStore;
   /** The one way this service changes state. */
   runner: CommandRunner;
+  /** The projection consumer's state (running, or crashed and being replaced): for /readyz and a metric. */
+  consumerHealth(): Readonly<ConsumerHealth>;
+  /** The event watch's state, when the service has one (same meaning). */
+  watchHealth(): Readonly<ConsumerHealth> | null;
+  /** Events dead-lettered and outages retried by the projection consumer since start (metrics). */
+  consumerCounters(): Readonly<ConsumerCounters>;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -56,6 +66,7 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
     publisher: producer,
     readModels: options.ownReadModels,
     logger,
+    onCommitted: recordProducedPositions,
     ...options.runner,
   });
   const groupId = consumerGroupFor(options.consumerPurpose, db.databaseName);
@@ -72,9 +83,12 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
   return {
     store,
     runner,
+    consumerHealth: () => consumer.health(),
+    watchHealth: () => watch?.health() ?? null,
+    consumerCounters: () => consumer.counters,
     async start() {
       await store.ensureIndexes();
-      await ensureTopics(kafka, [...new Set([options.publishesTo, ...options.consumes])]);
+      await ensureTopics(kafka, [...new Set([options.publishesTo, ...options.consumes])], options.topicPartitions);
       await producer.connect();
       // Before any new command: what a crashed predecessor appended reaches Kafka first, in order.
       await runner.start();

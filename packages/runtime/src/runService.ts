@@ -20,12 +20,12 @@ export interface RunnableService {
 export async function runService(
   name: string,
   config: Readonly<ServiceConfig>,
-  create: (deps: { db: Db; kafka: Kafka; logger: Logger }) => RunnableService,
+  create: (deps: { db: Db; kafka: Kafka; logger: Logger; topicPartitions: number }) => RunnableService,
 ): Promise<void> {
   const logger = createLogger(name, config.logLevel);
   const mongo = await connectMongo(config.mongoUrl, config.mongoDb, name);
   const kafka = createKafka(name, config.kafkaBrokers, logger);
-  const service = create({ db: mongo.db, kafka, logger });
+  const service = create({ db: mongo.db, kafka, logger, topicPartitions: config.topicPartitions });
   await service.start();
   // Past capacity the service answers a fast 503 instead of queueing until clients time out.
   const server = await listen(new Admission(config.admission).wrap(service.http), config.port, config.host);

@@ -19,6 +19,8 @@ export interface ConversationsServiceDeps {
   db: Db;
   kafka: Kafka;
   logger: Logger;
+  /** Partitions of the topics it creates (KAFKA_PARTITIONS). */
+  topicPartitions?: number;
 }
 
 export const CONSUMER_PURPOSE = 'conversations.read-models';

@@ -6,6 +6,7 @@ const schema = z.object({
   MONGO_URL: z.string().min(1).default('mongodb://127.0.0.1:27017'),
   MONGO_DB: z.string().min(1).default('chat_management'),
   KAFKA_BROKERS: z.string().min(1).default('127.0.0.1:9092'),
+  KAFKA_PARTITIONS: z.coerce.number().int().min(1).max(64).default(3),
   REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
   /** The one region this deployment serves (DESIGN §2). */
   REGION: z.enum(['us', 'eu', 'in']).default('us'),
@@ -22,6 +23,8 @@ export interface ManagementConfig {
   mongoUrl: string;
   mongoDb: string;
   kafkaBrokers: readonly string[];
+  /** Partitions of the topics it creates (KAFKA_PARTITIONS). */
+  topicPartitions: number;
   redisUrl: string;
   region: string;
   webhookSecretsKey: string;
@@ -42,6 +45,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Manag
     host: e.HOST,
     mongoUrl: e.MONGO_URL,
     mongoDb: e.MONGO_DB,
+    topicPartitions: e.KAFKA_PARTITIONS,
     kafkaBrokers: Object.freeze(e.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean)),
     redisUrl: e.REDIS_URL,
     region: e.REGION,

@@ -45,6 +45,7 @@ export function createManagementService(config: Readonly<ManagementConfig>, deps
     db,
     kafka,
     logger,
+    topicPartitions: config.topicPartitions,
     publishesTo: topics.management,
     consumes: [topics.management, topics.webhooks],
     consumerPurpose: PROJECTION_GROUP,

@@ -29,6 +29,8 @@ export interface MessagesServiceDeps {
   logger: Logger;
   /** How long an AG-UI agent has for a whole streamed answer (`AGENT_TIMEOUT_MS`). */
   agentTimeoutMs: number;
+  /** Partitions of the topics it creates (KAFKA_PARTITIONS). */
+  topicPartitions?: number;
 }
 
 /** Composition root of the messages service. */

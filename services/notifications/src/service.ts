@@ -24,6 +24,8 @@ export interface NotificationsServiceDeps {
   db: Db;
   kafka: Kafka;
   logger: Logger;
+  /** Partitions of the topics it creates (KAFKA_PARTITIONS). */
+  topicPartitions?: number;
 }
 
 const isAppConfigEvent = eventTypeIn(notificationAppEventTypes);

@@ -16,6 +16,8 @@ export interface UsersServiceDeps {
   db: Db;
   kafka: Kafka;
   logger: Logger;
+  /** Partitions of the topics it creates (KAFKA_PARTITIONS). */
+  topicPartitions?: number;
 }
 
 /** Composition root of the users service. */

@@ -19,6 +19,8 @@ export interface WebhooksServiceDeps {
   db: Db;
   kafka: Kafka;
   logger: Logger;
+  /** Partitions of the topics it creates (KAFKA_PARTITIONS). */
+  topicPartitions?: number;
 }
 
 const isConfigEvent = eventTypeIn([...webhookConfigEventTypes, 'AppCreated']);

@@ -199,6 +199,13 @@ export class ConversationsApp {
     return this.render(facts, updated?.conversation ?? fallback);
   }
 
+  /** Whether the conversation's read model has applied what a consistency token names (see `timelineHasApplied`). */
+  hasApplied(context: RequestContext, actingUid: string, target: Target, positions: ReadonlyMap<string, number>): Promise<boolean> {
+    const conversationId =
+      target.type === 'user' ? userConversationId(normalizeUid(actingUid), normalizeUid(target.id)) : groupConversationId(target.id);
+    return this.deps.readModels.conversations.timelineHasApplied(context.actor.appId, conversationId, positions);
+  }
+
   async getConversation(context: RequestContext, actingUid: string, target: Target): Promise<ConversationResource> {
     const facts = await this.accessible(context.actor, actingUid, target);
     return this.render(facts, facts.doc);

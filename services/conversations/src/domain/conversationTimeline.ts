@@ -19,6 +19,9 @@ import type { ConversationType, GroupProfile } from './conversationView.js';
  */
 export const CHUNK_SIZE = 32;
 
+/** Earlier sealed chunks a document carries until it is written: a handler call's 500 events seal at most 16. */
+const SEALS_KEPT = 16;
+
 /** One message of the conversation's own timeline (thread replies are not part of it). */
 export interface TimelineEntry {
   /** Message id: ids grow per app, and within one conversation stream they grow with its order. */
@@ -75,6 +78,13 @@ export interface TimelineDoc {
   open: TimelineChunk;
   /** The newest sealed chunk, kept until the next one is sealed: recent positions need no history read. */
   sealed?: TimelineChunk;
+  /**
+   * Chunks sealed before `sealed` that may not be stored yet: one fold of a long run of messages (a
+   * backlog after an outage) seals several chunks before the document is written, and each must reach
+   * the history. Never stored with the document (the store strips it once the chunks are stored);
+   * only the last SEALS_KEPT are kept, as many as one handler call's events can seal.
+   */
+  sealedEarlier?: TimelineChunk[];
   /** Totals over the whole timeline. */
   totals: TimelineTotals;
   /** The effective time of the newest entry (ms). */
@@ -176,7 +186,15 @@ function appendEntry(doc: TimelineDoc, entry: TimelineEntry): TimelineDoc {
   const totals: TimelineTotals = { n: doc.totals.n + 1, c: doc.totals.c + (countable ? 1 : 0), by };
   const open: TimelineChunk = { ...doc.open, entries: [...doc.open.entries, entry] };
   if (open.entries.length < doc.chunkSize) return { ...doc, open, totals, e: entry.e };
-  return { ...doc, sealed: open, open: { k: open.k + 1, before: totals, entries: [] }, totals, e: entry.e };
+  const sealedEarlier = doc.sealed ? [...(doc.sealedEarlier ?? []), doc.sealed].slice(-SEALS_KEPT) : doc.sealedEarlier;
+  return {
+    ...doc,
+    sealed: open,
+    ...(sealedEarlier ? { sealedEarlier } : {}),
+    open: { k: open.k + 1, before: totals, entries: [] },
+    totals,
+    e: entry.e,
+  };
 }
 
 /**

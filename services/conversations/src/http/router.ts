@@ -1,5 +1,5 @@
 import { normalizeUid } from '@chat/contracts';
-import { ListCursor, actingUid, actorOf, cursorParameter, parseQuery, parseWith, requestIdOf } from '@chat/http';
+import { ListCursor, actingUid, actorOf, awaitConsistency, cursorParameter, parseQuery, parseWith, requestIdOf, requestedPositions } from '@chat/http';
 import { Router } from 'express';
 import type { Request } from 'express';
 import { z } from 'zod';
@@ -117,6 +117,9 @@ export function conversationsRouter(app: ConversationsApp): Router {
 
     router.get(prefix, async (req, res) => {
       const context = contextOf(req);
+      // A read after a send on another service or replica: wait (bounded) until the send is applied here.
+      const positions = requestedPositions(req);
+      if (positions) await awaitConsistency(res, () => app.hasApplied(context, actingUid(context.actor), targetOf(req), positions));
       res.json({ data: await app.getConversation(context, actingUid(context.actor), targetOf(req)) });
     });
 

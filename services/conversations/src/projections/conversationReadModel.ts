@@ -1,6 +1,6 @@
-import { groupConversationId, userConversationId } from '@chat/contracts';
+import { conversationLogStreamId, groupConversationId, userConversationId } from '@chat/contracts';
 import type { EventEnvelope, GlobalPin } from '@chat/contracts';
-import { ProjectionRuntime, allOf, stripStoredFields } from '@chat/mongo';
+import { ProjectionRuntime, allOf, sourceOfStream, stripStoredFields } from '@chat/mongo';
 import type { DocumentStore, EventApplier, Stored } from '@chat/mongo';
 import { compareKeys } from '@chat/http';
 import type { CursorKey, KeyOrder } from '@chat/http';
@@ -173,6 +173,18 @@ export class ConversationReadModel implements EventApplier {
 
   async timeline(appId: string, conversationId: string): Promise<TimelineDoc | null> {
     return documentOf<TimelineDoc>(await this.stores.timelines.find(timelineDocId(appId, conversationId)));
+  }
+
+  /**
+   * True once the conversation's timeline has applied the version of its message stream that a
+   * consistency token names (true when it names none): read-your-writes after a send, on any replica.
+   */
+  async timelineHasApplied(appId: string, conversationId: string, positions: ReadonlyMap<string, number>): Promise<boolean> {
+    const streamId = conversationLogStreamId(appId, conversationId);
+    const wanted = positions.get(streamId);
+    if (wanted === undefined) return true;
+    const stored = await this.stores.timelines.find(timelineDocId(appId, conversationId));
+    return (stored?._positions[sourceOfStream(streamId)] ?? 0) >= wanted;
   }
 
   async member(appId: string, owner: string, conversationId: string): Promise<ConversationMemberDoc | null> {

@@ -223,3 +223,21 @@ describe('conversation lists', () => {
     expect(again.items).toHaveLength(10);
   });
 });
+
+describe('timeline chunks sealed in one batch', () => {
+  it('stores every chunk a batch seals, not only the newest (a backlog after an outage comes in runs of hundreds)', async () => {
+    const { stores, memory } = memoryConversationStores();
+    const model = new ConversationReadModel(stores, { chunkSize: 4 });
+    // 2 + 18 messages: the second batch seals chunks 0 to 4 at once.
+    const messages = Array.from({ length: 20 }, (_, i) => message(i + 1, String(i + 1), 'a', 'b'));
+    await model.apply(messages.slice(0, 2));
+    await model.apply(messages.slice(2));
+    const chunks = memory.history
+      .stored()
+      .map((chunk) => (chunk as { k?: number }).k)
+      .sort((x, y) => Number(x) - Number(y));
+    expect(chunks).toEqual([0, 1, 2, 3, 4]);
+    // The reader's unread count walks the chunks: every position must be found.
+    expect(await view(model, 'b', 'a_user_b')).toMatchObject({ unreadCount: 20, lastMessageSeq: 20 });
+  });
+});

@@ -31,23 +31,24 @@ export class SealingTimelineStore implements DocumentStore {
 
   async insert(documents: readonly StoredRecord[]): Promise<string[]> {
     await this.seal(documents);
-    return this.timelines.insert(documents);
+    return this.timelines.insert(documents.map(withoutEarlierSeals));
   }
 
   async writeGuarded(writes: readonly GuardedWrite[]): Promise<string[]> {
     await this.seal(writes.flatMap((write) => (write.kind === 'replace' ? [write.document] : [])));
-    return this.timelines.writeGuarded(writes);
+    return this.timelines.writeGuarded(writes.map((write) => (write.kind === 'replace' ? { ...write, document: withoutEarlierSeals(write.document) } : write)));
   }
 
   private async seal(documents: readonly StoredRecord[]): Promise<void> {
     const chunks: StoredRecord[] = [];
     for (const document of documents) {
       const timeline = document as unknown as TimelineDoc;
-      if (!timeline.sealed) continue;
-      const id = historyChunkId(timeline.appId, timeline.conversationId, timeline.sealed.k);
-      if (this.stored.has(id)) continue;
-      const chunk: HistoryChunkDoc = { appId: timeline.appId, conversationId: timeline.conversationId, ...timeline.sealed };
-      chunks.push({ ...chunk, _id: id, _positions: {}, _rev: 1 });
+      for (const sealed of [...(timeline.sealedEarlier ?? []), ...(timeline.sealed ? [timeline.sealed] : [])]) {
+        const id = historyChunkId(timeline.appId, timeline.conversationId, sealed.k);
+        if (this.stored.has(id)) continue;
+        const chunk: HistoryChunkDoc = { appId: timeline.appId, conversationId: timeline.conversationId, ...sealed };
+        chunks.push({ ...chunk, _id: id, _positions: {}, _rev: 1 });
+      }
     }
     if (chunks.length === 0) return;
     // A duplicate is a chunk another writer stored first, with the same content.
@@ -60,6 +61,14 @@ export class SealingTimelineStore implements DocumentStore {
     // Only the newest chunk of each timeline is ever carried again; old ids need not be kept forever.
     if (this.stored.size > 100_000) this.stored.clear();
   }
+}
+
+/** The timeline as stored: the earlier sealed chunks are in the history by now. */
+function withoutEarlierSeals(document: StoredRecord): StoredRecord {
+  if (!('sealedEarlier' in document)) return document;
+  const stored = { ...document };
+  delete stored['sealedEarlier'];
+  return stored;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ApiError } from '@chat/contracts';
+import { ApiError, conversationLogStreamId } from '@chat/contracts';
 import type {
   MessageBlocked,
   MessageFlagged,
@@ -394,5 +394,5 @@ export const conversationLogDecider: Decider<ConversationLogState, ConversationL
 };
 
 export function conversationLogStream(appId: string, conversationId: string): string {
-  return `messages:${appId}:${conversationId}`;
+  return conversationLogStreamId(appId, conversationId);
 }

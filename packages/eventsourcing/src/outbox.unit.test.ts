@@ -1,0 +1,109 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiError } from '@chat/contracts';
+import type { EventEnvelope } from '@chat/contracts';
+import { describe, expect, it } from 'vitest';
+import { CommandRunner } from './commandRunner.js';
+import type { Decider, DomainEvent } from './decider.js';
+import { InMemoryCommitStore } from './memoryStore.js';
+import { inStreamOrder } from './outbox.js';
+import type { Commit, EventPublisher } from './store.js';
+
+type Added = DomainEvent<'Added', { n: number }>;
+const tally: Decider<{ total: number }, { n: number }, Added> = {
+  initialState: () => ({ total: 0 }),
+  decide: (command) => {
+    if (command.n < 0) throw new ApiError('ERR_BAD_REQUEST', 'negative');
+    return [{ type: 'Added', data: { n: command.n } }];
+  },
+  evolve: (state, event) => ({ total: state.total + event.data.n }),
+  snapshotVersion: 1,
+};
+const logger = { warn: () => undefined, info: () => undefined };
+const metadata = { appId: 'app', actor: { appId: 'app', keyId: 'k', scope: 'fullAccess' as const }, correlationId: 'c', now: new Date(1_000) };
+
+/** One broker that every replica produces to, and a replica's connection to it that can be cut. */
+function broker() {
+  const log: EventEnvelope[] = [];
+  const connection = (): EventPublisher & { down: boolean } => {
+    const link = {
+      down: false,
+      publish: async (events: readonly EventEnvelope[]) => {
+        await Promise.resolve();
+        if (link.down) throw new Error('KafkaJSConnectionError: connect ECONNREFUSED');
+        log.push(...events);
+      },
+    };
+    return link;
+  };
+  return { log, connection };
+}
+
+function replica(store: InMemoryCommitStore, publisher: EventPublisher) {
+  return new CommandRunner({
+    store,
+    publisher,
+    readModels: { apply: () => Promise.resolve() },
+    logger,
+    outbox: { retry: { baseMs: 5, maxMs: 20 }, releaseIntervalMs: 10 },
+  });
+}
+
+const versionsOf = (log: readonly EventEnvelope[], streamId: string) => log.filter((e) => e.streamId === streamId).map((e) => e.version);
+
+describe('the outbox with several replicas on one store', () => {
+  it('publishes another replica’s unpublished version of a stream before its own next one, and releases only its own journal entries', async () => {
+    const store = new InMemoryCommitStore();
+    const kafka = broker();
+    const toA = kafka.connection();
+    const toB = kafka.connection();
+    const a = replica(store, toA);
+    const b = replica(store, toB);
+    await a.start();
+    await b.start();
+
+    toA.down = true;
+    await a.run({ decider: tally, streamId: 's', command: { n: 1 }, metadata });
+    // Replica B continues the stream from the store while A cannot reach Kafka.
+    await b.run({ decider: tally, streamId: 's', command: { n: 2 }, metadata });
+    await sleep(50);
+    expect(versionsOf(kafka.log, 's')).toEqual([1, 2]);
+    // B's journal release must not drop A's entry: A has not published it yet.
+    expect((await store.unpublished()).flatMap((entry) => entry.commits.map((c) => c.startVersion))).toEqual([1]);
+
+    toA.down = false;
+    await a.stop();
+    await b.stop();
+    // A's own publish arrives late: a duplicate of version 1 after 2, which consumers skip.
+    expect(versionsOf(kafka.log, 's')).toEqual([1, 2, 1]);
+    expect(await store.unpublished()).toEqual([]);
+  });
+
+  it('a restarted replica republishes what any process left in the journal, each stream in version order', async () => {
+    const store = new InMemoryCommitStore();
+    const kafka = broker();
+    const dead = kafka.connection();
+    dead.down = true;
+    const a = replica(store, dead);
+    const b = replica(store, dead);
+    await a.start();
+    await b.start();
+    // Interleaved between the two replicas' position blocks (1… and 1001…): position order is not version order.
+    await a.run({ decider: tally, streamId: 's', command: { n: 1 }, metadata });
+    await b.run({ decider: tally, streamId: 's', command: { n: 2 }, metadata });
+    await a.run({ decider: tally, streamId: 's', command: { n: 3 }, metadata });
+    const after = replica(store, kafka.connection());
+    await after.start();
+    expect(versionsOf(kafka.log, 's')).toEqual([1, 2, 3]);
+    expect(await store.unpublished()).toEqual([]);
+  });
+});
+
+describe('inStreamOrder', () => {
+  const commit = (streamId: string, startVersion: number, position: number) =>
+    ({ streamId, startVersion, endVersion: startVersion, position, events: [] }) as unknown as Commit;
+
+  it('orders each stream by version within the slots its commits hold in position order', () => {
+    const ordered = inStreamOrder([commit('s', 1, 5), commit('s', 3, 6), commit('t', 1, 7), commit('s', 2, 1001)]);
+    expect(ordered.map((c) => `${c.streamId}${c.startVersion}@${c.position}`)).toEqual(['s1@5', 's2@1001', 't1@7', 's3@6']);
+  });
+});

@@ -1,0 +1,71 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { Supervisor } from './supervisor.js';
+import type { Launch } from './supervisor.js';
+
+/** Something that runs until told to crash, and counts its runs and stops. */
+function crashable(failFirstStarts = 0) {
+  const runs: Array<{ crash: (error: unknown) => void; stopped: boolean }> = [];
+  let starts = 0;
+  const launch: Launch = (crashed) => {
+    starts += 1;
+    if (starts > 1 && starts <= 1 + failFirstStarts) return Promise.reject(new Error('broker unreachable'));
+    const run = { crash: crashed, stopped: false };
+    runs.push(run);
+    return Promise.resolve({
+      stop: () => {
+        run.stopped = true;
+        return Promise.resolve();
+      },
+    });
+  };
+  return { launch, runs, starts: () => starts };
+}
+
+const quiet = pino({ level: 'silent' });
+
+describe('Supervisor', () => {
+  it('starts a new consumer after a crash it would not come back from, and says so in health()', async () => {
+    const thing = crashable();
+    const supervisor = new Supervisor({ name: 'test', launch: thing.launch, logger: quiet, backoffMs: () => 5 });
+    expect(supervisor.health().state).toBe('stopped');
+    await supervisor.start();
+    expect(supervisor.health()).toEqual({ state: 'running', restarts: 0, lastCrash: null });
+
+    thing.runs[0]!.crash(new Error('KafkaJSNonRetriableError: boom'));
+    expect(supervisor.health()).toMatchObject({ state: 'restarting', restarts: 1, lastCrash: { error: 'KafkaJSNonRetriableError: boom' } });
+    await sleep(50);
+    expect(thing.runs).toHaveLength(2);
+    expect(thing.runs[0]!.stopped).toBe(true);
+    expect(supervisor.health()).toMatchObject({ state: 'running', restarts: 1 });
+    await supervisor.stop();
+    expect(thing.runs[1]!.stopped).toBe(true);
+    expect(supervisor.health().state).toBe('stopped');
+  });
+
+  it('keeps trying while a new consumer cannot start, and ignores a late crash report of a replaced one', async () => {
+    const thing = crashable(3);
+    const supervisor = new Supervisor({ name: 'test', launch: thing.launch, logger: quiet, backoffMs: () => 5 });
+    await supervisor.start();
+    thing.runs[0]!.crash(new Error('first'));
+    await sleep(100);
+    expect(thing.starts()).toBe(5);
+    expect(supervisor.health()).toMatchObject({ state: 'running', restarts: 1 });
+    thing.runs[0]!.crash(new Error('stale report'));
+    expect(supervisor.health()).toMatchObject({ state: 'running', restarts: 1 });
+    await supervisor.stop();
+  });
+
+  it('does not restart after stop()', async () => {
+    const thing = crashable();
+    const supervisor = new Supervisor({ name: 'test', launch: thing.launch, logger: quiet, backoffMs: () => 5 });
+    await supervisor.start();
+    const crash = thing.runs[0]!.crash;
+    await supervisor.stop();
+    crash(new Error('after stop'));
+    await sleep(30);
+    expect(thing.runs).toHaveLength(1);
+    expect(supervisor.health()).toMatchObject({ state: 'stopped', restarts: 0 });
+  });
+});
