@@ -8,6 +8,7 @@
 // documents are written in their stored form with insertMany in batches, exactly as the Kafka consumer
 // would have left them.
 import { MongoClient } from 'mongodb';
+import { percentile as percentileOfSorted } from './percentile.mjs';
 import { CONVERSATION_COLLECTIONS, storeOf } from '../services/conversations/dist/adapters/readModels.js';
 import { ConversationReadModel } from '../services/conversations/dist/projections/conversationReadModel.js';
 import { memoryConversationStores } from '../services/conversations/dist/projections/testStores.js';
@@ -107,12 +108,8 @@ while (performance.now() < deadline) {
     if (!ok) failures[owner] += 1;
   }
 }
-// Nearest rank (the ⌈p/100 · n⌉-th smallest) of unsorted samples, as this benchmark has always reported:
-// not stack.mjs's percentile, whose index ⌊p/100 · n⌋ is one rank higher where p/100 · n is whole.
-const percentile = (values, p) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-};
+// Nearest rank of unsorted samples (the benchmarks' one percentile).
+const percentile = (values, p) => percentileOfSorted([...values].sort((a, b) => a - b), p);
 console.log(`GET /v3/conversations (100 per page) through the gateway, alternating, ${DURATION_S * 2} s in all:`);
 for (const owner of Object.keys(SIZES)) {
   const values = samples[owner];

@@ -181,11 +181,31 @@ const staticGateway = await (async () => {
   }
   throw new Error('the second gateway did not start');
 })();
-const isolated = await compare(staticUrl, staticGateway, await helper('./pipe-proxy.mjs', ['0', staticUrl]), 'c');
+const staticPipe = await helper('./pipe-proxy.mjs', ['0', staticUrl]);
+const isolated = await compare(staticUrl, staticGateway, staticPipe, 'c');
+
+// Interleaved pairs (BENCH_PAIRS, each BENCH_PAIR_SECONDS per side): on a shared machine the load
+// moves between two 10 s runs; a gateway run and a pipe run back to back, many times, and the median
+// of their ratios is what the gateway itself costs.
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 0);
+const pairRatios = [];
+for (let i = 0; i < PAIRS; i++) {
+  const seconds = Number(process.env.BENCH_PAIR_SECONDS ?? 5);
+  const gatewayRun = await load(staticGateway, gatewayHeaders, { duration: seconds });
+  const pipeRun = await load(staticPipe, internalHeaders, { duration: seconds });
+  pairRatios.push(gatewayRun.requests.average / pipeRun.requests.average);
+}
+pairRatios.sort((x, y) => x - y);
 
 console.log('');
 console.log(`DELETE ${unpinPath} (idempotent unpin), ${CONNECTIONS} connections, ${DURATION_S} s per run`);
 report('against a static upstream (the proxies\' own cost):', isolated);
+if (pairRatios.length > 0) {
+  console.log(
+    `  ${pairRatios.length} interleaved pairs against the static upstream: (b)/(c) median ${percentile(pairRatios, 50).toFixed(2)}` +
+      ` (min ${pairRatios[0].toFixed(2)}, max ${pairRatios.at(-1).toFixed(2)})`,
+  );
+}
 console.log(
   `POST /messages → conversation readable, ${delays.length} messages: p50 ${percentile(delays, 50).toFixed(1)} ms, p99 ${percentile(delays, 99).toFixed(1)} ms`,
 );

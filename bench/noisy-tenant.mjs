@@ -15,6 +15,7 @@ import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { startExtraGateway } from '@chat/devstack';
 import { latencyAtRate } from './openLoop.mjs';
+import { percentile } from './percentile.mjs';
 import { startBenchStack } from './stack.mjs';
 
 const NOISY_LIMIT = Number(process.env.NOISY_LIMIT_PER_MINUTE ?? 600);
@@ -93,8 +94,7 @@ try {
 
   const pooled = (runs) => {
     const latencies = runs.flatMap((r) => r.latencies).sort((x, y) => x - y);
-    const at = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
-    return { p50: at(50), p99: at(99), count: latencies.length, failures: runs.reduce((sum, r) => sum + r.failures, 0) };
+    return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), count: latencies.length, failures: runs.reduce((sum, r) => sum + r.failures, 0) };
   };
   const ms = (value) => `${value.toFixed(2)} ms`;
   console.log(`noisy tenant: limit ${NOISY_LIMIT}/min; quota spent first (${spend.count + spend.failures} requests); then ${NOISY_RATE.toFixed(0)}/s (10×) from its own process during the noisy runs: answers ${JSON.stringify(noisyStatuses)}`);

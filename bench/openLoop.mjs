@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { percentile } from './percentile.mjs';
 
 /**
  * Open-loop latency at a fixed rate: requests start on schedule whether or not earlier ones have
@@ -40,6 +41,5 @@ export async function latencyAtRate(url, { method, headers }, rate, seconds) {
   await Promise.all(inFlight);
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  const at = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
-  return { p50: at(50), p99: at(99), count: latencies.length, failures, latencies };
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), count: latencies.length, failures, latencies };
 }

@@ -104,10 +104,5 @@ export async function startBenchStack({ name, freshKafkaData = true, extraEnv = 
   };
 }
 
-/**
- * The p-th percentile of an ascending array: the value at index ⌊p/100 · n⌋, the last one at most;
- * NaN for an empty array.
- */
-export function percentile(sorted, p) {
-  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
+// Benchmarks import the percentile from here too; there is one definition (percentile.mjs).
+export { percentile } from './percentile.mjs';

@@ -15,8 +15,10 @@ import {
   roleDenial,
   roleLimits,
   routeCatalog,
+  serviceNames,
 } from '@chat/contracts';
 import type { ApiKeyIdentity, AppLocation, RoleAccess, RouteSpec } from '@chat/contracts';
+import { Probes, counter, sampledGauge } from '@chat/http';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { ManagementCredentials, decideChatAccess, refuseForeignKey, sha256Hex } from './auth.js';
@@ -30,6 +32,7 @@ import { UpstreamProxy, sendError } from './proxy.js';
 import { RateLimiter, rateClassOf, rateLimitHeaders } from './rateLimit.js';
 import type { WindowCounterStore } from './rateLimit.js';
 import { roleAccessCache, roleAccessId } from './roleAccess.js';
+import { OWN_PATHS, ownRoutesApp } from './ownRoutes.js';
 import { RouteTable } from './routes.js';
 import { parseHost } from './tenancy.js';
 import { upstreamPools } from './upstreamPool.js';
@@ -53,6 +56,8 @@ export interface GatewayDeps {
   fetchRoleAccess?: (appId: string, uid: string) => Promise<RoleAccess | null>;
   /** Shared rate-limit counters; without them each gateway enforces the limits on its own counts. */
   counters?: WindowCounterStore;
+  /** The OpenAPI document served at /openapi.json (JSON text); main.ts reads docs/openapi.json. */
+  apiDescription?: string;
   /** Where Idempotency-Key answers are kept; without it the header is ignored. */
   idempotency?: IdempotencyStore;
   logger?: Logger;
@@ -62,6 +67,8 @@ export interface Gateway {
   server: Server;
   handler: RequestListener;
   keys: TieredCache<ApiKeyIdentity>;
+  /** What /readyz checks; main.ts adds its own (Redis). */
+  probes: Probes;
   /** Subscribes to invalidations and listens; resolves with the bound port. */
   start(): Promise<number>;
   stop(): Promise<void>;
@@ -161,15 +168,24 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     onError: onCacheError('app cache'),
   });
   const pools = upstreamPools(config.upstreams);
+  // Metrics that cost the request path nothing: failures only, and queues read at scrape time.
+  const upstreamErrors = counter('gateway_upstream_errors_total', 'Forwarded requests that failed (refused, reset or timed out), per upstream.', ['upstream']);
   const proxy = new UpstreamProxy({
     timeoutMs: config.upstreamTimeoutMs,
     maxSockets: config.upstreamMaxSockets,
     maxWaiting: config.upstreamMaxWaiting,
     onUpstreamError: (error, upstream, requestId) => {
       pools.markFailed(upstream);
+      upstreamErrors.inc({ upstream: `${upstream.hostname}:${upstream.port}` });
       logger.error({ err: error, upstream, requestId }, 'upstream request failed');
     },
   });
+  const probes = new Probes();
+  let accepting = false;
+  // Ready from listening until shutdown starts, so a load balancer drains this replica first.
+  probes.add('listening', () => accepting);
+  const ownRoutes = ownRoutesApp(probes, deps.apiDescription);
+  let stopSampling: (() => void) | undefined;
 
   const users = config.upstreams.users[0]!;
   const roleAccess = roleAccessCache(
@@ -321,6 +337,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
       );
     }
 
+    if (OWN_PATHS.has(path)) return void ownRoutes(req, res);
     if (path === '/health' && (req.method === 'GET' || req.method === 'HEAD')) {
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': HEALTH_BODY.length, 'x-request-id': requestId });
       res.end(req.method === 'GET' ? HEALTH_BODY : undefined);
@@ -356,8 +373,15 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     server,
     handler,
     keys,
+    probes,
     async start() {
       rateLimiter.start();
+      stopSampling = sampledGauge('gateway_upstream_waiting', 'Requests waiting for a socket to an upstream.', ['service'], () =>
+        serviceNames.map((service) => ({
+          labels: { service },
+          value: config.upstreams[service].reduce((sum, replica) => sum + proxy.waitingFor(replica), 0),
+        })),
+      );
       if (deps.subscriber) {
         deps.subscriber.on('message', onInvalidation);
         // Not awaited: with Redis down the subscription waits for it (and fails after its retries),
@@ -374,9 +398,12 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
           resolve();
         });
       });
+      accepting = true;
       return (server.address() as AddressInfo).port;
     },
     async stop() {
+      accepting = false;
+      stopSampling?.();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // Requests in flight get a grace period; connections still open after it are cut.

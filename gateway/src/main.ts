@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
+import { collectProcessMetrics, sampledGauge } from '@chat/http';
 import { pino } from 'pino';
 import { createGateway } from './app.js';
 import { loadConfig } from './config.js';
@@ -26,13 +28,29 @@ await new Promise<void>((resolve) => {
 });
 if (redis.status !== 'ready') logger.warn('redis is not reachable yet; serving from the management service meanwhile');
 
+// Generated at build time (npm run openapi) beside the code; a gateway without it still forwards.
+const apiDescription = (() => {
+  try {
+    return readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8');
+  } catch (error) {
+    logger.warn({ err: error }, 'docs/openapi.json is missing: /openapi.json will answer 404');
+    return undefined;
+  }
+})();
 const gateway = createGateway(config, {
+  apiDescription,
   redis,
   subscriber,
   counters: redisWindowCounters(redis),
   idempotency: redisIdempotencyStore(redis),
   logger,
 });
+collectProcessMetrics();
+// Not a readiness check: without Redis the gateway still serves (look-ups fall back to the management
+// service, limits are counted locally), and taking every replica out of rotation would be worse.
+const stopRedisGauge = sampledGauge('gateway_redis_connected', '1 while the gateway holds a Redis connection.', [], () => [
+  { labels: {}, value: redis.status === 'ready' ? 1 : 0 },
+]);
 const port = await gateway.start();
 logger.info({ port, region: config.region, domain: config.domain }, 'gateway listening');
 
@@ -43,6 +61,7 @@ const shutdown = (signal: NodeJS.Signals) => {
   logger.info(`received ${signal}, shutting down`);
   gateway
     .stop()
+    .then(() => stopRedisGauge())
     .then(() => Promise.allSettled([redis.quit(), subscriber.quit()]))
     .then(
       () => process.exit(0),

@@ -1,8 +1,13 @@
 import { Agent, request } from 'node:http';
+import { createProxyMiddleware } from 'http-proxy-middleware';
+import type { Plugin, RequestHandler } from 'http-proxy-middleware';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { errorStatus } from '@chat/contracts';
 import type { ErrorBody, ErrorCode } from '@chat/contracts';
 import type { Upstream } from './config.js';
+
+/** The http-proxy server inside a middleware, as its plugins receive it. */
+type ProxyServer = Parameters<Plugin<IncomingMessage, ServerResponse>>[0];
 
 /** Answers in CometChat's error shape; every refusal the gateway makes goes through here. */
 export function sendError(res: ServerResponse, code: ErrorCode, message: string, requestId: string, retryAfterSeconds?: number): void {
@@ -34,15 +39,31 @@ export interface ProxyOptions {
   onUpstreamError: (error: unknown, upstream: Upstream, requestId: string) => void;
 }
 
+/** Marks a socket that stayed idle past the timeout, so its error maps to 504 rather than 502. */
+class UpstreamTimeout extends Error {
+  override readonly name = 'UpstreamTimeout';
+}
+
+/** What a forwarded request carries to the proxy's event handlers. */
+interface Exchange {
+  upstream: Upstream;
+  requestId: string;
+}
+const EXCHANGE = Symbol('gateway exchange');
+type ProxiedRequest = IncomingMessage & { [EXCHANGE]?: Exchange };
+
 /**
- * Streams a request to an upstream and its answer back, with no buffering and no framework in
- * between (ADR 0003). Sockets are reused through one keep-alive agent: opening a connection per
- * request costs more than everything else the gateway does.
+ * Streams a request to an upstream and its answer back through http-proxy-middleware (ADR 0027),
+ * mounted on the gateway's own `node:http` handler: no framework runs on the proxied path. Sockets
+ * are reused through one keep-alive agent shared by every upstream: opening a connection per request
+ * costs more than everything else the gateway does.
  */
 export class UpstreamProxy {
   private readonly agent: Agent;
   /** The agent's pool name per upstream (`host:port:`), to read its queue without building it per request. */
   private readonly poolNames = new Map<Upstream, string>();
+  /** One middleware per upstream, its target fixed: http-proxy then parses no URL per request. */
+  private readonly middlewares = new Map<Upstream, RequestHandler>();
 
   constructor(private readonly options: ProxyOptions) {
     // LIFO keeps the hottest sockets busy and lets the rest idle out instead of all going stale.
@@ -59,63 +80,81 @@ export class UpstreamProxy {
     return this.agent.requests[name]?.length ?? 0;
   }
 
+  /** Forwards with `headers` in place of the client's (the caller has already rewritten them). */
   forward(req: IncomingMessage, res: ServerResponse, upstream: Upstream, headers: OutgoingHttpHeaders, requestId: string): void {
     if (this.waitingFor(upstream) >= this.options.maxWaiting) {
       req.resume();
       sendError(res, 'ERR_SERVICE_UNAVAILABLE', 'The service is at capacity; retry the request shortly.', requestId, 1);
       return;
     }
-    const upstreamReq = request({
-      agent: this.agent,
-      hostname: upstream.hostname,
-      port: upstream.port,
-      method: req.method,
-      path: req.url,
-      headers,
+    (req as ProxiedRequest)[EXCHANGE] = { upstream, requestId };
+    // http-proxy copies req.headers into the upstream request: replacing them is the whole header rule.
+    req.headers = headers as IncomingMessage['headers'];
+    void this.middlewareFor(upstream)(req, res, (error?: unknown) => this.failed(error, req, res));
+  }
+
+  private middlewareFor(upstream: Upstream): RequestHandler {
+    let middleware = this.middlewares.get(upstream);
+    if (middleware === undefined) {
+      middleware = createProxyMiddleware<IncomingMessage, ServerResponse>({
+        // An object, not a URL string: a string target is parsed again on every request.
+        target: { protocol: 'http:', host: upstream.hostname, hostname: upstream.hostname, port: upstream.port, path: '' },
+        agent: this.agent,
+        // The path goes on exactly as the gateway matched it (no url.parse normalisation in between).
+        toProxy: true,
+        xfwd: false,
+        // The default plugins log every request and answer errors in plain text: ours replace them.
+        ejectPlugins: true,
+        plugins: [(server) => this.observe(server)],
+      });
+      this.middlewares.set(upstream, middleware);
+    }
+    return middleware;
+  }
+
+  /** The gateway's rules for one exchange: timeout, 502/504 in CometChat's shape, and abandoned ends. */
+  private observe(server: ProxyServer): void {
+    server.on('proxyReq', (proxyReq, req, res) => {
+      // Client gone while the request waited for a socket: nobody is left to answer.
+      if (res.destroyed) return void proxyReq.destroy();
       // Socket inactivity: no response (or a stalled one) for this long ends the exchange.
-      timeout: this.options.timeoutMs,
-    });
-    let timedOut = false;
-
-    upstreamReq.on('timeout', () => {
-      timedOut = true;
-      upstreamReq.destroy();
-    });
-
-    upstreamReq.on('response', (upstreamRes) => {
-      const responseHeaders = upstreamRes.headers;
-      // Hop-by-hop: our connection with the client is managed by our server, not the upstream's.
-      delete responseHeaders.connection;
-      delete responseHeaders['keep-alive'];
-      responseHeaders['x-request-id'] = requestId;
-      res.writeHead(upstreamRes.statusCode ?? 502, responseHeaders);
-      upstreamRes.pipe(res);
-      // An upstream that dies mid-body must not leave the client waiting for the rest.
-      upstreamRes.on('close', () => {
-        if (!upstreamRes.complete) res.destroy();
+      proxyReq.setTimeout(this.options.timeoutMs, () => proxyReq.destroy(new UpstreamTimeout('upstream timeout')));
+      // A client that goes away frees the upstream socket at once instead of when the upstream answers.
+      res.on('close', () => {
+        if (!res.writableFinished) proxyReq.destroy();
       });
     });
-
-    upstreamReq.on('error', (error) => {
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      if (res.destroyed) return; // the client left first; nobody to answer
-      this.options.onUpstreamError(error, upstream, requestId);
-      if (timedOut) {
-        sendError(res, 'ERR_UPSTREAM_TIMEOUT', `The service did not answer within ${this.options.timeoutMs} ms.`, requestId);
-      } else {
-        sendError(res, 'ERR_UPSTREAM_UNAVAILABLE', 'The service that handles this operation is unavailable.', requestId);
-      }
+    server.on('proxyRes', (proxyRes, req, res) => {
+      const headers = proxyRes.headers;
+      // Hop-by-hop: our connection with the client is managed by our server, not the upstream's.
+      delete headers['keep-alive'];
+      headers.connection = res.shouldKeepAlive ? 'keep-alive' : 'close';
+      const exchange = (req as ProxiedRequest)[EXCHANGE];
+      if (exchange) headers['x-request-id'] = exchange.requestId;
+      // An upstream that dies mid-body must not leave the client waiting for the rest.
+      proxyRes.on('close', () => {
+        if (!proxyRes.complete) res.destroy();
+      });
     });
+    server.on('error', (error, req, res) => this.failed(error, req, res as ServerResponse));
+    // The client reset its connection: http-proxy has already released the upstream request.
+    server.on('econnreset', () => undefined);
+  }
 
-    // A client that goes away frees the upstream socket at once instead of when the upstream answers.
-    res.on('close', () => {
-      if (!res.writableFinished) upstreamReq.destroy();
-    });
-
-    req.pipe(upstreamReq);
+  private failed(error: unknown, req: IncomingMessage, res: ServerResponse): void {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (res.destroyed) return; // the client left first; nobody to answer
+    const exchange = (req as ProxiedRequest)[EXCHANGE];
+    const requestId = exchange?.requestId ?? '';
+    if (exchange) this.options.onUpstreamError(error, exchange.upstream, requestId);
+    if (error instanceof UpstreamTimeout) {
+      sendError(res, 'ERR_UPSTREAM_TIMEOUT', `The service did not answer within ${this.options.timeoutMs} ms.`, requestId);
+    } else {
+      sendError(res, 'ERR_UPSTREAM_UNAVAILABLE', 'The service that handles this operation is unavailable.', requestId);
+    }
   }
 
   /**
@@ -150,6 +189,7 @@ export class UpstreamProxy {
   }
 
   close(): void {
+    this.middlewares.clear();
     this.agent.destroy();
   }
 }

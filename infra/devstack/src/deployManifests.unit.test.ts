@@ -22,6 +22,8 @@ function entryPointExists(command: unknown): boolean {
 interface ComposeService {
   command?: unknown;
   environment?: Record<string, unknown>;
+  healthcheck?: { test?: unknown };
+  depends_on?: unknown;
 }
 
 describe('deployment manifests', () => {
@@ -40,6 +42,19 @@ describe('deployment manifests', () => {
     }
   });
 
+  it('compose: every container has a healthcheck, the platform\'s asks /readyz, and nothing starts before what it needs is healthy', () => {
+    const compose = parse(read('infra/compose/compose.yaml'), { merge: true }) as { services: Record<string, ComposeService> };
+    for (const [name, service] of Object.entries(compose.services)) {
+      expect(service.healthcheck?.test, name).toBeDefined();
+      if (service.command !== undefined) expect(JSON.stringify(service.healthcheck?.test), name).toContain('/readyz');
+      if (service.depends_on === undefined) continue;
+      expect(Array.isArray(service.depends_on), `${name}: depends_on must name conditions`).toBe(false);
+      for (const [needed, rule] of Object.entries(service.depends_on as Record<string, { condition?: string }>)) {
+        expect(rule.condition, `${name} → ${needed}`).toBe('service_healthy');
+      }
+    }
+  });
+
   it('kubernetes: every deployment runs a real entry point with variables the code reads', () => {
     const documents = parseAllDocuments(read('infra/k8s/chat-platform.yaml')).map((d) => d.toJS() as Record<string, any>);
     const configMap = documents.find((d) => d['kind'] === 'ConfigMap');
@@ -53,8 +68,30 @@ describe('deployment manifests', () => {
       const container = deployment['spec']['template']['spec']['containers'][0];
       expect(entryPointExists(container.command), deployment['metadata']['name']).toBe(true);
       for (const { name } of container.env as Array<{ name: string }>) expect(knownVariables, name).toContain(name);
+      // Restart on a dead process (/healthz), take out of rotation when it cannot work (/readyz).
+      expect(container.livenessProbe?.httpGet?.path, deployment['metadata']['name']).toBe('/healthz');
+      expect(container.readinessProbe?.httpGet?.path, deployment['metadata']['name']).toBe('/readyz');
       const services = documents.filter((d) => d['kind'] === 'Service' && d['metadata']['name'] === deployment['metadata']['name']);
       expect(services).toHaveLength(1);
     }
+  });
+
+  it('kubernetes: topics replicated across the brokers, only the gateway reaches the services, and the Ingress serves DOMAIN\'s hosts', () => {
+    const documents = parseAllDocuments(read('infra/k8s/chat-platform.yaml')).map((d) => d.toJS() as Record<string, any>);
+    const config = documents.find((d) => d['kind'] === 'ConfigMap')?.['data'] as Record<string, string>;
+    const brokers = config['KAFKA_BROKERS']!.split(',').length;
+    expect(Number(config['KAFKA_REPLICATION_FACTOR'])).toBe(brokers);
+    expect(Number(config['KAFKA_PARTITIONS'])).toBeGreaterThanOrEqual(3);
+
+    const backends = documents.filter((d) => d['kind'] === 'Deployment' && d['metadata']['name'] !== 'gateway').map((d) => d['metadata']['name'] as string);
+    const policies = documents.filter((d) => d['kind'] === 'NetworkPolicy');
+    const guarding = policies.find((p) => p['spec']['podSelector']['matchExpressions']?.[0]?.values?.length === backends.length);
+    expect(guarding).toBeDefined();
+    expect([...(guarding?.['spec']['podSelector']['matchExpressions'][0].values as string[])].sort()).toEqual([...backends].sort());
+    expect(guarding?.['spec']['ingress']).toEqual([{ from: [{ podSelector: { matchLabels: { app: 'gateway' } } }] }]);
+
+    const ingress = documents.find((d) => d['kind'] === 'Ingress');
+    const hosts = (ingress?.['spec']['rules'] as Array<{ host: string }>).map((rule) => rule.host);
+    expect(hosts).toEqual([`*.api-${config['REGION']}.${config['DOMAIN']}`, `*.call-${config['REGION']}.${config['DOMAIN']}`, `apimgmt.${config['DOMAIN']}`]);
   });
 });

@@ -141,7 +141,8 @@ export async function startServices(options: ServiceStackOptions): Promise<Runni
     const managed = await spawnManaged({
       name,
       file: process.execPath,
-      args: ['--enable-source-maps', entry],
+      // `npm run dev` (DEV_WATCH=1): node restarts the process when a module it loaded is rebuilt.
+      args: ['--enable-source-maps', ...(process.env['DEV_WATCH'] === '1' ? ['--watch'] : []), entry],
       cwd: root,
       logFile,
       pidFile: join(runDir, `${name}${ephemeral ? `-${port}` : ''}.pid`),

@@ -18,6 +18,8 @@ export { actorSchema, eventEnvelopeSchema, eventHeaderNames } from './envelope.j
 export type { EventEnvelope } from './envelope.js';
 export { currentSchemaVersion, eventCatalog, eventTypeIn, isKnownEventType, parseKnownEvent, topicOf } from './events/registry.js';
 export { asyncApiDocument } from './asyncapi.js';
+export { openApiDocument, openApiPath } from './openapi.js';
+export type { OperationSchemas, RequestSchemas } from './openapi.js';
 export type { EventData, EventOf, EventType, KnownEvent } from './events/registry.js';
 // Each event module is a published contract: its schemas and types are all public.
 export * from './events/users.js';

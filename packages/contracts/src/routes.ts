@@ -219,6 +219,11 @@ export const routeCatalog: readonly RouteSpec[] = [
   management('POST', '/apps/:appId/webhooks/:webhookId/triggers', 'add-triggers'),
   management('DELETE', '/apps/:appId/webhooks/:webhookId/triggers', 'remove-triggers'),
   management('POST', '/tenants', 'add-tenant'),
+  // The operator console's view of the log (ours; not in CometChat's API).
+  management('GET', '/ops/lag', 'ops-consumer-lag'),
+  management('GET', '/ops/events', 'ops-list-events'),
+  management('GET', '/ops/deadletters', 'ops-list-dead-letters'),
+  management('POST', '/ops/deadletters/redrive', 'ops-redrive-dead-letters'),
   // our extensions: secret rotation (management), the delivery log and redelivery (the webhooks process)
   management('POST', '/apps/:appId/webhooks/:webhookId/secret', 'rotate-webhook-secret'),
   management('GET', '/apps/:appId/webhooks/:webhookId/deliveries', 'list-webhook-deliveries', 'webhooks'),

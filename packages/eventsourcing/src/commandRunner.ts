@@ -98,6 +98,13 @@ interface Queued {
   reject(error: unknown): void;
 }
 
+export interface RunnerCounters {
+  /** Appends that lost a race with another process; each one retried its turn. */
+  conflicts: number;
+  /** Turns that lost every attempt and answered ERR_CONCURRENT_MODIFICATION. */
+  exhausted: number;
+}
+
 /** Commands decided and appended together in one turn of a lane (one commit). */
 const MAX_COMMANDS_PER_TURN = 100;
 
@@ -125,6 +132,7 @@ export class CommandRunner {
   private readonly lanes = new Map<string, Queued[]>();
   private readonly maxAttempts: number;
   private readonly conflictBackoff: Backoff;
+  private readonly tally: RunnerCounters = { conflicts: 0, exhausted: 0 };
   private headTimer: NodeJS.Timeout | null = null;
   /** Heads this process produced by appending (not loaded): a stream continued from one has no foreign predecessor. */
   private readonly ownHeads = new WeakSet<StreamHead>();
@@ -155,6 +163,11 @@ export class CommandRunner {
     if (this.headTimer) clearInterval(this.headTimer);
     await this.outbox.stop();
     await this.heads.save().catch((error: unknown) => this.options.logger.warn({ err: error }, 'saving stream heads failed at stop'));
+  }
+
+  /** Lost appends (each one retried the turn) and turns that gave up, since start (for metrics). */
+  get counters(): Readonly<RunnerCounters> {
+    return this.tally;
   }
 
   /** Appended events not yet known to be on Kafka. */
@@ -283,9 +296,11 @@ export class CommandRunner {
         return;
       }
       // Another process appended first (this process's commands on the stream wait in its lane).
+      this.tally.conflicts += 1;
       this.heads.forget(streamId);
       await sleep(backoffDelay(attempt, this.conflictBackoff));
     }
+    this.tally.exhausted += 1;
     throw new ApiError(
       'ERR_CONCURRENT_MODIFICATION',
       `The resource was changed by ${this.maxAttempts} concurrent requests in a row; retry the request.`,

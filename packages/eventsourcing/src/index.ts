@@ -12,7 +12,7 @@ export type {
   StreamHead,
 } from './store.js';
 export { CommandRunner } from './commandRunner.js';
-export type { CommandMetadata, CommandRequest, CommandResult, CommandRunnerOptions, OwnReadModels } from './commandRunner.js';
+export type { CommandMetadata, CommandRequest, CommandResult, CommandRunnerOptions, OwnReadModels, RunnerCounters } from './commandRunner.js';
 export { Outbox } from './outbox.js';
 export type { OutboxLogger, OutboxOptions } from './outbox.js';
 export type { GroupCommitOptions } from './groupCommit.js';

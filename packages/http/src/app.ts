@@ -4,6 +4,8 @@ import type { ErrorRequestHandler, Express, RequestHandler, Router } from 'expre
 import type { Logger } from 'pino';
 import { requestIdOf } from './actor.js';
 import { consistencyTokens } from './consistency.js';
+import { requestMetrics } from './metrics.js';
+import { requestScope } from './requestContext.js';
 
 export interface ServiceAppOptions {
   logger: Logger;
@@ -101,6 +103,9 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('query parser', 'extended');
+  // Labelled by the logger's name (createLogger names it after the service).
+  app.use(requestMetrics(String(options.logger.bindings()['service'] ?? options.logger.bindings()['name'] ?? 'service')));
+  app.use(requestScope);
   app.get('/health', async (_req, res) => {
     res.json({ status: 'ok', ...(options.health ? await options.health() : {}) });
   });

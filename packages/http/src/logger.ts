@@ -1,6 +1,17 @@
 import { pino } from 'pino';
-import type { Logger } from 'pino';
+import type { DestinationStream, Logger } from 'pino';
+import { currentRequestId } from './requestContext.js';
 
-export function createLogger(service: string, level = process.env['LOG_LEVEL'] ?? 'info'): Logger {
-  return pino({ name: service, level, base: { service } });
+/** Every line logged while a request is served carries its `requestId` (see `requestScope`). */
+export function createLogger(service: string, level = process.env['LOG_LEVEL'] ?? 'info', destination?: DestinationStream): Logger {
+  const options = {
+    name: service,
+    level,
+    base: { service },
+    mixin: () => {
+      const requestId = currentRequestId();
+      return requestId === undefined ? {} : { requestId };
+    },
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

@@ -31,6 +31,8 @@ export async function ensureTopics(
   topicNames: readonly string[],
   numPartitions = 3,
   attempts = 15,
+  /** 1 on one broker (development, tests); a production cluster of three wants 3 (KAFKA_REPLICATION_FACTOR). */
+  replicationFactor = 1,
 ): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
@@ -40,7 +42,7 @@ export async function ensureTopics(
         const existing = new Set(await admin.listTopics());
         const missing = topicNames.filter((t) => !existing.has(t));
         if (missing.length > 0) {
-          await admin.createTopics({ topics: missing.map((topic) => ({ topic, numPartitions, replicationFactor: 1 })) });
+          await admin.createTopics({ topics: missing.map((topic) => ({ topic, numPartitions, replicationFactor })) });
         }
         const { topics } = await admin.fetchTopicMetadata({ topics: [...topicNames] });
         const ready = topics.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0));

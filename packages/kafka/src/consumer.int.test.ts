@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKafka, ensureTopics } from './client.js';
 import { EventConsumer } from './consumer.js';
-import { redriveDeadLetters } from './redrive.js';
+import { redriveDeadLetters } from './operatorTools.js';
 
 // The batched consumer on the real broker: what can never be applied is parked on `<group>.dlq`
 // with its reason, and a handler that fails like an unreachable store is retried, never parked.
@@ -86,11 +86,14 @@ describe('EventConsumer on Kafka', () => {
 
     // Redriven: back on the original topic, where they are still unapplicable and parked again; a
     // second redrive sends each message once more (the first three are done), never a message twice per run.
-    expect(await redriveDeadLetters(kafka, groupId, logger)).toBe(3);
+    const admin = kafka.admin();
+    await admin.connect();
+    expect(await redriveDeadLetters(kafka, admin, groupId)).toBe(3);
     const again = Date.now() + 25_000;
     while (parked.length < 6 && Date.now() < again) await sleep(100);
     expect(parked.map((entry) => entry.key).sort()).toEqual(['x', 'x', 'y', 'y', 'z', 'z']);
     expect(applied).toEqual(['a', 'b']);
-    expect(await redriveDeadLetters(kafka, groupId, logger)).toBe(3);
+    expect(await redriveDeadLetters(kafka, admin, groupId)).toBe(3);
+    await admin.disconnect();
   });
 });

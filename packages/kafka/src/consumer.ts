@@ -28,6 +28,7 @@ export class EventConsumer {
   private readonly deadLetters: Producer;
   private readonly processor: BatchProcessor;
   private readonly supervisor: Supervisor;
+  private inGroup = false;
 
   constructor(
     private readonly kafka: Kafka,
@@ -56,6 +57,19 @@ export class EventConsumer {
     return this.supervisor.health();
   }
 
+  /** Whether this consumer is a member of its group right now (readiness). */
+  get joined(): boolean {
+    return this.inGroup;
+  }
+
+  get groupId(): string {
+    return this.options.groupId;
+  }
+
+  get topics(): readonly string[] {
+    return this.options.topics;
+  }
+
   async start(): Promise<void> {
     await this.deadLetters.connect();
     await this.supervisor.start();
@@ -82,6 +96,10 @@ export class EventConsumer {
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       if (!payload.restart) crashed(payload.error);
     });
+    // Readiness: a member that has not joined (or has crashed or left) applies nothing.
+    const { GROUP_JOIN, CRASH, STOP, DISCONNECT } = consumer.events;
+    consumer.on(GROUP_JOIN, () => (this.inGroup = true));
+    for (const left of [CRASH, STOP, DISCONNECT]) consumer.on(left, () => (this.inGroup = false));
     try {
       await consumer.connect();
       await consumer.subscribe({ topics: [...this.options.topics], fromBeginning: true });

@@ -8,4 +8,7 @@ export { EventWatch } from './eventWatch.js';
 export type { EventWatchOptions } from './eventWatch.js';
 export { Supervisor } from './supervisor.js';
 export type { ConsumerHealth, Launch, SupervisorOptions } from './supervisor.js';
-export { redriveDeadLetters } from './redrive.js';
+export { LagReader } from './lag.js';
+export type { PartitionLag } from './lag.js';
+export { deadLettersOf, eventsOf, headerText, lagOfAllGroups, readTopicSnapshot, redriveDeadLetters } from './operatorTools.js';
+export type { DeadLetter, TailedEvent } from './operatorTools.js';

@@ -9,12 +9,21 @@ import type { Kafka, Producer } from 'kafkajs';
  */
 export class KafkaEventPublisher implements EventPublisher {
   private readonly producer: Producer;
+  private isConnected = false;
 
   constructor(
     kafka: Kafka,
     private readonly topic: string,
   ) {
     this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+    // kafkajs reconnects by itself; these events tell readiness whether it currently holds a connection.
+    this.producer.on(this.producer.events.CONNECT, () => (this.isConnected = true));
+    this.producer.on(this.producer.events.DISCONNECT, () => (this.isConnected = false));
+  }
+
+  /** Whether the producer holds a broker connection (readiness). */
+  get connected(): boolean {
+    return this.isConnected;
   }
 
   connect(): Promise<void> {

@@ -2,20 +2,25 @@ import { DEFAULT_ADMISSION } from '@chat/http';
 import type { AdmissionLimits } from '@chat/http';
 import { z } from 'zod';
 
-/** Partitions of a topic a service creates when KAFKA_PARTITIONS does not say. */
-export const DEFAULT_TOPIC_PARTITIONS = 3;
-
 export interface ServiceConfig {
   port: number;
   host: string;
   mongoUrl: string;
   mongoDb: string;
   kafkaBrokers: string[];
-  /** Partitions of the topics this service creates (KAFKA_PARTITIONS): the most replicas that share its consumption. */
-  topicPartitions: number;
   logLevel: string;
   /** Bounds on the requests the service works on and lets wait (503 past them). */
   admission: AdmissionLimits;
+  /**
+   * How the topics this service creates are laid out: partitions (KAFKA_PARTITIONS, the most replicas
+   * that share its consumption) and replication (a production cluster replicates them).
+   */
+  topicSettings: TopicSettings;
+}
+
+export interface TopicSettings {
+  partitions: number;
+  replicationFactor: number;
 }
 
 /**
@@ -33,13 +38,14 @@ export function loadServiceConfig(
       MONGO_URL: z.string().min(1).default('mongodb://127.0.0.1:27017'),
       MONGO_DB: z.string().min(1).default(defaults.mongoDb),
       KAFKA_BROKERS: z.string().min(1).default('127.0.0.1:9092'),
-      KAFKA_PARTITIONS: z.coerce.number().int().min(1).max(64).default(DEFAULT_TOPIC_PARTITIONS),
       LOG_LEVEL: z.string().default('info'),
       MAX_IN_FLIGHT_REQUESTS: z.coerce.number().int().min(1).default(DEFAULT_ADMISSION.maxInFlight),
       MIN_IN_FLIGHT_REQUESTS: z.coerce.number().int().min(1).default(DEFAULT_ADMISSION.minInFlight),
       TARGET_LATENCY_MS: z.coerce.number().int().min(1).default(DEFAULT_ADMISSION.targetLatencyMs),
       MAX_QUEUED_REQUESTS: z.coerce.number().int().min(0).default(DEFAULT_ADMISSION.maxQueued),
       MAX_QUEUE_WAIT_MS: z.coerce.number().int().min(0).default(DEFAULT_ADMISSION.maxQueueWaitMs),
+      KAFKA_PARTITIONS: z.coerce.number().int().min(1).max(1_000).default(3),
+      KAFKA_REPLICATION_FACTOR: z.coerce.number().int().min(1).max(10).default(1),
     })
     .parse(env);
   return Object.freeze({
@@ -48,7 +54,6 @@ export function loadServiceConfig(
     mongoUrl: parsed.MONGO_URL,
     mongoDb: parsed.MONGO_DB,
     kafkaBrokers: parsed.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean),
-    topicPartitions: parsed.KAFKA_PARTITIONS,
     logLevel: parsed.LOG_LEVEL,
     admission: {
       maxInFlight: parsed.MAX_IN_FLIGHT_REQUESTS,
@@ -57,5 +62,6 @@ export function loadServiceConfig(
       maxQueued: parsed.MAX_QUEUED_REQUESTS,
       maxQueueWaitMs: parsed.MAX_QUEUE_WAIT_MS,
     },
+    topicSettings: { partitions: parsed.KAFKA_PARTITIONS, replicationFactor: parsed.KAFKA_REPLICATION_FACTOR },
   });
 }

@@ -1,4 +1,5 @@
 import type { KnownEvent, Topic } from '@chat/contracts';
+import type { Probes } from '@chat/http';
 import { CommandRunner } from '@chat/eventsourcing';
 import { recordProducedPositions } from '@chat/http';
 import type { CommandRunnerOptions, OwnReadModels } from '@chat/eventsourcing';
@@ -8,6 +9,8 @@ import { MongoCommitStore } from '@chat/mongo';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
+import type { TopicSettings } from './config.js';
+import { PipelineOperations } from './pipelineOperations.js';
 
 export interface EventPipelineOptions {
   db: Db;
@@ -32,8 +35,10 @@ export interface EventPipelineOptions {
    * such as cached read-model documents: its topics and what to do with each run of events.
    */
   watch?: { topics: readonly Topic[]; onEvents: (events: readonly KnownEvent[]) => void };
-  /** Partitions of the topics this service creates if they do not exist yet (default 3). */
-  topicPartitions?: number;
+  /** Where the pipeline registers its readiness checks (store, producer, consumer); runService passes it. */
+  probes?: Probes;
+  /** Partitions and replication of the topics it creates (default 3 and 1); runService passes the configured ones. */
+  topicSettings?: TopicSettings;
   /** Tuning of the command runner (tests shorten intervals). */
   runner?: Partial<Pick<CommandRunnerOptions, 'groupCommit' | 'outbox' | 'maxAttempts' | 'headSaveIntervalMs'>>;
 }
@@ -74,8 +79,13 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
     groupId,
     topics: options.consumes,
     logger,
-    handler: (events) => options.project(events),
+    handler: (events) => {
+      operations.observeBatch(events.length);
+      return options.project(events);
+    },
   });
+  const operations = new PipelineOperations({ db, kafka, runner, producer, consumer, topic: options.publishesTo });
+  if (options.probes) operations.registerChecks(options.probes);
   const watch = options.watch
     ? new EventWatch(kafka, { purpose: groupId, topics: options.watch.topics, startFromGroup: groupId, onEvents: options.watch.onEvents, logger })
     : null;
@@ -88,19 +98,22 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
     consumerCounters: () => consumer.counters,
     async start() {
       await store.ensureIndexes();
-      await ensureTopics(kafka, [...new Set([options.publishesTo, ...options.consumes])], options.topicPartitions);
+      const layout = options.topicSettings ?? { partitions: 3, replicationFactor: 1 };
+      await ensureTopics(kafka, [...new Set([options.publishesTo, ...options.consumes])], layout.partitions, undefined, layout.replicationFactor);
       await producer.connect();
       // Before any new command: what a crashed predecessor appended reaches Kafka first, in order.
       await runner.start();
       // Before the projection moves on: the watch starts where the projection stands now.
       await watch?.start();
       await consumer.start();
+      operations.start();
     },
     async stop() {
       await runner.stop();
       await consumer.stop();
       await watch?.stop();
       await producer.disconnect();
+      await operations.stop();
     },
   };
 }

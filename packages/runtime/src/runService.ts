@@ -1,4 +1,4 @@
-import { Admission, createLogger, listen, onShutdownSignal } from '@chat/http';
+import { Admission, Probes, collectProcessMetrics, createLogger, listen, onShutdownSignal, withOperations } from '@chat/http';
 import { createKafka } from '@chat/kafka';
 import { connectMongo } from '@chat/mongo';
 import type { RequestListener } from 'node:http';
@@ -6,6 +6,7 @@ import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import type { ServiceConfig } from './config.js';
+import type { PlatformDeps } from './platformDeps.js';
 
 export interface RunnableService {
   http: RequestListener;
@@ -14,21 +15,25 @@ export interface RunnableService {
 }
 
 /**
- * Process concerns of a service's main.ts: connect, start, listen, and on SIGINT/SIGTERM stop taking
+ * Process concerns of a service's main.ts: connect, start, listen (with /healthz, /readyz and
+ * /metrics in front of the API), and on SIGINT/SIGTERM stop taking
  * requests, then stop consumers and producers, then disconnect.
  */
 export async function runService(
   name: string,
   config: Readonly<ServiceConfig>,
-  create: (deps: { db: Db; kafka: Kafka; logger: Logger; topicPartitions: number }) => RunnableService,
+  create: (deps: { db: Db; kafka: Kafka; logger: Logger } & PlatformDeps) => RunnableService,
 ): Promise<void> {
   const logger = createLogger(name, config.logLevel);
+  collectProcessMetrics();
+  const probes = new Probes();
   const mongo = await connectMongo(config.mongoUrl, config.mongoDb, name);
   const kafka = createKafka(name, config.kafkaBrokers, logger);
-  const service = create({ db: mongo.db, kafka, logger, topicPartitions: config.topicPartitions });
+  const service = create({ db: mongo.db, kafka, logger, probes, topicSettings: config.topicSettings });
   await service.start();
-  // Past capacity the service answers a fast 503 instead of queueing until clients time out.
-  const server = await listen(new Admission(config.admission).wrap(service.http), config.port, config.host);
+  // Past capacity the service answers a fast 503 instead of queueing until clients time out; the
+  // probes and /metrics stand in front of that, so an overloaded process is not restarted for it.
+  const server = await listen(withOperations(new Admission(config.admission).wrap(service.http), probes), config.port, config.host);
   logger.info({ port: server.port }, `${name} service listening`);
   onShutdownSignal(
     async () => {

@@ -2,7 +2,7 @@ import { topics } from '@chat/contracts';
 import { IMPORT_BODY_LIMIT, createServiceApp } from '@chat/http';
 import { allOf } from '@chat/mongo';
 import { createEventPipeline } from '@chat/runtime';
-import type { RunnableService } from '@chat/runtime';
+import type { PlatformDeps, RunnableService } from '@chat/runtime';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
@@ -15,12 +15,11 @@ import { groupImportRouter, groupsRouter } from './http/groups.js';
 import { GroupImport } from './app/groupImport.js';
 import { conversationsRouter } from './http/router.js';
 
-export interface ConversationsServiceDeps {
+/** Probes and topic settings (PlatformDeps) go on to the event pipeline. */
+export interface ConversationsServiceDeps extends PlatformDeps {
   db: Db;
   kafka: Kafka;
   logger: Logger;
-  /** Partitions of the topics it creates (KAFKA_PARTITIONS). */
-  topicPartitions?: number;
 }
 
 export const CONSUMER_PURPOSE = 'conversations.read-models';

@@ -1,3 +1,4 @@
+import type { TopicSettings } from '@chat/runtime';
 import { z } from 'zod';
 
 const schema = z.object({
@@ -6,7 +7,6 @@ const schema = z.object({
   MONGO_URL: z.string().min(1).default('mongodb://127.0.0.1:27017'),
   MONGO_DB: z.string().min(1).default('chat_management'),
   KAFKA_BROKERS: z.string().min(1).default('127.0.0.1:9092'),
-  KAFKA_PARTITIONS: z.coerce.number().int().min(1).max(64).default(3),
   REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
   /** The one region this deployment serves (DESIGN §2). */
   REGION: z.enum(['us', 'eu', 'in']).default('us'),
@@ -15,6 +15,8 @@ const schema = z.object({
   /** Development and tests only: webhook URLs may name loopback and private addresses. */
   WEBHOOKS_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  KAFKA_PARTITIONS: z.coerce.number().int().min(1).max(1_000).default(3),
+  KAFKA_REPLICATION_FACTOR: z.coerce.number().int().min(1).max(10).default(1),
 });
 
 export interface ManagementConfig {
@@ -23,13 +25,12 @@ export interface ManagementConfig {
   mongoUrl: string;
   mongoDb: string;
   kafkaBrokers: readonly string[];
-  /** Partitions of the topics it creates (KAFKA_PARTITIONS). */
-  topicPartitions: number;
   redisUrl: string;
   region: string;
   webhookSecretsKey: string;
   allowPrivateWebhookUrls: boolean;
   logLevel: string;
+  topicSettings: TopicSettings;
 }
 
 /** The only reader of process.env in this service. */
@@ -45,12 +46,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Manag
     host: e.HOST,
     mongoUrl: e.MONGO_URL,
     mongoDb: e.MONGO_DB,
-    topicPartitions: e.KAFKA_PARTITIONS,
     kafkaBrokers: Object.freeze(e.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean)),
     redisUrl: e.REDIS_URL,
     region: e.REGION,
     webhookSecretsKey: e.WEBHOOK_SECRETS_KEY,
     allowPrivateWebhookUrls: e.WEBHOOKS_ALLOW_PRIVATE_URLS === 'true',
     logLevel: e.LOG_LEVEL,
+    topicSettings: { partitions: e.KAFKA_PARTITIONS, replicationFactor: e.KAFKA_REPLICATION_FACTOR },
   });
 }

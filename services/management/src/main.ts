@@ -1,6 +1,6 @@
 import { connectMongo } from '@chat/mongo';
 import { createKafka } from '@chat/kafka';
-import { createLogger, listen, onShutdownSignal } from '@chat/http';
+import { Probes, collectProcessMetrics, createLogger, listen, onShutdownSignal, withOperations } from '@chat/http';
 import { Redis } from 'ioredis';
 import { loadConfig } from './config.js';
 import { createManagementService } from './service.js';
@@ -13,9 +13,13 @@ const redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerReque
 await redis.connect();
 const kafka = createKafka('management', config.kafkaBrokers, logger);
 
-const service = createManagementService(config, { db: mongo.db, kafka, redis, logger });
+collectProcessMetrics();
+const probes = new Probes();
+// Key changes reach the gateways through Redis: without it a revoked key would live on in their caches.
+probes.add('redis', () => redis.status === 'ready');
+const service = createManagementService(config, { db: mongo.db, kafka, redis, logger, probes, topicSettings: config.topicSettings });
 await service.start();
-const server = await listen(service.app, config.port, config.host);
+const server = await listen(withOperations(service.app, probes), config.port, config.host);
 logger.info({ port: server.port }, 'management listening');
 
 onShutdownSignal(

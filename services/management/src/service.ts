@@ -3,6 +3,7 @@ import type { KnownEvent } from '@chat/contracts';
 import { createServiceApp } from '@chat/http';
 import type { createKafka } from '@chat/kafka';
 import { createEventPipeline } from '@chat/runtime';
+import type { PlatformDeps } from '@chat/runtime';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Db } from 'mongodb';
@@ -16,10 +17,12 @@ import { WebhookCommands } from './app/webhookCommands.js';
 import type { ManagementConfig } from './config.js';
 import { apiKeysRouter, internalRouter, managementRouter, tenantsRouter } from './http/routers.js';
 import { webhooksRouter } from './http/webhookRoutes.js';
+import { opsRouter } from './http/opsRoutes.js';
 
 export const PROJECTION_GROUP = 'management.projections';
 
-export interface ManagementDeps {
+/** Probes and topic settings (PlatformDeps) go on to the event pipeline. */
+export interface ManagementDeps extends PlatformDeps {
   db: Db;
   kafka: ReturnType<typeof createKafka>;
   redis: Redis;
@@ -45,7 +48,8 @@ export function createManagementService(config: Readonly<ManagementConfig>, deps
     db,
     kafka,
     logger,
-    topicPartitions: config.topicPartitions,
+    ...(deps.probes ? { probes: deps.probes } : {}),
+    ...(deps.topicSettings ? { topicSettings: deps.topicSettings } : {}),
     publishesTo: topics.management,
     consumes: [topics.management, topics.webhooks],
     consumerPurpose: PROJECTION_GROUP,
@@ -73,6 +77,7 @@ export function createManagementService(config: Readonly<ManagementConfig>, deps
       webhooksRouter(webhookCommands, queries),
       tenantsRouter(commands),
       apiKeysRouter(commands, queries),
+      opsRouter(kafka),
     ],
     bodyLimit: '16kb',
   });

@@ -3,7 +3,7 @@ import type { KnownEvent } from '@chat/contracts';
 import { IMPORT_BODY_LIMIT, createServiceApp } from '@chat/http';
 import { EventConsumer, consumerGroupFor } from '@chat/kafka';
 import { createEventPipeline } from '@chat/runtime';
-import type { RunnableService } from '@chat/runtime';
+import type { PlatformDeps, RunnableService } from '@chat/runtime';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
@@ -23,14 +23,13 @@ import { statsRouter } from './http/stats.js';
 import { messagesRouter } from './http/router.js';
 import { isGroupEvent } from './projections/groups.js';
 
-export interface MessagesServiceDeps {
+/** Probes and topic settings (PlatformDeps) go on to the event pipeline. */
+export interface MessagesServiceDeps extends PlatformDeps {
   db: Db;
   kafka: Kafka;
   logger: Logger;
   /** How long an AG-UI agent has for a whole streamed answer (`AGENT_TIMEOUT_MS`). */
   agentTimeoutMs: number;
-  /** Partitions of the topics it creates (KAFKA_PARTITIONS). */
-  topicPartitions?: number;
 }
 
 /** Composition root of the messages service. */

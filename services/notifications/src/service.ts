@@ -1,7 +1,7 @@
 import { SecretBox, eventTypeIn, notificationAppEventTypes, topics } from '@chat/contracts';
 import { createServiceApp } from '@chat/http';
 import { createEventPipeline } from '@chat/runtime';
-import type { RunnableService } from '@chat/runtime';
+import type { PlatformDeps, RunnableService } from '@chat/runtime';
 import { Dispatcher, HttpSender } from '@chat/webhooks';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
@@ -20,12 +20,11 @@ import { recipientRouter } from './http/recipientRoutes.js';
 import { settingsRouter } from './http/settingsRoutes.js';
 import { tokenRouter } from './http/tokenRoutes.js';
 
-export interface NotificationsServiceDeps {
+/** Probes and topic settings (PlatformDeps) go on to the event pipeline. */
+export interface NotificationsServiceDeps extends PlatformDeps {
   db: Db;
   kafka: Kafka;
   logger: Logger;
-  /** Partitions of the topics it creates (KAFKA_PARTITIONS). */
-  topicPartitions?: number;
 }
 
 const isAppConfigEvent = eventTypeIn(notificationAppEventTypes);

@@ -1,7 +1,7 @@
 import { topics } from '@chat/contracts';
 import { IMPORT_BODY_LIMIT, createServiceApp } from '@chat/http';
 import { createEventPipeline } from '@chat/runtime';
-import type { RunnableService } from '@chat/runtime';
+import type { PlatformDeps, RunnableService } from '@chat/runtime';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
@@ -12,12 +12,11 @@ import { UserImport } from './app/userImport.js';
 import { UsersApp } from './app/users.js';
 import { usersRouter } from './http/router.js';
 
-export interface UsersServiceDeps {
+/** Probes and topic settings (PlatformDeps) go on to the event pipeline. */
+export interface UsersServiceDeps extends PlatformDeps {
   db: Db;
   kafka: Kafka;
   logger: Logger;
-  /** Partitions of the topics it creates (KAFKA_PARTITIONS). */
-  topicPartitions?: number;
 }
 
 /** Composition root of the users service. */

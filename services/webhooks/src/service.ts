@@ -2,7 +2,7 @@ import { SecretBox, eventTypeIn, topics, webhookConfigEventTypes } from '@chat/c
 import type { KnownEvent } from '@chat/contracts';
 import { createServiceApp } from '@chat/http';
 import { createEventPipeline } from '@chat/runtime';
-import type { RunnableService } from '@chat/runtime';
+import type { PlatformDeps, RunnableService } from '@chat/runtime';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
@@ -15,12 +15,11 @@ import { Redelivery, queuedOf } from './app/redelivery.js';
 import type { WebhooksConfig } from './config.js';
 import { deliveriesRouter } from './http/routes.js';
 
-export interface WebhooksServiceDeps {
+/** Probes and topic settings (PlatformDeps) go on to the event pipeline. */
+export interface WebhooksServiceDeps extends PlatformDeps {
   db: Db;
   kafka: Kafka;
   logger: Logger;
-  /** Partitions of the topics it creates (KAFKA_PARTITIONS). */
-  topicPartitions?: number;
 }
 
 const isConfigEvent = eventTypeIn([...webhookConfigEventTypes, 'AppCreated']);

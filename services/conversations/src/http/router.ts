@@ -16,7 +16,7 @@ const queryList = z
   .transform((value) => (Array.isArray(value) ? value : [value]).flatMap((item) => item.split(',')).map((item) => item.trim()).filter(Boolean))
   .pipe(z.array(z.string().max(100)).min(1).max(25));
 
-const listSchema = z.object({
+export const listSchema = z.object({
   perPage: z.coerce.number().int().min(1).max(1000).default(100),
   page: z.coerce.number().int().min(1).max(1_000_000).default(1),
   conversationType: z.enum(['user', 'group']).optional(),
@@ -35,11 +35,11 @@ const messageIdSchema = z.union([
   z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
   z.string().regex(/^[1-9][0-9]{0,15}$/, 'a positive integer').transform(Number),
 ]);
-const markSchema = z.object({ messageId: messageIdSchema.optional() });
-const updateSchema = z.strictObject({
+export const markSchema = z.object({ messageId: messageIdSchema.optional() });
+export const updateSchema = z.strictObject({
   tags: z.array(z.string().trim().min(1).max(100)).max(25),
 });
-const resetSchema = z.object({
+export const resetSchema = z.object({
   conversationWith: z.string().max(100).optional(),
   deleteMessagesPermanently: z.boolean().optional(),
 });
@@ -49,7 +49,7 @@ const globalPinItem = z.union([
   z.strictObject({ uid: idString }),
   z.strictObject({ guid: idString }),
 ]);
-const replaceGlobalPinsSchema = z.object({
+export const replaceGlobalPinsSchema = z.object({
   // Longer lists get the documented limit error from the domain, not a generic validation error.
   pinnedConversations: z.array(globalPinItem).max(MAX_GLOBAL_PINS * 20),
 });

@@ -16,7 +16,7 @@ const MENTION_IN_TEXT = /<@uid:([a-z0-9_-]{1,100})>/gi;
 const tagsSchema = z.array(z.string().trim().min(1, 'a tag is 1–100 characters').max(100, 'a tag is 1–100 characters')).max(25, 'at most 25 tags');
 const messageIdSchema = z.union([z.string(), z.number()]).transform((v) => String(v)).pipe(z.string().regex(/^[1-9][0-9]{0,18}$/, 'a message id is a positive decimal'));
 
-const envelopeSchema = z.object({
+export const envelopeSchema = z.object({
   receiver: z.string('receiver is required').trim().min(1, 'receiver is required').max(100, 'receiver is at most 100 characters'),
   receiverType: z.enum(['user', 'group'], 'receiverType is user or group'),
   category: z.enum(['message', 'custom', 'call'], 'category is message, custom or call').optional(),
@@ -163,7 +163,7 @@ export function parseSendBody(body: unknown): ParsedSend {
   };
 }
 
-const editSchema = z.object({
+export const editSchema = z.object({
   data: z.record(z.string(), z.unknown(), 'data must be an object').optional(),
   tags: tagsSchema.optional(),
 });

@@ -6,7 +6,7 @@ import type { WebhookReadModels } from '../adapters/readModels.js';
 import type { Redelivery } from '../app/redelivery.js';
 import type { DeliveryDocument } from '../projections/deliveries.js';
 
-const listQuery = z.object({
+export const listQuery = z.object({
   status: z.enum(['pending', 'delivered', 'failed']).optional(),
   /** Epoch seconds: deliveries queued at or after it. */
   since: z.coerce.number().int().min(0).optional(),
@@ -14,7 +14,7 @@ const listQuery = z.object({
   page: z.coerce.number().int().min(1).max(1_000_000).default(1),
 });
 
-const bulkBody = z
+export const bulkBody = z
   .object({
     /** Epoch seconds. */
     since: z.number().int().min(0).optional(),

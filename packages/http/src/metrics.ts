@@ -1,0 +1,86 @@
+import type { RequestHandler } from 'express';
+import { Counter, Gauge, Histogram, collectDefaultMetrics, register } from 'prom-client';
+import type { LabelValues } from 'prom-client';
+
+/**
+ * Prometheus metrics of this process. One registry per process (prom-client's default), so every
+ * module adds its metrics where it lives and `/metrics` serves them all. Tests run several services
+ * in one process, so a metric is created once and shared, and per-instance values come from sources
+ * that each instance adds and removes.
+ */
+export const metricsRegistry = register;
+
+let defaultsCollected = false;
+/** CPU, memory, event-loop delay and GC of the process; once per process. */
+export function collectProcessMetrics(): void {
+  if (defaultsCollected) return;
+  defaultsCollected = true;
+  collectDefaultMetrics({ register });
+}
+
+export function counter<L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> {
+  const existing = register.getSingleMetric(name);
+  if (existing) return existing as Counter<L>;
+  return new Counter({ name, help, labelNames, registers: [register] });
+}
+
+export function histogram<L extends string>(name: string, help: string, labelNames: readonly L[], buckets: readonly number[]): Histogram<L> {
+  const existing = register.getSingleMetric(name);
+  if (existing) return existing as Histogram<L>;
+  return new Histogram({ name, help, labelNames, buckets: [...buckets], registers: [register] });
+}
+
+export interface Sample<L extends string> {
+  labels: LabelValues<L>;
+  value: number;
+}
+export type SampleSource<L extends string> = () => readonly Sample<L>[] | Promise<readonly Sample<L>[]>;
+
+const gaugeSources = new Map<string, Set<SampleSource<string>>>();
+
+/**
+ * A gauge read at scrape time from every registered source (a backlog, a lag): nothing is counted
+ * on the request path. Returns the function that removes the source (on stop).
+ */
+export function sampledGauge<L extends string>(name: string, help: string, labelNames: readonly L[], source: SampleSource<L>): () => void {
+  let sources = gaugeSources.get(name);
+  if (!sources) {
+    const all = new Set<SampleSource<string>>();
+    sources = all;
+    gaugeSources.set(name, all);
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [register],
+      async collect() {
+        this.reset();
+        const sampled = await Promise.all([...all].map((read) => Promise.resolve().then(read).catch(() => [])));
+        for (const samples of sampled) for (const { labels, value } of samples) this.set(labels, value);
+      },
+    });
+  }
+  const added = source as SampleSource<string>;
+  sources.add(added);
+  return () => void sources.delete(added);
+}
+
+const REQUEST_SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+/**
+ * Requests per route and their latency (the histogram's `_count` is the request count). The route
+ * label is the express pattern (`/v3/users/:uid`), never the raw path: ids would explode the series.
+ */
+export function requestMetrics(service: string): RequestHandler {
+  const seconds = histogram('http_request_duration_seconds', 'Time to answer an HTTP request, by route and status.', ['service', 'method', 'route', 'status'], REQUEST_SECONDS_BUCKETS);
+  return (req, res, next) => {
+    const started = performance.now();
+    res.once('finish', () => {
+      // Routes here are declared with string paths; a matched request carries its pattern.
+      const pattern = (req.route as { path?: unknown } | undefined)?.path;
+      const route = typeof pattern === 'string' ? `${req.baseUrl}${pattern}` : 'unmatched';
+      seconds.observe({ service, method: req.method, route, status: String(res.statusCode) }, (performance.now() - started) / 1_000);
+    });
+    next();
+  };
+}

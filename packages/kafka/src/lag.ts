@@ -1,0 +1,75 @@
+import type { Admin, Kafka } from 'kafkajs';
+
+export interface PartitionLag {
+  groupId: string;
+  topic: string;
+  partition: number;
+  /** The partition's next offset (high-water mark). */
+  end: number;
+  /** The group's committed offset; -1 when it has committed nothing there yet. */
+  committed: number;
+  /** Messages the group has still to apply: end − committed (end − the partition's start when nothing is committed). */
+  lag: number;
+}
+
+/**
+ * Reads consumer lag from the broker: the committed offsets of a group against each partition's end.
+ * Shared by `/metrics` (per process) and the operator CLI. One admin connection, opened on first use;
+ * a broker that cannot be reached makes `measure` reject, and the next call tries again.
+ */
+export class LagReader {
+  private admin: Admin | null = null;
+  private connecting: Promise<Admin> | null = null;
+
+  constructor(private readonly kafka: Kafka) {}
+
+  async measure(groupId: string, topics: readonly string[]): Promise<PartitionLag[]> {
+    const admin = await this.connected();
+    try {
+      const [committed, ends] = await Promise.all([
+        admin.fetchOffsets({ groupId, topics: [...topics] }),
+        Promise.all(topics.map(async (topic) => ({ topic, partitions: await admin.fetchTopicOffsets(topic) }))),
+      ]);
+      const committedAt = new Map<string, number>();
+      for (const { topic, partitions } of committed) {
+        for (const { partition, offset } of partitions) committedAt.set(`${topic}:${partition}`, Number(offset));
+      }
+      const lags: PartitionLag[] = [];
+      for (const { topic, partitions } of ends) {
+        for (const { partition, high, low } of partitions) {
+          const end = Number(high);
+          const at = committedAt.get(`${topic}:${partition}`) ?? -1;
+          lags.push({ groupId, topic, partition, end, committed: at, lag: Math.max(0, end - (at < 0 ? Number(low) : at)) });
+        }
+      }
+      return lags;
+    } catch (error) {
+      // A broken connection is dropped, so the next measurement reconnects.
+      await this.close();
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    const admin = this.admin;
+    this.admin = null;
+    this.connecting = null;
+    await admin?.disconnect().catch(() => undefined);
+  }
+
+  private connected(): Promise<Admin> {
+    if (this.admin) return Promise.resolve(this.admin);
+    this.connecting ??= (async () => {
+      const admin = this.kafka.admin();
+      try {
+        await admin.connect();
+      } catch (error) {
+        this.connecting = null;
+        throw error;
+      }
+      this.admin = admin;
+      return admin;
+    })();
+    return this.connecting;
+  }
+}

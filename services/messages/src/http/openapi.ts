@@ -1,0 +1,27 @@
+import type { RequestSchemas } from '@chat/contracts';
+import {
+  allMessagesSchema,
+  callsListSchema,
+  conversationMessagesSchema,
+  deleteSchema,
+  editSchema,
+  envelopeSchema,
+  threadPageSchema,
+  transcriptionsPageSchema,
+  userMessagesSchema,
+} from './schemas.js';
+
+/** What each operation of this service parses, for the generated OpenAPI description (npm run openapi). */
+export const requestSchemas: RequestSchemas = {
+  'send-message': { body: envelopeSchema },
+  'send-bot-message': { body: envelopeSchema },
+  'send-thread-message': { body: envelopeSchema },
+  'list-all-messages': { query: allMessagesSchema },
+  'user-list-group-messages': { query: conversationMessagesSchema },
+  'user-list-user-messages': { query: userMessagesSchema },
+  'update-message': { body: editSchema },
+  'delete-message': { body: deleteSchema },
+  'list-all-thread-messages': { query: threadPageSchema },
+  'list-calls': { query: callsListSchema },
+  'retrieve-call-transcriptions': { query: transcriptionsPageSchema },
+};

@@ -1,0 +1,42 @@
+import type { RequestSchemas } from '@chat/contracts';
+import {
+  addFriendsSchema,
+  allowFeaturesSchema,
+  blockedUidsSchema,
+  createRoleSchema,
+  createUserSchema,
+  deactivateUsersSchema,
+  listFriendsSchema,
+  listUsersSchema,
+  pagingSchema,
+  reactivateUsersSchema,
+  removeFriendsSchema,
+  restrictFeaturesSchema,
+  setPermissionsSchema,
+  updateAuthTokenSchema,
+  updateRoleSchema,
+  updateUserSchema,
+} from './schemas.js';
+
+/** What each operation of this service parses, for the generated OpenAPI description (npm run openapi). */
+export const requestSchemas: RequestSchemas = {
+  'create-user': { body: createUserSchema },
+  'list-users': { query: listUsersSchema },
+  'deactivate-users': { body: deactivateUsersSchema },
+  'reactivate-users': { body: reactivateUsersSchema },
+  'update-user': { body: updateUserSchema },
+  'list-authtokens': { query: pagingSchema },
+  'update-authtoken': { body: updateAuthTokenSchema },
+  'list-all-friends': { query: listFriendsSchema },
+  'add-friend': { body: addFriendsSchema },
+  'remove-friend': { body: removeFriendsSchema },
+  'list-blocked-users': { query: pagingSchema },
+  'block-users': { body: blockedUidsSchema },
+  'unblock-users': { body: blockedUidsSchema },
+  'list-roles': { query: pagingSchema },
+  'create-role': { body: createRoleSchema },
+  'update-role': { body: updateRoleSchema },
+  'set-role-permissions': { body: setPermissionsSchema },
+  'restrict-features': { body: restrictFeaturesSchema },
+  'allow-features': { body: allowFeaturesSchema },
+};
