@@ -213,6 +213,16 @@ describe('conversation lists', () => {
     expect(pages).toEqual(expectedOrder);
   });
 
+  it('give the same documents when a reset arrives before the messages it covers (another topic, e.g. a rebuild)', async () => {
+    const inOrder = await applyOneByOne(events);
+    const resetFirst = await applyOneByOne([events.find((event) => event.type === 'ConversationReset')!, ...events.filter((event) => event.type !== 'ConversationReset')]);
+    expect(ids(await list(resetFirst.model, 1, 50))).toEqual(expectedOrder);
+    // The same documents, whatever order the stores first saw them in.
+    const sorted = (memory: typeof inOrder.memory) =>
+      Object.fromEntries(Object.entries(snapshot(memory)).map(([name, docs]) => [name, [...(docs as Map<string, object>)].sort(([a], [b]) => (a < b ? -1 : 1))]));
+    expect(sorted(resetFirst.memory)).toEqual(sorted(inOrder.memory));
+  });
+
   it('brings a reset conversation back with a newer message, and counts a redelivered first message once', async () => {
     const { model } = await applyOneByOne(events, { inboxSize: 3 });
     await model.apply([chat(40, 'p6', 'u')]);

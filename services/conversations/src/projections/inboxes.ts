@@ -49,7 +49,9 @@ export function inboxes(size = INBOX_SIZE): Projection<InboxDoc, InboxEvent> {
           return withInboxMessage(base, { conversationId, peer, id, sentAt }, event.version === 1, size);
         }
         case 'ConversationReset':
-          return doc ? withInboxReset(doc, event.data.conversationId, event.data.upToMessageId) : null;
+          // Also on no inbox yet: the reset may arrive before the messages it covers (they come on another
+          // topic, e.g. in a rebuild), and must still hide them.
+          return withInboxReset(base, event.data.conversationId, event.data.upToMessageId);
         case 'GroupMembersAdded':
         case 'GroupMemberJoined':
           return withInboxGroup(base, groupConversationId(event.data.guid));
