@@ -219,7 +219,7 @@ describe('conversation lists', () => {
     expect(ids(await list(resetFirst.model, 1, 50))).toEqual(expectedOrder);
     // The same documents, whatever order the stores first saw them in.
     const sorted = (memory: typeof inOrder.memory) =>
-      Object.fromEntries(Object.entries(snapshot(memory)).map(([name, docs]) => [name, [...(docs as Map<string, object>)].sort(([a], [b]) => (a < b ? -1 : 1))]));
+      Object.fromEntries(Object.entries(snapshot(memory)).map(([name, docs]) => [name, [...docs].sort(([a], [b]) => (a < b ? -1 : 1))]));
     expect(sorted(resetFirst.memory)).toEqual(sorted(inOrder.memory));
   });
 
