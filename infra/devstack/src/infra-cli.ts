@@ -3,11 +3,17 @@
 import { registerShutdown, stopAllStarted } from './processes.js';
 import { startInfrastructure } from './infrastructure.js';
 
-// Registered before starting, so a Ctrl-C during start-up also stops what was already spawned.
-registerShutdown(stopAllStarted);
+// Registered before starting, so a Ctrl-C during start-up also stops what was already spawned
+// (containers that were starting are removed by testcontainers' reaper when this process ends).
+const running: { infra?: Awaited<ReturnType<typeof startInfrastructure>> } = {};
+registerShutdown(async () => {
+  await running.infra?.stop();
+  await stopAllStarted();
+});
 
 const t0 = performance.now();
 const infra = await startInfrastructure();
+running.infra = infra;
 const seconds = ((performance.now() - t0) / 1000).toFixed(1);
 
 console.log(`KAFKA_BROKERS=${infra.kafkaBrokers} MONGO_URL=${infra.mongoUrl} REDIS_URL=${infra.redisUrl}`);

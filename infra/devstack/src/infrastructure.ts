@@ -5,6 +5,8 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { containerEngineAnswers, infraRuntimeFrom, startContainers, startsContainers } from './containers.js';
+import type { StartedContainers } from './containers.js';
 import { probeKafka, probeMongo, probeRedis, portIsOpen } from './probes.js';
 import { killStale, spawnManaged } from './processes.js';
 import type { ManagedProcess } from './processes.js';
@@ -96,13 +98,19 @@ export async function startInfrastructure(options: InfrastructureOptions = {}): 
   );
 
   const started: ManagedProcess[] = [];
+  let containers: StartedContainers | null = null;
   let stopPromise: Promise<void> | undefined;
   const stop = (): Promise<void> => {
-    stopPromise ??= Promise.all(started.map((p) => p.stop())).then(() => undefined);
+    stopPromise ??= Promise.all([...started.map((p) => p.stop()), containers?.stop()]).then(() => undefined);
     return stopPromise;
   };
 
-  if (toStart.length > 0) {
+  // Containers only when asked for (INFRA_RUNTIME): the engine check itself loads testcontainers.
+  const runtime = infraRuntimeFrom(process.env);
+  if (toStart.length > 0 && runtime !== 'processes' && startsContainers(runtime, await containerEngineAnswers())) {
+    containers = await startContainers(toStart.map((part) => part.name), process.env, log);
+    for (const part of toStart) urls[part.name] = containers.urls[part.name]!;
+  } else if (toStart.length > 0) {
     await mkdir(join(root, '.infra', 'logs'), { recursive: true });
     await mkdir(join(root, '.infra', 'run'), { recursive: true });
     await prepare(root, toStart.map((p) => p.name), log);
@@ -125,6 +133,7 @@ export async function startInfrastructure(options: InfrastructureOptions = {}): 
 
   const spawnedPart = (name: PartName): ManagedProcess => {
     const found = [...started].reverse().find((p) => p.name === name);
+    if (!found && containers?.urls[name]) throw new Error(`${name} runs in a container; fault tests kill and restart local processes only`);
     if (!found) throw new Error(`${name} was not started by this stack, so it cannot be killed or restarted`);
     return found;
   };
@@ -145,7 +154,7 @@ export async function startInfrastructure(options: InfrastructureOptions = {}): 
     },
     mongoUrl: urls.ferretdb,
     redisUrl: urls.redis,
-    started: sortParts(started.map((p) => p.name as PartName)),
+    started: sortParts([...started.map((p) => p.name as PartName), ...(Object.keys(containers?.urls ?? {}) as PartName[])]),
     reused: sortParts(reused),
     stop,
   };

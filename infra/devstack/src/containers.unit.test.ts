@@ -1,0 +1,50 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { containerDefinitions, infraRuntimeFrom, startsContainers } from './containers.js';
+
+/** The broker settings of the local Kafka, as `KAFKA_…` environment names of Confluent's image. */
+function localBrokerSettings(): Map<string, string> {
+  const text = readFileSync(new URL('../../kafka/server.properties', import.meta.url), 'utf8');
+  const settings = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const match = /^([a-z.]+)=(.*)$/.exec(line.trim());
+    if (match) settings.set(`KAFKA_${match[1]!.replaceAll('.', '_').toUpperCase()}`, match[2]!);
+  }
+  return settings;
+}
+
+describe('INFRA_RUNTIME', () => {
+  it('defaults to local processes and refuses unknown values', () => {
+    expect(infraRuntimeFrom({})).toBe('processes');
+    expect(infraRuntimeFrom({ INFRA_RUNTIME: '' })).toBe('processes');
+    expect(infraRuntimeFrom({ INFRA_RUNTIME: 'auto' })).toBe('auto');
+    expect(() => infraRuntimeFrom({ INFRA_RUNTIME: 'docker' })).toThrow(/INFRA_RUNTIME must be one of processes, containers, auto/);
+  });
+
+  it('starts containers when asked, in auto mode only with an engine, and says so when asked without one', () => {
+    expect(startsContainers('processes', true)).toBe(false);
+    expect(startsContainers('auto', true)).toBe(true);
+    expect(startsContainers('auto', false)).toBe(false);
+    expect(startsContainers('containers', true)).toBe(true);
+    expect(() => startsContainers('containers', false)).toThrow(/no container engine answers/);
+  });
+});
+
+describe('container definitions', () => {
+  it('run Kafka, the real MongoDB and Redis, each image overridable', () => {
+    const defaults = containerDefinitions({});
+    expect(defaults.kafka.image).toMatch(/^confluentinc\/cp-kafka:7\.\d+\.\d+$/);
+    expect(defaults.ferretdb.image).toMatch(/^mongo:\d/);
+    expect(defaults.redis.image).toMatch(/^redis:\d/);
+    const chosen = containerDefinitions({ KAFKA_IMAGE: 'k:1', MONGO_IMAGE: 'm:2', REDIS_IMAGE: 'r:3' });
+    expect([chosen.kafka.image, chosen.ferretdb.image, chosen.redis.image]).toEqual(['k:1', 'm:2', 'r:3']);
+  });
+
+  it('give the Kafka container the broker settings the local broker has and the services depend on', () => {
+    const local = localBrokerSettings();
+    const { environment } = containerDefinitions({}).kafka;
+    for (const [name, value] of Object.entries(environment)) expect([name, local.get(name)]).toEqual([name, value]);
+    expect(environment).toHaveProperty('KAFKA_AUTO_CREATE_TOPICS_ENABLE', 'true');
+    expect(environment).toHaveProperty('KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS', '0');
+  });
+});
