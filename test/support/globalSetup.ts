@@ -12,6 +12,8 @@ declare module 'vitest' {
     mongoUrl: string;
     redisUrl: string;
     serviceUrls: Record<'users' | 'conversations' | 'messages' | 'management' | 'webhooks' | 'notifications', string>;
+    /** Every replica of each service (REPLICAS); `serviceUrls` names the first. */
+    replicaUrls: Record<string, string[]>;
     databaseSuffix: string;
     /** Control URL of the fake FCM/APNs/Twilio/SendGrid providers the notifications service calls. */
     fakeProvidersUrl: string;
@@ -65,6 +67,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('mongoUrl', infra.mongoUrl);
   project.provide('redisUrl', infra.redisUrl);
   project.provide('serviceUrls', services.serviceUrls);
+  const replicaUrls: Record<string, string[]> = {};
+  for (const instance of services.instances) (replicaUrls[instance.service] ??= []).push(instance.url);
+  project.provide('replicaUrls', replicaUrls);
   project.provide('databaseSuffix', databaseSuffix);
   project.provide('fakeProvidersUrl', providers.urls.http);
   return async () => {

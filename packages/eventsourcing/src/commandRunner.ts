@@ -175,17 +175,44 @@ export class CommandRunner {
     return this.outbox.backlog;
   }
 
-  /** A stream's current state and version, for queries that answer from the write side. */
+  /**
+   * A stream's current state and version, for queries that answer from the write side. A head this
+   * process holds in memory is checked with one look-up for a commit after it (another replica may
+   * have appended since); a query has no append to find that out.
+   */
   async load<State, Event extends DomainEvent>(
     decider: Pick<Decider<State, never, Event>, 'initialState' | 'evolve' | 'snapshotVersion'>,
     streamId: string,
-    thorough = false,
+  ): Promise<{ state: State; version: number }> {
+    const cached = this.heads.get(streamId);
+    const head = await this.options.store.readHead(streamId, cached ? { after: cached } : {});
+    return this.stateAt(decider, streamId, head, head !== cached);
+  }
+
+  /**
+   * For a command: the head in memory as it is (an append on a stale head conflicts, and the turn is
+   * decided again), else the store's (`thorough` after a conflict).
+   */
+  private async loadForCommand<State, Event extends DomainEvent>(
+    decider: Pick<Decider<State, never, Event>, 'initialState' | 'evolve' | 'snapshotVersion'>,
+    streamId: string,
+    thorough: boolean,
   ): Promise<{ state: State; version: number }> {
     const cached = thorough ? undefined : this.heads.get(streamId);
-    const head: StreamHead | null = cached ?? (await this.options.store.readHead(streamId, { thorough }));
+    const head = cached ?? (await this.options.store.readHead(streamId, { thorough }));
+    return this.stateAt(decider, streamId, head, cached === undefined);
+  }
+
+  /** The state at a head: its snapshot when the decider's, else the stream folded. */
+  private async stateAt<State, Event extends DomainEvent>(
+    decider: Pick<Decider<State, never, Event>, 'initialState' | 'evolve' | 'snapshotVersion'>,
+    streamId: string,
+    head: StreamHead | null,
+    remember: boolean,
+  ): Promise<{ state: State; version: number }> {
     if (!head) return { state: decider.initialState(), version: 0 };
     if (head.snapshot && head.snapshot.version === decider.snapshotVersion) {
-      if (!cached) this.heads.remember(streamId, head, false);
+      if (remember) this.heads.remember(streamId, head, false);
       return { state: head.snapshot.state as State, version: head.version };
     }
     const envelopes = await this.options.store.readStream(streamId);
@@ -243,11 +270,15 @@ export class CommandRunner {
   private async runTurn(streamId: string, turn: Queued[]): Promise<void> {
     const first = turn[0]!.request;
     const { decider } = first;
+    // Set when a refusal decided on the head in memory found a newer one in the store: decide again on it.
+    let refreshed = false;
     for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
+      const fromMemory = attempt === 1 || refreshed;
       // A stream its caller knows is new (a fresh id) is not looked for in the store on the first attempt.
       const assumeNew = attempt === 1 && turn.every((queued) => queued.request.expectNew === true) && !this.heads.get(streamId);
-      const cached = attempt === 1 ? this.heads.get(streamId) : undefined;
-      const loaded = assumeNew ? { state: decider.initialState(), version: 0 } : await this.load(decider, streamId, attempt > 1);
+      const cached = fromMemory ? this.heads.get(streamId) : undefined;
+      const loaded = assumeNew ? { state: decider.initialState(), version: 0 } : await this.loadForCommand(decider, streamId, !fromMemory);
+      refreshed = false;
       let { state, version } = loaded;
       const decided: Array<{ queued: Queued; envelopes: EventEnvelope[]; state: unknown; version: number }> = [];
       const refused: Array<{ queued: Queued; error: unknown }> = [];
@@ -265,6 +296,17 @@ export class CommandRunner {
         }
       }
       const envelopes = decided.flatMap((d) => d.envelopes);
+      if (envelopes.length === 0 && cached !== undefined) {
+        // Nothing to append, decided on the head in memory: another replica may have appended since,
+        // and a refusal or no-op answered from a stale state would stand (a change would have
+        // conflicted on append). One look-up for a commit after it says whether to decide again.
+        const current = await this.options.store.readHead(streamId, { after: cached });
+        if (current && current.version !== cached.version) {
+          this.heads.remember(streamId, current, false);
+          refreshed = true;
+          continue;
+        }
+      }
       if (envelopes.length === 0) {
         for (const { queued, state: after, version: at } of decided) queued.resolve({ state: after, events: [], version: at });
         for (const { queued, error } of refused) queued.reject(error);

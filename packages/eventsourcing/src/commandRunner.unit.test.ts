@@ -210,6 +210,39 @@ describe('the command runner', () => {
     expect(readHead).toHaveBeenCalled();
   });
 
+  it('decides a refusal or a no-op made on a head in memory again when another replica appended since; queries see it too', async () => {
+    type SetEvent = DomainEvent<'Added' | 'Removed', { item: string }>;
+    const set: Decider<{ items: string[] }, { add?: string; remove?: string }, SetEvent> = {
+      initialState: () => ({ items: [] }),
+      decide: (command, state) => {
+        if (command.remove !== undefined) {
+          if (!state.items.includes(command.remove)) throw new ApiError('ERR_BAD_REQUEST', `no ${command.remove}`);
+          return [{ type: 'Removed', data: { item: command.remove } }];
+        }
+        return state.items.includes(command.add!) ? [] : [{ type: 'Added', data: { item: command.add! } }];
+      },
+      evolve: (state, event) => ({ items: event.type === 'Added' ? [...state.items, event.data.item] : state.items.filter((i) => i !== event.data.item) }),
+      snapshotVersion: 1,
+    };
+    const store = new InMemoryCommitStore();
+    const options = { store, publisher: recordingPublisher().publisher, logger, readModels: { apply: async () => undefined } };
+    const [one, other] = [new CommandRunner(options), new CommandRunner(options)];
+    const run = (runner: CommandRunner, command: { add?: string; remove?: string }) => runner.run({ decider: set, streamId: 's', command, metadata: metadata() });
+    await run(one, { add: 'a' }); // `one` now holds the head in memory: [a]
+    await run(other, { add: 'b' });
+    // Refused on [a], allowed on the stored [a, b].
+    expect((await run(one, { remove: 'b' })).state).toEqual({ items: ['a'] });
+    await run(other, { remove: 'a' });
+    // A no-op on [a] in memory; the store has [], so it adds.
+    const added = await run(one, { add: 'a' });
+    expect(added.events.map((e) => e.type)).toEqual(['Added']);
+    await run(other, { add: 'c' });
+    expect((await one.load(set, 's')).state).toEqual({ items: ['a', 'c'] });
+    // A refusal that stands on the current head costs one look-up and is answered.
+    await expect(run(one, { remove: 'z' })).rejects.toThrow('no z');
+    expect(store.all()).toHaveLength(6);
+  });
+
   it('replays the stream when the stored snapshot has another shape version', async () => {
     const store = new InMemoryCommitStore();
     const options = { store, publisher: recordingPublisher().publisher, logger, readModels: { apply: async () => undefined } };

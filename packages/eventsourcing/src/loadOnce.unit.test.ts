@@ -18,4 +18,21 @@ describe('LoadOnce', () => {
     expect(await cache.get('flaky')).toBe('flaky@4');
     expect(loads).toEqual(['a', 'a', 'flaky', 'flaky']);
   });
+
+  it('loads a key forgotten with a settle time afresh on every call until it has passed, then keeps it again', async () => {
+    let now = 1_000;
+    let version = 0;
+    const cache = new LoadOnce(async () => `v${++version}`, () => now);
+    expect(await cache.get('app')).toBe('v1');
+    cache.forget(['app'], 500);
+    expect(await cache.get('app')).toBe('v2');
+    expect(await cache.get('app')).toBe('v3');
+    now = 1_500;
+    expect(await cache.get('app')).toBe('v4');
+    expect(await cache.get('app')).toBe('v4');
+    // A forget without settle time keeps the longer window of an earlier one.
+    cache.forget(['app'], 500);
+    cache.forget(['app']);
+    expect([await cache.get('app'), await cache.get('app')]).toEqual(['v5', 'v6']);
+  });
 });

@@ -59,6 +59,11 @@ export interface ReadHeadOptions {
    * before stream heads were kept): read whatever the store can tell, however slowly.
    */
   thorough?: boolean;
+  /**
+   * A head this process holds: only commits after it are looked for (one look-up when there is none,
+   * and then this same head is answered), instead of starting from the saved head.
+   */
+  after?: StreamHead;
 }
 
 /** The event store of one service, as the command runner needs it. */

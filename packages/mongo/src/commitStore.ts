@@ -90,10 +90,9 @@ export class MongoCommitStore implements CommitStore {
    * finds streams written before heads were saved.
    */
   async readHead(streamId: string, options: ReadHeadOptions = {}): Promise<StreamHead | null> {
-    const saved = await this.heads.findOne({ _id: streamId });
-    let head: StreamHead | null = saved
-      ? { version: saved.version, ...(saved.snapshot ? { snapshot: JSON.parse(saved.snapshot) as Snapshot } : {}) }
-      : null;
+    const saved = options.after ? null : await this.heads.findOne({ _id: streamId });
+    let head: StreamHead | null =
+      options.after ?? (saved ? { version: saved.version, ...(saved.snapshot ? { snapshot: JSON.parse(saved.snapshot) as Snapshot } : {}) } : null);
     if (options.thorough) {
       const last = await this.commits.findOne({ streamId }, { sort: { startVersion: -1 }, projection: { endVersion: 1, snapshot: 1 } });
       if (last && last.endVersion > (head?.version ?? 0)) head = headOf(last);

@@ -47,3 +47,31 @@ describe('MongoCommitStore.appendBatch when the connection is lost under the ins
     expect(commits.get('s3@1')?.commitId).toBe('theirs');
   });
 });
+
+describe('MongoCommitStore.readHead after a head held in memory', () => {
+  /** Commits by `_id`; the saved-heads collection must not be read. */
+  function storeWith(commits: Record<string, { endVersion: number; snapshot?: string }>) {
+    const lookedUp: string[] = [];
+    const db = {
+      collection: (name: string) => ({
+        findOne: (filter: { _id: string }) => {
+          if (name.endsWith('_heads')) return Promise.reject(new Error('the saved head was read'));
+          lookedUp.push(filter._id);
+          return Promise.resolve(commits[filter._id] ?? null);
+        },
+      }),
+    } as unknown as Db;
+    return { store: new MongoCommitStore(db), lookedUp };
+  }
+
+  it('answers the same head after one look-up when nothing follows it, else the newest commit after it', async () => {
+    const held = { version: 2, snapshot: { version: 1, state: { n: 2 } } };
+    const quiet = storeWith({});
+    expect(await quiet.store.readHead('s', { after: held })).toBe(held);
+    expect(quiet.lookedUp).toEqual(['s@3']);
+
+    const moved = storeWith({ 's@3': { endVersion: 4, snapshot: JSON.stringify({ version: 1, state: { n: 4 } }) }, 's@5': { endVersion: 5 } });
+    expect(await moved.store.readHead('s', { after: held })).toEqual({ version: 5 });
+    expect(moved.lookedUp).toEqual(['s@3', 's@5', 's@6']);
+  });
+});

@@ -61,6 +61,14 @@ export function createNotificationsService(config: Readonly<NotificationsConfig>
       await notifier.queue(events);
     },
     ownReadModels: readModels,
+    // Every replica sees every configuration event (the projection shares them out among replicas).
+    watch: {
+      topics: [topics.notifications],
+      onEvents: (events) => {
+        const configured = events.filter(isAppConfigEvent);
+        if (configured.length > 0) directory.forgetWhileApplied(configured.map((e) => e.appId));
+      },
+    },
   });
   const notifier = new Notifier({
     runner: pipeline.runner,

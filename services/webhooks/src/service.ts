@@ -66,6 +66,14 @@ export function createWebhooksService(config: Readonly<WebhooksConfig>, deps: We
       await deliveries.secure(planned);
     },
     ownReadModels: readModels,
+    // Every replica sees every configuration event (the projection shares them out among replicas).
+    watch: {
+      topics: [topics.management],
+      onEvents: (events) => {
+        const configured = events.filter(isConfigEvent);
+        if (configured.length > 0) directory.forgetWhileApplied(configured.map((e) => e.appId));
+      },
+    },
   });
   const deliveries = new Deliveries({
     runner: pipeline.runner,

@@ -1,4 +1,4 @@
-import { LoadOnce } from '@chat/eventsourcing';
+import { LoadOnce, WATCHED_EVENT_SETTLE_MS } from '@chat/eventsourcing';
 import type { NotificationChannel, NotificationProvider, SecretBox } from '@chat/contracts';
 import type { NotificationReadModels } from '../adapters/readModels.js';
 import type { OpenProvider } from '../adapters/providers/index.js';
@@ -16,7 +16,8 @@ export interface AppEntry {
 
 /**
  * The notification configuration of each app, read from the read model and kept in memory until
- * one of the app's configuration events is applied (the consumer then forgets the app).
+ * one of the app's configuration events is applied (the consumer then forgets the app), or another
+ * replica's consumer may be applying one (this replica's watch saw it: `forgetWhileApplied`).
  */
 export class AppDirectory {
   private readonly apps = new LoadOnce<AppEntry>((appId) => this.load(appId));
@@ -32,6 +33,11 @@ export class AppDirectory {
 
   forget(appIds: Iterable<string>): void {
     this.apps.forget(appIds);
+  }
+
+  /** Seen on the watch, perhaps not yet in the read model: loaded afresh until the projection must have it. */
+  forgetWhileApplied(appIds: Iterable<string>): void {
+    this.apps.forget(appIds, WATCHED_EVENT_SETTLE_MS);
   }
 
   private async load(appId: string): Promise<AppEntry> {

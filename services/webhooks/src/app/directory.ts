@@ -1,4 +1,4 @@
-import { LoadOnce } from '@chat/eventsourcing';
+import { LoadOnce, WATCHED_EVENT_SETTLE_MS } from '@chat/eventsourcing';
 import type { SecretBox } from '@chat/contracts';
 import { effectiveSettings } from '@chat/management';
 import type { WebhookDocument } from '@chat/management';
@@ -20,7 +20,8 @@ interface AppEntry {
 
 /**
  * The webhooks of each app, read from this process's read models and kept in memory until one of
- * the app's configuration events is applied (the consumer then forgets the app).
+ * the app's configuration events is applied (the consumer then forgets the app), or another
+ * replica's consumer may be applying one (this replica's watch saw it: `forgetWhileApplied`).
  */
 export class WebhookDirectory {
   private readonly apps = new LoadOnce<AppEntry>((appId) => this.load(appId));
@@ -52,6 +53,11 @@ export class WebhookDirectory {
 
   forget(appIds: Iterable<string>): void {
     this.apps.forget(appIds);
+  }
+
+  /** Seen on the watch, perhaps not yet in the read model: loaded afresh until the projection must have it. */
+  forgetWhileApplied(appIds: Iterable<string>): void {
+    this.apps.forget(appIds, WATCHED_EVENT_SETTLE_MS);
   }
 
   private entry(appId: string): Promise<AppEntry> {
