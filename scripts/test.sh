@@ -16,9 +16,12 @@ if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt
     echo "[test] chromium could not be installed: the console test will be skipped" >&2
 fi
 node_modules/.bin/vitest run --project unit --project system "$@"
-# A webhook delivery process restarted on the shared topics, then the bulk import, then two replicas of
-# every service (a Kafka log whose topics have 6 partitions): each on a fresh stack of its own
-# (vitest.config.ts).
+# A webhook delivery process restarted on the shared topics, then the bulk import, then the rebalance
+# tests on two replicas of every service (a Kafka log whose topics have 6 partitions): each on a fresh
+# stack of its own (vitest.config.ts).
 node_modules/.bin/vitest run --project fresh
 node_modules/.bin/vitest run --project bulk
-exec node_modules/.bin/vitest run --project replicas
+node_modules/.bin/vitest run --project replicas
+# The end-to-end suites again, on two replicas of every service behind the gateway (ADR 0035).
+echo "[test] end-to-end suites on two replicas of every service" >&2
+REPLICAS=2 KAFKA_PARTITIONS=6 exec node_modules/.bin/vitest run --project system .e2e.test.
