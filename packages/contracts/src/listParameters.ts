@@ -14,6 +14,14 @@ export const listParameters: Readonly<Record<string, readonly CataloguedParamete
     { name: 'scope', type: 'string', enum: ['fullAccess', 'authOnly'] },
     { name: 'searchKey', type: 'string' },
   ],
+  // Ours (added by hand, not from the catalogue): the per-key audit trail, ADR 0034.
+  'list-apikey-audit': [
+    { name: 'type', type: 'string', enum: ['UserCreated', 'MessageSent'] },
+    { name: 'since', type: 'integer' },
+    { name: 'until', type: 'integer' },
+    { name: 'perPage', type: 'integer' },
+    { name: 'page', type: 'integer' },
+  ],
   'list-users': [
     { name: 'searchKey', type: 'string' },
     { name: 'searchIn', type: 'array', enum: ['name', 'uid'] },

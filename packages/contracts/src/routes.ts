@@ -199,6 +199,8 @@ export const routeCatalog: readonly RouteSpec[] = [
   chat('GET', '/apikeys/:apiKey', 'get-apikey', 'management', 'fullAccess', 'ignored'),
   chat('PUT', '/apikeys/:apiKey', 'update-apikey', 'management', 'fullAccess', 'ignored'),
   chat('DELETE', '/apikeys/:apiKey', 'delete-apikey', 'management', 'fullAccess', 'ignored'),
+  // ours: what one key did, from the events' actor (ADR 0034)
+  chat('GET', '/apikeys/:apiKey/audit', 'list-apikey-audit', 'management', 'fullAccess', 'ignored'),
   // management api
   management('POST', '/apps', 'create-app'),
   management('GET', '/apps', 'list-apps'),
