@@ -34,6 +34,9 @@ interface ChunkRecord extends StoredRecord {
   entries: string;
 }
 
+/** Chunk reads in flight at once when a filtered list walks a whole log. */
+const READ_CONCURRENCY = 8;
+
 /** Rounds of re-read and re-fold for one key's log while other writers keep changing it. */
 const MAX_ROUNDS = 20;
 
@@ -121,9 +124,13 @@ export class AuditTrail implements EventApplier {
     const entries: AuditEntry[] = [];
     let matched = 0;
     let below = 0;
-    for (const ref of chunksNewestFirst(head, walk)) {
+    const refs = chunksNewestFirst(head, walk);
+    // Counting needs every chunk in range: read them side by side. A plain page reads newest first and stops.
+    const prefetched = counting ? await mapInBatches(refs, READ_CONCURRENCY, (ref) => this.chunkEntries(head, ref)) : undefined;
+    for (const [index, ref] of refs.entries()) {
       if (!counting && below > skip + limit) break;
-      for (const entry of matchingNewestFirst(await this.chunkEntries(head, ref), walk)) {
+      const stored = prefetched ? (prefetched[index] as AuditEntry[]) : await this.chunkEntries(head, ref);
+      for (const entry of matchingNewestFirst(stored, walk)) {
         matched += 1;
         if (filter.belowKey !== undefined && entry.k >= filter.belowKey) continue;
         if (below >= skip && entries.length < limit) entries.push(entry);
@@ -220,6 +227,12 @@ export class AuditTrail implements EventApplier {
       for (const id of ids) if (this.turns.get(id) === mine) this.turns.delete(id);
     };
   }
+}
+
+async function mapInBatches<T, R>(items: readonly T[], size: number, step: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (let at = 0; at < items.length; at += size) results.push(...(await Promise.all(items.slice(at, at + size).map(step))));
+  return results;
 }
 
 function headOf(stored: HeadRecord): AuditHead {
