@@ -20,6 +20,7 @@ interface AuditEntry {
   version: number;
   onBehalfOf: string | null;
   scope: string;
+  requestId: string;
   imported: boolean;
   occurredAt: number;
   occurredAtMs: number;
@@ -82,7 +83,7 @@ describe('GET /v3/apikeys/{apiKey}/audit', () => {
     // What A did and only that: B's group work is not in A's trail, and the other way round.
     expect(a.filter((e) => e.type === 'UserCreated').map((e) => e.streamId).sort()).toEqual([expect.stringContaining('alice'), expect.stringContaining('bob')]);
     expect(a.some((e) => e.type.startsWith('Group'))).toBe(false);
-    expect(a.find((e) => e.type === 'MessageSent')).toMatchObject({ onBehalfOf: 'alice', scope: 'fullAccess', imported: false });
+    expect(a.find((e) => e.type === 'MessageSent')).toMatchObject({ onBehalfOf: 'alice', scope: 'fullAccess', imported: false, requestId: expect.any(String) });
     expect(b.filter((e) => e.type === 'UserCreated').map((e) => e.streamId)).toEqual([expect.stringContaining('carol')]);
     expect(b.some((e) => e.type === 'MessageSent' || e.type === 'ApiKeyCreated')).toBe(false);
     expect(auth.map((e) => e.type)).toEqual(['UserCreated']);

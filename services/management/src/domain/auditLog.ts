@@ -26,6 +26,8 @@ export interface AuditEntry {
   version: number;
   occurredAt: string;
   scope: string;
+  /** The request that caused it (the envelope's correlation id): events a service derived from it share it. */
+  requestId: string;
   /** The user the key acted on behalf of, when it did. */
   uid?: string;
   /** The event came from a data import (it still says which key imported it). */
@@ -83,6 +85,7 @@ export function auditEntryOf(event: EventEnvelope): { appId: string; keyId: stri
     version: event.version,
     occurredAt: event.occurredAt,
     scope,
+    requestId: event.correlationId,
     ...(uid !== undefined ? { uid } : {}),
     ...(event.data['imported'] === true ? { imported: true as const } : {}),
   };

@@ -15,6 +15,7 @@ function entryBody(entry: AuditEntry) {
     version: entry.version,
     onBehalfOf: entry.uid ?? null,
     scope: entry.scope,
+    requestId: entry.requestId,
     imported: entry.imported === true,
     occurredAt: Math.floor(at / 1000),
     occurredAtMs: at,
