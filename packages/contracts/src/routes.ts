@@ -228,6 +228,8 @@ export const routeCatalog: readonly RouteSpec[] = [
   management('POST', '/ops/deadletters/redrive', 'ops-redrive-dead-letters'),
   // our extensions: secret rotation (management), the delivery log and redelivery (the webhooks process)
   management('POST', '/apps/:appId/webhooks/:webhookId/secret', 'rotate-webhook-secret'),
+  // ours: a key's audit trail, for the operator (the chat API's list-apikey-audit, for any app; ADR 0034)
+  management('GET', '/apps/:appId/apikeys/:apiKey/audit', 'management-list-apikey-audit'),
   management('GET', '/apps/:appId/webhooks/:webhookId/deliveries', 'list-webhook-deliveries', 'webhooks'),
   management('POST', '/apps/:appId/webhooks/:webhookId/deliveries/:deliveryId/redeliver', 'redeliver-webhook-delivery', 'webhooks'),
   management('POST', '/apps/:appId/webhooks/:webhookId/redeliver', 'redeliver-webhook-deliveries', 'webhooks'),

@@ -17,6 +17,11 @@ export class AuditQueries {
     private readonly trail: AuditTrail,
   ) {}
 
+  /** An app that exists (404 `ERR_APP_NOT_FOUND` otherwise), for the management API's reads. */
+  async app(appId: string): Promise<{ appId: string }> {
+    return (await this.queries.getApp(appId)).app;
+  }
+
   /** The key a path parameter names. A revoked key's trail stays readable: what a key did matters most once it is revoked. */
   key(appId: string, keyParam: string): Promise<ApiKeyDocument> {
     return this.queries.getApiKey(appId, keyParam, { includeDeleted: true });

@@ -34,6 +34,7 @@ export const requestSchemas: RequestSchemas = {
   'list-apikeys': { query: listApiKeysQuery },
   'update-apikey': { body: updateApiKeyBody },
   'list-apikey-audit': { query: auditQuery },
+  'management-list-apikey-audit': { query: auditQuery },
   'ops-list-events': { query: opsEventsQuery },
   'ops-list-dead-letters': { query: opsDeadLettersQuery },
   'ops-redrive-dead-letters': { body: opsRedriveBody },
