@@ -85,6 +85,9 @@ beforeAll(async () => {
   expectOk(await app.call('POST', '/v3/users', { ...asB, body: { uid: 'carol', name: 'carol' } }));
   expectOk(await app.call('POST', '/v3/groups', { ...asB, body: { guid: 'audited', name: 'Audited', type: 'public', owner: 'carol' } }));
   expectOk(await app.call('PUT', '/v3/groups/audited', { ...asB, body: { name: 'Audited, renamed' } }));
+  // Key B imports a user with a creation time a year back: history, still audited under B.
+  const yearAgo = Math.floor(Date.now() / 1000) - 365 * 24 * 3600;
+  expectOk(await app.call('POST', '/v3/data_import/users', { ...asB, body: { users: { erin: { uid: 'erin', name: 'Erin', createdAt: yearAgo } } } }));
   // The auth-only key may create users, and that is audited too.
   expectOk(await app.call('POST', '/v3/users', { apiKey: app.authOnlyKey, body: { uid: 'dave', name: 'dave' } }));
   await Promise.all([
@@ -103,7 +106,8 @@ describe('GET /v3/apikeys/{apiKey}/audit', () => {
     expect(a.filter((e) => e.type === 'UserCreated').map((e) => e.streamId).sort()).toEqual([expect.stringContaining('alice'), expect.stringContaining('bob')]);
     expect(a.some((e) => e.type.startsWith('Group'))).toBe(false);
     expect(a.find((e) => e.type === 'MessageSent')).toMatchObject({ onBehalfOf: 'alice', scope: 'fullAccess', imported: false, requestId: expect.any(String) });
-    expect(b.filter((e) => e.type === 'UserCreated').map((e) => e.streamId)).toEqual([expect.stringContaining('carol')]);
+    const bUsers = b.filter((e) => e.type === 'UserCreated');
+    expect(bUsers.map((e) => [e.streamId.split(':').at(-1), e.imported])).toEqual([['erin', true], ['carol', false]]);
     expect(b.some((e) => e.type === 'ApiKeyCreated')).toBe(false);
     // Whatever else a trail lists was derived from one of the key's own requests (a group's action
     // message, a receipt): it shares that request's id, and no request of the other key.
@@ -125,8 +129,9 @@ describe('GET /v3/apikeys/{apiKey}/audit', () => {
       expect(entries.every((e) => e.occurredAt === Math.floor(e.occurredAtMs / 1000))).toBe(true);
     }
     // B's actions in the order B did them, read back newest first.
-    const bOrder = b.filter((e) => ['UserCreated', 'GroupCreated', 'GroupUpdated'].includes(e.type)).map((e) => e.type);
-    expect(bOrder).toEqual(['GroupUpdated', 'GroupCreated', 'UserCreated']);
+    // The import came last: an imported event is listed when it was imported, not at the time it records.
+    const bOrder = b.filter((e) => ['UserCreated', 'GroupCreated', 'GroupUpdated'].includes(e.type)).map((e) => `${e.type}${e.imported ? ' (imported)' : ''}`);
+    expect(bOrder).toEqual(['UserCreated (imported)', 'GroupUpdated', 'GroupCreated', 'UserCreated']);
   });
 
   it('names the key by its full value, its key id or its mask, and pages by number or cursor', async () => {
