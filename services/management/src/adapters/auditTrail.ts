@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { EventEnvelope } from '@chat/contracts';
+import { DocumentTurns } from '@chat/mongo';
 import type { DocumentStore, EventApplier, GuardedWrite, StoredRecord } from '@chat/mongo';
 import {
   DEFAULT_AUDIT_LIMITS,
@@ -66,8 +67,8 @@ interface ReadLog {
  * the chunks retention dropped. A head that lost its compare-and-set sends its key round again.
  */
 export class AuditTrail implements EventApplier {
-  /** Per key, the batch of this process that holds its turn: the consumer's lanes take turns, replicas race under the guards. */
-  private readonly turns = new Map<string, Promise<void>>();
+  /** The consumer's lanes take turns per key, as the projection runtime's batches do per document; replicas race under the guards. */
+  private readonly turns = new DocumentTurns();
 
   constructor(
     private readonly store: DocumentStore,
@@ -86,7 +87,7 @@ export class AuditTrail implements EventApplier {
       logs.set(id, log);
     }
     if (logs.size === 0) return;
-    const release = await this.takeTurns([...logs.keys()]);
+    const release = await this.turns.take([...logs.keys()]);
     try {
       let pending = [...logs.values()];
       for (let round = 0; pending.length > 0; round++) {
@@ -210,22 +211,6 @@ export class AuditTrail implements EventApplier {
     const found = await Promise.all(ids.map((id) => this.store.find(id)));
     const deletes: GuardedWrite[] = found.flatMap((doc) => (doc ? [{ kind: 'delete' as const, id: doc._id, expectedRev: doc._rev }] : []));
     await this.store.writeGuarded(deletes);
-  }
-
-  private async takeTurns(ids: readonly string[]): Promise<() => void> {
-    let release!: () => void;
-    const mine = new Promise<void>((resolve) => (release = resolve));
-    const earlier = new Set<Promise<void>>();
-    for (const id of ids) {
-      const holder = this.turns.get(id);
-      if (holder) earlier.add(holder);
-      this.turns.set(id, mine);
-    }
-    if (earlier.size > 0) await Promise.all(earlier);
-    return () => {
-      release();
-      for (const id of ids) if (this.turns.get(id) === mine) this.turns.delete(id);
-    };
   }
 }
 
