@@ -1,6 +1,7 @@
 import type { EventEnvelope } from '@chat/contracts';
 import { InMemoryDocumentStore } from '@chat/mongo';
 import type { DocumentStore, GuardedWrite, StoredRecord } from '@chat/mongo';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AuditTrail } from './auditTrail.js';
 import { auditEntryOf, chunksNewestFirst } from '../domain/auditLog.js';
@@ -203,5 +204,43 @@ describe('concurrent writers of one key', () => {
     const events = Array.from({ length: 7 }, (_, i) => event(i));
     await Promise.all([one.apply(events.slice(0, 4)), two.apply(events.slice(3))]);
     expect(await all(one)).toEqual(newestFirst(events));
+  });
+});
+
+describe('any delivery of the same events (property)', () => {
+  it('lists every event of each key exactly once, newest first, whatever the batching, interleaving and redelivery', async () => {
+    // Events of two keys at random times (ties included); delivered as partitions would: the sequence
+    // cut into runs, some runs delivered again, lanes taking turns in a random order.
+    const plan = fc.record({
+      times: fc.array(fc.tuple(fc.integer({ min: 0, max: 60 }), fc.boolean()), { minLength: 1, maxLength: 80 }),
+      lanes: fc.integer({ min: 1, max: 4 }),
+      run: fc.integer({ min: 1, max: 12 }),
+      again: fc.array(fc.boolean(), { maxLength: 40 }),
+      seed: fc.integer({ min: 1, max: 2 ** 30 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(plan, async ({ times, lanes, run, again, seed }) => {
+        const events = times.map(([at, isB]) => event(at, { keyId: isB ? KEY_B : KEY_A }));
+        const laneOf = events.map((_, i) => (i * 7 + seed) % lanes);
+        const runs: EventEnvelope[][] = [];
+        for (let lane = 0; lane < lanes; lane++) {
+          const mine = events.filter((_, i) => laneOf[i] === lane);
+          for (let at = 0; at < mine.length; at += run) runs.push(mine.slice(at, at + run));
+        }
+        const deliveries = runs.flatMap((r, i) => (again[i] ? [r, r] : [r]));
+        let state = seed;
+        const order = deliveries.map((r) => ({ r, k: (state = (state * 1_103_515_245 + 12_345) % 2 ** 31) })).sort((x, y) => x.k - y.k);
+        const { trail: t } = trail(ROOMY);
+        await Promise.all([order.filter((_, i) => i % 2 === 0), order.filter((_, i) => i % 2 === 1)].map(async (half) => {
+          for (const { r } of half) await t.apply(r);
+        }));
+        for (const key of [KEY_A, KEY_B]) {
+          expect(await all(t, key)).toEqual(newestFirst(events.filter((e) => e.actor.keyId === key)));
+        }
+        const head = await t.head('app1', KEY_A);
+        if (head) expect(head.chunks.every((c) => c.count > 0 && c.count <= ROOMY.chunkEntries)).toBe(true);
+      }),
+      { numRuns: 150 },
+    );
   });
 });
