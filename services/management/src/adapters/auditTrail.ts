@@ -176,14 +176,18 @@ export class AuditTrail implements EventApplier {
 
     // 3. Chunks that existed before; 4. chunks retention dropped.
     const chunkWrites: GuardedWrite[] = [];
+    const missing: ChunkRecord[] = [];
     for (const { read: r, append } of committed) {
       for (const [n, entries] of append.chunks) {
         if (append.created.has(n)) continue;
         const rev = r.chunkRevs.get(n);
-        if (rev !== undefined) chunkWrites.push({ kind: 'replace', document: chunkRecord(r.log, n, entries, rev + 1), expectedRev: rev });
+        if (rev === undefined) missing.push(chunkRecord(r.log, n, entries, 1));
+        else chunkWrites.push({ kind: 'replace', document: chunkRecord(r.log, n, entries, rev + 1), expectedRev: rev });
       }
     }
-    const lostChunks = new Set(await this.store.writeGuarded(chunkWrites));
+    // A named chunk that is not stored (a store restored from a partial backup) is written anew; one
+    // another writer wrote meanwhile is a lost race like any other.
+    const lostChunks = new Set([...(await this.store.writeGuarded(chunkWrites)), ...(await this.store.insert(missing))]);
     await this.dropChunks(committed.flatMap(({ read: r, append }) => append.dropped.map((n) => auditChunkId(r.log.appId, r.log.keyId, n))));
 
     const retry = new Set([...lostHeads]);
