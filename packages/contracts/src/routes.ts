@@ -199,6 +199,8 @@ export const routeCatalog: readonly RouteSpec[] = [
   chat('GET', '/apikeys/:apiKey', 'get-apikey', 'management', 'fullAccess', 'ignored'),
   chat('PUT', '/apikeys/:apiKey', 'update-apikey', 'management', 'fullAccess', 'ignored'),
   chat('DELETE', '/apikeys/:apiKey', 'delete-apikey', 'management', 'fullAccess', 'ignored'),
+  // ours: what one key did, from the events' actor (ADR 0034)
+  chat('GET', '/apikeys/:apiKey/audit', 'list-apikey-audit', 'management', 'fullAccess', 'ignored'),
   // management api
   management('POST', '/apps', 'create-app'),
   management('GET', '/apps', 'list-apps'),
@@ -226,6 +228,8 @@ export const routeCatalog: readonly RouteSpec[] = [
   management('POST', '/ops/deadletters/redrive', 'ops-redrive-dead-letters'),
   // our extensions: secret rotation (management), the delivery log and redelivery (the webhooks process)
   management('POST', '/apps/:appId/webhooks/:webhookId/secret', 'rotate-webhook-secret'),
+  // ours: a key's audit trail, for the operator (the chat API's list-apikey-audit, for any app; ADR 0034)
+  management('GET', '/apps/:appId/apikeys/:apiKey/audit', 'management-list-apikey-audit'),
   management('GET', '/apps/:appId/webhooks/:webhookId/deliveries', 'list-webhook-deliveries', 'webhooks'),
   management('POST', '/apps/:appId/webhooks/:webhookId/deliveries/:deliveryId/redeliver', 'redeliver-webhook-delivery', 'webhooks'),
   management('POST', '/apps/:appId/webhooks/:webhookId/redeliver', 'redeliver-webhook-deliveries', 'webhooks'),

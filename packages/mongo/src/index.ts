@@ -12,6 +12,7 @@ export { readWithPatience } from './patience.js';
 export { MAX_STATEMENTS_PER_COMMAND, bulkWriteChunked, chunk } from './bulkWrite.js';
 export type { BulkWriteCounts } from './bulkWrite.js';
 export { DocumentMemory } from './documentMemory.js';
+export { DocumentTurns } from './documentTurns.js';
 export type { DocumentMemoryOptions, WatchedProjection } from './documentMemory.js';
 export { findPage, keysetAfter, keysetKeyOf, keysetSort } from './keyset.js';
 export type { KeysetOrder, PagePosition } from './keyset.js';

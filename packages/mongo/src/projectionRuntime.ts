@@ -3,6 +3,7 @@ import type { EventEnvelope } from '@chat/contracts';
 import type { Db } from 'mongodb';
 import { InMemoryDocumentStore, stripStoredFields } from './documentStore.js';
 import type { DocumentStore, GuardedWrite, Stored, StoredRecord } from './documentStore.js';
+import { DocumentTurns } from './documentTurns.js';
 import { MongoDocumentStore } from './mongoDocumentStore.js';
 
 /**
@@ -116,8 +117,7 @@ export class ProjectionRuntime<Doc extends object, Event extends EventEnvelope =
   private readonly handledTypes: ReadonlySet<string>;
   private readonly recent: RecentDocuments<Doc>;
   private readonly maxAttempts: number;
-  /** Per document, the batch of this process that holds its turn (the latest to ask for it). */
-  private readonly turns = new Map<string, Promise<void>>();
+  private readonly turns = new DocumentTurns();
 
   constructor(
     private readonly projection: Projection<Doc, Event>,
@@ -141,7 +141,7 @@ export class ProjectionRuntime<Doc extends object, Event extends EventEnvelope =
     let pending = this.eventsByDocument(events);
     if (pending.size === 0) return;
     const ids = [...pending.keys()];
-    const release = await this.takeTurns(ids);
+    const release = await this.turns.take(ids);
     try {
       for (let round = 0; pending.size > 0; round++) {
         if (round >= this.maxAttempts) {
@@ -174,27 +174,6 @@ export class ProjectionRuntime<Doc extends object, Event extends EventEnvelope =
       if (state.doc) found.set(id, state.doc);
     });
     return found;
-  }
-
-  /**
-   * Waits until the earlier batches of this process that touch any of these documents are done, and
-   * holds the documents until `release`. A batch queues behind the batches that asked before it only,
-   * so the waits form no cycle.
-   */
-  private async takeTurns(ids: readonly string[]): Promise<() => void> {
-    let release!: () => void;
-    const mine = new Promise<void>((resolve) => (release = resolve));
-    const earlier = new Set<Promise<void>>();
-    for (const id of ids) {
-      const holder = this.turns.get(id);
-      if (holder) earlier.add(holder);
-      this.turns.set(id, mine);
-    }
-    if (earlier.size > 0) await Promise.all(earlier);
-    return () => {
-      release();
-      for (const id of ids) if (this.turns.get(id) === mine) this.turns.delete(id);
-    };
   }
 
   /** The handled events of the batch per document id, each list in batch order. */

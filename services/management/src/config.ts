@@ -15,6 +15,10 @@ const schema = z.object({
   /** Development and tests only: webhook URLs may name loopback and private addresses. */
   WEBHOOKS_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Audit trail (ADR 0034): entries kept per API key (at least this many, at most one chunk more). */
+  AUDIT_RETENTION_ENTRIES: z.coerce.number().int().min(1_000).max(1_000_000).default(10_000),
+  /** Audit trail: entries per chunk document. */
+  AUDIT_CHUNK_ENTRIES: z.coerce.number().int().min(10).max(1_000).default(200),
   KAFKA_PARTITIONS: z.coerce.number().int().min(1).max(1_000).default(3),
   KAFKA_REPLICATION_FACTOR: z.coerce.number().int().min(1).max(10).default(1),
 });
@@ -30,6 +34,7 @@ export interface ManagementConfig {
   webhookSecretsKey: string;
   allowPrivateWebhookUrls: boolean;
   logLevel: string;
+  audit: { retainedEntries: number; chunkEntries: number };
   topicSettings: TopicSettings;
 }
 
@@ -52,6 +57,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Manag
     webhookSecretsKey: e.WEBHOOK_SECRETS_KEY,
     allowPrivateWebhookUrls: e.WEBHOOKS_ALLOW_PRIVATE_URLS === 'true',
     logLevel: e.LOG_LEVEL,
+    audit: Object.freeze({ retainedEntries: e.AUDIT_RETENTION_ENTRIES, chunkEntries: e.AUDIT_CHUNK_ENTRIES }),
     topicSettings: { partitions: e.KAFKA_PARTITIONS, replicationFactor: e.KAFKA_REPLICATION_FACTOR },
   });
 }

@@ -1,13 +1,16 @@
 import { ApiError, SecretBox, topics } from '@chat/contracts';
 import type { KnownEvent } from '@chat/contracts';
 import { createServiceApp } from '@chat/http';
+import { EventConsumer, consumerGroupFor, ensureTopics } from '@chat/kafka';
 import type { createKafka } from '@chat/kafka';
+import { MongoDocumentStore } from '@chat/mongo';
 import { createEventPipeline } from '@chat/runtime';
 import type { PlatformDeps } from '@chat/runtime';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
+import { AUDIT_COLLECTION, AuditTrail } from './adapters/auditTrail.js';
 import { ApiKeyCacheInvalidator } from './adapters/cacheInvalidator.js';
 import { ManagementReadModels } from './adapters/readModels.js';
 import { keyHashesOf } from './app/appStream.js';
@@ -18,8 +21,12 @@ import type { ManagementConfig } from './config.js';
 import { apiKeysRouter, internalRouter, managementRouter, tenantsRouter } from './http/routers.js';
 import { webhooksRouter } from './http/webhookRoutes.js';
 import { opsRouter } from './http/opsRoutes.js';
+import { auditRouter } from './http/auditRoutes.js';
+import { AuditQueries } from './app/auditQueries.js';
 
 export const PROJECTION_GROUP = 'management.projections';
+/** The per-key audit trail's consumer group (ADR 0034): every topic, apart from the key projection's group. */
+export const AUDIT_GROUP = 'management.audit';
 
 /** Probes and topic settings (PlatformDeps) go on to the event pipeline. */
 export interface ManagementDeps extends PlatformDeps {
@@ -68,6 +75,16 @@ export function createManagementService(config: Readonly<ManagementConfig>, deps
     allowPrivateUrls: config.allowPrivateWebhookUrls,
   });
   const queries = new ManagementQueries(readModels);
+  // Every topic's events, in a group of its own, so a busy message topic never delays a key's
+  // revocation (the projection group above) and the trail can be rebuilt by resetting its offsets.
+  const audit = new AuditTrail(new MongoDocumentStore(db, AUDIT_COLLECTION), config.audit);
+  const auditTopics = Object.values(topics);
+  const auditConsumer = new EventConsumer(kafka, {
+    groupId: consumerGroupFor(AUDIT_GROUP, db.databaseName),
+    topics: auditTopics,
+    logger,
+    handler: (events) => audit.apply(events),
+  });
 
   const app = createServiceApp({
     logger,
@@ -77,6 +94,7 @@ export function createManagementService(config: Readonly<ManagementConfig>, deps
       webhooksRouter(webhookCommands, queries),
       tenantsRouter(commands),
       apiKeysRouter(commands, queries),
+      auditRouter(new AuditQueries(queries, audit)),
       opsRouter(kafka),
     ],
     bodyLimit: '16kb',
@@ -87,9 +105,13 @@ export function createManagementService(config: Readonly<ManagementConfig>, deps
     async start() {
       await readModels.ensureIndexes();
       await pipeline.start();
+      const layout = deps.topicSettings ?? { partitions: 3, replicationFactor: 1 };
+      await ensureTopics(kafka, auditTopics, layout.partitions, undefined, layout.replicationFactor);
+      await auditConsumer.start();
     },
     async stop() {
       invalidator.stop();
+      await auditConsumer.stop();
       await pipeline.stop();
     },
   };

@@ -89,6 +89,18 @@ export class ManagementReadModels implements EventApplier {
     return doc ? stripStoredFields(doc) : null;
   }
 
+  /** A key live or revoked (a tombstone), by its id within the app. */
+  async findKey(appId: string, keyId: string): Promise<ApiKeyDocument | null> {
+    const doc = await this.apiKeys.findOne({ appId, keyId });
+    return doc ? stripStoredFields(doc) : null;
+  }
+
+  /** Every key the app ever had, revoked ones included, newest first. */
+  async allKeys(appId: string): Promise<ApiKeyDocument[]> {
+    const docs = await this.apiKeys.find({ appId }).sort({ createdAt: -1, keyId: 1 }).toArray();
+    return docs.map((d) => stripStoredFields<ApiKeyDocument>(d));
+  }
+
   async findLiveKeyByHash(keyHash: string): Promise<ApiKeyDocument | null> {
     const doc = await this.apiKeys.findOne({ _id: keyHash, deleted: false });
     return doc ? stripStoredFields(doc) : null;

@@ -54,10 +54,18 @@ export class ManagementQueries {
     return { items, total: matching.length, next };
   }
 
-  /** Another app's key is reported exactly like a missing one. */
-  async getApiKey(appId: string, keyParam: string): Promise<ApiKeyDocument> {
+  /**
+   * Another app's key is reported exactly like a missing one. `includeDeleted`: a revoked key too
+   * (its audit trail outlives it).
+   */
+  async getApiKey(appId: string, keyParam: string, options: { includeDeleted?: boolean } = {}): Promise<ApiKeyDocument> {
     const ref = keyRefFromParam(keyParam);
-    const candidates = !ref ? [] : 'maskedKey' in ref ? await this.readModels.liveKeys([appId]) : [await this.readModels.findLiveKey(appId, ref.keyId)];
+    const live = !options.includeDeleted;
+    const candidates = !ref
+      ? []
+      : 'maskedKey' in ref
+        ? await (live ? this.readModels.liveKeys([appId]) : this.readModels.allKeys(appId))
+        : [await (live ? this.readModels.findLiveKey(appId, ref.keyId) : this.readModels.findKey(appId, ref.keyId))];
     const key = ref ? keyNamedBy(candidates.filter((k) => k !== null), ref) : undefined;
     if (!key) {
       throw new ApiError('ERR_APIKEY_NOT_FOUND', 'The API key does not exist in this app.');

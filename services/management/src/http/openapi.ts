@@ -1,5 +1,6 @@
 import type { RequestSchemas } from '@chat/contracts';
 import {
+  auditQuery,
   collaboratorsBody,
   createApiKeyBody,
   createAppBody,
@@ -32,6 +33,8 @@ export const requestSchemas: RequestSchemas = {
   'create-apikey': { body: createApiKeyBody },
   'list-apikeys': { query: listApiKeysQuery },
   'update-apikey': { body: updateApiKeyBody },
+  'list-apikey-audit': { query: auditQuery },
+  'management-list-apikey-audit': { query: auditQuery },
   'ops-list-events': { query: opsEventsQuery },
   'ops-list-dead-letters': { query: opsDeadLettersQuery },
   'ops-redrive-dead-letters': { body: opsRedriveBody },

@@ -1,4 +1,4 @@
-import { apiKeyScopes } from '@chat/contracts';
+import { apiKeyScopes, isKnownEventType } from '@chat/contracts';
 import { cursorParameter } from '@chat/http';
 import { z } from 'zod';
 
@@ -35,6 +35,20 @@ export const updateApiKeyBody = z
   });
 
 export const listApiKeysQuery = z.object({ scope: scope.optional(), searchKey: z.string().max(100).optional(), ...pageQuery });
+
+/** Event types: repeated (`?type=A&type=B`) or comma-separated; each must be one of ours. */
+const eventTypes = z
+  .union([z.string(), z.array(z.string())])
+  .transform((given) => (Array.isArray(given) ? given : [given]).flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean))
+  .refine((types) => types.length <= 50, 'at most 50 event types')
+  .refine((types) => types.every(isKnownEventType), 'not an event type of this platform (see docs/asyncapi.json)');
+/** Unix seconds, CometChat's timestamp unit. */
+const unixSeconds = z.coerce.number().int().min(0).max(253_402_300_799);
+
+/** Ours: `GET /v3/apikeys/{apiKey}/audit` (docs/behaviour/management.md). */
+export const auditQuery = z
+  .object({ type: eventTypes.optional(), since: unixSeconds.optional(), until: unixSeconds.optional(), ...pageQuery })
+  .refine((q) => q.since === undefined || q.until === undefined || q.since <= q.until, { message: 'must not be before since', path: ['until'] });
 
 export const deleteAppParams = z.object({ appId: z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'not an app id') });
 
