@@ -84,3 +84,5 @@ export type { ApiKeyIdentity, AppLocation } from './internalApi.js';
 export { epochSeconds } from './time.js';
 export { UnapplicableEventError, isUnapplicableEventError } from './unapplicableEvent.js';
 export { consistencyHeaders, conversationLogStreamId, decodeConsistencyToken, encodeConsistencyToken } from './consistencyToken.js';
+export { AS_OF_PARAMETER, parseAsOf } from './asOf.js';
+export type { AsOf } from './asOf.js';

@@ -113,6 +113,27 @@ export class MongoCommitStore implements CommitStore {
     return commits.flatMap((c) => JSON.parse(c.events) as EventEnvelope[]);
   }
 
+  /**
+   * A stream's events in version order, read lazily for time-travel reads (ADR 0033): commits are
+   * fetched by `_id` (the only look-up FerretDB v1 serves from an index), `window` probable keys at a
+   * time in parallel, since most commits hold one event. The caller stops iterating at its bound.
+   */
+  async *streamEvents(streamId: string, window = 32): AsyncGenerator<EventEnvelope> {
+    let next = 1;
+    let probes = new Map<number, CommitDocument | null>();
+    for (;;) {
+      if (!probes.has(next)) {
+        const keys = Array.from({ length: window }, (_, index) => next + index);
+        const found = await Promise.all(keys.map((version) => this.commits.findOne({ _id: commitKey(streamId, version) })));
+        probes = new Map(keys.map((version, index) => [version, found[index] ?? null]));
+      }
+      const commit = probes.get(next);
+      if (!commit) return;
+      for (const event of JSON.parse(commit.events) as EventEnvelope[]) yield event;
+      next = commit.endVersion + 1;
+    }
+  }
+
   async appendBatch(batch: AppendBatch): Promise<AppendResult[]> {
     if (batch.commits.length === 0) return [];
     await this.journal.insertOne({ _id: batch.position, commits: batch.commits.map((c) => commitKey(c.streamId, c.startVersion)) });

@@ -13,6 +13,7 @@ import { MessagesReadModels } from './adapters/readModels.js';
 import { MessageImport } from './app/messageImport.js';
 import { MessageReview } from './app/messageReview.js';
 import { MessagesApp } from './app/messages.js';
+import { MessagesAsOf } from './app/messagesAsOf.js';
 import { ModerationSettingsApp } from './app/moderationSettings.js';
 import { AgentReplies } from './consumers/agentReplies.js';
 import { GroupActionMessages } from './consumers/groupActions.js';
@@ -30,6 +31,8 @@ export interface MessagesServiceDeps extends PlatformDeps {
   logger: Logger;
   /** How long an AG-UI agent has for a whole streamed answer (`AGENT_TIMEOUT_MS`). */
   agentTimeoutMs: number;
+  /** The most events one time-travel read may replay (`TIME_TRAVEL_MAX_EVENTS`). */
+  maxReplayEvents: number;
 }
 
 /** Composition root of the messages service. */
@@ -81,6 +84,8 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
   const app = new MessagesApp({ runner: pipeline.runner, readModels, moderation });
   groupActions = new GroupActionMessages(app, readModels);
   const settings = new ModerationSettingsApp({ runner: pipeline.runner, readModels, moderation });
+  // Time-travel lists replay a conversation's stream from this service's own commit store (ADR 0033).
+  const asOf = new MessagesAsOf({ events: pipeline.store, readModels, maxEvents: deps.maxReplayEvents });
   const review = new MessageReview({ messages: app, readModels, moderation });
   // Agent replies in a consumer group of their own (ADR 0026): a slow agent never holds up projections.
   const agentReplies = new AgentReplies({ messages: app, readModels, moderation, callAgent: runAgUiAgent, timeoutMs: deps.agentTimeoutMs, logger });
@@ -95,7 +100,7 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
     http: createServiceApp({
       logger,
       routers: [
-        messagesRouter(app, new MessageImport(app, readModels)),
+        messagesRouter(app, new MessageImport(app, readModels), asOf),
         moderationRouter(settings, review),
         agentsRouter(settings),
         callsRouter(readModels),
