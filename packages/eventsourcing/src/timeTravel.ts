@@ -6,6 +6,24 @@ export interface StreamReader {
   streamEvents(streamId: string): AsyncIterable<EventEnvelope>;
 }
 
+/** A stream's commits from one commit's first version on, each with its last version: what a page of a stream is cut at. */
+export interface CommitReader extends StreamReader {
+  streamCommits(streamId: string, from?: number): AsyncIterable<{ endVersion: number; events: EventEnvelope[] }>;
+}
+
+/**
+ * One page of a stream for another service's time-travel read: whole commits from `from` until at
+ * least `limit` events, and where the next page starts (null: the stream ends here).
+ */
+export async function streamPage(reader: CommitReader, streamId: string, from: number, limit: number): Promise<{ events: EventEnvelope[]; next: number | null }> {
+  const events: EventEnvelope[] = [];
+  for await (const commit of reader.streamCommits(streamId, from)) {
+    events.push(...commit.events);
+    if (events.length >= limit) return { events, next: commit.endVersion + 1 };
+  }
+  return { events, next: null };
+}
+
 /** How many events one time-travel read may replay, over all its streams, unless configured. */
 export const DEFAULT_MAX_REPLAY_EVENTS = 10_000;
 

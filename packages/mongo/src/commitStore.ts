@@ -114,12 +114,13 @@ export class MongoCommitStore implements CommitStore {
   }
 
   /**
-   * A stream's events in version order, read lazily for time-travel reads (ADR 0033): commits are
-   * fetched by `_id` (the only look-up FerretDB v1 serves from an index), `window` probable keys at a
-   * time in parallel, since most commits hold one event. The caller stops iterating at its bound.
+   * A stream's commits in version order from the one starting at `from` (a commit's first version),
+   * read lazily for time-travel reads (ADR 0033): fetched by `_id` (the only look-up FerretDB v1
+   * serves from an index), `window` probable keys at a time in parallel, since most commits hold one
+   * event. The caller stops iterating at its bound.
    */
-  async *streamEvents(streamId: string, window = 32): AsyncGenerator<EventEnvelope> {
-    let next = 1;
+  async *streamCommits(streamId: string, from = 1, window = 32): AsyncGenerator<{ endVersion: number; events: EventEnvelope[] }> {
+    let next = from;
     let probes = new Map<number, CommitDocument | null>();
     for (;;) {
       if (!probes.has(next)) {
@@ -129,9 +130,14 @@ export class MongoCommitStore implements CommitStore {
       }
       const commit = probes.get(next);
       if (!commit) return;
-      for (const event of JSON.parse(commit.events) as EventEnvelope[]) yield event;
+      yield { endVersion: commit.endVersion, events: JSON.parse(commit.events) as EventEnvelope[] };
       next = commit.endVersion + 1;
     }
+  }
+
+  /** A stream's events in version order (see `streamCommits`). */
+  async *streamEvents(streamId: string): AsyncGenerator<EventEnvelope> {
+    for await (const commit of this.streamCommits(streamId)) yield* commit.events;
   }
 
   async appendBatch(batch: AppendBatch): Promise<AppendResult[]> {

@@ -19,6 +19,7 @@ import { AgentReplies } from './consumers/agentReplies.js';
 import { GroupActionMessages } from './consumers/groupActions.js';
 import { agentsRouter } from './http/agentRoutes.js';
 import { callsRouter } from './http/calls.js';
+import { internalRouter } from './http/internalRoutes.js';
 import { moderationRouter } from './http/moderationRoutes.js';
 import { statsRouter } from './http/stats.js';
 import { messagesRouter } from './http/router.js';
@@ -105,6 +106,7 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
         agentsRouter(settings),
         callsRouter(readModels),
         statsRouter(readModels),
+        internalRouter(pipeline.store),
       ],
       bodyLimit: '80kb',
       bodyLimits: { '/v3/data_import': IMPORT_BODY_LIMIT, '/v3/moderation/keywords': '1mb' },
