@@ -5,7 +5,7 @@ import { ApiError } from './errors.js';
  * Time-travel reads (beyond CometChat): `?asOf=` names a past state, either a consistency token a write
  * answered (the state right after that write) or a time, in epoch seconds or milliseconds.
  */
-export const AS_OF_PARAMETER = 'asOf';
+const AS_OF_PARAMETER = 'asOf';
 
 /** Below this an epoch number is read as seconds (CometChat's unit), from it on as milliseconds (year 5138 in seconds). */
 const MILLISECONDS_FROM = 100_000_000_000;
@@ -42,3 +42,7 @@ export function parseAsOf(raw: unknown, appId: string, now: number): AsOf {
   if ([...positions.keys()].some((streamId) => appOfStream(streamId) !== appId)) refuse('the consistency token is another app’s');
   return { kind: 'token', positions };
 }
+
+/** How the OpenAPI description explains the parameter. */
+export const AS_OF_DESCRIPTION =
+  'Ours, beyond CometChat: the state as of a consistency token (x-consistency-token of a write) or an epoch time in seconds or milliseconds, rebuilt from the event log (docs/behaviour/time-travel.md).';

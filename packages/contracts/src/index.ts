@@ -86,5 +86,5 @@ export type { ApiKeyIdentity, AppLocation, ConversationEventsPage } from './inte
 export { epochSeconds } from './time.js';
 export { UnapplicableEventError, isUnapplicableEventError } from './unapplicableEvent.js';
 export { consistencyHeaders, conversationLogStreamId, decodeConsistencyToken, encodeConsistencyToken } from './consistencyToken.js';
-export { AS_OF_PARAMETER, parseAsOf } from './asOf.js';
+export { AS_OF_DESCRIPTION, parseAsOf } from './asOf.js';
 export type { AsOf } from './asOf.js';

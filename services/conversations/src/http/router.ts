@@ -1,4 +1,4 @@
-import { normalizeUid, parseAsOf } from '@chat/contracts';
+import { AS_OF_DESCRIPTION, normalizeUid, parseAsOf } from '@chat/contracts';
 import { ListCursor, actingUid, actorOf, awaitConsistency, cursorParameter, parseQuery, parseWith, requestIdOf, requestedPositions } from '@chat/http';
 import { Router } from 'express';
 import type { Request } from 'express';
@@ -31,7 +31,7 @@ export const listSchema = z.object({
 });
 
 /** One conversation's read takes one parameter of ours: `asOf`, a past state (ADR 0033). */
-export const conversationReadSchema = z.object({ asOf: z.string().max(8_192).optional() });
+export const conversationReadSchema = z.object({ asOf: z.string().max(8_192).describe(AS_OF_DESCRIPTION).optional() });
 
 /** Message ids are strings in every response, so a client may send either form back. */
 const messageIdSchema = z.union([

@@ -1,4 +1,4 @@
-import { ApiError, UID_PATTERN } from '@chat/contracts';
+import { AS_OF_DESCRIPTION, ApiError, UID_PATTERN } from '@chat/contracts';
 import type { ErrorCode } from '@chat/contracts';
 import { cursorParameter, parseWith, pastEpochSeconds } from '@chat/http';
 import { z } from 'zod';
@@ -257,7 +257,7 @@ const messageFilterFields = {
 };
 
 /** Ours (ADR 0033): a conversation's list as of a consistency token or an epoch time. */
-const asOfField = { asOf: z.string().max(8_192).optional() };
+const asOfField = { asOf: z.string().max(8_192).describe(AS_OF_DESCRIPTION).optional() };
 
 /** A conversation's own list: the conversation comes from the path, so it cannot be narrowed to another. */
 export const conversationMessagesSchema = z.object({ ...messageFilterFields, ...asOfField });
