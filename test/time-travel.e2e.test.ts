@@ -122,12 +122,15 @@ describe('a one-on-one conversation as of a token or a time', () => {
     expect(past.body.data).toEqual(live.body.data);
   });
 
-  it('a message erased for good stays erased in the past', async () => {
+  it('a message erased for good stays erased in the past, in the list and as the last message', async () => {
     const sent = await write(send('alice', 'bob', 'user', 'secret'));
     const id = String(sent.body.data.id);
     expect(shown(await list(sent.token))).toContain(`${id}:secret`);
     await write(app.call('DELETE', `/v3/messages/${id}`, { onBehalfOf: 'alice', body: { permanent: true } }));
     expect(shown(await list(sent.token)).some((m) => m.startsWith(`${id}:`))).toBe(false);
+    const past = await conversation(sent.token);
+    expect(past.status).toBe(200);
+    expect(past.body.data.lastMessage?.id).not.toBe(id);
   });
 
   it('refuses a malformed value, a future time, a token of another app or conversation, and filters, with a 400 naming them', async () => {

@@ -11,6 +11,9 @@ import type { ConversationRef } from '../domain/userPins.js';
 import { ConversationReadModel } from '../projections/conversationReadModel.js';
 import { memoryConversationStores } from '../projections/memoryStores.js';
 
+/** Events applied per call: what one consumer handler call applies at most (ADR 0012's runs, 0013's seals). */
+const FOLD_RUN = 256;
+
 export interface ConversationAsOfDeps {
   /** This service's own commit store: marks, pins, deletions for everyone, groups. */
   local: StreamReader;
@@ -51,14 +54,17 @@ export class ConversationAsOf {
       });
     }
     // The streams a token names first: the others are cut at the time of that write.
-    const ordered = asOf.kind === 'token' ? [...streams].sort((a, b) => Number(asOf.positions.has(b)) - Number(asOf.positions.has(a))) : streams;
+    const streamOrder = asOf.kind === 'token' ? [...streams].sort((a, b) => Number(asOf.positions.has(b)) - Number(asOf.positions.has(a))) : streams;
     const reader: StreamReader = {
       streamEvents: (streamId) => (streamId === messageStream ? this.deps.messages : this.deps.local).streamEvents(streamId),
     };
-    const events = await eventsAsOf(reader, ordered, asOf, this.deps.maxEvents);
+    const events = await eventsAsOf(reader, streamOrder, asOf, this.deps.maxEvents);
     const model = new ConversationReadModel(memoryConversationStores().stores);
-    // In the order they happened, as the live consumer mostly meets them (the model takes any interleaving).
-    await model.apply(inTimeOrder(events));
+    // In the order they happened, as the live consumer mostly meets them (the model takes any
+    // interleaving), and in runs no longer than a consumer's: a timeline document carries the chunks one
+    // handler call seals only up to that size (`SEALS_KEPT`).
+    const ordered = inTimeOrder(events);
+    for (let start = 0; start < ordered.length; start += FOLD_RUN) await model.apply(ordered.slice(start, start + FOLD_RUN));
     const facts = await model.facts(appId, ref.uid, ref.conversationId);
     return { conversation: facts?.conversation ?? null, ...(facts?.timeline.group ? { group: facts.timeline.group } : {}) };
   }

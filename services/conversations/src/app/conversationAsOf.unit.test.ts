@@ -72,3 +72,16 @@ describe('a conversation as of a token or a time', () => {
     await expect(timeTravel(3).conversation('app1', ref, at(1_000))).rejects.toMatchObject({ code: 'ERR_HISTORY_TOO_LONG', status: 422 });
   });
 });
+
+describe('a long conversation as of a time', () => {
+  it('folds hundreds of messages (many sealed chunks) to the live read model’s view', async () => {
+    const long = Array.from({ length: 700 }, (_, index) => messageSent(index + 1, String(100 + index), index % 3 === 0 ? 'a' : 'b', index % 3 === 0 ? 'b' : 'a'));
+    const live = new ConversationReadModel(memoryConversationStores().stores);
+    for (let start = 0; start < long.length; start += 100) await live.apply(long.slice(start, start + 100));
+    const expected = await live.facts('app1', 'a', 'a_user_b');
+    const asOf = new ConversationAsOf({ local: readerOf([]), messages: readerOf(long), maxEvents: 1_000 });
+    const { conversation } = await asOf.conversation('app1', ref, { kind: 'time', at: Date.now() });
+    expect(conversation?.unreadCount).toBe(expected?.conversation.unreadCount);
+    expect(conversation).toEqual(expected?.conversation);
+  });
+});

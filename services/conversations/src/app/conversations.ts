@@ -225,7 +225,17 @@ export class ConversationsApp {
     if (!past.conversation?.listed) {
       throw new ApiError('ERR_CONVERSATION_NOT_ACCESSIBLE', `User ${facts.me} had no conversation ${facts.ref.conversationId} to show at that point.`);
     }
-    return this.render({ ...facts, ...(past.group ? { group: past.group } : {}) }, past.conversation);
+    return this.render({ ...facts, ...(past.group ? { group: past.group } : {}) }, await this.withoutErased(context.actor.appId, past.conversation));
+  }
+
+  /** A last message deleted permanently since (its copy is gone) stays erased in the past too. */
+  private async withoutErased(appId: string, conversation: UserConversation): Promise<UserConversation> {
+    if (conversation.lastMessage === undefined || conversation.lastMessageSeq === 0) return conversation;
+    const copy = await this.deps.readModels.conversations.history(appId, conversation.conversationId).message(conversation.lastMessageSeq);
+    if (copy !== null) return conversation;
+    const { lastMessage, ...rest } = conversation;
+    void lastMessage;
+    return rest;
   }
 
   async updateConversation(context: RequestContext, actingUid: string, target: Target, tags: string[]): Promise<ConversationResource> {
