@@ -49,11 +49,18 @@ async function liveAfter(events: readonly EventEnvelope[]) {
   const store = await applyInMemory(messagesProjection, events);
   return {
     findMessages: (_appId: string, ids: readonly string[]) =>
-      Promise.resolve(new Map(ids.flatMap((id) => store.document<MessageDoc>(messageDocId('app1', id)) ? [[id, store.document<MessageDoc>(messageDocId('app1', id))!] as const] : []))),
+      Promise.resolve(
+        new Map(
+          ids.flatMap((id) => {
+            const doc = store.document<MessageDoc>(messageDocId('app1', id));
+            return doc ? [[id, doc] as const] : [];
+          }),
+        ),
+      ),
   };
 }
 
-const context: RequestContext = { actor: { appId: 'app1', uid: 'a', keyId: 'k', scope: 'fullAccess' }, requestId: 'r' } as RequestContext;
+const context: RequestContext = { actor: { appId: 'app1', uid: 'a', keyId: 'k', scope: 'fullAccess' }, requestId: 'r' };
 const token = (version: number): AsOf => parseAsOf(encodeConsistencyToken(new Map([[stream, version]])), 'app1', 10_000);
 const texts = (items: Record<string, unknown>[]) => items.map((item) => `${String(item['id'])}:${String((item['data'] as { text?: string }).text)}${item['deletedAt'] ? ':deleted' : ''}`);
 
