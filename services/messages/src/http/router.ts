@@ -147,8 +147,11 @@ function selectingFilters(filters: MessageFilters): Record<string, unknown> {
   return Object.fromEntries(Object.entries(filters).filter(([name]) => !paging.has(name)));
 }
 
-/** What goes with `asOf`: paging only. The live filters run inside the store's query, which a replay does not have (ADR 0033). */
-const AS_OF_COMPANIONS = new Set(['asOf', 'limit', 'perPage', 'id', 'sentAt', 'affix']);
+/**
+ * What goes with `asOf`: paging, and `withTags` (tags are always shown). The live filters run inside the
+ * store's query, which a replay does not have (ADR 0033).
+ */
+const AS_OF_COMPANIONS = new Set(['asOf', 'limit', 'perPage', 'id', 'sentAt', 'affix', 'withTags']);
 
 /** The state of one conversation as of `asOf`, paged like its live list; the other filters are refused, named. */
 async function asOfPage(asOf: MessagesAsOf, context: RequestContext, base: MessageQuery, filters: MessageFilters, defaultAffix: 'append' | 'prepend') {
