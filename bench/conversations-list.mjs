@@ -11,7 +11,7 @@ import { MongoClient } from 'mongodb';
 import { percentile as percentileOfSorted } from './percentile.mjs';
 import { CONVERSATION_COLLECTIONS, storeOf } from '../services/conversations/dist/adapters/readModels.js';
 import { ConversationReadModel } from '../services/conversations/dist/projections/conversationReadModel.js';
-import { memoryConversationStores } from '../services/conversations/dist/projections/testStores.js';
+import { memoryConversationStores } from '../services/conversations/dist/projections/memoryStores.js';
 import { usersProjection } from '../services/conversations/dist/projections/users.js';
 import { startBenchStack } from './stack.mjs';
 

@@ -27,6 +27,16 @@ for (const row of rows) {
   table[operationId] = query.split(';').filter((part) => part.trim() !== '').map(parameter);
 }
 
+/**
+ * Our own parameters beyond CometChat's catalogue, which the services honour: appended after the
+ * catalogue's. `asOf` (ADR 0033) reads a conversation's message list as of a token or a time.
+ */
+const extensions = {
+  'user-list-user-messages': [{ name: 'asOf', type: 'string' }],
+  'user-list-group-messages': [{ name: 'asOf', type: 'string' }],
+};
+for (const [operationId, params] of Object.entries(extensions)) table[operationId] = [...(table[operationId] ?? []), ...params];
+
 /** A parameter as a TypeScript object literal in the repository's style. */
 function literal(p) {
   const enumText = p.enum ? `, enum: [${p.enum.map((v) => `'${v}'`).join(', ')}]` : '';

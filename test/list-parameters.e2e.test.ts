@@ -44,6 +44,8 @@ function validValue(operationId: string, p: CataloguedParameter): string {
     affix: 'append',
     category: 'message',
     categories: 'message',
+    // Ours (ADR 0033): a conversation's list as of a time (epoch second 1: before anything was sent).
+    asOf: '1',
   };
   if (named[p.name] !== undefined) return named[p.name] as string;
   if (p.enum) return p.enum[0] as string;

@@ -155,11 +155,22 @@ export async function startServices(options: ServiceStackOptions): Promise<Runni
   };
 
   /** One replica of a backend, which a fault test may kill and start again in place. */
+  // Every replica's port is chosen before any starts: the conversations service is told the messages
+  // service's replicas (time-travel reads ask it for a conversation's message stream, ADR 0033).
+  const ports = new Map<BackendName, number[]>();
+  for (const service of backends) {
+    const list: number[] = [];
+    for (let replica = 1; replica <= replicas; replica++) list.push(ephemeral ? await freePort() : fixedPorts[service] + FIXED_REPLICA_STRIDE * (replica - 1));
+    ports.set(service, list);
+  }
+  const messagesUrls = ports.get('messages')!.map((port) => `http://127.0.0.1:${port}`).join(',');
+
   const startInstance = async (service: BackendName, replica: number): Promise<ServiceInstance> => {
-    const port = ephemeral ? await freePort() : fixedPorts[service] + FIXED_REPLICA_STRIDE * (replica - 1);
+    const port = ports.get(service)![replica - 1]!;
     const name = replicas > 1 ? `${service}-${replica}` : service;
     const entry = join(root, 'services', service, 'dist', 'main.js');
     const env = {
+      ...(service === 'conversations' ? { MESSAGES_URL: messagesUrls } : {}),
       MONGO_URL: options.mongoUrl,
       MONGO_DB: `chat_${service}${suffix}`,
       KAFKA_BROKERS: options.kafkaBrokers,

@@ -31,6 +31,7 @@ export const baseErrorStatus = {
   ERR_TOO_MANY_REQUESTS: 429,
   ERR_IDEMPOTENCY_KEY_REUSED: 422, // ours: an Idempotency-Key sent again with a different request
   ERR_INVALID_IDEMPOTENCY_KEY: 400, // ours: not 1–255 visible ASCII characters
+  ERR_HISTORY_TOO_LONG: 422, // ours: a time-travel read (`asOf`) would replay more events than the service allows
   ERR_CONCURRENT_MODIFICATION: 409, // ours: optimistic-concurrency retries exhausted
   ERR_UPSTREAM_UNAVAILABLE: 502, // ours
   ERR_UPSTREAM_TIMEOUT: 504, // ours

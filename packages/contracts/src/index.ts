@@ -78,9 +78,13 @@ export {
   apiKeyCacheKey,
   apiKeyIdentitySchema,
   appLocationSchema,
+  conversationEventsPageSchema,
+  conversationEventsPath,
   internalPaths,
 } from './internalApi.js';
-export type { ApiKeyIdentity, AppLocation } from './internalApi.js';
+export type { ApiKeyIdentity, AppLocation, ConversationEventsPage } from './internalApi.js';
 export { epochSeconds } from './time.js';
 export { UnapplicableEventError, isUnapplicableEventError } from './unapplicableEvent.js';
 export { consistencyHeaders, conversationLogStreamId, decodeConsistencyToken, encodeConsistencyToken } from './consistencyToken.js';
+export { AS_OF_DESCRIPTION, parseAsOf } from './asOf.js';
+export type { AsOf } from './asOf.js';

@@ -35,3 +35,19 @@ export const internalPaths = {
   /** On the users service: the acting user's `RoleAccess` (404 when no active user has that uid). */
   roleAccess: (appId: string, uid: string) => `/internal/apps/${encodeURIComponent(appId)}/users/${encodeURIComponent(uid)}/access`,
 } as const;
+
+/**
+ * `GET /internal/apps/:appId/conversations/:conversationId/events?from=&limit=` on the messages service:
+ * a page of the conversation's message stream from version `from` (a commit's first version), whole
+ * commits of at least `limit` events unless the stream ends; `next` is where the next page starts, null
+ * at the end. What the conversations service folds for a time-travel read (ADR 0033).
+ */
+export function conversationEventsPath(appId: string, conversationId: string, from: number, limit: number): string {
+  return `/internal/apps/${encodeURIComponent(appId)}/conversations/${encodeURIComponent(conversationId)}/events?from=${from}&limit=${limit}`;
+}
+
+export const conversationEventsPageSchema = z.object({
+  events: z.array(z.record(z.string(), z.unknown())),
+  next: z.number().int().positive().nullable(),
+});
+export type ConversationEventsPage = z.infer<typeof conversationEventsPageSchema>;

@@ -161,6 +161,7 @@ export const listParameters: Readonly<Record<string, readonly CataloguedParamete
     { name: 'toTimestamp', type: 'integer' },
     { name: 'withTags', type: 'boolean' },
     { name: 'tags', type: 'array' },
+    { name: 'asOf', type: 'string' },
   ],
   'user-list-group-messages': [
     { name: 'searchKey', type: 'string' },
@@ -190,6 +191,7 @@ export const listParameters: Readonly<Record<string, readonly CataloguedParamete
     { name: 'toTimestamp', type: 'integer' },
     { name: 'withTags', type: 'boolean' },
     { name: 'tags', type: 'array' },
+    { name: 'asOf', type: 'string' },
   ],
   'usage-metrics': [
     { name: 'fromDate', type: 'integer' },

@@ -112,6 +112,36 @@ export class MongoCommitStore implements CommitStore {
     return commits.flatMap((c) => JSON.parse(c.events) as EventEnvelope[]);
   }
 
+  /**
+   * A stream's commits in version order from the one starting at `from` (a commit's first version),
+   * read lazily for time-travel reads (ADR 0033): fetched by `_id` (the only look-up FerretDB v1
+   * serves from an index), several probable keys at a time in parallel (8, doubling up to 64), since
+   * most commits hold one event. The caller stops iterating at its bound.
+   */
+  async *streamCommits(streamId: string, from = 1): AsyncGenerator<{ endVersion: number; events: EventEnvelope[] }> {
+    let next = from;
+    let probes = new Map<number, CommitDocument | null>();
+    // Short streams (a user's marks, pins) cost a few look-ups; long ones read ever wider windows.
+    let window = 4;
+    for (;;) {
+      if (!probes.has(next)) {
+        window = Math.min(window * 2, 64);
+        const keys = Array.from({ length: window }, (_, index) => next + index);
+        const found = await Promise.all(keys.map((version) => this.commits.findOne({ _id: commitKey(streamId, version) })));
+        probes = new Map(keys.map((version, index) => [version, found[index] ?? null]));
+      }
+      const commit = probes.get(next);
+      if (!commit) return;
+      yield { endVersion: commit.endVersion, events: JSON.parse(commit.events) as EventEnvelope[] };
+      next = commit.endVersion + 1;
+    }
+  }
+
+  /** A stream's events in version order (see `streamCommits`). */
+  async *streamEvents(streamId: string): AsyncGenerator<EventEnvelope> {
+    for await (const commit of this.streamCommits(streamId)) yield* commit.events;
+  }
+
   async appendBatch(batch: AppendBatch): Promise<AppendResult[]> {
     if (batch.commits.length === 0) return [];
     await this.journal.insertOne({ _id: batch.position, commits: batch.commits.map((c) => commitKey(c.streamId, c.startVersion)) });

@@ -2,4 +2,7 @@ import { runService } from '@chat/runtime';
 import { loadConfig } from './config.js';
 import { createConversationsService } from './service.js';
 
-await runService('conversations', loadConfig(), createConversationsService);
+const config = loadConfig();
+await runService('conversations', config, (deps) =>
+  createConversationsService({ ...deps, messagesUrls: config.messagesUrls, maxReplayEvents: config.maxReplayEvents }),
+);

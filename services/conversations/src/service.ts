@@ -9,6 +9,8 @@ import type { Logger } from 'pino';
 import { ConversationReadModels } from './adapters/readModels.js';
 import { GroupReadModels } from './adapters/groupsReadModels.js';
 import { ConversationsApp } from './app/conversations.js';
+import { ConversationAsOf } from './app/conversationAsOf.js';
+import { MessageStreamsClient } from './adapters/messageStreams.js';
 import { importedReceiptsOf } from './domain/importedReceipts.js';
 import { GroupsApp } from './app/groups.js';
 import { groupImportRouter, groupsRouter } from './http/groups.js';
@@ -20,6 +22,10 @@ export interface ConversationsServiceDeps extends PlatformDeps {
   db: Db;
   kafka: Kafka;
   logger: Logger;
+  /** The messages service's replicas (`MESSAGES_URL`): time-travel reads fold its conversation streams. */
+  messagesUrls: readonly string[];
+  /** The most events one time-travel read may replay (`TIME_TRAVEL_MAX_EVENTS`). */
+  maxReplayEvents: number;
 }
 
 export const CONSUMER_PURPOSE = 'conversations.read-models';
@@ -45,7 +51,10 @@ export function createConversationsService(deps: ConversationsServiceDeps): Runn
     },
     ownReadModels: readModels,
   });
-  app = new ConversationsApp({ runner: pipeline.runner, readModels: conversationReadModels });
+  // Time-travel reads fold this service's own streams and the conversation's message stream, which the
+  // messages service owns and answers page by page (ADR 0033).
+  const asOf = new ConversationAsOf({ local: pipeline.store, messages: new MessageStreamsClient(deps.messagesUrls), maxEvents: deps.maxReplayEvents });
+  app = new ConversationsApp({ runner: pipeline.runner, readModels: conversationReadModels, asOf });
   const groupsDeps = { runner: pipeline.runner, readModels: groupReadModels, users: conversationReadModels };
   const groups = new GroupsApp(groupsDeps);
 

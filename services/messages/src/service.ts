@@ -13,11 +13,13 @@ import { MessagesReadModels } from './adapters/readModels.js';
 import { MessageImport } from './app/messageImport.js';
 import { MessageReview } from './app/messageReview.js';
 import { MessagesApp } from './app/messages.js';
+import { MessagesAsOf } from './app/messagesAsOf.js';
 import { ModerationSettingsApp } from './app/moderationSettings.js';
 import { AgentReplies } from './consumers/agentReplies.js';
 import { GroupActionMessages } from './consumers/groupActions.js';
 import { agentsRouter } from './http/agentRoutes.js';
 import { callsRouter } from './http/calls.js';
+import { internalRouter } from './http/internalRoutes.js';
 import { moderationRouter } from './http/moderationRoutes.js';
 import { statsRouter } from './http/stats.js';
 import { messagesRouter } from './http/router.js';
@@ -30,6 +32,8 @@ export interface MessagesServiceDeps extends PlatformDeps {
   logger: Logger;
   /** How long an AG-UI agent has for a whole streamed answer (`AGENT_TIMEOUT_MS`). */
   agentTimeoutMs: number;
+  /** The most events one time-travel read may replay (`TIME_TRAVEL_MAX_EVENTS`). */
+  maxReplayEvents: number;
 }
 
 /** Composition root of the messages service. */
@@ -81,6 +85,8 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
   const app = new MessagesApp({ runner: pipeline.runner, readModels, moderation });
   groupActions = new GroupActionMessages(app, readModels);
   const settings = new ModerationSettingsApp({ runner: pipeline.runner, readModels, moderation });
+  // Time-travel lists replay a conversation's stream from this service's own commit store (ADR 0033).
+  const asOf = new MessagesAsOf({ events: pipeline.store, readModels, maxEvents: deps.maxReplayEvents });
   const review = new MessageReview({ messages: app, readModels, moderation });
   // Agent replies in a consumer group of their own (ADR 0026): a slow agent never holds up projections.
   const agentReplies = new AgentReplies({ messages: app, readModels, moderation, callAgent: runAgUiAgent, timeoutMs: deps.agentTimeoutMs, logger });
@@ -95,11 +101,12 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
     http: createServiceApp({
       logger,
       routers: [
-        messagesRouter(app, new MessageImport(app, readModels)),
+        messagesRouter(app, new MessageImport(app, readModels), asOf),
         moderationRouter(settings, review),
         agentsRouter(settings),
         callsRouter(readModels),
         statsRouter(readModels),
+        internalRouter(pipeline.store),
       ],
       bodyLimit: '80kb',
       bodyLimits: { '/v3/data_import': IMPORT_BODY_LIMIT, '/v3/moderation/keywords': '1mb' },

@@ -1,9 +1,10 @@
 import { ApiError, epochSeconds, groupConversationId, isUid, normalizeUid, userConversationId } from '@chat/contracts';
-import type { Actor, EventEnvelope, GlobalPin } from '@chat/contracts';
+import type { Actor, AsOf, EventEnvelope, GlobalPin } from '@chat/contracts';
 import type { CommandMetadata, CommandRunner, Decider, DomainEvent } from '@chat/eventsourcing';
 import { readWithPatience } from '@chat/mongo';
 import type { ConversationReadModels } from '../adapters/readModels.js';
 import { conversationDeletionDecider, conversationDeletionStream } from '../domain/conversationDeletion.js';
+import type { ConversationAsOf } from './conversationAsOf.js';
 import { conversationMarksDecider, conversationMarksStream } from '../domain/conversationMarks.js';
 import type { ConversationMarksCommand } from '../domain/conversationMarks.js';
 import { RENDER_ALL, isGloballyPinned, renderConversation, renderSharedConversation } from '../domain/conversationView.js';
@@ -23,6 +24,8 @@ export interface ConversationsDeps {
   /** The shared runner: appends, publishes and applies to this service's read models. */
   runner: CommandRunner;
   readModels: ConversationReadModels;
+  /** Time-travel reads: a conversation folded from the log up to a token or a time (ADR 0033). */
+  asOf: ConversationAsOf;
   clock?: () => Date;
 }
 
@@ -209,6 +212,30 @@ export class ConversationsApp {
   async getConversation(context: RequestContext, actingUid: string, target: Target): Promise<ConversationResource> {
     const facts = await this.accessible(context.actor, actingUid, target);
     return this.render(facts, facts.doc);
+  }
+
+  /**
+   * The conversation as it was at `asOf` (ADR 0033): the live read's access rules (today's standing),
+   * the view folded from the log, rendered as the live read renders it (the peer's profile and the
+   * app-wide pins are today's).
+   */
+  async getConversationAsOf(context: RequestContext, actingUid: string, target: Target, asOf: AsOf): Promise<ConversationResource> {
+    const facts = await this.facts(context.actor, actingUid, target);
+    const past = await this.deps.asOf.conversation(context.actor.appId, facts.ref, asOf);
+    if (!past.conversation?.listed) {
+      throw new ApiError('ERR_CONVERSATION_NOT_ACCESSIBLE', `User ${facts.me} had no conversation ${facts.ref.conversationId} to show at that point.`);
+    }
+    return this.render({ ...facts, ...(past.group ? { group: past.group } : {}) }, await this.withoutErased(context.actor.appId, past.conversation));
+  }
+
+  /** A last message deleted permanently since (its copy is gone) stays erased in the past too. */
+  private async withoutErased(appId: string, conversation: UserConversation): Promise<UserConversation> {
+    if (conversation.lastMessage === undefined || conversation.lastMessageSeq === 0) return conversation;
+    const copy = await this.deps.readModels.conversations.history(appId, conversation.conversationId).message(conversation.lastMessageSeq);
+    if (copy !== null) return conversation;
+    const { lastMessage, ...rest } = conversation;
+    void lastMessage;
+    return rest;
   }
 
   async updateConversation(context: RequestContext, actingUid: string, target: Target, tags: string[]): Promise<ConversationResource> {

@@ -9,7 +9,7 @@ import {
   setScopePermissionsSchema,
   updateGroupSchema,
 } from './groupsSchemas.js';
-import { listSchema, markSchema, replaceGlobalPinsSchema, resetSchema, updateSchema } from './router.js';
+import { conversationReadSchema, listSchema, markSchema, replaceGlobalPinsSchema, resetSchema, updateSchema } from './router.js';
 
 /** What each operation of this service parses, for the generated OpenAPI description (npm run openapi). */
 export const requestSchemas: RequestSchemas = {
@@ -23,6 +23,8 @@ export const requestSchemas: RequestSchemas = {
   'set-scope-permissions': { body: setScopePermissionsSchema },
   'replace-global-pinned-conversations': { body: replaceGlobalPinsSchema },
   'list-all-conversations': { query: listSchema },
+  'get-user-conversations': { query: conversationReadSchema },
+  'get-group-conversations': { query: conversationReadSchema },
   'update-user-conversation': { body: updateSchema },
   'update-group-conversation': { body: updateSchema },
   'reset-user-conversation': { body: resetSchema },

@@ -1,4 +1,4 @@
-import { normalizeUid } from '@chat/contracts';
+import { AS_OF_DESCRIPTION, normalizeUid, parseAsOf } from '@chat/contracts';
 import { ListCursor, actingUid, actorOf, awaitConsistency, cursorParameter, parseQuery, parseWith, requestIdOf, requestedPositions } from '@chat/http';
 import { Router } from 'express';
 import type { Request } from 'express';
@@ -29,6 +29,9 @@ export const listSchema = z.object({
   searchKey: z.string().trim().min(1).max(100).optional(),
   cursor: cursorParameter,
 });
+
+/** One conversation's read takes one parameter of ours: `asOf`, a past state (ADR 0033). */
+export const conversationReadSchema = z.object({ asOf: z.string().max(8_192).describe(AS_OF_DESCRIPTION).optional() });
 
 /** Message ids are strings in every response, so a client may send either form back. */
 const messageIdSchema = z.union([
@@ -117,6 +120,13 @@ export function conversationsRouter(app: ConversationsApp): Router {
 
     router.get(prefix, async (req, res) => {
       const context = contextOf(req);
+      const { asOf } = parseQuery(conversationReadSchema, req.query);
+      if (asOf !== undefined) {
+        // A past state is folded from the log, so it waits for no read model.
+        const bound = parseAsOf(asOf, context.actor.appId, Date.now());
+        res.json({ data: await app.getConversationAsOf(context, actingUid(context.actor), targetOf(req), bound) });
+        return;
+      }
       // A read after a send on another service or replica: wait (bounded) until the send is applied here.
       const positions = requestedPositions(req);
       if (positions) await awaitConsistency(res, () => app.hasApplied(context, actingUid(context.actor), targetOf(req), positions));

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ConversationReadModel } from './conversationReadModel.js';
 import type { ConversationFilter } from './conversationReadModel.js';
 import { T0, messageSent as message, pinChanged as pinEvent, testEnvelope } from './testEvents.js';
-import { memoryConversationStores } from './testStores.js';
+import { memoryConversationStores } from './memoryStores.js';
 
 function freshModel(options: { inboxSize?: number } = {}) {
   const { stores, memory } = memoryConversationStores();

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { CHUNK_SIZE } from '../domain/conversationTimeline.js';
 import { ConversationReadModel } from './conversationReadModel.js';
 import { T0, testEnvelope } from './testEvents.js';
-import { memoryConversationStores } from './testStores.js';
+import { memoryConversationStores } from './memoryStores.js';
 
 /** Counts what the read model asks of each collection: the figures issue 8 budgets (reads, inserted documents, guarded writes). */
 class CountingStore implements DocumentStore {

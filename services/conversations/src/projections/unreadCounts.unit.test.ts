@@ -6,7 +6,7 @@ import { conversationMarksDecider } from '../domain/conversationMarks.js';
 import type { ConversationMarksCommand, ConversationMarksEvent } from '../domain/conversationMarks.js';
 import { ConversationReadModel } from './conversationReadModel.js';
 import { T0, testEnvelope } from './testEvents.js';
-import { memoryConversationStores } from './testStores.js';
+import { memoryConversationStores } from './memoryStores.js';
 
 /**
  * Random interleavings of sends, read and unread marks, deletions, joins, leaves, kicks and bans

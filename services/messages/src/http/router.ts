@@ -1,6 +1,7 @@
-import { ApiError, isUid, limitDenial, normalizeUid } from '@chat/contracts';
+import { ApiError, isUid, limitDenial, normalizeUid, parseAsOf } from '@chat/contracts';
 import { ListCursor, actingUid, actorOf, importRecords, inCallerOrder, outcomesOf, pagination, parseQuery, parseWith, requestIdOf, roleLimitsOf, validateRecords } from '@chat/http';
 import type { MessageImport } from '../app/messageImport.js';
+import type { MessagesAsOf } from '../app/messagesAsOf.js';
 import { Router } from 'express';
 import type { Request } from 'express';
 import type { MessageCursor, MessageQuery } from '../adapters/readModels.js';
@@ -146,6 +147,31 @@ function selectingFilters(filters: MessageFilters): Record<string, unknown> {
   return Object.fromEntries(Object.entries(filters).filter(([name]) => !paging.has(name)));
 }
 
+/**
+ * What goes with `asOf`: paging, and `withTags` (tags are always shown). The live filters run inside the
+ * store's query, which a replay does not have (ADR 0033).
+ */
+const AS_OF_COMPANIONS = new Set(['asOf', 'limit', 'perPage', 'id', 'sentAt', 'affix', 'withTags']);
+
+/** The state of one conversation as of `asOf`, paged like its live list; the other filters are refused, named. */
+async function asOfPage(asOf: MessagesAsOf, context: RequestContext, base: MessageQuery, filters: MessageFilters, defaultAffix: 'append' | 'prepend') {
+  const other = Object.entries(filters).find(([name, value]) => !AS_OF_COMPANIONS.has(name) && value !== undefined && value !== false);
+  if (other) {
+    throw new ApiError('ERR_BAD_REQUEST', `${other[0]}: does not go with asOf; a past state is paged (limit, id, sentAt, affix) but not filtered`, {
+      fields: [{ field: other[0], problem: 'not with asOf' }],
+    });
+  }
+  if (base.conversationId === undefined) {
+    throw new ApiError('ERR_EMPTY_ON_BEHALF_OF', 'asOf reads one conversation: send onBehalfOf, the user whose conversation with this one it is.');
+  }
+  const bound = parseAsOf(filters.asOf, context.actor.appId, Date.now());
+  const limit = filters.perPage ?? filters.limit ?? 100;
+  const byId = filters.id !== undefined || filters.sentAt !== undefined || filters.affix !== undefined;
+  const cursor = byId || defaultAffix === 'append' ? cursorOf(filters, defaultAffix) : null;
+  const page = await asOf.list(context, base.conversationId, bound, cursor, limit);
+  return { ...page, limit, cursor };
+}
+
 /** `POST /data_import/messages`: per-record answers, in the caller's order. */
 function importRoute(router: Router, messageImport: MessageImport): void {
   router.post('/v3/data_import/messages', async (req, res) => {
@@ -158,7 +184,7 @@ function importRoute(router: Router, messageImport: MessageImport): void {
   });
 }
 
-export function messagesRouter(app: MessagesApp, messageImport: MessageImport): Router {
+export function messagesRouter(app: MessagesApp, messageImport: MessageImport, asOf: MessagesAsOf): Router {
   const router = Router();
 
   /** `sender` null: the app itself sends, as `app_system` (never a user who happens to have that uid). */
@@ -216,13 +242,32 @@ export function messagesRouter(app: MessagesApp, messageImport: MessageImport): 
   router.get('/v3/groups/:guid/messages', async (req, res) => {
     const context = contextOf(req);
     const filters = parseQuery(conversationMessagesSchema, req.query);
-    res.json(await cursorList(context, await app.groupConversationQuery(context, pathGuid(req)), filters));
+    const base = await app.groupConversationQuery(context, pathGuid(req));
+    if (filters.asOf !== undefined) {
+      const { items, limit, cursor } = await asOfPage(asOf, context, base, filters, 'append');
+      res.json({ data: items, meta: cursorMeta(items, limit, cursor) });
+      return;
+    }
+    res.json(await cursorList(context, base, filters));
   });
 
   router.get('/v3/users/:uid/messages', async (req, res) => {
     const context = contextOf(req);
     const filters: MessageFilters = parseQuery(userMessagesSchema, req.query);
     const base = await app.userConversationQuery(context, pathUid(req));
+    if (filters.asOf !== undefined) {
+      // Without id, sentAt or affix: the first page in id order, as the live page-numbered list starts.
+      const { items, total, limit, cursor } = await asOfPage(asOf, context, base, filters, 'prepend');
+      const edge = cursor?.direction === 'before' ? items[0] : items.at(-1);
+      res.json({
+        data: items,
+        meta: {
+          pagination: pagination(total, items.length, limit, 1),
+          ...(edge ? { cursor: { id: Number(edge['id']), affix: cursor?.direction === 'before' ? 'prepend' : 'append' } } : {}),
+        },
+      });
+      return;
+    }
     const query = await queryOf(app, context, base, filters);
     const perPage = filters.perPage ?? filters.limit ?? 100;
     const byId = filters.id !== undefined || filters.sentAt !== undefined || filters.affix !== undefined;

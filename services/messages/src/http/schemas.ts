@@ -1,4 +1,4 @@
-import { ApiError, UID_PATTERN } from '@chat/contracts';
+import { AS_OF_DESCRIPTION, ApiError, UID_PATTERN } from '@chat/contracts';
 import type { ErrorCode } from '@chat/contracts';
 import { cursorParameter, parseWith, pastEpochSeconds } from '@chat/http';
 import { z } from 'zod';
@@ -256,12 +256,16 @@ const messageFilterFields = {
   limit: count(1000).optional(),
 };
 
+/** Ours (ADR 0033): a conversation's list as of a consistency token or an epoch time. */
+const asOfField = { asOf: z.string().max(8_192).describe(AS_OF_DESCRIPTION).optional() };
+
 /** A conversation's own list: the conversation comes from the path, so it cannot be narrowed to another. */
-export const conversationMessagesSchema = z.object(messageFilterFields);
+export const conversationMessagesSchema = z.object({ ...messageFilterFields, ...asOfField });
 
 /** `GET /users/{uid}/messages` is also page-numbered (`meta.pagination`). */
 export const userMessagesSchema = z.object({
   ...messageFilterFields,
+  ...asOfField,
   perPage: count(1000).optional(),
   page: count(1_000_000).optional(),
   cursor: cursorParameter,

@@ -4,7 +4,8 @@ import type { ConversationMemberDoc } from '../domain/conversationMember.js';
 import type { TimelineDoc } from '../domain/conversationTimeline.js';
 import type { ConversationStores } from './conversationReadModel.js';
 
-// Test support: the conversation read model's collections in memory, and its two scans over them.
+// The conversation read model's collections in memory and its two scans over them: what the unit tests
+// run it on, and what a time-travel read folds one conversation's past into (ADR 0033).
 
 export type MemoryConversationStores = Record<'timelines' | 'history' | 'members' | 'copies' | 'inboxes', InMemoryDocumentStore>;
 
