@@ -25,7 +25,9 @@ export class InMemoryCommitStore implements CommitStore {
   appendOne(commit: Commit): AppendResult {
     const clash = this.commits.some((c) => c.streamId === commit.streamId && c.startVersion === commit.startVersion);
     if (clash) return 'conflict';
-    this.commits.push(structuredClone(commit));
+    // Trace contexts are not stored (nor cloneable).
+    const { origins: _origins, ...stored } = commit;
+    this.commits.push(structuredClone(stored));
     return 'appended';
   }
 
