@@ -16,9 +16,12 @@ interface Traced {
 export class EdgeTracing {
   private readonly spans = new WeakMap<IncomingMessage, Traced>();
 
+  /** `enabled`: whether this process exports traces (main.ts starts tracing before the gateway is built). */
+  constructor(private readonly enabled = tracingActive()) {}
+
   /** Starts the request's span (tracing on), ended when the response closes. */
   begin(req: IncomingMessage, res: ServerResponse, path: string, requestId: string): void {
-    if (!tracingActive()) return;
+    if (!this.enabled) return;
     const traced: Traced = { span: startEdgeSpan(req, path, requestId) };
     this.spans.set(req, traced);
     res.once('close', () => endRequestSpan(traced.span, res, traced.route, req.method ?? 'GET'));

@@ -26,8 +26,7 @@ export class InMemoryCommitStore implements CommitStore {
     const clash = this.commits.some((c) => c.streamId === commit.streamId && c.startVersion === commit.startVersion);
     if (clash) return 'conflict';
     // Trace contexts are not stored (nor cloneable).
-    const { origins: _origins, ...stored } = commit;
-    this.commits.push(structuredClone(stored));
+    this.commits.push(structuredClone({ ...commit, origins: undefined }));
     return 'appended';
   }
 

@@ -46,7 +46,7 @@ function recordingPublisher() {
   return { published, publisher };
 }
 
-const metadata = () => ({ appId: 'app', actor: { kind: 'system' as const }, correlationId: 'req', now: new Date() });
+const metadata = () => ({ appId: 'app', actor: { appId: 'app', keyId: 'k', scope: 'fullAccess' as const }, correlationId: 'req', now: new Date() });
 
 describe('trace context through the command runner', () => {
   it('starts each command’s span under its request, puts the grouped append under the first and links the others, and hands each event its command’s context', async () => {
