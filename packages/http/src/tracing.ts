@@ -50,8 +50,10 @@ export function tracingConfigured(env: NodeJS.ProcessEnv = process.env): boolean
  * OTLP/HTTP with JSON bodies, the sampler from OTEL_TRACES_SAMPLER (default parent-based always-on),
  * and `service.name` = `serviceName` unless OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES name one.
  */
-export async function startTracing(serviceName: string, logger: TracingLogger, env: NodeJS.ProcessEnv = process.env): Promise<Tracing | null> {
+export async function startTracing(serviceName: string, logger: TracingLogger): Promise<Tracing | null> {
   if (running) return running;
+  // The SDK reads the process environment itself (exporter, sampler, resource): so does this.
+  const env = process.env;
   if (!tracingConfigured(env)) return null;
   const protocol = setting(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ?? setting(env, 'OTEL_EXPORTER_OTLP_PROTOCOL');
   if (protocol !== undefined && protocol !== 'http/json') {
