@@ -366,7 +366,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     if (!route || !fitsHost(route, tenancy)) {
       return sendError(res, 'ERR_API_NOT_FOUND', `No operation ${req.method ?? ''} ${path}.`, requestId);
     }
-    tracing.routed(req, `${route.api === 'chat' ? '/v3' : ''}${route.path}`);
+    tracing.routed(req, route);
     const deprecation = deprecationHeaders(route.operationId);
     if (deprecation) for (const [name, value] of Object.entries(deprecation)) res.setHeader(name, value);
     if (route.api === 'management') handleManagement(req, res, route, requestId);

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { OutgoingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { routeCatalog } from '@chat/contracts';
 import { SpanKind, context, propagation, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -14,7 +15,7 @@ provider.register();
 function edge(tracing: EdgeTracing): Server {
   return createServer((req, res) => {
     tracing.begin(req, res, '/v3/messages', 'req-7');
-    tracing.routed(req, '/v3/messages');
+    tracing.routed(req, routeCatalog.find((route) => route.operationId === 'send-message')!);
     const forwarded: OutgoingHttpHeaders = {};
     tracing.inject(req, forwarded);
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(forwarded));
