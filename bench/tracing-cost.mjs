@@ -83,7 +83,8 @@ async function prepare(label, gatewayUrl, managementKey, managementSecret) {
 /** One closed-loop round on one stack; then waits for its read model to catch up. */
 async function round(stack) {
   const latencies = [];
-  let failed = 0;
+  /** Failed sends by what came back: an HTTP status, or why no answer came. */
+  const failed = new Map();
   const lastIds = new Map();
   const started = performance.now();
   const end = started + DURATION_S * 1000;
@@ -95,7 +96,10 @@ async function round(stack) {
         if (r.status === 200) {
           latencies.push(performance.now() - sentAt);
           lastIds.set(pair, r.body.data.id);
-        } else failed += 1;
+        } else {
+          const why = r.status === 0 ? r.error : `${r.status} ${r.body?.error?.code ?? ''}`.trim();
+          failed.set(why, (failed.get(why) ?? 0) + 1);
+        }
       }
     }),
   );
@@ -105,7 +109,9 @@ async function round(stack) {
   stack.seconds += seconds;
   stack.latencies.push(...latencies);
   latencies.sort((a, b) => a - b);
-  return { rate: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failed };
+  const failures = [...failed.values()].reduce((sum, n) => sum + n, 0);
+  const reasons = [...failed].map(([why, n]) => `${why} ×${n}`).join(', ');
+  return { rate: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failed: failures ? `${failures} (${reasons})` : '0' };
 }
 
 const off = await prepare('untraced', plain.services.gatewayUrl, plain.services.managementKey, plain.services.managementSecret);
@@ -117,7 +123,7 @@ console.log('  round  stack       msg/s   p50 ms   p99 ms  failed');
 for (let r = 1; r <= ROUNDS; r++) {
   for (const stack of r % 2 === 1 ? [off, on] : [on, off]) {
     const figures = await round(stack);
-    console.log(`  ${String(r).padStart(5)}  ${stack.label.padEnd(9)} ${fmt(figures.rate)}  ${fmt(figures.p50)}  ${fmt(figures.p99)}  ${String(figures.failed).padStart(6)}`);
+    console.log(`  ${String(r).padStart(5)}  ${stack.label.padEnd(9)} ${fmt(figures.rate)}  ${fmt(figures.p50)}  ${fmt(figures.p99)}  ${figures.failed.padStart(6)}`);
   }
 }
 // Let the last batches reach the collector before counting.
