@@ -23,4 +23,3 @@ export type { Backoff } from './backoff.js';
 export { InMemoryCommitStore } from './memoryStore.js';
 export { specFor } from './specification.js';
 export { testEnvelope } from './testEnvelope.js';
-export { distinctOrigins } from './tracing.js';

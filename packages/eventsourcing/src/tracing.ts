@@ -33,13 +33,13 @@ export function endCommandSpan(traced: CommandTrace, events: number, error?: unk
   span.end();
 }
 
-export function failSpan(span: Span, error: unknown): void {
+function failSpan(span: Span, error: unknown): void {
   span.recordException(error instanceof Error ? error : String(error));
   span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
 }
 
 /** The distinct trace contexts of a group's events, in order of first appearance. */
-export function distinctOrigins(commits: readonly Commit[]): Context[] {
+function distinctOrigins(commits: readonly Commit[]): Context[] {
   const seen = new Set<Context>();
   for (const commit of commits) for (const origin of commit.origins ?? []) if (origin) seen.add(origin);
   return [...seen];

@@ -12,5 +12,3 @@ export { LagReader } from './lag.js';
 export type { PartitionLag } from './lag.js';
 export { deadLettersOf, eventsOf, headerText, lagOfAllGroups, readTopicSnapshot, redriveDeadLetters } from './operatorTools.js';
 export type { DeadLetter, TailedEvent } from './operatorTools.js';
-export { TRACEPARENT_HEADER, injectTraceHeaders, startSendSpans, traceContextOf, withProcessSpans } from './tracing.js';
-export type { ProcessScope, SpanGroup } from './tracing.js';
