@@ -6,7 +6,9 @@
 // same machine; each round waits until that stack's conversations show every last message, so each
 // starts from an idle system. Both stacks' projections read the shared topics, so both do the same
 // background work in every round. Prints every round and the ratios traced/untraced.
-// BENCH_DURATION (s per round and stack, default 10), BENCH_ROUNDS (default 4).
+// BENCH_DURATION (s per round and stack, default 10), BENCH_ROUNDS (default 4); BENCH_SAMPLER and
+// BENCH_SAMPLER_ARG set the traced stack's OTEL_TRACES_SAMPLER(_ARG) (default always_on), e.g.
+// parentbased_traceidratio and 0.1 for the cost of a sampled deployment.
 // Metrics (prom-client) cannot be switched off, so their cost is not measured here.
 import { createServer } from 'node:http';
 import { randomBytes } from 'node:crypto';
@@ -18,6 +20,8 @@ import { percentile, startBenchStack } from './stack.mjs';
 const CLIENTS = 20;
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const SAMPLER = process.env.BENCH_SAMPLER ?? 'always_on';
+const SAMPLER_ARG = process.env.BENCH_SAMPLER_ARG;
 
 // The collector stand-in: reads each export, counts its spans, answers 200.
 let exportedSpans = 0;
@@ -47,7 +51,8 @@ const tracedServices = await startServices({
     LOG_LEVEL: 'warn',
     OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-    OTEL_TRACES_SAMPLER: 'always_on',
+    OTEL_TRACES_SAMPLER: SAMPLER,
+    ...(SAMPLER_ARG === undefined ? {} : { OTEL_TRACES_SAMPLER_ARG: SAMPLER_ARG }),
   },
 });
 plain.onStop(() => tracedServices.stop());
@@ -118,6 +123,7 @@ const off = await prepare('untraced', plain.services.gatewayUrl, plain.services.
 const on = await prepare('traced', tracedServices.gatewayUrl, tracedServices.managementKey, tracedServices.managementSecret);
 
 const fmt = (v) => v.toFixed(1).padStart(7);
+console.log(`traced stack: OTEL_TRACES_SAMPLER=${SAMPLER}${SAMPLER_ARG === undefined ? '' : ` (${SAMPLER_ARG})`}`);
 console.log(`send path, ${CLIENTS} concurrent clients, ${ROUNDS} rounds of ${DURATION_S} s per stack, alternating (machine shared: compare the ratios, not the absolutes)`);
 console.log('  round  stack       msg/s   p50 ms   p99 ms  failed');
 for (let r = 1; r <= ROUNDS; r++) {
