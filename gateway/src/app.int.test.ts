@@ -95,6 +95,16 @@ describe('gateway (real Redis, stub upstream)', () => {
     expect(seen.at(-1)?.['apikey']).toBeUndefined();
   });
 
+  it('never forwards a client’s own trace context (the gateway starts every trace, ADR 0032)', async () => {
+    const response = await fetch(`${base}/v3/users/u2/conversation/pin`, {
+      method: 'DELETE',
+      headers: { appid: appId, apikey: apiKey, onbehalfof: 'u1', traceparent: `00-${'ab'.repeat(16)}-${'cd'.repeat(8)}-01`, tracestate: 'vendor=x' },
+    });
+    expect(response.status).toBe(200);
+    expect(seen.at(-1)?.['traceparent']).toBeUndefined();
+    expect(seen.at(-1)?.['tracestate']).toBeUndefined();
+  });
+
   it('refuses a revoked key at once when the invalidation is published', async () => {
     expect((await unpin()).status).toBe(200);
     liveKeys.delete(keyHash);

@@ -22,6 +22,7 @@ import { Probes, counter, sampledGauge } from '@chat/http';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { ManagementCredentials, decideChatAccess, refuseForeignKey, sha256Hex } from './auth.js';
+import { EdgeTracing } from './edgeTracing.js';
 import type { Refusal } from './auth.js';
 import type { GatewayConfig } from './config.js';
 import { IDEMPOTENT_METHODS, IdempotentForwarder, idempotencyKeyOf } from './idempotency.js';
@@ -100,6 +101,9 @@ const DROPPED_HEADERS = new Set([
   'onbehalfof',
   'appid',
   internalHeaders.requestId,
+  // The gateway starts every trace (ADR 0032): a client's own context is a link on its span, never forwarded.
+  'traceparent',
+  'tracestate',
 ]);
 
 const REQUEST_ID_PATTERN = /^[\w.:-]{1,64}$/;
@@ -168,6 +172,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     onError: onCacheError('app cache'),
   });
   const pools = upstreamPools(config.upstreams);
+  const tracing = new EdgeTracing();
   // Metrics that cost the request path nothing: failures only, and queues read at scrape time.
   const upstreamErrors = counter('gateway_upstream_errors_total', 'Forwarded requests that failed (refused, reset or timed out), per upstream.', ['upstream']);
   const proxy = new UpstreamProxy({
@@ -286,6 +291,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     const denial = access ? roleDenial(route.operationId, access) : null;
     if (denial) return sendError(res, 'ERR_PERMISSION_DENIED', denial, requestId);
     const headers = forwardedHeaders(req, requestId);
+    tracing.inject(req, headers);
     headers[internalHeaders.appId] = appId;
     headers[internalHeaders.keyId] = identity.keyId;
     headers[internalHeaders.scope] = identity.scope;
@@ -319,6 +325,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     const refusal = credentials.check(single(req.headers.key), single(req.headers.secret));
     if (refusal) return refuse(res, refusal, requestId);
     const headers = forwardedHeaders(req, requestId);
+    tracing.inject(req, headers);
     headers[internalHeaders.management] = '1';
     proxy.forward(req, res, pools.pick(route.service), headers, requestId);
   };
@@ -344,6 +351,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
       return;
     }
 
+    tracing.begin(req, res, path, requestId);
     const tenancy = parseHost(req.headers.host, config.domain, config.region);
     if (tenancy.kind === 'foreign-region') {
       return sendError(
@@ -358,6 +366,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     if (!route || !fitsHost(route, tenancy)) {
       return sendError(res, 'ERR_API_NOT_FOUND', `No operation ${req.method ?? ''} ${path}.`, requestId);
     }
+    tracing.routed(req, route);
     const deprecation = deprecationHeaders(route.operationId);
     if (deprecation) for (const [name, value] of Object.entries(deprecation)) res.setHeader(name, value);
     if (route.api === 'management') handleManagement(req, res, route, requestId);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
-import { collectProcessMetrics, sampledGauge } from '@chat/http';
+import { collectProcessMetrics, sampledGauge, startTracing } from '@chat/http';
 import { pino } from 'pino';
 import { createGateway } from './app.js';
 import { loadConfig } from './config.js';
@@ -8,6 +8,8 @@ import { redisIdempotencyStore, redisWindowCounters } from './redisStores.js';
 
 const config = loadConfig();
 const logger = pino({ name: 'gateway', level: config.logLevel, base: { service: 'gateway' } });
+// Off (nothing loaded) unless an OTLP endpoint is configured (ADR 0032).
+const tracing = await startTracing('gateway', logger);
 
 // Commands fail fast while Redis is away (the cache then falls through to the management service);
 // the subscriber keeps its queue so it resubscribes by itself after a reconnect.
@@ -63,6 +65,7 @@ const shutdown = (signal: NodeJS.Signals) => {
     .stop()
     .then(() => stopRedisGauge())
     .then(() => Promise.allSettled([redis.quit(), subscriber.quit()]))
+    .then(() => tracing?.shutdown())
     .then(
       () => process.exit(0),
       (error: unknown) => {

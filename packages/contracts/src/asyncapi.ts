@@ -5,6 +5,21 @@ import type { EventType } from './events/registry.js';
 import { topics } from './topics.js';
 
 /**
+ * W3C Trace Context of the request that produced the event (ADR 0032): present when the producing
+ * process exports traces, absent otherwise (and on events republished after a crash).
+ */
+const traceHeaders = {
+  traceparent: {
+    type: 'string',
+    pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$',
+    description:
+      'W3C Trace Context of the producer span that published the event (its trace starts at the gateway request that caused it). ' +
+      'Optional: only when the producing service exports traces. Continue it to join your processing to the request\'s trace.',
+  },
+  tracestate: { type: 'string', description: 'W3C Trace Context vendor state that goes with traceparent, when there is any.' },
+};
+
+/**
  * The AsyncAPI 3 document of every topic and event type, generated from the zod schemas the services
  * validate with, so the published description cannot drift from the code (a unit test compares it with
  * `docs/asyncapi.json`; `npm run asyncapi` rewrites that file).
@@ -25,7 +40,7 @@ export function asyncApiDocument(): Record<string, unknown> {
         name: type,
         headers: {
           type: 'object',
-          properties: { type: { const: type }, appId: { type: 'string' }, schemaVersion: { const: String(version) } },
+          properties: { type: { const: type }, appId: { type: 'string' }, schemaVersion: { const: String(version) }, ...traceHeaders },
         },
         payload: {
           allOf: [
@@ -43,7 +58,7 @@ export function asyncApiDocument(): Record<string, unknown> {
       version: '1.0.0',
       description:
         'Every service publishes its events on its own topic, keyed by stream id, so one stream\'s events stay in order ' +
-        'in one partition. Values are JSON envelopes; headers carry type, appId and schemaVersion. Delivery is at least ' +
+        'in one partition. Values are JSON envelopes; headers carry type, appId and schemaVersion (and traceparent, W3C Trace Context, when the producer exports traces). Delivery is at least ' +
         'once: de-duplicate on (streamId, version). Shapes never change in place: a new shape gets a new schemaVersion. ' +
         'Generated from packages/contracts/src/events (npm run asyncapi).',
     },

@@ -13,6 +13,8 @@ import { Outbox } from './outbox.js';
 import type { OutboxLogger, OutboxOptions } from './outbox.js';
 import type { CommitStore, EventPublisher, StreamHead } from './store.js';
 import { StreamHeads } from './streamHeads.js';
+import { endCommandSpan, startCommandSpan } from './tracing.js';
+import type { Context } from '@opentelemetry/api';
 
 /** Who asked, and why: copied into every envelope the command produces. */
 export interface CommandMetadata {
@@ -94,6 +96,8 @@ function isBuilder(command: unknown): command is (state: unknown) => unknown {
 /** A command waiting in its stream's lane, with how to answer its caller. */
 interface Queued {
   request: CommandRequest<unknown, unknown, DomainEvent>;
+  /** The command span's context, which its events carry to Kafka (undefined: not traced). */
+  origin: Context | undefined;
   resolve(result: CommandResult<unknown>): void;
   reject(error: unknown): void;
 }
@@ -227,8 +231,10 @@ export class CommandRunner {
    * costs one append per turn, not a version conflict and a retry per command.
    */
   run<State, Command, Event extends DomainEvent>(request: CommandRequest<State, Command, Event>): Promise<CommandResult<State>> {
+    // Started here, in the caller's context, so the command span is a child of its request's span.
+    const traced = startCommandSpan(request.streamId);
     const outcome = new Promise<CommandResult<State>>((resolve, reject) => {
-      const queued = { request, resolve, reject } as unknown as Queued;
+      const queued = { request, origin: traced.origin, resolve, reject } as unknown as Queued;
       const lane = this.lanes.get(request.streamId);
       if (lane) {
         lane.push(queued);
@@ -237,6 +243,10 @@ export class CommandRunner {
       this.lanes.set(request.streamId, [queued]);
       void this.drain(request.streamId);
     });
+    outcome.then(
+      (result) => endCommandSpan(traced, result.events.length),
+      (error: unknown) => endCommandSpan(traced, 0, error),
+    );
     const { onCommitted } = this.options;
     if (!onCommitted) return outcome;
     // Attached here, so the callback runs in this caller's context, not in the lane's that decided it.
@@ -313,6 +323,8 @@ export class CommandRunner {
         return;
       }
       const snapshot = { version: decider.snapshotVersion, state };
+      // Each event's command context, when any command of the turn is traced.
+      const origins = decided.some((d) => d.queued.origin) ? decided.flatMap((d) => d.envelopes.map(() => d.queued.origin)) : undefined;
       const commit = {
         commitId: randomUUID(),
         appId: first.metadata.appId,
@@ -324,6 +336,7 @@ export class CommandRunner {
         afterForeign: loaded.version > 0 && !(cached !== undefined && this.ownHeads.has(cached) && cached.version === loaded.version),
         snapshot,
         committedAt: first.metadata.now,
+        ...(origins ? { origins } : {}),
       };
       const { result } = await this.committer.append(commit);
       if (result === 'appended') {

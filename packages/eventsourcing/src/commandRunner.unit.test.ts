@@ -90,6 +90,15 @@ describe('the command runner', () => {
     expect(await store.unpublished()).toEqual([]);
   });
 
+  it('hands the publisher no trace contexts while tracing is off (no SDK registered)', async () => {
+    const origins: unknown[] = [];
+    const publisher: EventPublisher = { publish: async (_events, given) => void origins.push(given) };
+    const runner = new CommandRunner({ store: new InMemoryCommitStore(), publisher, logger, readModels: { apply: async () => undefined } });
+    await runner.run({ decider: counter, streamId: 's', command: { by: 1, max: 5 }, metadata: metadata() });
+    await runner.stop();
+    expect(origins).toEqual([undefined]);
+  });
+
   it('sets causationId when a command reacts to an event', async () => {
     const runner = new CommandRunner({ store: new InMemoryCommitStore(), publisher: recordingPublisher().publisher, logger, readModels: { apply: async () => undefined } });
     const result = await runner.run({ decider: counter, streamId: 's', command: { by: 1, max: 5 }, metadata: { ...metadata(), causationId: 'event-7' } });

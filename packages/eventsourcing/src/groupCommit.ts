@@ -2,6 +2,7 @@ import { ApiError } from '@chat/contracts';
 import { Coalescer } from './coalescer.js';
 import type { Outbox } from './outbox.js';
 import type { AppendResult, Commit, CommitStore } from './store.js';
+import { withAppendSpan } from './tracing.js';
 
 export interface GroupCommitOptions {
   /**
@@ -76,7 +77,7 @@ export class GroupCommitter {
     const commits: Commit[] = pending.map((commit, index) => ({ ...commit, position: first + index }));
     let results: AppendResult[];
     try {
-      results = await this.store.appendBatch({ position: first, commits });
+      results = await withAppendSpan(commits, () => this.store.appendBatch({ position: first, commits }));
     } catch (error) {
       // Some commits may be stored although the insert failed to answer: their streams go on from
       // them, so the outbox reads this batch back from the journal rather than leave a gap.

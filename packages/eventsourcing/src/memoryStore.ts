@@ -25,7 +25,8 @@ export class InMemoryCommitStore implements CommitStore {
   appendOne(commit: Commit): AppendResult {
     const clash = this.commits.some((c) => c.streamId === commit.streamId && c.startVersion === commit.startVersion);
     if (clash) return 'conflict';
-    this.commits.push(structuredClone(commit));
+    // Trace contexts are not stored (nor cloneable).
+    this.commits.push(structuredClone({ ...commit, origins: undefined }));
     return 'appended';
   }
 

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EventEnvelope } from '@chat/contracts';
+import type { Context } from '@opentelemetry/api';
 import { backoffDelay } from './backoff.js';
 import type { Backoff } from './backoff.js';
 import type { Commit, CommitStore, EventPublisher } from './store.js';
@@ -209,20 +210,25 @@ export class Outbox {
       }
     }
     let chunk: EventEnvelope[] = [];
+    // Each event's trace context, kept only while some commit has one (tracing off: never).
+    let origins: (Context | undefined)[] | undefined;
     for (const commit of inStreamOrder(all)) {
+      if (commit.origins && !origins) origins = chunk.map(() => undefined);
+      if (origins) origins.push(...(commit.origins ?? commit.events.map(() => undefined)));
       chunk.push(...commit.events);
       if (chunk.length >= this.maxEventsPerPublish) {
-        await this.publishWithRetry(chunk);
+        await this.publishWithRetry(chunk, origins);
         chunk = [];
+        origins = undefined;
       }
     }
-    if (chunk.length > 0) await this.publishWithRetry(chunk);
+    if (chunk.length > 0) await this.publishWithRetry(chunk, origins);
   }
 
-  private async publishWithRetry(events: readonly EventEnvelope[]): Promise<void> {
+  private async publishWithRetry(events: readonly EventEnvelope[], origins: readonly (Context | undefined)[] | undefined): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.publisher.publish(events);
+        await this.publisher.publish(events, origins);
         return;
       } catch (error) {
         if (this.stopped) throw error;

@@ -1,4 +1,5 @@
 import type { EventEnvelope } from '@chat/contracts';
+import type { Context } from '@opentelemetry/api';
 
 export interface Snapshot {
   version: number;
@@ -28,6 +29,12 @@ export interface Commit {
    * replica's and not on Kafka yet. The outbox then publishes such predecessors first.
    */
   afterForeign?: boolean;
+  /**
+   * Not stored: per event (same order as `events`), the trace context of the command that produced
+   * it, for the append span and the `traceparent` header on Kafka (ADR 0032). Absent when nothing is
+   * traced, and for commits read back from the store (a republish after a crash starts no trace).
+   */
+  origins?: readonly (Context | undefined)[];
   /** State after this commit, so loading a stream reads one document instead of replaying it. */
   snapshot?: Snapshot;
   committedAt: Date;
@@ -97,5 +104,6 @@ export interface CommitStore {
 }
 
 export interface EventPublisher {
-  publish(events: readonly EventEnvelope[]): Promise<void>;
+  /** `origins`, when given, holds each event's trace context (same order as `events`). */
+  publish(events: readonly EventEnvelope[], origins?: readonly (Context | undefined)[]): Promise<void>;
 }

@@ -6,6 +6,7 @@ import { requestIdOf } from './actor.js';
 import { consistencyTokens } from './consistency.js';
 import { requestMetrics } from './metrics.js';
 import { requestScope } from './requestContext.js';
+import { traceRequests } from './tracing.js';
 
 export interface ServiceAppOptions {
   logger: Logger;
@@ -106,6 +107,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   // Labelled by the logger's name (createLogger names it after the service).
   app.use(requestMetrics(String(options.logger.bindings()['service'] ?? options.logger.bindings()['name'] ?? 'service')));
   app.use(requestScope);
+  app.use(traceRequests);
   app.get('/health', async (_req, res) => {
     res.json({ status: 'ok', ...(options.health ? await options.health() : {}) });
   });

@@ -21,3 +21,5 @@ export { collectProcessMetrics, counter, histogram, metricsRegistry, requestMetr
 export type { Sample, SampleSource } from './metrics.js';
 export { OPERATIONS_PATHS, answerOperations, withOperations } from './operations.js';
 export { currentRequestId, requestScope } from './requestContext.js';
+export { endRequestSpan, injectSpan, startEdgeSpan, startTracing, tracingActive } from './tracing.js';
+export type { Tracing } from './tracing.js';

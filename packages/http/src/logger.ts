@@ -1,8 +1,13 @@
 import { pino } from 'pino';
 import type { DestinationStream, Logger } from 'pino';
+import { trace } from '@opentelemetry/api';
 import { currentRequestId } from './requestContext.js';
+import { tracingActive } from './tracing.js';
 
-/** Every line logged while a request is served carries its `requestId` (see `requestScope`). */
+/**
+ * Every line logged while a request is served carries its `requestId` (see `requestScope`) and, while
+ * tracing, the `trace_id` and `span_id` of the span it was logged in, so a log line leads to its trace.
+ */
 export function createLogger(service: string, level = process.env['LOG_LEVEL'] ?? 'info', destination?: DestinationStream): Logger {
   const options = {
     name: service,
@@ -10,7 +15,9 @@ export function createLogger(service: string, level = process.env['LOG_LEVEL'] ?
     base: { service },
     mixin: () => {
       const requestId = currentRequestId();
-      return requestId === undefined ? {} : { requestId };
+      const fields = requestId === undefined ? {} : { requestId };
+      const span = tracingActive() ? trace.getActiveSpan()?.spanContext() : undefined;
+      return span ? { ...fields, trace_id: span.traceId, span_id: span.spanId } : fields;
     },
   };
   return destination ? pino(options, destination) : pino(options);

@@ -2,6 +2,7 @@ import { eventEnvelopeSchema, isUnapplicableEventError, parseKnownEvent } from '
 import type { KnownEvent } from '@chat/contracts';
 import type { KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
+import { withProcessSpans } from './tracing.js';
 
 /** Applies a run of validated events, in partition order. Must be idempotent: delivery is at-least-once. */
 /** How often a run in progress sends a heartbeat (kafkajs throttles them to its heartbeat interval). */
@@ -28,6 +29,8 @@ export interface BatchProcessorOptions {
   /** Parks a message on the group's dead-letter topic. */
   deadLetter(topic: string, partition: number, message: KafkaMessage, reason: string): Promise<void>;
   logger: Logger;
+  /** The consumer group, named on the process spans of traced events. */
+  group?: string;
   /** Events per handler call: between calls the offsets are resolved and the group hears a heartbeat. */
   maxEventsPerCall?: number;
   /** Pause before the n-th retry of a failing partition (n ≥ 1). */
@@ -162,7 +165,14 @@ export class BatchProcessor {
     while (remaining.length > 0) {
       if (!batch.isActive()) return false;
       try {
-        await this.whileBeating(batch, () => this.options.handler(remaining.map((item) => item.event)));
+        const scope = { topic: batch.topic, partition: batch.partition, group: this.options.group };
+        await this.whileBeating(batch, () =>
+          withProcessSpans(
+            scope,
+            remaining.map((item) => item.message),
+            () => this.options.handler(remaining.map((item) => item.event)),
+          ),
+        );
         break;
       } catch (error) {
         const culprit = isUnapplicableEventError(error) ? remaining.find((item) => item.event.id === error.eventId) : undefined;

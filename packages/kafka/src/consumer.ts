@@ -38,6 +38,7 @@ export class EventConsumer {
     this.processor = new BatchProcessor({
       handler: options.handler,
       logger: options.logger,
+      group: options.groupId,
       deadLetter: (topic, partition, message, reason) => this.deadLetter(topic, partition, message, reason),
       ...(options.maxEventsPerCall !== undefined ? { maxEventsPerCall: options.maxEventsPerCall } : {}),
     });

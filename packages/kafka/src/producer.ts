@@ -1,7 +1,9 @@
 import { eventHeaderNames } from '@chat/contracts';
 import type { EventEnvelope } from '@chat/contracts';
 import type { EventPublisher } from '@chat/eventsourcing';
+import type { Context } from '@opentelemetry/api';
 import type { Kafka, Producer } from 'kafkajs';
+import { injectTraceHeaders, startSendSpans } from './tracing.js';
 
 /**
  * Publishes a service's events to its one topic. Idempotent producer with acks from all replicas;
@@ -34,20 +36,26 @@ export class KafkaEventPublisher implements EventPublisher {
     return this.producer.disconnect();
   }
 
-  async publish(events: readonly EventEnvelope[]): Promise<void> {
+  async publish(events: readonly EventEnvelope[], origins?: readonly (Context | undefined)[]): Promise<void> {
     if (events.length === 0) return;
-    await this.producer.send({
-      topic: this.topic,
-      acks: -1,
-      messages: events.map((event) => ({
-        key: event.streamId,
-        value: JSON.stringify(event),
-        headers: {
-          [eventHeaderNames.type]: event.type,
-          [eventHeaderNames.appId]: event.appId,
-          [eventHeaderNames.schemaVersion]: String(event.schemaVersion),
-        },
-      })),
+    // Traced events get a producer span per source and its context in their headers (ADR 0032).
+    const traced = origins ? startSendSpans(this.topic, origins) : undefined;
+    const messages = events.map((event, index) => {
+      const headers: Record<string, string> = {
+        [eventHeaderNames.type]: event.type,
+        [eventHeaderNames.appId]: event.appId,
+        [eventHeaderNames.schemaVersion]: String(event.schemaVersion),
+      };
+      const context = traced?.contexts[index];
+      if (context) injectTraceHeaders(context, headers);
+      return { key: event.streamId, value: JSON.stringify(event), headers };
     });
+    try {
+      await this.producer.send({ topic: this.topic, acks: -1, messages });
+    } catch (error) {
+      traced?.spans.end(error);
+      throw error;
+    }
+    traced?.spans.end();
   }
 }

@@ -1,4 +1,4 @@
-import { Admission, Probes, collectProcessMetrics, createLogger, listen, onShutdownSignal, withOperations } from '@chat/http';
+import { Admission, Probes, collectProcessMetrics, createLogger, listen, onShutdownSignal, startTracing, withOperations } from '@chat/http';
 import { createKafka } from '@chat/kafka';
 import { connectMongo } from '@chat/mongo';
 import type { RequestListener } from 'node:http';
@@ -15,8 +15,8 @@ export interface RunnableService {
 }
 
 /**
- * Process concerns of a service's main.ts: connect, start, listen (with /healthz, /readyz and
- * /metrics in front of the API), and on SIGINT/SIGTERM stop taking
+ * Process concerns of a service's main.ts: tracing (when configured), connect, start, listen (with
+ * /healthz, /readyz and /metrics in front of the API), and on SIGINT/SIGTERM stop taking
  * requests, then stop consumers and producers, then disconnect.
  */
 export async function runService(
@@ -26,6 +26,8 @@ export async function runService(
 ): Promise<void> {
   const logger = createLogger(name, config.logLevel);
   collectProcessMetrics();
+  // Before anything that makes spans: off (nothing loaded) unless an OTLP endpoint is configured.
+  const tracing = await startTracing(name, logger);
   const probes = new Probes();
   const mongo = await connectMongo(config.mongoUrl, config.mongoDb, name);
   const kafka = createKafka(name, config.kafkaBrokers, logger);
@@ -40,6 +42,8 @@ export async function runService(
       await server.close();
       await service.stop();
       await mongo.close();
+      // Last: the spans of the shutdown's own work are exported too.
+      await tracing?.shutdown();
     },
     (message) => logger.info(message),
   );

@@ -1,12 +1,14 @@
 import { connectMongo } from '@chat/mongo';
 import { createKafka } from '@chat/kafka';
-import { Probes, collectProcessMetrics, createLogger, listen, onShutdownSignal, withOperations } from '@chat/http';
+import { Probes, collectProcessMetrics, createLogger, listen, onShutdownSignal, startTracing, withOperations } from '@chat/http';
 import { Redis } from 'ioredis';
 import { loadConfig } from './config.js';
 import { createManagementService } from './service.js';
 
 const config = loadConfig();
 const logger = createLogger('management', config.logLevel);
+// Off (nothing loaded) unless an OTLP endpoint is configured (ADR 0032).
+const tracing = await startTracing('management', logger);
 
 const mongo = await connectMongo(config.mongoUrl, config.mongoDb, 'management');
 const redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 3 });
@@ -28,6 +30,7 @@ onShutdownSignal(
     await service.stop();
     await redis.quit();
     await mongo.close();
+    await tracing?.shutdown();
   },
   (message) => logger.info(message),
 );
