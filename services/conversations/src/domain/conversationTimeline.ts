@@ -296,9 +296,14 @@ export function withDeletion(current: TimelineDoc | null, deletion: MessageDelet
   return summarize({ ...current, deletedSoft: [...current.deletedSoft, id], ...(last ? { last } : {}) });
 }
 
-export function withClearedUpTo(current: TimelineDoc | null, deletion: ConversationDeleted): TimelineDoc | null {
-  if (!current) return null;
-  return summarize({ ...current, clearedUpTo: Math.max(current.clearedUpTo, messageIdNumber(deletion.upToMessageId)) });
+/**
+ * The conversation deleted for everyone up to a message. Also before any of its messages is here:
+ * the deletion comes on another topic than the messages (e.g. first, in a rebuild) and must still
+ * clear them when they arrive.
+ */
+export function withClearedUpTo(current: TimelineDoc | null, appId: string, deletion: ConversationDeleted, chunkSize = CHUNK_SIZE): TimelineDoc {
+  const base = current ?? emptyTimeline(appId, deletion.conversationId, deletion.conversationType, deletion.deletedAt, chunkSize);
+  return summarize({ ...base, clearedUpTo: Math.max(base.clearedUpTo, messageIdNumber(deletion.upToMessageId)) });
 }
 
 export type GroupChange =

@@ -21,6 +21,10 @@ const view = async (model: ConversationReadModel, owner: string, conversationId:
 const snapshot = (memory: ReturnType<typeof freshModel>['memory']) =>
   Object.fromEntries(Object.entries(memory).map(([name, store]) => [name, store.snapshot<object>()]));
 
+/** The same documents, whatever order the stores first saw them in. */
+const sortedSnapshot = (memory: ReturnType<typeof freshModel>['memory']) =>
+  Object.fromEntries(Object.entries(snapshot(memory)).map(([name, docs]) => [name, [...docs].sort(([a], [b]) => (a < b ? -1 : 1))]));
+
 const history = [
   message(1, '1', 'a', 'b'),
   pinEvent('ConversationPinned', 1),
@@ -51,6 +55,16 @@ describe('one-on-one conversations', () => {
     for (const order of [[...history.filter(isMessage), ...history.filter((e) => !isMessage(e))], [...history.filter((e) => !isMessage(e)), ...history.filter(isMessage)]]) {
       expect(snapshot((await applyOneByOne(order)).memory)).toEqual(once);
     }
+  });
+
+  it('give the same documents when a deletion for everyone arrives before the messages it clears (another topic, e.g. a rebuild)', async () => {
+    const deletion = testEnvelope('ConversationDeleted', 'conversation:app1:a_user_b', 1, {
+      conversationId: 'a_user_b', conversationType: 'user', upToMessageId: '3', deletedBy: 'a', deletedAt: 103,
+    });
+    const deletedLast = await applyOneByOne([...history, deletion]);
+    const deletedFirst = await applyOneByOne([deletion, ...history]);
+    expect(sortedSnapshot(deletedFirst.memory)).toEqual(sortedSnapshot(deletedLast.memory));
+    expect(deletedFirst.memory.timelines.document<{ clearedUpTo: number; listed: boolean }>('app1:a_user_b')).toMatchObject({ clearedUpTo: 3, listed: false });
   });
 
   it('move the read marker both ways and never count below zero', async () => {
@@ -217,10 +231,7 @@ describe('conversation lists', () => {
     const inOrder = await applyOneByOne(events);
     const resetFirst = await applyOneByOne([events.find((event) => event.type === 'ConversationReset')!, ...events.filter((event) => event.type !== 'ConversationReset')]);
     expect(ids(await list(resetFirst.model, 1, 50))).toEqual(expectedOrder);
-    // The same documents, whatever order the stores first saw them in.
-    const sorted = (memory: typeof inOrder.memory) =>
-      Object.fromEntries(Object.entries(snapshot(memory)).map(([name, docs]) => [name, [...docs].sort(([a], [b]) => (a < b ? -1 : 1))]));
-    expect(sorted(resetFirst.memory)).toEqual(sorted(inOrder.memory));
+    expect(sortedSnapshot(resetFirst.memory)).toEqual(sortedSnapshot(inOrder.memory));
   });
 
   it('brings a reset conversation back with a newer message, and counts a redelivered first message once', async () => {

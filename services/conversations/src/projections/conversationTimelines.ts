@@ -107,7 +107,7 @@ export function conversationTimelines(chunkSize = CHUNK_SIZE): Projection<Timeli
         case 'MessageDeleted':
           return withDeletion(doc, event.data);
         case 'ConversationDeleted':
-          return withClearedUpTo(doc, event.data);
+          return withClearedUpTo(doc, event.appId, event.data, chunkSize);
         case 'GroupCreated':
         case 'GroupUpdated':
         case 'GroupDeleted':
