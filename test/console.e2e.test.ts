@@ -55,8 +55,9 @@ describe.skipIf(!CHROMIUM)('the operators\' console in headless Chromium', () =>
     await page.click('#dlq-load');
     await page.locator('#dead-letters tr.letter', { hasText: 'no' }).first().waitFor({ timeout: 30_000 });
     await page.click('#dlq-redrive');
-    await page.locator('#status', { hasText: /redriven: [1-9]/ }).waitFor({ timeout: 20_000 });
-    await page.locator('#dead-letters td.redriven', { hasText: 'yes' }).first().waitFor({ timeout: 20_000 });
+    // Polled for its text, so a failure says what the console showed (an error, or "redriven: 0").
+    await expect.poll(() => page.locator('#status').textContent(), { timeout: 60_000 }).toMatch(/redriven: [1-9]/);
+    await page.locator('#dead-letters td.redriven', { hasText: 'yes' }).first().waitFor({ timeout: 30_000 });
 
     mkdirSync(screenshotDir, { recursive: true });
     const screenshot = `${screenshotDir}console.png`;
