@@ -4,7 +4,8 @@ import type { AppendBatch, AppendResult, Commit, CommitStore, JournalEntry, Stre
 /** The same port in memory: for unit tests and specs, never for a running service. */
 export class InMemoryCommitStore implements CommitStore {
   private readonly commits: Commit[] = [];
-  private readonly journal = new Map<number, string[]>();
+  /** Each entry lists its commits' slots (stream and start version), as the Mongo store's journal does. */
+  private readonly journal = new Map<number, { slots: string[]; writtenAt: Date }>();
   private nextPosition = 1;
 
   readHead(streamId: string): Promise<StreamHead | null> {
@@ -17,8 +18,16 @@ export class InMemoryCommitStore implements CommitStore {
   }
 
   appendBatch(batch: AppendBatch): Promise<AppendResult[]> {
-    this.journal.set(batch.position, batch.commits.map((c) => c.commitId));
+    this.beginAppend(batch);
     return Promise.resolve(batch.commits.map((commit) => this.appendOne(commit)));
+  }
+
+  /**
+   * Writes only a batch's journal entry, as a process does first; its commits follow with
+   * `appendOne`. For tests that stage another process caught between the two writes.
+   */
+  beginAppend(batch: AppendBatch, writtenAt = new Date()): void {
+    this.journal.set(batch.position, { slots: batch.commits.map(slotOf), writtenAt });
   }
 
   /** Appends one commit outside any batch, as another writer would; for tests that stage a race. */
@@ -57,12 +66,24 @@ export class InMemoryCommitStore implements CommitStore {
   }
 
   private entry(id: number, keep: (commit: Commit) => boolean): JournalEntry {
-    const commitIds = new Set(this.journal.get(id) ?? []);
-    return { id, commits: this.commits.filter((c) => commitIds.has(c.commitId) && keep(c)).map((c) => structuredClone(c)) };
+    const listed = this.journal.get(id);
+    const slots = new Set(listed?.slots ?? []);
+    // A slot another writer won holds that writer's commit: republishing it is harmless.
+    const stored = this.commits.filter((c) => slots.has(slotOf(c)));
+    return {
+      id,
+      commits: stored.filter(keep).map((c) => structuredClone(c)),
+      complete: stored.length === slots.size,
+      ...(listed ? { writtenAt: listed.writtenAt } : {}),
+    };
   }
 
   /** Every appended commit, oldest first. */
   all(): readonly Commit[] {
     return this.commits;
   }
+}
+
+function slotOf(commit: Pick<Commit, 'streamId' | 'startVersion'>): string {
+  return `${commit.streamId}@${commit.startVersion}`;
 }

@@ -18,6 +18,11 @@ export interface OutboxOptions {
   retry?: Backoff;
   /** Events per produce request. */
   maxEventsPerPublish?: number;
+  /**
+   * How old a journal entry whose commits are not all stored must be before a recovery forgets it:
+   * younger, it may be another live process's append still in flight.
+   */
+  abandonedEntryMs?: number;
 }
 
 interface Pending {
@@ -46,6 +51,16 @@ export function inStreamOrder(commits: readonly Commit[]): Commit[] {
     const index = next.get(commit.streamId) ?? 0;
     next.set(commit.streamId, index + 1);
     return byStream.get(commit.streamId)![index]!;
+  });
+}
+
+function uniqueSlots(commits: readonly Commit[]): readonly Commit[] {
+  const seen = new Set<string>();
+  return commits.filter((commit) => {
+    const slot = `${commit.streamId}@${commit.startVersion}`;
+    if (seen.has(slot)) return false;
+    seen.add(slot);
+    return true;
   });
 }
 
@@ -78,6 +93,7 @@ export class Outbox {
   private readonly releaseIntervalMs: number;
   private readonly retry: Backoff;
   private readonly maxEventsPerPublish: number;
+  private readonly abandonedEntryMs: number;
 
   constructor(
     private readonly store: CommitStore,
@@ -89,6 +105,7 @@ export class Outbox {
     this.releaseIntervalMs = options.releaseIntervalMs ?? 500;
     this.retry = options.retry ?? { baseMs: 100, maxMs: 5_000 };
     this.maxEventsPerPublish = options.maxEventsPerPublish ?? 500;
+    this.abandonedEntryMs = options.abandonedEntryMs ?? 60_000;
   }
 
   /** How many appended events are not yet known to be on Kafka (buffered ones; a catch-up counts as one). */
@@ -108,7 +125,12 @@ export class Outbox {
     if (commits.length > 0) {
       this.logger.info({ commits: commits.length, entries: entries.length }, 'republished commits earlier processes left in the journal');
     }
-    await this.store.releaseEntries(entries.map((entry) => entry.id));
+    // An entry is written before its commits. One read while some of them were missing may be a live
+    // replica's append in flight: released now, its commits would land outside the journal, and a
+    // commit on top of them by another process would find no predecessor to publish first.
+    const abandonedBefore = Date.now() - this.abandonedEntryMs;
+    const done = entries.filter((entry) => entry.complete || (entry.writtenAt?.getTime() ?? 0) < abandonedBefore);
+    await this.store.releaseEntries(done.map((entry) => entry.id));
     return commits.length;
   }
 
@@ -209,6 +231,9 @@ export class Outbox {
         if (predecessors.length > 0) all = [...predecessors, ...commits];
       }
     }
+    // Journal entries name slots, so a slot another writer won brings that writer's commit, which
+    // may also come in its own entry: each commit goes once.
+    all = uniqueSlots(all);
     let chunk: EventEnvelope[] = [];
     // Each event's trace context, kept only while some commit has one (tracing off: never).
     let origins: (Context | undefined)[] | undefined;

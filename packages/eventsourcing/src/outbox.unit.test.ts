@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { CommandRunner } from './commandRunner.js';
 import type { Decider, DomainEvent } from './decider.js';
 import { InMemoryCommitStore } from './memoryStore.js';
+import { testEnvelope } from './testEnvelope.js';
 import { inStreamOrder } from './outbox.js';
 import type { Commit, EventPublisher } from './store.js';
 
@@ -96,7 +97,59 @@ describe('the outbox with several replicas on one store', () => {
     expect(versionsOf(kafka.log, 's')).toEqual([1, 2, 3]);
     expect(await store.unpublished()).toEqual([]);
   });
+
+  it('a recovering replica keeps a live replica’s journal entry whose commits are still being written', async () => {
+    const store = new InMemoryCommitStore();
+    const kafka = broker();
+    const first = replica(store, kafka.connection());
+    await first.start();
+    await first.run({ decider: tally, streamId: 's', command: { n: 1 }, metadata });
+    await first.stop();
+
+    // Replica A has written its batch's journal entry, not yet the commit (version 2), and is slow
+    // to reach Kafka afterwards; replica B restarts in between.
+    const inFlight: Commit = {
+      commitId: 'a-2',
+      appId: 'app',
+      streamId: 's',
+      startVersion: 2,
+      endVersion: 2,
+      position: 5_000,
+      events: [testEnvelope('Added', 's', 2, { n: 2 })],
+      committedAt: new Date(1_000),
+    };
+    store.beginAppend({ position: 5_000, commits: [inFlight] });
+    const b = replica(store, kafka.connection());
+    await b.start();
+    expect(store.appendOne(inFlight)).toBe('appended');
+
+    // B continues the stream on top of A's commit: A's version 2 must reach Kafka first.
+    await b.run({ decider: tally, streamId: 's', command: { n: 3 }, metadata });
+    await b.stop();
+    expect(versionsOf(kafka.log, 's')).toEqual([1, 2, 3]);
+  });
+
+  it('a recovery forgets an entry whose commits never landed once it is older than an append can take', async () => {
+    const store = new InMemoryCommitStore();
+    const lost = { commitId: 'x', streamId: 's', startVersion: 1 } as Commit;
+    store.beginAppend({ position: 1, commits: [lost] }, new Date(Date.now() - 120_000));
+    store.beginAppend({ position: 2, commits: [{ ...lost, commitId: 'y' }] });
+    const restarted = new CommandRunner({
+      store,
+      publisher: kafkaNeverCalled,
+      readModels: { apply: () => Promise.resolve() },
+      logger,
+      outbox: { abandonedEntryMs: 60_000 },
+    });
+    await restarted.start();
+    expect((await store.unpublished()).map((entry) => [entry.id, entry.complete])).toEqual([[2, false]]);
+    await restarted.stop();
+  });
 });
+
+const kafkaNeverCalled: EventPublisher = {
+  publish: () => Promise.reject(new Error('nothing was stored, so nothing may be published')),
+};
 
 describe('inStreamOrder', () => {
   const commit = (streamId: string, startVersion: number, position: number) =>

@@ -58,6 +58,15 @@ export interface AppendBatch {
 export interface JournalEntry {
   id: number;
   commits: Commit[];
+  /**
+   * Every commit the entry lists was found. An entry is written before its commits, so an
+   * incomplete one is either an append still in flight in some live process, or one that never
+   * landed (its process failed or died in between). Meaningful in `unpublished` answers;
+   * `unpublishedBefore` reads entries only in part and may say false.
+   */
+  complete: boolean;
+  /** When the entry was written (absent for entries written before the journal kept it). */
+  writtenAt?: Date;
 }
 
 export interface ReadHeadOptions {

@@ -37,6 +37,7 @@ interface HeadDocument {
 interface JournalDocument {
   _id: number;
   commits: string[];
+  writtenAt?: Date;
 }
 
 interface CounterDocument {
@@ -144,7 +145,11 @@ export class MongoCommitStore implements CommitStore {
 
   async appendBatch(batch: AppendBatch): Promise<AppendResult[]> {
     if (batch.commits.length === 0) return [];
-    await this.journal.insertOne({ _id: batch.position, commits: batch.commits.map((c) => commitKey(c.streamId, c.startVersion)) });
+    await this.journal.insertOne({
+      _id: batch.position,
+      commits: batch.commits.map((c) => commitKey(c.streamId, c.startVersion)),
+      writtenAt: new Date(),
+    });
     const documents: CommitDocument[] = batch.commits.map((commit) => ({
       _id: commitKey(commit.streamId, commit.startVersion),
       commitId: commit.commitId,
@@ -252,9 +257,16 @@ export class MongoCommitStore implements CommitStore {
     const sorted = [...entries].sort((a, b) => a._id - b._id);
     return Promise.all(
       sorted.map(async (entry) => {
-        const found = await Promise.all(entry.commits.filter(wanted).map((_id) => this.commits.findOne({ _id })));
+        const looked = entry.commits.filter(wanted);
+        const found = await Promise.all(looked.map((_id) => this.commits.findOne({ _id })));
         const commits = found.filter((doc): doc is CommitDocument => doc !== null).map(commitOf);
-        return { id: entry._id, commits: commits.sort((a, b) => a.position - b.position) };
+        return {
+          id: entry._id,
+          commits: commits.sort((a, b) => a.position - b.position),
+          // Known only when every listed commit was looked for.
+          complete: looked.length === entry.commits.length && commits.length === looked.length,
+          ...(entry.writtenAt ? { writtenAt: entry.writtenAt } : {}),
+        };
       }),
     );
   }
