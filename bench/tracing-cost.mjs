@@ -1,15 +1,17 @@
-// node bench/tracing-cost.mjs — what tracing costs the send path (ADR 0032). Two stacks on the same
-// Kafka, FerretDB and Redis, identical but for tracing: one without (no OTLP endpoint: no SDK loaded),
-// one exporting every request's trace (OTEL_TRACES_SAMPLER=always_on, the worst case) over OTLP/HTTP
-// JSON to a receiver this process runs. Closed-loop sends (20 clients, each its own sender→receiver
-// pair) alternate between the two, round after round (which goes first alternates too), so both see the
-// same machine; each round waits until that stack's conversations show every last message, so each
-// starts from an idle system. Both stacks' projections read the shared topics, so both do the same
-// background work in every round. Prints every round and the ratios traced/untraced.
-// BENCH_DURATION (s per round and stack, default 10), BENCH_ROUNDS (default 4); BENCH_SAMPLER and
-// BENCH_SAMPLER_ARG set the traced stack's OTEL_TRACES_SAMPLER(_ARG) (default always_on), e.g.
-// parentbased_traceidratio and 0.1 for the cost of a sampled deployment.
-// Metrics (prom-client) cannot be switched off, so their cost is not measured here.
+// node bench/tracing-cost.mjs — what tracing (ADR 0032) or metrics (ADR 0028) cost the send path.
+// Two stacks on the same Kafka, FerretDB and Redis, identical but for the instrument measured:
+// - BENCH_INSTRUMENT=tracing (default): one stack without tracing (no OTLP endpoint: no SDK loaded),
+//   one exporting every request's trace (OTEL_TRACES_SAMPLER=always_on, the worst case) over
+//   OTLP/HTTP JSON to a receiver this process runs; BENCH_SAMPLER and BENCH_SAMPLER_ARG set the traced
+//   stack's OTEL_TRACES_SAMPLER(_ARG), e.g. parentbased_traceidratio and 0.1 for a sampled deployment;
+// - BENCH_INSTRUMENT=metrics: one stack as deployed (request histograms, process collectors, every
+//   process scraped by this one every BENCH_SCRAPE_S seconds, default 15 as a Prometheus job often is),
+//   one with METRICS=off in every process.
+// Closed-loop sends (20 clients, each its own sender→receiver pair) alternate between the two, round
+// after round (which goes first alternates too), so both see the same machine; each round waits until
+// that stack's conversations show every last message, so each starts from an idle system. Both stacks'
+// projections read the shared topics, so both do the same background work in every round. Prints every
+// round and the ratios on/off. BENCH_DURATION (s per round and stack, default 10), BENCH_ROUNDS (default 4).
 import { createServer } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -22,6 +24,8 @@ const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const SAMPLER = process.env.BENCH_SAMPLER ?? 'always_on';
 const SAMPLER_ARG = process.env.BENCH_SAMPLER_ARG;
+const INSTRUMENT = process.env.BENCH_INSTRUMENT ?? 'tracing';
+if (INSTRUMENT !== 'tracing' && INSTRUMENT !== 'metrics') throw new Error(`BENCH_INSTRUMENT is tracing or metrics, not ${INSTRUMENT}`);
 
 // The collector stand-in: reads each export, counts its spans, answers 200.
 let exportedSpans = 0;
@@ -41,21 +45,41 @@ const collector = createServer((req, res) => {
 await new Promise((resolve) => collector.listen(0, '127.0.0.1', resolve));
 const endpoint = `http://127.0.0.1:${collector.address().port}`;
 
-const plain = await startBenchStack({ name: 'bench untraced' });
+// The bench's own stack runs as deployed by default (metrics on, tracing off); the second one differs
+// only in the instrument measured.
+const plain = await startBenchStack({ name: INSTRUMENT === 'tracing' ? 'bench untraced' : 'bench with metrics' });
 plain.onStop(() => new Promise((resolve) => collector.close(resolve)));
-const tracedServices = await startServices({
+const otherServices = await startServices({
   ...plain.infra,
   ports: 'ephemeral',
   databaseSuffix: `benchtr${randomBytes(3).toString('hex')}`,
-  extraEnv: {
-    LOG_LEVEL: 'warn',
-    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-    OTEL_TRACES_SAMPLER: SAMPLER,
-    ...(SAMPLER_ARG === undefined ? {} : { OTEL_TRACES_SAMPLER_ARG: SAMPLER_ARG }),
-  },
+  extraEnv:
+    INSTRUMENT === 'tracing'
+      ? {
+          LOG_LEVEL: 'warn',
+          OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+          OTEL_TRACES_SAMPLER: SAMPLER,
+          ...(SAMPLER_ARG === undefined ? {} : { OTEL_TRACES_SAMPLER_ARG: SAMPLER_ARG }),
+        }
+      : { LOG_LEVEL: 'warn', METRICS: 'off' },
 });
-plain.onStop(() => tracedServices.stop());
+plain.onStop(() => otherServices.stop());
+
+// With metrics on, a scrape of every process of the metered stack, as Prometheus would.
+const SCRAPE_S = Number(process.env.BENCH_SCRAPE_S ?? 15);
+let scrapes = 0;
+if (INSTRUMENT === 'metrics') {
+  const targets = [plain.services.gatewayUrl, ...Object.values(plain.services.serviceUrls)];
+  const scraper = setInterval(() => {
+    for (const url of targets) {
+      fetch(`${url}/metrics`)
+        .then((r) => r.text())
+        .then(() => scrapes++, () => undefined);
+    }
+  }, SCRAPE_S * 1_000);
+  plain.onStop(() => clearInterval(scraper));
+}
 
 /** One stack as the rounds use it: its client, an app with 20 ready pairs, and its figures. */
 async function prepare(label, gatewayUrl, managementKey, managementSecret) {
@@ -119,11 +143,14 @@ async function round(stack) {
   return { rate: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), failed: failures ? `${failures} (${reasons})` : '0' };
 }
 
-const off = await prepare('untraced', plain.services.gatewayUrl, plain.services.managementKey, plain.services.managementSecret);
-const on = await prepare('traced', tracedServices.gatewayUrl, tracedServices.managementKey, tracedServices.managementSecret);
+const [plainLabel, otherLabel] = INSTRUMENT === 'tracing' ? ['untraced', 'traced'] : ['metrics', 'nometrics'];
+const first = await prepare(plainLabel, plain.services.gatewayUrl, plain.services.managementKey, plain.services.managementSecret);
+const second = await prepare(otherLabel, otherServices.gatewayUrl, otherServices.managementKey, otherServices.managementSecret);
+const [off, on] = INSTRUMENT === 'tracing' ? [first, second] : [second, first];
 
 const fmt = (v) => v.toFixed(1).padStart(7);
-console.log(`traced stack: OTEL_TRACES_SAMPLER=${SAMPLER}${SAMPLER_ARG === undefined ? '' : ` (${SAMPLER_ARG})`}`);
+if (INSTRUMENT === 'tracing') console.log(`traced stack: OTEL_TRACES_SAMPLER=${SAMPLER}${SAMPLER_ARG === undefined ? '' : ` (${SAMPLER_ARG})`}`);
+else console.log(`metered stack: metrics on in every process, scraped every ${SCRAPE_S} s; the other: METRICS=off`);
 console.log(`send path, ${CLIENTS} concurrent clients, ${ROUNDS} rounds of ${DURATION_S} s per stack, alternating (machine shared: compare the ratios, not the absolutes)`);
 console.log('  round  stack       msg/s   p50 ms   p99 ms  failed');
 for (let r = 1; r <= ROUNDS; r++) {
@@ -140,11 +167,14 @@ const totals = (stack) => {
   return { rate: stack.sent / stack.seconds, p50: percentile(stack.latencies, 50), p99: percentile(stack.latencies, 99) };
 };
 const [a, b] = [totals(off), totals(on)];
-console.log(`  all    untraced  ${fmt(a.rate)}  ${fmt(a.p50)}  ${fmt(a.p99)}`);
-console.log(`  all    traced    ${fmt(b.rate)}  ${fmt(b.p50)}  ${fmt(b.p99)}`);
+console.log(`  all    ${off.label.padEnd(9)} ${fmt(a.rate)}  ${fmt(a.p50)}  ${fmt(a.p99)}`);
+console.log(`  all    ${on.label.padEnd(9)} ${fmt(b.rate)}  ${fmt(b.p50)}  ${fmt(b.p99)}`);
+const detail =
+  INSTRUMENT === 'tracing'
+    ? `${exportedSpans} spans exported, ${(exportedSpans / Math.max(1, on.sent)).toFixed(1)} per traced send incl. reads and warm-up`
+    : `${scrapes} scrapes answered`;
 console.log(
-  `traced/untraced: throughput ${(b.rate / a.rate).toFixed(3)}, p50 ${(b.p50 / a.p50).toFixed(3)}, p99 ${(b.p99 / a.p99).toFixed(3)}` +
-    ` (${exportedSpans} spans exported, ${(exportedSpans / Math.max(1, on.sent)).toFixed(1)} per traced send incl. reads and warm-up)`,
+  `${INSTRUMENT} on/off: throughput ${(b.rate / a.rate).toFixed(3)}, p50 ${(b.p50 / a.p50).toFixed(3)}, p99 ${(b.p99 / a.p99).toFixed(3)} (${detail})`,
 );
 
 await plain.stop();

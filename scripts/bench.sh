@@ -10,6 +10,7 @@ node bench/users-list.mjs
 node bench/groups-operations.mjs
 node bench/messages-send.mjs
 node bench/tracing-cost.mjs
+BENCH_INSTRUMENT=metrics node bench/tracing-cost.mjs
 node bench/conversations-list.mjs
 node bench/import.mjs
 node bench/webhooks.mjs

@@ -17,7 +17,7 @@ export { IMPORT_BODY_LIMIT, MAX_IMPORT_RECORDS, importFailure, importRecords, in
 export type { ImportOutcome, KeyedRecord, RecordResult } from './dataImport.js';
 export { Probes, CHECK_TIMEOUT_MS } from './probes.js';
 export type { CheckState, Readiness, ReadinessCheck } from './probes.js';
-export { collectProcessMetrics, counter, histogram, metricsRegistry, requestMetrics, sampledGauge } from './metrics.js';
+export { collectProcessMetrics, counter, histogram, metricsEnabled, metricsRegistry, requestMetrics, sampledGauge } from './metrics.js';
 export type { Sample, SampleSource } from './metrics.js';
 export { OPERATIONS_PATHS, answerOperations, withOperations } from './operations.js';
 export { currentRequestId, requestScope } from './requestContext.js';

@@ -10,10 +10,21 @@ import type { LabelValues } from 'prom-client';
  */
 export const metricsRegistry = register;
 
+/**
+ * `METRICS=off` (or `false`, `0`) leaves out what metrics cost per request and per process: the
+ * request histogram, the process collectors (event-loop delay sampling) and `/metrics` itself. Meant
+ * for measuring that cost, and for deployments that scrape nothing. Counters the runtime keeps in
+ * memory (conflicts, batch sizes) still count: they cost an increment and are read only by a scrape.
+ */
+export function metricsEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  const setting = env['METRICS']?.trim().toLowerCase();
+  return !(setting === 'off' || setting === 'false' || setting === '0');
+}
+
 let defaultsCollected = false;
 /** CPU, memory, event-loop delay and GC of the process; once per process. */
 export function collectProcessMetrics(): void {
-  if (defaultsCollected) return;
+  if (defaultsCollected || !metricsEnabled()) return;
   defaultsCollected = true;
   collectDefaultMetrics({ register });
 }
@@ -72,6 +83,7 @@ const REQUEST_SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
  * label is the express pattern (`/v3/users/:uid`), never the raw path: ids would explode the series.
  */
 export function requestMetrics(service: string): RequestHandler {
+  if (!metricsEnabled()) return (_req, _res, next) => next();
   const seconds = histogram('http_request_duration_seconds', 'Time to answer an HTTP request, by route and status.', ['service', 'method', 'route', 'status'], REQUEST_SECONDS_BUCKETS);
   return (req, res, next) => {
     const started = performance.now();

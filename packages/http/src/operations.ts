@@ -1,5 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { metricsRegistry } from './metrics.js';
+import { metricsEnabled, metricsRegistry } from './metrics.js';
 import type { Probes } from './probes.js';
 
 /** Paths every process answers itself, in front of its API (Kubernetes probes and Prometheus). */
@@ -13,7 +13,7 @@ function send(res: ServerResponse, status: number, contentType: string, body: st
 /**
  * Answers the operations paths, or returns false for any other request. `/healthz`: the process is
  * up and its event loop turns. `/readyz`: 200 while every registered check passes, else 503 with
- * the failing ones named. `/metrics`: Prometheus text format.
+ * the failing ones named. `/metrics`: Prometheus text format (404 when `METRICS=off`).
  */
 export async function answerOperations(req: IncomingMessage, res: ServerResponse, probes: Probes): Promise<boolean> {
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
@@ -30,7 +30,8 @@ export async function answerOperations(req: IncomingMessage, res: ServerResponse
       return true;
     }
     case OPERATIONS_PATHS.metrics:
-      send(res, 200, metricsRegistry.contentType, await metricsRegistry.metrics());
+      if (metricsEnabled()) send(res, 200, metricsRegistry.contentType, await metricsRegistry.metrics());
+      else send(res, 404, 'text/plain; charset=utf-8', 'metrics are off in this process (METRICS=off)\n');
       return true;
     default:
       return false;
