@@ -54,10 +54,14 @@ export function inStreamOrder(commits: readonly Commit[]): Commit[] {
   });
 }
 
+function slotOf(commit: Pick<Commit, 'streamId' | 'startVersion'>): string {
+  return `${commit.streamId}@${commit.startVersion}`;
+}
+
 function uniqueSlots(commits: readonly Commit[]): readonly Commit[] {
   const seen = new Set<string>();
   return commits.filter((commit) => {
-    const slot = `${commit.streamId}@${commit.startVersion}`;
+    const slot = slotOf(commit);
     if (seen.has(slot)) return false;
     seen.add(slot);
     return true;
@@ -219,15 +223,22 @@ export class Outbox {
     if (commits.length === 0) return;
     let all = commits;
     if (withPredecessors) {
-      const firstVersions = new Map<string, number>();
+      // Below the LAST such commit of each stream, not the first: when several of this process's
+      // commits of one stream go together (a catch-up), another process's commit may sit between
+      // them, and it must go between them too.
+      const lastVersions = new Map<string, number>();
       for (const commit of commits) {
         if (commit.afterForeign !== true || commit.startVersion <= 1) continue;
-        firstVersions.set(commit.streamId, Math.min(firstVersions.get(commit.streamId) ?? Infinity, commit.startVersion));
+        lastVersions.set(commit.streamId, Math.max(lastVersions.get(commit.streamId) ?? 0, commit.startVersion));
       }
-      if (firstVersions.size > 0) {
-        const entries = await this.withRetry('reading the publish journal', () => this.store.unpublishedBefore(firstVersions));
+      if (lastVersions.size > 0) {
+        const entries = await this.withRetry('reading the publish journal', () => this.store.unpublishedBefore(lastVersions));
         // This process's own entries that are already on Kafka need not go again.
-        const predecessors = entries.filter((entry) => !this.publishedEntries.has(entry.id)).flatMap((entry) => entry.commits);
+        const own = new Set(commits.map(slotOf));
+        const predecessors = entries
+          .filter((entry) => !this.publishedEntries.has(entry.id))
+          .flatMap((entry) => entry.commits)
+          .filter((commit) => !own.has(slotOf(commit)));
         if (predecessors.length > 0) all = [...predecessors, ...commits];
       }
     }

@@ -6,7 +6,7 @@ import { CommandRunner } from './commandRunner.js';
 import type { Decider, DomainEvent } from './decider.js';
 import { InMemoryCommitStore } from './memoryStore.js';
 import { testEnvelope } from './testEnvelope.js';
-import { inStreamOrder } from './outbox.js';
+import { Outbox, inStreamOrder } from './outbox.js';
 import type { Commit, EventPublisher } from './store.js';
 
 type Added = DomainEvent<'Added', { n: number }>;
@@ -127,6 +127,41 @@ describe('the outbox with several replicas on one store', () => {
     await b.run({ decider: tally, streamId: 's', command: { n: 3 }, metadata });
     await b.stop();
     expect(versionsOf(kafka.log, 's')).toEqual([1, 2, 3]);
+  });
+
+  it('a catch-up carrying two of its commits of a stream publishes another replica’s commit between them in between', async () => {
+    const store = new InMemoryCommitStore();
+    const kafka = broker();
+    const link = kafka.connection();
+    link.down = true;
+    const b = new Outbox(store, link, logger, { retry: { baseMs: 5, maxMs: 20 }, releaseIntervalMs: 10 });
+    const commit = (streamId: string, version: number, position: number, commitId: string): Commit => ({
+      commitId,
+      appId: 'app',
+      streamId,
+      startVersion: version,
+      endVersion: version,
+      position,
+      events: [testEnvelope('Added', streamId, version, { n: version })],
+      committedAt: new Date(1_000),
+    });
+    const staged = (position: number, commits: Commit[]) => {
+      store.beginAppend({ position, commits });
+      for (const c of commits) store.appendOne(c);
+    };
+    // Replica B's first batch waits for Kafka; meanwhile B appends versions 2 and 4 of stream s, and
+    // replica A (not publishing yet) version 3 between them.
+    staged(1, [commit('t', 1, 1, 'b-t1')]);
+    b.enqueueUncertain(1);
+    await sleep(20);
+    staged(2, [commit('s', 2, 2, 'b-s2')]);
+    b.enqueueUncertain(2);
+    staged(1_001, [commit('s', 3, 1_001, 'a-s3')]);
+    staged(3, [commit('s', 4, 3, 'b-s4')]);
+    b.enqueueUncertain(3);
+    link.down = false;
+    await b.stop();
+    expect(versionsOf(kafka.log, 's')).toEqual([2, 3, 4]);
   });
 
   it('a recovery forgets an entry whose commits never landed once it is older than an append can take', async () => {
