@@ -11,6 +11,7 @@ export type {
   Snapshot,
   StreamHead,
 } from './store.js';
+export { commitSlot } from './store.js';
 export { CommandRunner } from './commandRunner.js';
 export type { CommandMetadata, CommandRequest, CommandResult, CommandRunnerOptions, OwnReadModels, RunnerCounters } from './commandRunner.js';
 export { Outbox } from './outbox.js';

@@ -1,4 +1,5 @@
 import type { EventEnvelope } from '@chat/contracts';
+import { commitSlot } from './store.js';
 import type { AppendBatch, AppendResult, Commit, CommitStore, JournalEntry, StreamHead } from './store.js';
 
 /** The same port in memory: for unit tests and specs, never for a running service. */
@@ -27,7 +28,7 @@ export class InMemoryCommitStore implements CommitStore {
    * `appendOne`. For tests that stage another process caught between the two writes.
    */
   beginAppend(batch: AppendBatch, writtenAt = new Date()): void {
-    this.journal.set(batch.position, { slots: batch.commits.map(slotOf), writtenAt });
+    this.journal.set(batch.position, { slots: batch.commits.map(commitSlot), writtenAt });
   }
 
   /** Appends one commit outside any batch, as another writer would; for tests that stage a race. */
@@ -69,7 +70,7 @@ export class InMemoryCommitStore implements CommitStore {
     const listed = this.journal.get(id);
     const slots = new Set(listed?.slots ?? []);
     // A slot another writer won holds that writer's commit: republishing it is harmless.
-    const stored = this.commits.filter((c) => slots.has(slotOf(c)));
+    const stored = this.commits.filter((c) => slots.has(commitSlot(c)));
     return {
       id,
       commits: stored.filter(keep).map((c) => structuredClone(c)),
@@ -84,6 +85,3 @@ export class InMemoryCommitStore implements CommitStore {
   }
 }
 
-function slotOf(commit: Pick<Commit, 'streamId' | 'startVersion'>): string {
-  return `${commit.streamId}@${commit.startVersion}`;
-}

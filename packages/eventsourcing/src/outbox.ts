@@ -3,6 +3,7 @@ import type { EventEnvelope } from '@chat/contracts';
 import type { Context } from '@opentelemetry/api';
 import { backoffDelay } from './backoff.js';
 import type { Backoff } from './backoff.js';
+import { commitSlot } from './store.js';
 import type { Commit, CommitStore, EventPublisher } from './store.js';
 
 export interface OutboxLogger {
@@ -54,14 +55,11 @@ export function inStreamOrder(commits: readonly Commit[]): Commit[] {
   });
 }
 
-function slotOf(commit: Pick<Commit, 'streamId' | 'startVersion'>): string {
-  return `${commit.streamId}@${commit.startVersion}`;
-}
 
 function uniqueSlots(commits: readonly Commit[]): readonly Commit[] {
   const seen = new Set<string>();
   return commits.filter((commit) => {
-    const slot = slotOf(commit);
+    const slot = commitSlot(commit);
     if (seen.has(slot)) return false;
     seen.add(slot);
     return true;
@@ -234,11 +232,11 @@ export class Outbox {
       if (lastVersions.size > 0) {
         const entries = await this.withRetry('reading the publish journal', () => this.store.unpublishedBefore(lastVersions));
         // This process's own entries that are already on Kafka need not go again.
-        const own = new Set(commits.map(slotOf));
+        const own = new Set(commits.map(commitSlot));
         const predecessors = entries
           .filter((entry) => !this.publishedEntries.has(entry.id))
           .flatMap((entry) => entry.commits)
-          .filter((commit) => !own.has(slotOf(commit)));
+          .filter((commit) => !own.has(commitSlot(commit)));
         if (predecessors.length > 0) all = [...predecessors, ...commits];
       }
     }

@@ -40,6 +40,11 @@ export interface Commit {
   committedAt: Date;
 }
 
+/** A commit's slot in its stream, `stream@startVersion`: unique in a store, as journal entries name them. */
+export function commitSlot(commit: Pick<Commit, 'streamId' | 'startVersion'>): string {
+  return `${commit.streamId}@${commit.startVersion}`;
+}
+
 export interface StreamHead {
   version: number;
   snapshot?: Snapshot;

@@ -1,4 +1,5 @@
 import type { EventEnvelope } from '@chat/contracts';
+import { commitSlot } from '@chat/eventsourcing';
 import type { AppendBatch, AppendResult, Commit, CommitStore, JournalEntry, ReadHeadOptions, Snapshot, StreamHead } from '@chat/eventsourcing';
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import { isDuplicateKeyError } from './connect.js';
@@ -46,7 +47,7 @@ interface CounterDocument {
 }
 
 export function commitKey(streamId: string, startVersion: number): string {
-  return `${streamId}@${startVersion}`;
+  return commitSlot({ streamId, startVersion });
 }
 
 function commitOf(d: CommitDocument): Commit {
