@@ -17,7 +17,6 @@ export { Outbox } from './outbox.js';
 export type { OutboxLogger, OutboxOptions } from './outbox.js';
 export type { GroupCommitOptions } from './groupCommit.js';
 export { Coalescer } from './coalescer.js';
-export { LoadOnce, WATCHED_EVENT_SETTLE_MS } from './loadOnce.js';
 export { backoffDelay } from './backoff.js';
 export type { Backoff } from './backoff.js';
 export { InMemoryCommitStore } from './memoryStore.js';
