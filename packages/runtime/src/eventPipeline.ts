@@ -131,7 +131,6 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
         logger,
       })
     : null;
-  if (fence) operations.registerFence(fence);
 
   return {
     store,
@@ -146,6 +145,8 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
         onAppliedTimeout: (appId, waitedFor) =>
           logger.warn({ appId, waitedFor }, 'configuration loaded before the read model showed an event the watch saw; going on with it'),
       });
+      // Metrics only where a directory uses the fence (the users and messages watches have none).
+      operations.registerFence(fence);
       operations.registerDirectory(directory);
       return directory;
     },
