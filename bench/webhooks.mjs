@@ -6,7 +6,8 @@
 //      moment POST /messages answered (the event is stored then) to the receiver's request;
 //   3. isolation: the same latency for a fast endpoint while a second webhook of the app is fast,
 //      then while it answers after SLOW_MS (5 s); the ratio of the two p99s (goal ≤ 1.10).
-//   Goals: ≥ 1,000 deliveries/s, p99 ≤ 200 ms.
+//   Goals: ≥ 1,000 deliveries/s, p99 ≤ 200 ms. After the throughput run it prints what the
+//   configuration fence cost there (ADR 0035): watermark reads per message, and rounds that gave up.
 //   Knobs: RATE (default 200), BENCH_SECONDS (10), WEBHOOK_FANOUT (10), BURST_MESSAGES (300),
 //   SLOW_MS (5000), STORE_RAW_DURATION_MS (3000).
 import http from 'node:http';
@@ -117,6 +118,16 @@ function latencies(sent, receiver) {
 
 const fmt = (ms) => `${ms.toFixed(1)} ms`;
 
+/** A metric summed over every webhooks replica (`/metrics`, Prometheus text). */
+async function webhooksMetric(name) {
+  let sum = 0;
+  for (const instance of services.instances.filter((i) => i.service === 'webhooks')) {
+    const text = await (await fetch(`${instance.url}/metrics`)).text();
+    for (const line of text.split('\n')) if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) sum += Number(line.split(' ').pop());
+  }
+  return sum;
+}
+
 try {
   const raw = await measureStoreRaw({ mongoUrl: infra.mongoUrl, sizes: [], durationMs: Number(process.env.STORE_RAW_DURATION_MS ?? 3_000) });
   console.log(formatStoreRaw(raw));
@@ -134,6 +145,7 @@ try {
     burstReceivers.push(receiver);
     await webhook(burstApp, `burst-${i}`, receiver.url);
   }
+  const roundsBefore = await webhooksMetric('configuration_fence_rounds');
   const burstStarted = performance.now();
   const sentBurst = [];
   await Promise.all(
@@ -155,6 +167,11 @@ try {
     `throughput: ${sentBurst.length} messages sent in ${sendSeconds.toFixed(1)} s (${(sentBurst.length / sendSeconds).toFixed(0)} msg/s), ` +
       `× ${FANOUT} webhooks = ${delivered()}/${expected} deliveries, ${deliveryRate.toFixed(0)} deliveries/s (first to last arrival; goal ≥ 1,000); ` +
       `÷ raw insertOne: ${(deliveryRate / raw.insertOne.perSecond).toFixed(2)}, ÷ raw insertMany docs: ${(deliveryRate / raw.insertMany.perSecond).toFixed(3)}`,
+  );
+  const rounds = (await webhooksMetric('configuration_fence_rounds')) - roundsBefore;
+  console.log(
+    `configuration fence: ${rounds} watermark reads for ${sentBurst.length} messages (${(rounds / Math.max(1, sentBurst.length)).toFixed(2)} per message), ` +
+      `${await webhooksMetric('configuration_fence_timeouts')} rounds gave up, ${await webhooksMetric('configuration_load_timeouts')} loads gave up`,
   );
   await Promise.all(burstReceivers.map((r) => r.close()));
 

@@ -21,4 +21,7 @@ node_modules/.bin/vitest run --project unit --project system "$@"
 # stack of its own (vitest.config.ts).
 node_modules/.bin/vitest run --project fresh
 node_modules/.bin/vitest run --project bulk
-exec node_modules/.bin/vitest run --project replicas
+node_modules/.bin/vitest run --project replicas
+# The end-to-end suites again, on two replicas of every service behind the gateway (ADR 0035).
+echo "[test] end-to-end suites on two replicas of every service" >&2
+REPLICAS=2 KAFKA_PARTITIONS=6 exec node_modules/.bin/vitest run --project system .e2e.test.

@@ -16,6 +16,10 @@ import { StreamHeads } from './streamHeads.js';
 import { endCommandSpan, startCommandSpan } from './tracing.js';
 import type { Context } from '@opentelemetry/api';
 
+
+/** How long `published()` waits by default: far longer than a produce takes unless Kafka is away. */
+export const PUBLISH_WAIT_MS = 2_000;
+
 /** Who asked, and why: copied into every envelope the command produces. */
 export interface CommandMetadata {
   appId: string;
@@ -172,6 +176,24 @@ export class CommandRunner {
   /** Lost appends (each one retried the turn) and turns that gave up, since start (for metrics). */
   get counters(): Readonly<RunnerCounters> {
     return this.tally;
+  }
+
+  /**
+   * Resolves once everything this process appended before the call is on Kafka, true; or false after
+   * `timeoutMs` (Kafka away: the events are stored and will follow). For a write whose answer promises
+   * that other services' watches will see it before anything the client does next (configuration
+   * changes, ADR 0035): commands themselves answer without waiting for Kafka.
+   */
+  async published(timeoutMs = PUBLISH_WAIT_MS): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    try {
+      return await Promise.race([this.outbox.flush().then(() => true as const), late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Appended events not yet known to be on Kafka. */

@@ -90,6 +90,28 @@ describe('the command runner', () => {
     expect(await store.unpublished()).toEqual([]);
   });
 
+  it('published() resolves once what was appended before it is on Kafka, and gives up after its bound', async () => {
+    const published: string[] = [];
+    let release: () => void = () => undefined;
+    let hold = true;
+    const publisher: EventPublisher = {
+      publish: async (events) => {
+        if (hold) await new Promise<void>((resolve) => (release = resolve));
+        published.push(...events.map((e) => e.id));
+      },
+    };
+    const runner = new CommandRunner({ store: new InMemoryCommitStore(), publisher, logger, readModels: { apply: async () => undefined } });
+    const written = await runner.run({ decider: counter, streamId: 's', command: { by: 1, max: 10 }, metadata: metadata() });
+    expect(published).toEqual([]); // the command answered before Kafka had it
+    expect(await runner.published(50)).toBe(false);
+    const waiting = runner.published(5_000);
+    release();
+    expect(await waiting).toBe(true);
+    expect(published).toEqual([written.events[0]?.id]);
+    hold = false;
+    await runner.stop();
+  });
+
   it('hands the publisher no trace contexts while tracing is off (no SDK registered)', async () => {
     const origins: unknown[] = [];
     const publisher: EventPublisher = { publish: async (_events, given) => void origins.push(given) };

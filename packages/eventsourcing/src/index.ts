@@ -12,13 +12,12 @@ export type {
   StreamHead,
 } from './store.js';
 export { commitSlot } from './store.js';
-export { CommandRunner } from './commandRunner.js';
+export { CommandRunner, PUBLISH_WAIT_MS } from './commandRunner.js';
 export type { CommandMetadata, CommandRequest, CommandResult, CommandRunnerOptions, OwnReadModels, RunnerCounters } from './commandRunner.js';
 export { Outbox } from './outbox.js';
 export type { OutboxLogger, OutboxOptions } from './outbox.js';
 export type { GroupCommitOptions } from './groupCommit.js';
 export { Coalescer } from './coalescer.js';
-export { LoadOnce, WATCHED_EVENT_SETTLE_MS } from './loadOnce.js';
 export { backoffDelay } from './backoff.js';
 export type { Backoff } from './backoff.js';
 export { InMemoryCommitStore } from './memoryStore.js';

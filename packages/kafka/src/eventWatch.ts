@@ -18,7 +18,20 @@ export interface EventWatchOptions {
   startFromGroup: string;
   /** Gets every valid event, in partition order; must not throw (it is in-memory bookkeeping). */
   onEvents(events: readonly KnownEvent[]): void;
+  /**
+   * The next offset the watch will read in a partition: every message before it has been handed to
+   * `onEvents` (or was applied by the projection group before the watch started there). Called at each
+   * launch with the start offsets, then after every batch; a fence compares it with the high watermarks.
+   */
+  onProgress?(progress: PartitionProgress): void;
   logger: Logger;
+}
+
+export interface PartitionProgress {
+  topic: string;
+  partition: number;
+  /** The offset of the next message to read. */
+  next: number;
 }
 
 /**
@@ -76,10 +89,13 @@ export class EventWatch {
             if ('event' in decoded) events.push(decoded.event);
           }
           if (events.length > 0) this.options.onEvents(events);
+          const last = batch.messages[batch.messages.length - 1];
+          if (last) this.options.onProgress?.({ topic: batch.topic, partition: batch.partition, next: Number(last.offset) + 1 });
           return Promise.resolve();
         },
       });
       for (const start of starts) consumer.seek(start);
+      for (const { topic, partition, offset } of starts) this.options.onProgress?.({ topic, partition, next: Number(offset) });
     } catch (error) {
       await consumer.disconnect().catch(() => undefined);
       throw error;

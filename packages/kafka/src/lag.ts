@@ -12,6 +12,13 @@ export interface PartitionLag {
   lag: number;
 }
 
+/** A partition's next offset: every message before it is on the broker. */
+export interface Watermark {
+  topic: string;
+  partition: number;
+  offset: number;
+}
+
 /**
  * Reads consumer lag from the broker: the committed offsets of a group against each partition's end.
  * Shared by `/metrics` (per process) and the operator CLI. One admin connection, opened on first use;
@@ -45,6 +52,18 @@ export class LagReader {
       return lags;
     } catch (error) {
       // A broken connection is dropped, so the next measurement reconnects.
+      await this.close();
+      throw error;
+    }
+  }
+
+  /** Each partition's next offset (high watermark) now: one `fetchTopicOffsets` per topic. */
+  async highWatermarks(topics: readonly string[]): Promise<Watermark[]> {
+    const admin = await this.connected();
+    try {
+      const ends = await Promise.all(topics.map(async (topic) => ({ topic, partitions: await admin.fetchTopicOffsets(topic) })));
+      return ends.flatMap(({ topic, partitions }) => partitions.map(({ partition, high }) => ({ topic, partition, offset: Number(high) })));
+    } catch (error) {
       await this.close();
       throw error;
     }

@@ -9,6 +9,7 @@ export { MongoDocumentStore } from './mongoDocumentStore.js';
 export { ensureIndexes } from './indexes.js';
 export type { IndexSpec } from './indexes.js';
 export { readWithPatience } from './patience.js';
+export { appliedPositions } from './appliedPositions.js';
 export { MAX_STATEMENTS_PER_COMMAND, bulkWriteChunked, chunk } from './bulkWrite.js';
 export type { BulkWriteCounts } from './bulkWrite.js';
 export { DocumentMemory } from './documentMemory.js';

@@ -16,6 +16,12 @@ export interface ServiceConfig {
    * that share its consumption) and replication (a production cluster replicates them).
    */
   topicSettings: TopicSettings;
+  /**
+   * How long a configuration directory (webhooks, notifications) waits for its watch to reach the
+   * configuration topic's watermarks, or for the read model to apply what it saw, before it goes on
+   * (CONFIG_FENCE_TIMEOUT_MS, ADR 0035).
+   */
+  configFenceTimeoutMs: number;
 }
 
 export interface TopicSettings {
@@ -46,6 +52,7 @@ export function loadServiceConfig(
       MAX_QUEUE_WAIT_MS: z.coerce.number().int().min(0).default(DEFAULT_ADMISSION.maxQueueWaitMs),
       KAFKA_PARTITIONS: z.coerce.number().int().min(1).max(1_000).default(3),
       KAFKA_REPLICATION_FACTOR: z.coerce.number().int().min(1).max(10).default(1),
+      CONFIG_FENCE_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
     })
     .parse(env);
   return Object.freeze({
@@ -63,5 +70,6 @@ export function loadServiceConfig(
       maxQueueWaitMs: parsed.MAX_QUEUE_WAIT_MS,
     },
     topicSettings: { partitions: parsed.KAFKA_PARTITIONS, replicationFactor: parsed.KAFKA_REPLICATION_FACTOR },
+    configFenceTimeoutMs: parsed.CONFIG_FENCE_TIMEOUT_MS,
   });
 }

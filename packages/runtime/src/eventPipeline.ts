@@ -3,7 +3,7 @@ import type { Probes } from '@chat/http';
 import { CommandRunner } from '@chat/eventsourcing';
 import { recordProducedPositions } from '@chat/http';
 import type { CommandRunnerOptions, OwnReadModels } from '@chat/eventsourcing';
-import { EventConsumer, EventWatch, KafkaEventPublisher, consumerGroupFor, ensureTopics } from '@chat/kafka';
+import { EventConsumer, EventWatch, KafkaEventPublisher, LagReader, consumerGroupFor, ensureTopics } from '@chat/kafka';
 import type { ConsumerCounters, ConsumerHealth } from '@chat/kafka';
 import { MongoCommitStore } from '@chat/mongo';
 import type { Kafka } from 'kafkajs';
@@ -11,6 +11,15 @@ import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import type { TopicSettings } from './config.js';
 import { PipelineOperations } from './pipelineOperations.js';
+import { ConfigurationDirectory } from './configurationDirectory.js';
+import type { ConfigurationDirectoryOptions } from './configurationDirectory.js';
+import { TopicFence } from './topicFence.js';
+
+/**
+ * How long a fence waits for the watch before its callers go on (with a log line and a metric): far
+ * longer than the watch takes to read what is on the topics, short enough not to stall deliveries.
+ */
+export const CONFIGURATION_FENCE_TIMEOUT_MS = 2_000;
 
 export interface EventPipelineOptions {
   db: Db;
@@ -35,6 +44,11 @@ export interface EventPipelineOptions {
    * such as cached read-model documents: its topics and what to do with each run of events.
    */
   watch?: { topics: readonly Topic[]; onEvents: (events: readonly KnownEvent[]) => void };
+  /**
+   * The longest a fence on the watched topics waits for the watch (`EventPipeline.fence`), and a
+   * configuration load for the read model; default `CONFIGURATION_FENCE_TIMEOUT_MS`.
+   */
+  fenceTimeoutMs?: number | undefined;
   /** Where the pipeline registers its readiness checks (store, producer, consumer); runService passes it. */
   probes?: Probes;
   /** Partitions and replication of the topics it creates (default 3 and 1); runService passes the configured ones. */
@@ -49,6 +63,16 @@ export interface EventPipeline {
   runner: CommandRunner;
   /** The projection consumer's state (running, or crashed and being replaced): for /readyz and a metric. */
   consumerHealth(): Readonly<ConsumerHealth>;
+  /**
+   * When the service has a watch: waits until the watch has seen everything that was on its topics at
+   * a given time (a `ConfigurationDirectory` passes it before trusting what it keeps).
+   */
+  fence: TopicFence | null;
+  /**
+   * An app-configuration cache fenced against the watched topics (its `observe` belongs in the watch's
+   * `onEvents`). Only for a pipeline with a watch.
+   */
+  configurationDirectory<T>(options: Pick<ConfigurationDirectoryOptions<T>, 'load' | 'documents'>): ConfigurationDirectory<T>;
   /** The event watch's state, when the service has one (same meaning). */
   watchHealth(): Readonly<ConsumerHealth> | null;
   /** Events dead-lettered and outages retried by the projection consumer since start (metrics). */
@@ -86,13 +110,46 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
   });
   const operations = new PipelineOperations({ db, kafka, runner, producer, consumer, topic: options.publishesTo });
   if (options.probes) operations.registerChecks(options.probes);
-  const watch = options.watch
-    ? new EventWatch(kafka, { purpose: groupId, topics: options.watch.topics, startFromGroup: groupId, onEvents: options.watch.onEvents, logger })
+  const watched = options.watch;
+  // The fence's watermark reads keep one admin connection of their own (a round must not wait for a scrape's).
+  const watermarks = watched ? new LagReader(kafka) : null;
+  const fence =
+    watched && watermarks
+      ? new TopicFence({
+          readWatermarks: () => watermarks.highWatermarks(watched.topics),
+          timeoutMs: options.fenceTimeoutMs ?? CONFIGURATION_FENCE_TIMEOUT_MS,
+          onGiveUp: (reason, detail) => logger.warn({ reason, detail, topics: watched.topics }, 'configuration fence gave up waiting; going on with what the watch has seen'),
+        })
+      : null;
+  const watch = watched
+    ? new EventWatch(kafka, {
+        purpose: groupId,
+        topics: watched.topics,
+        startFromGroup: groupId,
+        onEvents: watched.onEvents,
+        onProgress: (progress) => fence?.advance(progress),
+        logger,
+      })
     : null;
 
   return {
     store,
     runner,
+    fence,
+    configurationDirectory<T>(directoryOptions: Pick<ConfigurationDirectoryOptions<T>, 'load' | 'documents'>) {
+      if (!fence) throw new Error('a configuration directory needs the pipeline to watch its configuration topics');
+      const directory = new ConfigurationDirectory<T>({
+        ...directoryOptions,
+        fence,
+        appliedTimeoutMs: options.fenceTimeoutMs ?? CONFIGURATION_FENCE_TIMEOUT_MS,
+        onAppliedTimeout: (appId, waitedFor) =>
+          logger.warn({ appId, waitedFor }, 'configuration loaded before the read model showed an event the watch saw; going on with it'),
+      });
+      // Metrics only where a directory uses the fence (the users and messages watches have none).
+      operations.registerFence(fence);
+      operations.registerDirectory(directory);
+      return directory;
+    },
     consumerHealth: () => consumer.health(),
     watchHealth: () => watch?.health() ?? null,
     consumerCounters: () => consumer.counters,
@@ -114,6 +171,7 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
       await watch?.stop();
       await producer.disconnect();
       await operations.stop();
+      await watermarks?.close();
     },
   };
 }

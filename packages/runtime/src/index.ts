@@ -1,7 +1,11 @@
 export { loadServiceConfig } from './config.js';
 export type { ServiceConfig, TopicSettings } from './config.js';
 export type { PlatformDeps } from './platformDeps.js';
-export { createEventPipeline } from './eventPipeline.js';
+export { CONFIGURATION_FENCE_TIMEOUT_MS, createEventPipeline } from './eventPipeline.js';
+export { ConfigurationDirectory } from './configurationDirectory.js';
+export type { AwaitedPosition, ConfigurationDirectoryOptions, ConfigurationDocuments, ConfigurationFence } from './configurationDirectory.js';
+export { TopicFence } from './topicFence.js';
+export type { TopicFenceCounters, TopicFenceOptions } from './topicFence.js';
 export type { EventPipeline, EventPipelineOptions } from './eventPipeline.js';
 export { runService } from './runService.js';
 export type { RunnableService } from './runService.js';

@@ -5,6 +5,8 @@ import { LagReader } from '@chat/kafka';
 import type { EventConsumer, KafkaEventPublisher } from '@chat/kafka';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
+import type { ConfigurationDirectory } from './configurationDirectory.js';
+import type { TopicFence } from './topicFence.js';
 
 /** A scrape must not hang on a broker that is away: lag is left out of that scrape instead. */
 const LAG_TIMEOUT_MS = 2_000;
@@ -40,6 +42,29 @@ export class PipelineOperations {
     probes.add('producer', () => producer.connected);
     // Joined its group, and not crashed and waiting for its supervisor to replace it.
     probes.add('consumer', () => consumer.joined && consumer.health().state === 'running');
+  }
+
+  /** The fence's rounds and give-ups, per consumer group (a stalled watch shows here). */
+  registerFence(fence: TopicFence): void {
+    const group = this.parts.consumer.groupId;
+    this.removals.push(
+      sampledGauge('configuration_fence_rounds', 'Watermark reads of the configuration fence since start, per consumer group.', ['group'], () => [
+        { labels: { group }, value: fence.counters.rounds },
+      ]),
+      sampledGauge('configuration_fence_timeouts', 'Fence rounds that went on before the watch reached the watermarks (or could not read them) since start.', ['group'], () => [
+        { labels: { group }, value: fence.counters.timeouts + fence.counters.unreadable },
+      ]),
+    );
+  }
+
+  /** Loads that went on before the read model showed a configuration event the watch had seen. */
+  registerDirectory(directory: ConfigurationDirectory<unknown>): void {
+    const group = this.parts.consumer.groupId;
+    this.removals.push(
+      sampledGauge('configuration_load_timeouts', 'Configuration loads that stopped waiting for the read model since start, per consumer group.', ['group'], () => [
+        { labels: { group }, value: directory.counters.appliedTimeouts },
+      ]),
+    );
   }
 
   /** Called with every batch the consumer hands to the projections. */

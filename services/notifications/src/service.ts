@@ -1,4 +1,4 @@
-import { SecretBox, eventTypeIn, notificationAppEventTypes, topics } from '@chat/contracts';
+import { SecretBox, topics } from '@chat/contracts';
 import { createServiceApp } from '@chat/http';
 import { createEventPipeline } from '@chat/runtime';
 import type { PlatformDeps, RunnableService } from '@chat/runtime';
@@ -10,7 +10,7 @@ import { Providers } from './adapters/providers/index.js';
 import { NotificationReadModels } from './adapters/readModels.js';
 import { ConfigCommands } from './app/configCommands.js';
 import { Deliveries, queuedOf } from './app/deliveries.js';
-import { AppDirectory } from './app/directory.js';
+import { appConfigLoader } from './app/directory.js';
 import { Notifier } from './app/notifier.js';
 import { RecipientCommands } from './app/recipientCommands.js';
 import type { NotificationsConfig } from './config.js';
@@ -27,8 +27,6 @@ export interface NotificationsServiceDeps extends PlatformDeps {
   logger: Logger;
 }
 
-const isAppConfigEvent = eventTypeIn(notificationAppEventTypes);
-
 /**
  * Composition root of the notifications service: its own event store and topic for settings,
  * providers, recipients and notifications; one consumer group on the users, conversations and
@@ -39,7 +37,6 @@ export function createNotificationsService(config: Readonly<NotificationsConfig>
   const { db, logger } = deps;
   const readModels = new NotificationReadModels(db);
   const secrets = new SecretBox(config.secretsKey);
-  const directory = new AppDirectory(readModels, secrets);
   const customSender = new HttpSender({ timeoutMs: config.requestTimeoutMs, allowPrivate: config.allowPrivateUrls, maxSocketsPerHost: config.concurrencyPerProvider });
   const providers = new Providers({ endpoints: config.endpoints, timeoutMs: config.requestTimeoutMs, customSender });
   const dispatcher = new Dispatcher({
@@ -55,21 +52,17 @@ export function createNotificationsService(config: Readonly<NotificationsConfig>
     consumerPurpose: 'notifications',
     project: async (events) => {
       await readModels.apply(events);
-      const configured = events.filter(isAppConfigEvent);
+      const configured = events.filter((e) => directory.isConfiguration(e));
       if (configured.length > 0) directory.forget(configured.map((e) => e.appId));
       // Decisions are stored before the offsets move on, so a crash here loses none.
       await notifier.queue(events);
     },
     ownReadModels: readModels,
     // Every replica sees every configuration event (the projection shares them out among replicas).
-    watch: {
-      topics: [topics.notifications],
-      onEvents: (events) => {
-        const configured = events.filter(isAppConfigEvent);
-        if (configured.length > 0) directory.forgetWhileApplied(configured.map((e) => e.appId));
-      },
-    },
+    watch: { topics: [topics.notifications], onEvents: (events) => directory.observe(events) },
+    fenceTimeoutMs: config.configFenceTimeoutMs,
   });
+  const directory = pipeline.configurationDirectory({ load: appConfigLoader(readModels, secrets), documents: readModels.configurationDocuments() });
   const notifier = new Notifier({
     runner: pipeline.runner,
     readModels,

@@ -1,4 +1,4 @@
-import { SecretBox, eventTypeIn, topics, webhookConfigEventTypes } from '@chat/contracts';
+import { SecretBox, topics } from '@chat/contracts';
 import type { KnownEvent } from '@chat/contracts';
 import { createServiceApp } from '@chat/http';
 import { createEventPipeline } from '@chat/runtime';
@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { HttpSender } from './adapters/httpSender.js';
 import { WebhookReadModels } from './adapters/readModels.js';
 import { Deliveries } from './app/deliveries.js';
-import { WebhookDirectory } from './app/directory.js';
+import { WebhookDirectory, webhookAppLoader } from './app/directory.js';
 import { Dispatcher } from './app/dispatcher.js';
 import { Redelivery, queuedOf } from './app/redelivery.js';
 import type { WebhooksConfig } from './config.js';
@@ -22,8 +22,6 @@ export interface WebhooksServiceDeps extends PlatformDeps {
   logger: Logger;
 }
 
-const isConfigEvent = eventTypeIn([...webhookConfigEventTypes, 'AppCreated']);
-
 /**
  * Composition root of the delivery process: its own consumer group on the chat topics (and
  * management's, for the webhooks themselves), its own event store for delivery attempts, and the
@@ -33,7 +31,6 @@ export function createWebhooksService(config: Readonly<WebhooksConfig>, deps: We
   const { db, logger } = deps;
   const startedAt = Date.now();
   const readModels = new WebhookReadModels(db);
-  const directory = new WebhookDirectory(readModels, new SecretBox(config.webhookSecretsKey));
   const sender = new HttpSender({
     timeoutMs: config.requestTimeoutMs,
     allowPrivate: config.allowPrivateUrls,
@@ -52,9 +49,9 @@ export function createWebhooksService(config: Readonly<WebhooksConfig>, deps: We
     consumerPurpose: 'webhooks.deliveries',
     project: async (events) => {
       await readModels.apply(events);
-      const configured = events.filter(isConfigEvent);
-      if (configured.length > 0) directory.forget(configured.map((e) => e.appId));
-      const sources = events.filter((e: KnownEvent) => !isConfigEvent(e));
+      const configured = events.filter((e) => configuration.isConfiguration(e));
+      if (configured.length > 0) configuration.forget(configured.map((e) => e.appId));
+      const sources = events.filter((e: KnownEvent) => !configuration.isConfiguration(e));
       // Events from before this process started may have been delivered by its previous run: stored
       // first, sent only if new. They are older than the rest, so each lane keeps its order.
       const replayed = sources.filter((e) => Date.parse(e.occurredAt) < startedAt);
@@ -67,14 +64,14 @@ export function createWebhooksService(config: Readonly<WebhooksConfig>, deps: We
     },
     ownReadModels: readModels,
     // Every replica sees every configuration event (the projection shares them out among replicas).
-    watch: {
-      topics: [topics.management],
-      onEvents: (events) => {
-        const configured = events.filter(isConfigEvent);
-        if (configured.length > 0) directory.forgetWhileApplied(configured.map((e) => e.appId));
-      },
-    },
+    watch: { topics: [topics.management], onEvents: (events) => configuration.observe(events) },
+    fenceTimeoutMs: config.configFenceTimeoutMs,
   });
+  const configuration = pipeline.configurationDirectory({
+    load: webhookAppLoader(readModels, new SecretBox(config.webhookSecretsKey)),
+    documents: readModels.configurationDocuments(),
+  });
+  const directory = new WebhookDirectory(configuration);
   const deliveries = new Deliveries({
     runner: pipeline.runner,
     directory,

@@ -54,6 +54,12 @@ export class AppStream {
           .invalidateTwice(keyHashesOf(events))
           .catch((error: unknown) => this.deps.logger.error({ err: error }, 'api key cache invalidation failed; the consumer will retry')),
     });
+    // Answered once the events are on Kafka: a client's next request (a message, say) cannot overtake
+    // this configuration on the way to the webhooks process's fence (ADR 0035). Bounded: Kafka away
+    // must not fail a write that is stored; the relay publishes it later.
+    if (!(await this.deps.runner.published())) {
+      this.deps.logger.warn({ appId, command: command.type }, 'management write answered before its events reached Kafka');
+    }
     return result.state;
   }
 }

@@ -1,6 +1,7 @@
 import type { EventEnvelope } from '@chat/contracts';
-import { allOf, ensureIndexes, mongoProjection, stripStoredFields } from '@chat/mongo';
+import { allOf, appliedPositions, ensureIndexes, mongoProjection, stripStoredFields } from '@chat/mongo';
 import type { EventApplier, Stored } from '@chat/mongo';
+import type { ConfigurationDocuments } from '@chat/runtime';
 import type { Collection, Db, Filter } from 'mongodb';
 import { APPS_COLLECTION, appsProjection } from '../projections/apps.js';
 import type { AppConfigDocument } from '../projections/apps.js';
@@ -56,6 +57,11 @@ export class NotificationReadModels implements EventApplier {
 
   apply(events: readonly EventEnvelope[]): Promise<void> {
     return this.projections.apply(events);
+  }
+
+  /** The documents an app's notification configuration is loaded from (one per app). */
+  configurationDocuments(): ConfigurationDocuments[] {
+    return [{ projection: appsProjection, positions: (ids) => appliedPositions(this.apps, ids) }];
   }
 
   async findApp(appId: string): Promise<AppConfigDocument | null> {

@@ -17,5 +17,8 @@ export class ConfigCommands {
       command,
       metadata: { appId: actor.appId, actor, correlationId, now: new Date(command.at) },
     });
+    // Answered once the events are on Kafka, so every replica's fence sees this change before any
+    // message the client sends next (ADR 0035); bounded, as Kafka away must not fail a stored write.
+    await this.runner.published();
   }
 }

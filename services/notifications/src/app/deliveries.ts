@@ -55,7 +55,7 @@ export class Deliveries {
 
   async attempt(queued: QueuedDelivery): Promise<AttemptResult> {
     const notification = JSON.parse(queued.body) as NotificationDocument;
-    const entry = await this.deps.directory.entry(notification.appId);
+    const entry = await this.deps.directory.get(notification.appId);
     const provider = notification.provider && notification.providerId ? providerOf(entry, notification.provider, notification.providerId) : undefined;
     const startedAt = this.clock();
     const answer: ProviderAnswer =

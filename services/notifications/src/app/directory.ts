@@ -1,5 +1,5 @@
-import { LoadOnce, WATCHED_EVENT_SETTLE_MS } from '@chat/eventsourcing';
 import type { NotificationChannel, NotificationProvider, SecretBox } from '@chat/contracts';
+import type { ConfigurationDirectory } from '@chat/runtime';
 import type { NotificationReadModels } from '../adapters/readModels.js';
 import type { OpenProvider } from '../adapters/providers/index.js';
 import { providerKey } from '../domain/appConfig.js';
@@ -15,40 +15,22 @@ export interface AppEntry {
 }
 
 /**
- * The notification configuration of each app, read from the read model and kept in memory until
- * one of the app's configuration events is applied (the consumer then forgets the app), or another
- * replica's consumer may be applying one (this replica's watch saw it: `forgetWhileApplied`).
+ * The notification configuration of each app: the shared configuration directory (fenced against this
+ * service's topic, where the configuration events are, ADR 0035), which keeps it in memory.
  */
-export class AppDirectory {
-  private readonly apps = new LoadOnce<AppEntry>((appId) => this.load(appId));
+export type AppDirectory = ConfigurationDirectory<AppEntry>;
 
-  constructor(
-    private readonly readModels: NotificationReadModels,
-    private readonly secrets: SecretBox,
-  ) {}
-
-  entry(appId: string): Promise<AppEntry> {
-    return this.apps.get(appId);
-  }
-
-  forget(appIds: Iterable<string>): void {
-    this.apps.forget(appIds);
-  }
-
-  /** Seen on the watch, perhaps not yet in the read model: loaded afresh until the projection must have it. */
-  forgetWhileApplied(appIds: Iterable<string>): void {
-    this.apps.forget(appIds, WATCHED_EVENT_SETTLE_MS);
-  }
-
-  private async load(appId: string): Promise<AppEntry> {
-    const doc = await this.readModels.findApp(appId);
+/** Loads an app's notification configuration from the read model, opening each provider's secrets once. */
+export function appConfigLoader(readModels: NotificationReadModels, secrets: SecretBox): (appId: string) => Promise<AppEntry> {
+  return async (appId) => {
+    const doc = await readModels.findApp(appId);
     const providers = new Map<string, OpenProvider>();
     for (const [key, saved] of Object.entries(doc?.providers ?? {})) {
-      const secrets = Object.fromEntries(Object.entries(saved.secrets).map(([name, sealed]) => [name, this.secrets.open(sealed)]));
-      providers.set(key, { channel: saved.channel, provider: saved.provider, providerId: saved.providerId, settings: saved.settings, secrets });
+      const opened = Object.fromEntries(Object.entries(saved.secrets).map(([name, sealed]) => [name, secrets.open(sealed)]));
+      providers.set(key, { channel: saved.channel, provider: saved.provider, providerId: saved.providerId, settings: saved.settings, secrets: opened });
     }
     return { settings: effectiveSettings(doc?.settings ?? null), providers, defaults: doc?.defaults ?? {} };
-  }
+  };
 }
 
 /** An enabled provider of the channel (custom or built-in), if the app has one. */

@@ -82,7 +82,8 @@ export class Notifier {
     if (messages.length === 0) return;
     const commands: PlannedCommand[] = [];
     for (const [appId, appMessages] of groupBy(messages, (e) => e.appId)) {
-      const entry = await this.options.directory.entry(appId);
+      // Configured as of the app's newest message in the run, or later: a change answered before it applies.
+      const entry = await this.options.directory.get(appId, Math.max(...appMessages.map((e) => Date.parse(e.occurredAt))));
       if (!hasAnyProvider(entry)) continue;
       const audiences = await Promise.all(appMessages.map((e) => this.audience(e)));
       const recipients = await this.options.readModels.findRecipients(appId, [...new Set(audiences.flat())]);

@@ -41,7 +41,7 @@ export function recipientRouter(commands: RecipientCommands, directory: AppDirec
   const uidOf = (req: Request) => parseQuery(uidQuery, { uid: req.query['uid'] }).uid;
 
   const preferencesView = async (appId: string, recipient: RecipientDocument) => {
-    const { settings } = await directory.entry(appId);
+    const { settings } = await directory.get(appId, Date.now());
     const effective = effectivePreferences(settings, recipient.preferences ?? undefined);
     return { effective, view: { preferences: { group: effective.group, oneOnOne: effective.oneOnOne, mute: effective.mute }, sound: settings.sound, templates: settings.templates } };
   };

@@ -9,7 +9,7 @@ export function settingsRouter(commands: ConfigCommands, directory: AppDirectory
   const router = Router();
   router.get('/v3/notifications/v1/settings', async (req, res) => {
     const { appId } = actorOf(req);
-    res.json({ data: (await directory.entry(appId)).settings });
+    res.json({ data: (await directory.get(appId, Date.now())).settings });
   });
   router.patch('/v3/notifications/v1/settings', async (req, res) => {
     const actor = actorOf(req);

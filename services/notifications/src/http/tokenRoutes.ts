@@ -69,7 +69,7 @@ export function tokenRouter(commands: RecipientCommands, readModels: Notificatio
     const [pushToken, tokenType]: [string, PushTokenType] =
       'fcmToken' in body ? [body.fcmToken, 'fcm'] : 'deviceToken' in body ? [body.deviceToken, 'apns_device'] : [body.voipToken, 'apns_voip'];
     const kind = tokenType === 'fcm' ? 'fcm' : 'apns';
-    const { defaults } = await directory.entry(actor.appId);
+    const { defaults } = await directory.get(actor.appId, Date.now());
     const providerId = body.providerId ?? defaults[kind] ?? SINGLE_PROVIDER_ID;
     const correlationId = correlationIdOf(req);
     const now = Date.now();

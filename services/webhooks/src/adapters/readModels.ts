@@ -1,8 +1,9 @@
 import type { EventEnvelope } from '@chat/contracts';
 import { APPS_COLLECTION, WEBHOOKS_COLLECTION, appsProjection, webhookDocumentId, webhooksProjection } from '@chat/management';
 import type { AppDocument, WebhookDocument } from '@chat/management';
-import { allOf, ensureIndexes, mongoProjection, stripStoredFields } from '@chat/mongo';
+import { allOf, appliedPositions, ensureIndexes, mongoProjection, stripStoredFields } from '@chat/mongo';
 import type { EventApplier, Stored } from '@chat/mongo';
+import type { ConfigurationDocuments } from '@chat/runtime';
 import type { Collection, Db, Filter } from 'mongodb';
 import { DELIVERIES_COLLECTION, deliveriesProjection } from '../projections/deliveries.js';
 import type { DeliveryDocument } from '../projections/deliveries.js';
@@ -38,6 +39,14 @@ export class WebhookReadModels implements EventApplier {
 
   apply(events: readonly EventEnvelope[]): Promise<void> {
     return this.projections.apply(events);
+  }
+
+  /** The documents an app's delivery configuration is loaded from (its app document and its webhooks). */
+  configurationDocuments(): ConfigurationDocuments[] {
+    return [
+      { projection: appsProjection, positions: (ids) => appliedPositions(this.apps, ids) },
+      { projection: webhooksProjection, positions: (ids) => appliedPositions(this.webhooks, ids) },
+    ];
   }
 
   async findApp(appId: string): Promise<AppDocument | null> {

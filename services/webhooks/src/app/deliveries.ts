@@ -79,7 +79,7 @@ export class Deliveries {
     for (const event of events) {
       const match = triggerOf(event);
       if (!match) continue;
-      for (const { webhook } of await this.deps.directory.subscribers(event.appId, match.trigger)) {
+      for (const { webhook } of await this.deps.directory.subscribers(event.appId, match.trigger, Date.parse(event.occurredAt))) {
         const deliveryId = deliveryIdOf(webhook.webhookId, event.id);
         const body = webhookBody(match, event.appId, this.deps.region, webhook.webhookId);
         const delivery = { deliveryId, appId: event.appId, webhookId: webhook.webhookId, orderKey: event.streamId, body, notBefore: 0 };
