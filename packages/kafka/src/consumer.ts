@@ -18,6 +18,12 @@ export interface EventConsumerOptions {
   logger: Logger;
   /** Events per handler call (default 1,000). */
   maxEventsPerCall?: number;
+  /**
+   * For a consumer where lag matters less than writes (an audit trail): the broker holds each fetch
+   * until this many bytes are there or `maxWaitMs` has passed, so each handler call carries up to that
+   * long of events and the store is written once for them. Default: answer at once (within 200 ms).
+   */
+  gather?: { minBytes: number; maxWaitMs: number };
 }
 
 /**
@@ -91,7 +97,8 @@ export class EventConsumer {
       // heartbeats every second while they apply, so 10 s evicts only a member that is gone or frozen.
       sessionTimeout: 10_000,
       heartbeatInterval: 1_000,
-      maxWaitTimeInMs: 200,
+      maxWaitTimeInMs: this.options.gather?.maxWaitMs ?? 200,
+      ...(this.options.gather ? { minBytes: this.options.gather.minBytes } : {}),
       retry: { initialRetryTime: 100, maxRetryTime: 2_000, retries: 10 },
     });
     consumer.on(consumer.events.CRASH, ({ payload }) => {
