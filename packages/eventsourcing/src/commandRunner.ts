@@ -16,7 +16,6 @@ import { StreamHeads } from './streamHeads.js';
 import { endCommandSpan, startCommandSpan } from './tracing.js';
 import type { Context } from '@opentelemetry/api';
 
-
 /** How long `published()` waits by default: far longer than a produce takes unless Kafka is away. */
 export const PUBLISH_WAIT_MS = 2_000;
 
