@@ -110,9 +110,12 @@ export class ConfigurationDirectory<T> {
     }
   }
 
-  /** This process applied these apps' configuration events itself: the next call loads afresh. */
-  forget(appIds: Iterable<string>): void {
-    for (const appId of appIds) this.entries.delete(appId);
+  /**
+   * Events this process's own projection has just applied: the apps whose configuration any of them
+   * changed load afresh on their next call (the read model already shows the change).
+   */
+  applied(events: readonly EventEnvelope[]): void {
+    for (const event of events) if (this.isConfiguration(event)) this.entries.delete(event.appId);
   }
 
   private async loadWhenApplied(appId: string): Promise<T> {

@@ -187,7 +187,7 @@ describe('ConfigurationDirectory', () => {
     expect(await w.directory.get('app1', 1_500)).toEqual(['first']);
     expect(w.directory.counters.appliedTimeouts).toBe(1);
     // Given up on: a later load does not wait for it again.
-    w.directory.forget(['app1']);
+    w.directory.applied([testEnvelope('HookAdded', 'app-app1', 3, { hook: 'second' })]);
     const started = Date.now();
     await w.directory.get('app1');
     expect(Date.now() - started).toBeLessThan(90);

@@ -52,8 +52,7 @@ export function createNotificationsService(config: Readonly<NotificationsConfig>
     consumerPurpose: 'notifications',
     project: async (events) => {
       await readModels.apply(events);
-      const configured = events.filter((e) => directory.isConfiguration(e));
-      if (configured.length > 0) directory.forget(configured.map((e) => e.appId));
+      directory.applied(events);
       // Decisions are stored before the offsets move on, so a crash here loses none.
       await notifier.queue(events);
     },
@@ -72,7 +71,7 @@ export function createNotificationsService(config: Readonly<NotificationsConfig>
     dispatch: (notification) => dispatcher.enqueue(queuedOf(notification)),
   });
   const deliveries = new Deliveries({ runner: pipeline.runner, directory, providers, retry: config.retry });
-  const configCommands = new ConfigCommands(pipeline.runner);
+  const configCommands = new ConfigCommands(pipeline.runner, directory);
   const recipientCommands = new RecipientCommands(pipeline.runner, readModels);
 
   return {
@@ -84,7 +83,6 @@ export function createNotificationsService(config: Readonly<NotificationsConfig>
         providerRouter({
           commands: configCommands,
           readModels,
-          directory,
           secrets,
           allowPrivateUrls: config.allowPrivateUrls,
           forgetCredentials: (providerId) => providers.forget(providerId),

@@ -49,8 +49,7 @@ export function createWebhooksService(config: Readonly<WebhooksConfig>, deps: We
     consumerPurpose: 'webhooks.deliveries',
     project: async (events) => {
       await readModels.apply(events);
-      const configured = events.filter((e) => configuration.isConfiguration(e));
-      if (configured.length > 0) configuration.forget(configured.map((e) => e.appId));
+      configuration.applied(events);
       const sources = events.filter((e: KnownEvent) => !configuration.isConfiguration(e));
       // Events from before this process started may have been delivered by its previous run: stored
       // first, sent only if new. They are older than the rest, so each lane keeps its order.

@@ -7,7 +7,6 @@ import type { Request } from 'express';
 import { z } from 'zod';
 import type { NotificationReadModels } from '../adapters/readModels.js';
 import type { ConfigCommands } from '../app/configCommands.js';
-import type { AppDirectory } from '../app/directory.js';
 import { SINGLE_PROVIDER_ID } from '../domain/appConfig.js';
 import type { ProviderChange, ProviderEntry } from '../domain/appConfig.js';
 
@@ -110,12 +109,11 @@ interface Kind {
 export function providerRouter(options: {
   commands: ConfigCommands;
   readModels: NotificationReadModels;
-  directory: AppDirectory;
   secrets: SecretBox;
   allowPrivateUrls: boolean;
   forgetCredentials: (providerId: string) => void;
 }): Router {
-  const { commands, readModels, directory, secrets, allowPrivateUrls } = options;
+  const { commands, readModels, secrets, allowPrivateUrls } = options;
   const router = Router();
 
   const providersOf = async (appId: string, kind: Kind): Promise<{ entries: ProviderEntry[]; defaults: Record<string, string | undefined> }> => {
@@ -162,13 +160,11 @@ export function providerRouter(options: {
       throw new ApiError('ERR_BAD_REQUEST', 'basicAuthUsername: basicAuthUsername and basicAuthPassword are required when useBasicAuth is true.');
     }
     await commands.run(actor, correlationIdOf(req), { type: 'SaveProvider', mode, change: changeOf(kind, providerId, body), at: Date.now() });
-    directory.forget([actor.appId]);
     options.forgetCredentials(providerId);
   };
   const remove = async (req: Request, kind: Kind, providerId: string) => {
     const actor = actorOf(req);
     await commands.run(actor, correlationIdOf(req), { type: 'RemoveProvider', ...kind, providerId, at: Date.now() });
-    directory.forget([actor.appId]);
     options.forgetCredentials(providerId);
   };
   const success = { data: { success: true } };
@@ -223,7 +219,6 @@ export function providerRouter(options: {
     router.put(`${base}/default/:providerId`, async (req, res) => {
       const actor = actorOf(req);
       await commands.run(actor, correlationIdOf(req), { type: 'SetDefaultProvider', provider, providerId: String(req.params['providerId']), at: Date.now() });
-      directory.forget([actor.appId]);
       res.json(success);
     });
   }

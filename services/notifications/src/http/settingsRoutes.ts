@@ -15,13 +15,11 @@ export function settingsRouter(commands: ConfigCommands, directory: AppDirectory
     const actor = actorOf(req);
     const patch = parseWith(settingsPatchSchema, req.body ?? {});
     await commands.run(actor, correlationIdOf(req), { type: 'PatchSettings', patch, at: Date.now() });
-    directory.forget([actor.appId]);
     res.json({ data: { success: true } });
   });
   router.delete('/v3/notifications/v1/settings', async (req, res) => {
     const actor = actorOf(req);
     await commands.run(actor, correlationIdOf(req), { type: 'ResetSettings', at: Date.now() });
-    directory.forget([actor.appId]);
     res.json({ data: { success: true } });
   });
   return router;
