@@ -1,6 +1,7 @@
 // The store's raw rates through the FerretDB runner (or any MongoDB at MONGO_URL), with no service in
 // between: insertOne/s, insertMany(100) docs/s, findOne by `_id`/s, and updateOne by `_id` alone and by
-// the read models' compare-and-set filter `{_id, _rev}` on collections of 5,000 and 50,000 documents.
+// the read models' compare-and-set filter `{_id, _rev}` on collections of 5,000 and 50,000 documents,
+// and documents/s read in sets of 50 ids by one `find({_id: {$in}})` (also pushed down by the patch).
 // A filter other than `{_id}` alone was a full collection scan on FerretDB's SQLite backend before our
 // pushdown patch (ADR 0011), so the guarded update shows what that patch buys and must not fall as the
 // collection grows.
@@ -15,6 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { MongoClient } from 'mongodb';
 
 const BATCH = 100;
+/** Ids per `$in` read: about what a projection batch or an import request reads at once. */
+const ID_SET = 50;
 // Linux reports process CPU times in USER_HZ, 100 on every common configuration.
 const CLOCK_TICKS_PER_SECOND = 100;
 
@@ -33,6 +36,7 @@ const CLOCK_TICKS_PER_SECOND = 100;
  * @property {Rate} updateByIdAndRev  updateOne({_id, _rev}) $set _rev + 1, each one matched
  * @property {Rate} findOneByIdAndRev  findOne({_id, _rev})
  * @property {Rate} findOneById  findOne({_id})
+ * @property {Rate} findByIdSet  documents per second read by find({_id: {$in: [50 ids]}})
  */
 
 /**
@@ -118,7 +122,13 @@ export async function measureStoreRaw({
         if ((await target.findOne({ _id: id })) === null) throw new Error(`findOne by _id: ${id} not found`);
         return 1;
       });
-      const sized = { documents, updateById, updateByIdAndRev, findOneByIdAndRev, findOneById };
+      const findByIdSet = await rate(async () => {
+        const ids = Array.from({ length: ID_SET }, () => docId(pick(0)));
+        const found = await target.find({ _id: { $in: ids } }).toArray();
+        if (found.length !== new Set(ids).size) throw new Error(`find by _id $in: ${found.length} of ${new Set(ids).size} found`);
+        return found.length;
+      });
+      const sized = { documents, updateById, updateByIdAndRev, findOneByIdAndRev, findOneById, findByIdSet };
       collections.push(sized);
       log(formatSized(sized));
     }
@@ -138,11 +148,11 @@ export function formatStoreRaw(figures) {
   ].join('\n');
 }
 
-function formatSized({ documents, updateById, updateByIdAndRev, findOneByIdAndRev, findOneById }) {
+function formatSized({ documents, updateById, updateByIdAndRev, findOneByIdAndRev, findOneById, findByIdSet }) {
   return (
     `store raw, ${documents} documents: updateOne by _id ${formatRate(updateById)}, ` +
     `by {_id, _rev} ${formatRate(updateByIdAndRev)}, findOne by _id ${formatRate(findOneById)}, ` +
-    `by {_id, _rev} ${formatRate(findOneByIdAndRev)}`
+    `by {_id, _rev} ${formatRate(findOneByIdAndRev)}, find by $in of ${ID_SET} ids ${formatRate(findByIdSet, 'docs/s')}`
   );
 }
 

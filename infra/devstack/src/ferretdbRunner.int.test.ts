@@ -5,7 +5,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 // Our FerretDB runner's two fixes (ADR 0011), against the runner the tests start: an update command of
 // too many statements is refused at once instead of hanging every writer, and a filter with an `_id`
-// equality beside other conditions is fetched by `_id` (FerretDB reports it as filter pushdown).
+// equality (or a set of ids, `_id: {$in}`) beside other conditions is fetched by `_id` (FerretDB reports it
+// as filter pushdown).
 // Both are properties of our runner only; against another server (MONGO_URL) the cases are skipped.
 
 interface Doc { _id: string; _rev: number; n: number }
@@ -68,6 +69,18 @@ describe('the FerretDB runner', () => {
     expect(explained['filterPushdown']).toBe(true);
     const withoutId = await db.command({ explain: { find: 'docs', filter: { _rev: 0 } } });
     expect(withoutId['filterPushdown']).toBe(false);
+  });
+
+  it('fetches a set of ids by the _id index, and answers exactly the documents that match', async () => {
+    const explained = await db.command({ explain: { find: 'docs', filter: { _id: { $in: ['d3', 'd4', 'nope'] } } } });
+    expect(explained['filterPushdown']).toBe(true);
+    const found = await docs.find({ _id: { $in: ['d3', 'd4', 'nope', 'd3'] } }).toArray();
+    expect(found.map((doc) => doc._id).sort()).toEqual(['d3', 'd4']);
+    // Other conditions beside the set stay exact; shapes the patch does not know are scanned, as before.
+    expect(await docs.countDocuments({ _id: { $in: ['d5', 'd6'] }, n: -1 })).toBe(0);
+    const mixed = await db.command({ explain: { find: 'docs', filter: { _id: { $in: ['d5', 6] } } } });
+    expect(mixed['filterPushdown']).toBe(false);
+    expect(await docs.countDocuments({ _id: { $in: ['d5', 6] } as never })).toBe(1);
   });
 
   it('keeps the other conditions of a guarded write exact', async () => {

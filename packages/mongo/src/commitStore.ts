@@ -4,6 +4,7 @@ import type { AppendBatch, AppendResult, Commit, CommitStore, JournalEntry, Read
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import { isDuplicateKeyError } from './connect.js';
 import { bulkWriteChunked } from './bulkWrite.js';
+import { findByIds } from './findByIds.js';
 
 /**
  * Events and snapshots are stored as JSON text: user-supplied payloads may hold keys with dots or
@@ -129,8 +130,8 @@ export class MongoCommitStore implements CommitStore {
       if (!probes.has(next)) {
         window = Math.min(window * 2, 64);
         const keys = Array.from({ length: window }, (_, index) => next + index);
-        const found = await Promise.all(keys.map((version) => this.commits.findOne({ _id: commitKey(streamId, version) })));
-        probes = new Map(keys.map((version, index) => [version, found[index] ?? null]));
+        const found = await findByIds(this.commits, keys.map((version) => commitKey(streamId, version)));
+        probes = new Map(keys.map((version) => [version, found.get(commitKey(streamId, version)) ?? null]));
       }
       const commit = probes.get(next);
       if (!commit) return;
@@ -186,9 +187,10 @@ export class MongoCommitStore implements CommitStore {
    * throws, and the batch stays uncertain for the caller (503; the outbox reads it back from the journal).
    */
   private async settleUncertain(documents: readonly CommitDocument[]): Promise<AppendResult[]> {
+    const stored = await findByIds(this.commits, documents.map((document) => document._id), { commitId: 1 });
     return Promise.all(
       documents.map(async (document): Promise<AppendResult> => {
-        const found = await this.commits.findOne({ _id: document._id }, { projection: { commitId: 1 } });
+        const found = stored.get(document._id);
         if (found) return found.commitId === document.commitId ? 'appended' : 'conflict';
         try {
           await this.commits.insertOne(document);
@@ -256,20 +258,18 @@ export class MongoCommitStore implements CommitStore {
   /** The entries by id, each with the stored commits among its keys that `wanted` keeps (read by `_id`). */
   private async withCommits(entries: readonly JournalDocument[], wanted: (key: string) => boolean): Promise<JournalEntry[]> {
     const sorted = [...entries].sort((a, b) => a._id - b._id);
-    return Promise.all(
-      sorted.map(async (entry) => {
-        const looked = entry.commits.filter(wanted);
-        const found = await Promise.all(looked.map((_id) => this.commits.findOne({ _id })));
-        const commits = found.filter((doc): doc is CommitDocument => doc !== null).map(commitOf);
-        return {
-          id: entry._id,
-          commits: commits.sort((a, b) => a.position - b.position),
-          // Known only when every listed commit was looked for.
-          complete: looked.length === entry.commits.length && commits.length === looked.length,
-          ...(entry.writtenAt ? { writtenAt: entry.writtenAt } : {}),
-        };
-      }),
-    );
+    const stored = await findByIds(this.commits, sorted.flatMap((entry) => entry.commits.filter(wanted)));
+    return sorted.map((entry) => {
+      const looked = entry.commits.filter(wanted);
+      const commits = looked.flatMap((key) => stored.get(key) ?? []).map(commitOf);
+      return {
+        id: entry._id,
+        commits: commits.sort((a, b) => a.position - b.position),
+        // Known only when every listed commit was looked for.
+        complete: looked.length === entry.commits.length && commits.length === looked.length,
+        ...(entry.writtenAt ? { writtenAt: entry.writtenAt } : {}),
+      };
+    });
   }
 
   /** Every event of the store in commit order, for rebuilding a read model from scratch. */

@@ -21,6 +21,13 @@ function halfWrittenDb() {
       return Promise.reject(error);
     },
     findOne: (filter: { _id: string }) => Promise.resolve(commits.get(filter._id) ?? null),
+    // The by-ids read (`findByIds`): one `_id`, or `_id: {$in}`.
+    find: (filter: { _id: string | { $in: string[] } }) => ({
+      toArray: () => {
+        const ids = typeof filter._id === 'string' ? [filter._id] : filter._id.$in;
+        return Promise.resolve(ids.flatMap((id) => commits.get(id) ?? []));
+      },
+    }),
   };
   const db = { collection: () => collection } as unknown as Db;
   return { db, commits };

@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@chat/contracts';
-import type { StoredRecord } from './documentStore.js';
+import type { DocumentStore, StoredRecord } from './documentStore.js';
 import { sourceOfStream } from './projectionRuntime.js';
 
 /** What the memory needs to know of a projection: which documents an event changes, and in which order. */
@@ -52,7 +52,7 @@ export class DocumentMemory {
   private missCount = 0;
 
   constructor(
-    private readonly read: (id: string) => Promise<StoredRecord | null>,
+    private readonly store: Pick<DocumentStore, 'findMany'>,
     projections: readonly WatchedProjection[],
     options: DocumentMemoryOptions = {},
   ) {
@@ -86,12 +86,12 @@ export class DocumentMemory {
       }
     }
     this.missCount += misses.length;
-    const records = await Promise.all(misses.map((id) => this.read(id)));
-    misses.forEach((id, index) => {
-      const record = records[index] ?? null;
+    const records = misses.length > 0 ? await this.store.findMany(misses) : new Map<string, StoredRecord>();
+    for (const id of misses) {
+      const record = records.get(id) ?? null;
       if (record) found.set(id, record);
       if (this.caughtUp(id, record, now)) this.remember(id, { record, at: now });
-    });
+    }
     return found;
   }
 

@@ -11,9 +11,11 @@ function setUp(maxAgeMs = 10_000) {
   let clock = 0;
   const reads: string[] = [];
   const memory = new DocumentMemory(
-    (id) => {
-      reads.push(id);
-      return store.find(id);
+    {
+      findMany: (ids) => {
+        reads.push(...ids);
+        return store.findMany(ids);
+      },
     },
     [talliesProjection],
     { maxAgeMs, now: () => clock },

@@ -30,12 +30,13 @@ export function idOfWrite(write: GuardedWrite): string {
 }
 
 /**
- * What the projection runtime needs of a collection: reads by `_id` alone (the only lookup FerretDB
+ * What the projection runtime needs of a collection: grouped reads by `_id` (the only lookup FerretDB
  * answers from its index), grouped inserts, and grouped compare-and-set writes. A failure of any call
  * is an outage (the caller retries the whole batch); a lost race is an answer, not an error.
  */
 export interface DocumentStore {
-  find(id: string): Promise<StoredRecord | null>;
+  /** The stored documents with these ids; absent ones are missing from the map. */
+  findMany(ids: readonly string[]): Promise<Map<string, StoredRecord>>;
   /** Inserts new documents; returns the ids that already existed (another writer created them first). */
   insert(documents: readonly StoredRecord[]): Promise<string[]>;
   /**
@@ -53,9 +54,13 @@ export interface DocumentStore {
 export class InMemoryDocumentStore implements DocumentStore {
   private readonly documents = new Map<string, StoredRecord>();
 
-  find(id: string): Promise<StoredRecord | null> {
-    const found = this.documents.get(id);
-    return Promise.resolve(found ? structuredClone(found) : null);
+  findMany(ids: readonly string[]): Promise<Map<string, StoredRecord>> {
+    const found = new Map<string, StoredRecord>();
+    for (const id of ids) {
+      const document = this.documents.get(id);
+      if (document) found.set(id, structuredClone(document));
+    }
+    return Promise.resolve(found);
   }
 
   insert(documents: readonly StoredRecord[]): Promise<string[]> {
@@ -103,4 +108,9 @@ export class InMemoryDocumentStore implements DocumentStore {
     for (const [id, stored] of this.documents) copy.documents.set(id, structuredClone(stored));
     return copy;
   }
+}
+
+/** One document by id through the port (a `findMany` of one), or null. */
+export async function findDocument(store: Pick<DocumentStore, 'findMany'>, id: string): Promise<StoredRecord | null> {
+  return (await store.findMany([id])).get(id) ?? null;
 }

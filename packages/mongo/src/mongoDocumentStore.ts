@@ -3,6 +3,7 @@ import type { AnyBulkWriteOperation, Collection, Db, Filter } from 'mongodb';
 import { isDuplicateKeyError } from './connect.js';
 import { idOfWrite } from './documentStore.js';
 import type { DocumentStore, GuardedWrite, StoredRecord } from './documentStore.js';
+import { findByIds } from './findByIds.js';
 
 /**
  * Statements per update or delete command. FerretDB v1 holds one pooled SQLite connection per
@@ -56,7 +57,7 @@ async function withConnectionRetry<T>(write: () => Promise<T>): Promise<T> {
   }
 }
 
-/** A read-model collection behind the runtime's port. Every filter is `{_id}` or exactly `{_id, _rev}`. */
+/** A read-model collection behind the runtime's port. Every filter is `{_id}`, `{_id: {$in}}` or exactly `{_id, _rev}`. */
 export class MongoDocumentStore implements DocumentStore {
   private readonly collection: Collection<StoredRecord>;
 
@@ -64,8 +65,8 @@ export class MongoDocumentStore implements DocumentStore {
     this.collection = db.collection<StoredRecord>(collectionName);
   }
 
-  find(id: string): Promise<StoredRecord | null> {
-    return this.collection.findOne({ _id: id } as Filter<StoredRecord>);
+  findMany(ids: readonly string[]): Promise<Map<string, StoredRecord>> {
+    return findByIds(this.collection, ids);
   }
 
   async insert(documents: readonly StoredRecord[]): Promise<string[]> {

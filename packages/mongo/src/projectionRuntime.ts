@@ -168,11 +168,11 @@ export class ProjectionRuntime<Doc extends object, Event extends EventEnvelope =
       if (known?.doc) found.set(id, known.doc);
       else unknown.push(id);
     }
-    const read = await Promise.all(unknown.map((id) => this.store.find(id)));
-    unknown.forEach((id, index) => {
-      const state = this.stateOf(read[index] ?? null);
+    const read = await this.store.findMany(unknown);
+    for (const id of unknown) {
+      const state = this.stateOf(read.get(id) ?? null);
       if (state.doc) found.set(id, state.doc);
-    });
+    }
     return found;
   }
 
@@ -206,8 +206,8 @@ export class ProjectionRuntime<Doc extends object, Event extends EventEnvelope =
         toRead.push(id);
       }
     }
-    const found = await Promise.all(toRead.map((id) => this.store.find(id)));
-    toRead.forEach((id, index) => starts.set(id, { ...this.stateOf(found[index] ?? null), read: true }));
+    const found = await this.store.findMany(toRead);
+    for (const id of toRead) starts.set(id, { ...this.stateOf(found.get(id) ?? null), read: true });
 
     const inserts: StoredRecord[] = [];
     const guardedWrites: GuardedWrite[] = [];

@@ -35,7 +35,8 @@ async function inBatches(events: readonly EventEnvelope[], sizes: readonly numbe
 
 /** A store that counts its calls and can fail them, as an unreachable database would. */
 class InstrumentedStore implements DocumentStore {
-  readonly calls = { find: 0, insert: 0, writeGuarded: 0 };
+  /** Documents read, and commands of each kind (a read of several ids is one `findMany`). */
+  readonly calls = { read: 0, findMany: 0, insert: 0, writeGuarded: 0 };
   failuresLeft = 0;
 
   constructor(readonly inner = new InMemoryDocumentStore()) {}
@@ -47,10 +48,11 @@ class InstrumentedStore implements DocumentStore {
     }
   }
 
-  find(id: string): Promise<StoredRecord | null> {
-    this.calls.find += 1;
+  findMany(ids: readonly string[]): Promise<Map<string, StoredRecord>> {
+    if (ids.length > 0) this.calls.findMany += 1;
+    this.calls.read += ids.length;
     this.check();
-    return this.inner.find(id);
+    return this.inner.findMany(ids);
   }
 
   insert(documents: readonly StoredRecord[]): Promise<string[]> {
@@ -78,7 +80,7 @@ describe('ProjectionRuntime', () => {
       ]),
     );
     // d1 is created by its first event (no read), d2 is read once; one insert command for both.
-    expect(store.calls).toEqual({ find: 1, insert: 1, writeGuarded: 0 });
+    expect(store.calls).toEqual({ read: 1, findMany: 1, insert: 1, writeGuarded: 0 });
   });
 
   it('answers the documents it has just written without reading them, and reads only the ones it does not know', async () => {
@@ -86,7 +88,7 @@ describe('ProjectionRuntime', () => {
     await runtimeOver(store.inner).apply([tallied('s:b', 1, ['elsewhere'], 'open')]);
     const runtime = runtimeOver(store);
     await runtime.apply([tallied('s:a', 1, ['d1'], 'open'), tallied('s:a', 2, ['d1'])]);
-    const readsAfterApply = store.calls.find;
+    const before = { ...store.calls };
     const current = await runtime.current(['d1', 'elsewhere', 'absent']);
     expect(current).toEqual(
       new Map([
@@ -94,8 +96,9 @@ describe('ProjectionRuntime', () => {
         ['elsewhere', { seen: ['s:b@1'], total: 1, closed: false }],
       ]),
     );
-    // d1 from memory; the document another writer made and the absent one are read.
-    expect(store.calls.find - readsAfterApply).toBe(2);
+    // d1 from memory; the document another writer made and the absent one are read, in one command.
+    expect(store.calls.read - before.read).toBe(2);
+    expect(store.calls.findMany - before.findMany).toBe(1);
   });
 
   it('gives the same documents for any batching as for one event at a time (property)', async () => {
@@ -165,7 +168,7 @@ describe('ProjectionRuntime', () => {
     await other.apply([tallied('s:a', 3, ['d1'])]);
     await mine.apply([tallied('s:a', 4, ['d1'])]);
     expect(store.inner.snapshot().get('d1')).toEqual({ seen: ['s:a@1', 's:a@2', 's:a@3', 's:a@4'], total: 4, closed: false });
-    expect(store.calls.find).toBe(afterWrite.find + 1);
+    expect(store.calls.read).toBe(afterWrite.read + 1);
   });
 
   it('takes turns within a process: the request path and the consumer applying the same new events insert once and read nothing', async () => {
@@ -174,7 +177,7 @@ describe('ProjectionRuntime', () => {
     const created = [tallied('s:a', 1, ['d1', 'd2'], 'open')];
     // As in a service: its own events are applied by the request path while the consumer receives them.
     await Promise.all([runtime.apply(created), runtime.apply(created), runtime.apply([tallied('s:b', 1, ['d2'])])]);
-    expect(store.calls).toEqual({ find: 0, insert: 1, writeGuarded: 1 });
+    expect(store.calls).toEqual({ read: 0, findMany: 0, insert: 1, writeGuarded: 1 });
     expect(store.inner.snapshot()).toEqual(await oneByOne([...created, tallied('s:b', 1, ['d2'])]));
   });
 
@@ -229,13 +232,13 @@ describe('ProjectionRuntime', () => {
     await runtime.apply(history.slice(0, 2));
     expect(store.calls).toEqual(afterWrite);
     await new ProjectionRuntime(maxima, store).apply(history);
-    expect(store.calls).toEqual({ ...afterWrite, find: afterWrite.find + 2 });
+    expect(store.calls).toEqual({ ...afterWrite, read: afterWrite.read + 2, findMany: afterWrite.findMany + 1 });
     expect(store.inner.stored().map((doc) => doc._rev)).toEqual([1, 1]);
   });
 
   it('ignores event types outside its family', async () => {
     const store = new InstrumentedStore();
     await runtimeOver(store).apply([testEnvelope('SomethingElse', 's:a', 1, { docs: ['d1'] })]);
-    expect(store.calls).toEqual({ find: 0, insert: 0, writeGuarded: 0 });
+    expect(store.calls).toEqual({ read: 0, findMany: 0, insert: 0, writeGuarded: 0 });
   });
 });

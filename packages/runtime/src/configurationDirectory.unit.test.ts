@@ -46,18 +46,14 @@ function world(options: { timeoutMs?: number } = {}) {
   const directory = new ConfigurationDirectory<string[]>({
     load: async (appId) => {
       loads += 1;
-      return ((await store.find(appId))?.['hooks'] as string[] | undefined) ?? [];
+      return ((await store.findMany([appId])).get(appId)?.['hooks'] as string[] | undefined) ?? [];
     },
     documents: [
       {
         projection: settingsProjection,
         positions: async (ids) => {
-          const found = new Map<string, Record<string, number>>();
-          for (const id of ids) {
-            const doc = await store.find(id);
-            if (doc) found.set(id, doc._positions);
-          }
-          return found;
+          const docs = await store.findMany(ids);
+          return new Map([...docs].map(([id, doc]) => [id, doc._positions]));
         },
       },
     ],

@@ -23,9 +23,9 @@ class FlakyStore implements DocumentStore {
       throw new Error('MongoServerSelectionError: connect ECONNREFUSED 127.0.0.1:27017');
     }
   }
-  find(id: string): Promise<StoredRecord | null> {
+  findMany(ids: readonly string[]): Promise<Map<string, StoredRecord>> {
     this.reach();
-    return this.inner.find(id);
+    return this.inner.findMany(ids);
   }
   insert(documents: readonly StoredRecord[]): Promise<string[]> {
     this.reach();

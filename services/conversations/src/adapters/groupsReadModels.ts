@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError } from '@chat/contracts';
 import type { EventEnvelope, GroupScope, GroupType } from '@chat/contracts';
-import { allOf, ensureIndexes, findPage, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
+import { allOf, ensureIndexes, findByIds, findPage, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
 import type { EventApplier, KeysetOrder, PagePosition, Stored } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import { bansProjection } from '../projections/bans.js';
@@ -105,12 +105,8 @@ export class GroupReadModels implements EventApplier {
     for (;;) {
       const group = await this.groups.findOne({ _id: groupDocId(appId, guid) } as Filter<Stored<GroupDoc>>, { projection: { _positions: 1 } });
       if (version === 0 || (group?._positions['group'] ?? 0) >= version) {
-        const [members, bans] = await Promise.all([
-          Promise.all(ids.map((_id) => this.members.findOne({ _id } as Filter<Stored<MemberDoc>>))),
-          Promise.all(ids.map((_id) => this.bans.findOne({ _id } as Filter<Stored<BanDoc>>))),
-        ]);
-        const present = <T>(docs: (T | null)[]) => docs.filter((doc): doc is T => doc !== null);
-        return rosterOf(present(members), present(bans));
+        const [members, bans] = await Promise.all([findByIds(this.members, ids), findByIds(this.bans, ids)]);
+        return rosterOf([...members.values()], [...bans.values()]);
       }
       if (Date.now() >= deadline) {
         throw new ApiError('ERR_SERVICE_UNAVAILABLE', `The members of the group ${guid} are still being updated; retry shortly.`, { retryAfterSeconds: 1 });

@@ -1,5 +1,5 @@
 import type { EventEnvelope, GlobalPin } from '@chat/contracts';
-import { MongoDocumentStore, allOf, ensureIndexes, findPage, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
+import { MongoDocumentStore, allOf, ensureIndexes, findByIds, findPage, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
 import type { EventApplier, KeysetOrder, PagePosition, Stored, StoredRecord } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import type { ConversationMemberDoc } from '../domain/conversationMember.js';
@@ -128,10 +128,8 @@ export class ConversationReadModels implements EventApplier {
   }
 
   async findUsers(appId: string, uids: readonly string[]): Promise<Map<string, PeerUserDoc>> {
-    if (uids.length === 0) return new Map();
-    // Reads by id, concurrently: FerretDB v1 answers `$in` by reading the whole collection.
-    const docs = await Promise.all([...new Set(uids)].map((uid) => this.users.findOne({ _id: userDocId(appId, uid) } as Filter<Stored<PeerUserDoc>>)));
-    return new Map(docs.flatMap((doc) => (doc ? [[doc.uid, stripStoredFields(doc)] as const] : [])));
+    const docs = await findByIds(this.users, uids.map((uid) => userDocId(appId, uid)));
+    return new Map([...docs.values()].map((doc) => [doc.uid, stripStoredFields<PeerUserDoc>(doc)]));
   }
 
   /** Uids of users with any of the tags and/or whose name or uid contains `search`. */

@@ -1,7 +1,7 @@
 import { conversationLogStreamId, groupConversationId, userConversationId } from '@chat/contracts';
 import type { EventEnvelope, GlobalPin } from '@chat/contracts';
-import { ProjectionRuntime, allOf, sourceOfStream, stripStoredFields } from '@chat/mongo';
-import type { DocumentStore, EventApplier, Stored } from '@chat/mongo';
+import { ProjectionRuntime, allOf, findDocument, sourceOfStream, stripStoredFields } from '@chat/mongo';
+import type { DocumentStore, EventApplier, Stored, StoredRecord } from '@chat/mongo';
 import { compareKeys } from '@chat/http';
 import type { CursorKey, KeyOrder } from '@chat/http';
 import { conversationMemberDocId, emptyMember } from '../domain/conversationMember.js';
@@ -98,7 +98,7 @@ class ChunkCache {
   }
 }
 
-function documentOf<Doc extends object>(stored: Awaited<ReturnType<DocumentStore['find']>>): Doc | null {
+function documentOf<Doc extends object>(stored: StoredRecord | null): Doc | null {
   return stored ? stripStoredFields(stored as Stored<Doc>) : null;
 }
 
@@ -172,7 +172,7 @@ export class ConversationReadModel implements EventApplier {
   }
 
   async timeline(appId: string, conversationId: string): Promise<TimelineDoc | null> {
-    return documentOf<TimelineDoc>(await this.stores.timelines.find(timelineDocId(appId, conversationId)));
+    return documentOf<TimelineDoc>(await findDocument(this.stores.timelines, timelineDocId(appId, conversationId)));
   }
 
   /**
@@ -183,16 +183,16 @@ export class ConversationReadModel implements EventApplier {
     const streamId = conversationLogStreamId(appId, conversationId);
     const wanted = positions.get(streamId);
     if (wanted === undefined) return true;
-    const stored = await this.stores.timelines.find(timelineDocId(appId, conversationId));
+    const stored = await findDocument(this.stores.timelines, timelineDocId(appId, conversationId));
     return (stored?._positions[sourceOfStream(streamId)] ?? 0) >= wanted;
   }
 
   async member(appId: string, owner: string, conversationId: string): Promise<ConversationMemberDoc | null> {
-    return documentOf<ConversationMemberDoc>(await this.stores.members.find(conversationMemberDocId(appId, owner, conversationId)));
+    return documentOf<ConversationMemberDoc>(await findDocument(this.stores.members, conversationMemberDocId(appId, owner, conversationId)));
   }
 
   async inbox(appId: string, owner: string): Promise<InboxDoc> {
-    return documentOf<InboxDoc>(await this.stores.inboxes.find(inboxDocId(appId, owner))) ?? emptyInbox(appId, owner);
+    return documentOf<InboxDoc>(await findDocument(this.stores.inboxes, inboxDocId(appId, owner))) ?? emptyInbox(appId, owner);
   }
 
   /** Where a timeline's sealed chunks and older messages are read from. */
@@ -202,13 +202,13 @@ export class ConversationReadModel implements EventApplier {
         const id = historyChunkId(appId, conversationId, k);
         const cached = this.chunkCache.get(id);
         if (cached) return cached;
-        const found = documentOf<HistoryChunkDoc>(await this.stores.history.find(id));
+        const found = documentOf<HistoryChunkDoc>(await findDocument(this.stores.history, id));
         if (!found) return null;
         const chunk: TimelineChunk = { k: found.k, before: found.before, entries: found.entries };
         this.chunkCache.set(id, chunk);
         return chunk;
       },
-      message: async (id) => documentOf<MessageCopyDoc>(await this.stores.copies.find(messageCopyDocId(appId, id)))?.message ?? null,
+      message: async (id) => documentOf<MessageCopyDoc>(await findDocument(this.stores.copies, messageCopyDocId(appId, id)))?.message ?? null,
     };
   }
 

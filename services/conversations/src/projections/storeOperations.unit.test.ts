@@ -12,9 +12,9 @@ class CountingStore implements DocumentStore {
   inserted = 0;
   writes = 0;
   constructor(private readonly inner: DocumentStore) {}
-  find(id: string) {
-    this.reads += 1;
-    return this.inner.find(id);
+  findMany(ids: readonly string[]) {
+    this.reads += ids.length;
+    return this.inner.findMany(ids);
   }
   insert(documents: readonly StoredRecord[]) {
     this.inserted += documents.length;

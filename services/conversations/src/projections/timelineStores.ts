@@ -25,8 +25,8 @@ export class SealingTimelineStore implements DocumentStore {
     private readonly history: DocumentStore,
   ) {}
 
-  find(id: string): Promise<StoredRecord | null> {
-    return this.timelines.find(id);
+  findMany(ids: readonly string[]): Promise<Map<string, StoredRecord>> {
+    return this.timelines.findMany(ids);
   }
 
   async insert(documents: readonly StoredRecord[]): Promise<string[]> {
@@ -82,9 +82,9 @@ export class TextFieldsStore implements DocumentStore {
     private readonly fields: readonly string[],
   ) {}
 
-  async find(id: string): Promise<StoredRecord | null> {
-    const found = await this.inner.find(id);
-    return found ? this.decode(found) : null;
+  async findMany(ids: readonly string[]): Promise<Map<string, StoredRecord>> {
+    const found = await this.inner.findMany(ids);
+    return new Map([...found].map(([id, document]) => [id, this.decode(document)]));
   }
 
   insert(documents: readonly StoredRecord[]): Promise<string[]> {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { EventEnvelope } from '@chat/contracts';
-import { DocumentTurns } from '@chat/mongo';
+import { DocumentTurns, findDocument } from '@chat/mongo';
 import type { DocumentStore, EventApplier, GuardedWrite, StoredRecord } from '@chat/mongo';
 import {
   DEFAULT_AUDIT_LIMITS,
@@ -101,7 +101,7 @@ export class AuditTrail implements EventApplier {
 
   /** The head of a key's log, or null before its first entry. */
   async head(appId: string, keyId: string): Promise<AuditHead | null> {
-    const stored = (await this.store.find(auditHeadId(appId, keyId))) as HeadRecord | null;
+    const stored = (await findDocument(this.store, auditHeadId(appId, keyId))) as HeadRecord | null;
     return stored ? headOf(stored) : null;
   }
 
@@ -142,7 +142,7 @@ export class AuditTrail implements EventApplier {
   }
 
   private async chunkEntries(head: AuditHead, ref: AuditChunkRef): Promise<AuditEntry[]> {
-    const stored = (await this.store.find(auditChunkId(head.appId, head.keyId, ref.n))) as ChunkRecord | null;
+    const stored = (await findDocument(this.store, auditChunkId(head.appId, head.keyId, ref.n))) as ChunkRecord | null;
     return stored ? clipToRange(head, ref.n, JSON.parse(stored.entries) as AuditEntry[]) : [];
   }
 
@@ -196,14 +196,14 @@ export class AuditTrail implements EventApplier {
   }
 
   private async read(log: KeyLog): Promise<ReadLog> {
-    const stored = (await this.store.find(auditHeadId(log.appId, log.keyId))) as HeadRecord | null;
+    const stored = (await findDocument(this.store, auditHeadId(log.appId, log.keyId))) as HeadRecord | null;
     const head = stored ? headOf(stored) : null;
     const touched = chunksTouched(head, log.entries);
-    const chunks = await Promise.all(touched.map((n) => this.store.find(auditChunkId(log.appId, log.keyId, n)) as Promise<ChunkRecord | null>));
+    const chunks = await this.store.findMany(touched.map((n) => auditChunkId(log.appId, log.keyId, n)));
     const contents = new Map<string, AuditEntry[]>();
     const chunkRevs = new Map<string, number>();
-    touched.forEach((n, i) => {
-      const chunk = chunks[i];
+    touched.forEach((n) => {
+      const chunk = chunks.get(auditChunkId(log.appId, log.keyId, n)) as ChunkRecord | undefined;
       // A chunk a head names is written before the head; only a store restored from a partial backup lacks one.
       contents.set(n, chunk ? (JSON.parse(chunk.entries) as AuditEntry[]) : []);
       if (chunk) chunkRevs.set(n, chunk._rev);
@@ -213,8 +213,8 @@ export class AuditTrail implements EventApplier {
 
   /** Removes dropped chunks; one that is already gone (another writer removed it) is fine. */
   private async dropChunks(ids: readonly string[]): Promise<void> {
-    const found = await Promise.all(ids.map((id) => this.store.find(id)));
-    const deletes: GuardedWrite[] = found.flatMap((doc) => (doc ? [{ kind: 'delete' as const, id: doc._id, expectedRev: doc._rev }] : []));
+    const found = await this.store.findMany(ids);
+    const deletes: GuardedWrite[] = [...found.values()].map((doc) => ({ kind: 'delete' as const, id: doc._id, expectedRev: doc._rev }));
     await this.store.writeGuarded(deletes);
   }
 }

@@ -37,8 +37,8 @@ function event(at: number, options: { keyId?: string; type?: string; uid?: strin
 class ChunkWriteFailure implements DocumentStore {
   failNextChunkReplace = false;
   constructor(private readonly inner: InMemoryDocumentStore) {}
-  find(id: string) {
-    return this.inner.find(id);
+  findMany(ids: readonly string[]) {
+    return this.inner.findMany(ids);
   }
   insert(documents: readonly StoredRecord[]) {
     return this.inner.insert(documents);

@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@chat/contracts';
-import { DocumentMemory, allOf, ensureIndexes, findPage, mongoProjection, stripStoredFields } from '@chat/mongo';
+import { DocumentMemory, MongoDocumentStore, allOf, ensureIndexes, findPage, mongoProjection, stripStoredFields } from '@chat/mongo';
 import type { EventApplier, KeysetOrder, PagePosition, Stored, StoredRecord } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import { ModerationPolicy } from '../domain/moderationPolicy.js';
@@ -38,7 +38,7 @@ export class ModerationReadModels implements EventApplier {
     this.projections = allOf(mongoProjection(db, 'moderation_settings', moderationSettingsProjection), mongoProjection(db, 'review_queue', reviewQueueProjection));
     this.reviews = db.collection<Stored<ReviewDoc>>('review_queue');
     this.settingsMemory = new DocumentMemory(
-      (_id) => this.db.collection<StoredRecord>('moderation_settings').findOne({ _id } as Filter<StoredRecord>),
+      new MongoDocumentStore(this.db, 'moderation_settings'),
       [moderationSettingsProjection],
     );
     const settings = settingsOf(null);
