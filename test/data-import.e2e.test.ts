@@ -42,6 +42,15 @@ describe('POST /v3/data_import/users', () => {
     const again = await app.call('POST', '/v3/data_import/users', { body: { users: { ann: { uid: 'ann', name: 'Changed', createdAt: past } } } });
     expect(again.body.data.ann).toMatchObject({ success: true, data: { name: 'Ann' } });
     expect((await app.call('GET', '/v3/users/bad')).status).toBe(404);
+
+    // A deleted user's uid stays taken: a rerun refuses that record and answers its neighbours as stored.
+    expect((await app.call('DELETE', '/v3/users/ben')).status).toBe(200);
+    const afterDelete = await eventually(
+      () => app.call('POST', '/v3/data_import/users', { body: { users: { ben: { uid: 'ben', name: 'Ben' }, ann: { uid: 'ann', name: 'Ann' } } } }),
+      (r) => r.body.data.ben.success === false,
+    );
+    expect(afterDelete.body.data.ben).toMatchObject({ success: false, error: { code: 'ERR_UID_ALREADY_EXISTS' } });
+    expect(afterDelete.body.data.ann).toMatchObject({ success: true, data: { uid: 'ann', name: 'Ann', createdAt: past } });
   });
 
   it('refuses a request over 50 records or not shaped as a map of records, naming the limit, and writes nothing', async () => {

@@ -1,6 +1,8 @@
 import { ApiError } from '@chat/contracts';
-import type { KeyedRecord } from '@chat/http';
+import { settleEach } from '@chat/http';
+import type { ImportOutcome, KeyedRecord } from '@chat/http';
 import type { UserReadModels } from '../adapters/readModels.js';
+import type { UserDoc } from '../projections/users.js';
 import { DEFAULT_ROLE } from '../domain/roles.js';
 import type { ImportedUser } from '../http/schemas.js';
 import { UserCommands } from './context.js';
@@ -22,14 +24,29 @@ export class UserImport {
     this.readModels = deps.readModels;
   }
 
+  /**
+   * Every record at once. What the store already holds is read in one go (the users by their uids, one
+   * read per distinct role), so a rerun of a migration answers its records as stored without a
+   * command, and a first run sends every new user to the runner together.
+   */
+  async importAll(context: RequestContext, records: readonly KeyedRecord<ImportedUser>[]): Promise<Map<string, ImportOutcome>> {
+    const { appId } = context.actor;
+    const [unknownRoles, stored] = await Promise.all([this.unknownRoles(appId, records), this.readModels.findUsers(appId, records.map((r) => r.value.uid))]);
+    return settleEach(records, async ({ value }) => {
+      if (unknownRoles.has(value.role)) throw new ApiError('ERR_ROLE_NOT_FOUND', `The role ${value.role} does not exist.`);
+      const existing = stored.get(value.uid);
+      return existing ? answerAsStored(existing) : this.importOne(context, value);
+    });
+  }
+
   /** The roles the records name that do not exist (one read per distinct role, not per record). */
-  async unknownRoles(appId: string, records: readonly KeyedRecord<ImportedUser>[]): Promise<Set<string>> {
+  private async unknownRoles(appId: string, records: readonly KeyedRecord<ImportedUser>[]): Promise<Set<string>> {
     const roles = [...new Set(records.map((r) => r.value.role))].filter((role) => role !== DEFAULT_ROLE);
     const found = await Promise.all(roles.map(async (role) => ((await this.readModels.findRole(appId, role)) ? null : role)));
     return new Set(found.filter((role): role is string => role !== null));
   }
 
-  async importOne(context: RequestContext, user: ImportedUser): Promise<UserResource> {
+  private async importOne(context: RequestContext, user: ImportedUser): Promise<UserResource> {
     const now = this.runner.now();
     const nowSeconds = this.runner.epochNow();
     const { createdAt, lastActiveAt, deactivatedAt, ...profile } = user;
@@ -50,10 +67,10 @@ export class UserImport {
       now,
     );
     if (events.length === 0) {
-      // Imported before (or created otherwise): answered as stored, unchanged.
+      // Created since the read above (another request): answered as stored, unchanged.
       const doc = await this.readModels.findUser(context.actor.appId, user.uid);
-      if (!doc || doc.state === 'deleted') throw new ApiError('ERR_UID_ALREADY_EXISTS', `The uid ${user.uid} was used by a deleted user.`);
-      return renderUser(doc);
+      if (!doc) throw new ApiError('ERR_UID_ALREADY_EXISTS', `The uid ${user.uid} was used by a deleted user.`);
+      return answerAsStored(doc);
     }
     return renderUser({
       appId: context.actor.appId,
@@ -75,4 +92,10 @@ export class UserImport {
       ...(lastActiveAt !== undefined ? { lastActiveAt } : {}),
     });
   }
+}
+
+/** A uid imported before (or created otherwise) is answered as stored, unchanged; a deleted user's uid stays taken. */
+function answerAsStored(doc: UserDoc): UserResource {
+  if (doc.state === 'deleted') throw new ApiError('ERR_UID_ALREADY_EXISTS', `The uid ${doc.uid} was used by a deleted user.`);
+  return renderUser(doc);
 }

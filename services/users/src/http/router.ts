@@ -1,5 +1,5 @@
 import { ApiError, isUid, normalizeUid } from '@chat/contracts';
-import { ListCursor, actorOf, importRecords, inCallerOrder, parseQuery, parseWith, requestIdOf, settleEach, validateRecords } from '@chat/http';
+import { ListCursor, actorOf, importRecords, inCallerOrder, parseQuery, parseWith, requestIdOf, validateRecords } from '@chat/http';
 import { Router } from 'express';
 import type { Request } from 'express';
 import type { RequestContext } from '../app/context.js';
@@ -85,12 +85,7 @@ function importRoutes(router: Router, { userImport }: UsersApis): void {
       if (normalizeUid(key) !== user.uid) throw new ApiError('ERR_BAD_REQUEST', `uid: must equal the record's key (${key}).`);
       return user;
     });
-    const unknownRoles = await userImport.unknownRoles(context.actor.appId, valid);
-    const outcomes = await settleEach(valid, async ({ value }) => {
-      if (unknownRoles.has(value.role)) throw new ApiError('ERR_ROLE_NOT_FOUND', `The role ${value.role} does not exist.`);
-      return userImport.importOne(context, value);
-    });
-    res.json({ data: inCallerOrder(entries, refused, outcomes) });
+    res.json({ data: inCallerOrder(entries, refused, await userImport.importAll(context, valid)) });
   });
 }
 
