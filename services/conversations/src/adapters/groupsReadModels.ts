@@ -133,6 +133,12 @@ export class GroupReadModels implements EventApplier {
     return doc && !doc.deleted ? stripStoredFields(doc) : null;
   }
 
+  /** The live groups with these guids (deleted and absent ones left out), in one read. */
+  async findGroups(appId: string, guids: readonly string[]): Promise<Map<string, GroupDoc>> {
+    const docs = await findByIds(this.groups, guids.map((guid) => groupDocId(appId, guid)));
+    return new Map([...docs.values()].filter((doc) => !doc.deleted).map((doc) => [doc.guid, stripStoredFields<GroupDoc>(doc)]));
+  }
+
   async findMember(appId: string, guid: string, uid: string): Promise<MemberDoc | null> {
     const doc = await this.members.findOne({ _id: groupMemberDocId(appId, guid, uid) } as Filter<Stored<MemberDoc>>);
     return doc?.active ? stripStoredFields(doc) : null;

@@ -37,23 +37,28 @@ export class GroupImport {
     const known = await this.knownUsers(appId, records.flatMap((r) => (r.value.owner ? [r.value.owner] : [])));
     const now = this.clock();
     const results = new Map<string, RecordResult>();
+    const imported: KeyedRecord<ImportedGroupRecord>[] = [];
     await Promise.all(
-      records.map(async ({ key, value }) => {
+      records.map(async (record) => {
         try {
-          const { password, createdAt, owner, ...fields } = value;
+          const { password, createdAt, owner, ...fields } = record.value;
           if (owner !== undefined && !known.has(owner)) throw uidNotFound(owner);
           const profile: GroupProfile = { ...fields, owner: owner ?? '' };
           const passwordHash = password !== undefined ? await hashGroupPassword(password) : undefined;
           const command = { type: 'ImportGroup' as const, profile, ...(passwordHash !== undefined ? { passwordHash } : {}), createdAt: createdAt ?? epochSeconds(now) };
-          await this.groups.execute(context, value.guid, command, now);
-          const doc = await this.deps.readModels.findGroup(appId, value.guid);
-          if (!doc) throw new ApiError('ERR_GUID_NOT_FOUND', `The group ${value.guid} was deleted; its guid cannot be imported again.`);
-          results.set(key, { ok: renderGroup(doc, { membership: null }) });
+          await this.groups.execute(context, record.value.guid, command, now);
+          imported.push(record);
         } catch (error) {
-          results.set(key, { error });
+          results.set(record.key, { error });
         }
       }),
     );
+    // Answered as stored (a rerun's groups unchanged), read together once every command has run.
+    const stored = await this.deps.readModels.findGroups(appId, imported.map((r) => r.value.guid));
+    for (const { key, value } of imported) {
+      const doc = stored.get(value.guid);
+      results.set(key, doc ? { ok: renderGroup(doc, { membership: null }) } : { error: new ApiError('ERR_GUID_NOT_FOUND', `The group ${value.guid} was deleted; its guid cannot be imported again.`) });
+    }
     return results;
   }
 
