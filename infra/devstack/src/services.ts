@@ -142,7 +142,9 @@ export async function startServices(options: ServiceStackOptions): Promise<Runni
       name,
       file: process.execPath,
       // `npm run dev` (DEV_WATCH=1): node restarts the process when a module it loaded is rebuilt.
-      args: ['--enable-source-maps', ...(process.env['DEV_WATCH'] === '1' ? ['--watch'] : []), entry],
+      // SERVICE_NODE_ARGS: extra node options for every service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`
+      // to profile them (node refuses `--cpu-prof` in NODE_OPTIONS).
+      args: ['--enable-source-maps', ...(process.env['DEV_WATCH'] === '1' ? ['--watch'] : []), ...nodeArgsFromEnv(), entry],
       cwd: root,
       logFile,
       pidFile: join(runDir, `${name}${ephemeral ? `-${port}` : ''}.pid`),
@@ -291,4 +293,8 @@ export async function startExtraGateway(options: ExtraGatewayOptions): Promise<{
     throw error;
   }
   return { url, stop: () => managed.stop() };
+}
+
+function nodeArgsFromEnv(): string[] {
+  return (process.env['SERVICE_NODE_ARGS'] ?? '').split(/\s+/).filter((arg) => arg.length > 0);
 }
