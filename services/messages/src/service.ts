@@ -39,7 +39,8 @@ export interface MessagesServiceDeps extends PlatformDeps {
 /** Composition root of the messages service. */
 export function createMessagesService(deps: MessagesServiceDeps): RunnableService {
   const { db, kafka, logger } = deps;
-  const readModels = new MessagesReadModels(db);
+  // Sends' facts stay in memory while the pipeline's watch is known to keep up (ADR 0020).
+  const readModels = new MessagesReadModels(db, { watchCurrentAsOf: () => pipeline.watchCurrentAsOf() });
   const moderation = new ModerationReadModels(db);
   const ownReadModels = {
     apply: async (events: readonly KnownEvent[]) => {
