@@ -13,8 +13,8 @@ const deleted = (version: number) => testEnvelope('GroupDeleted', stream, versio
 
 /** The group's members as a group message reads them: every bucket by `_id`. */
 async function membersIn(store: InMemoryDocumentStore): Promise<string[]> {
-  const docs = await Promise.all(groupMemberBucketIds('app1', 'g').map((id) => store.find(id)));
-  return docs.flatMap((doc) => (doc?.['members'] as string[] | undefined) ?? []).sort();
+  const docs = await store.findMany(groupMemberBucketIds('app1', 'g'));
+  return [...docs.values()].flatMap((doc) => (doc['members'] as string[] | undefined) ?? []).sort();
 }
 
 describe('notification group members, in buckets', () => {
