@@ -18,6 +18,14 @@ export interface DocumentMemoryOptions {
    * moment an event changes its document.
    */
   maxAgeMs?: number;
+  /**
+   * The time up to which this process's watch is known to have seen every event on the topics that
+   * feed these documents (`TopicFence.currentAsOf`). An entry still held then is current as of that
+   * time, so `maxAgeMs` bounds how far the watch may lag rather than how old a read may be: while the
+   * watch keeps up, a document is read once, not once every `maxAgeMs`. Without it, entries age from
+   * their read.
+   */
+  watchCurrentAsOf?: () => number;
   now?: () => number;
 }
 
@@ -47,6 +55,7 @@ export class DocumentMemory {
   private readonly capacity: number;
   private readonly maxAgeMs: number;
   private readonly now: () => number;
+  private readonly watchCurrentAsOf: () => number;
   private readonly byType = new Map<string, WatchedProjection[]>();
   private hitCount = 0;
   private missCount = 0;
@@ -59,6 +68,7 @@ export class DocumentMemory {
     this.capacity = options.capacity ?? 100_000;
     this.maxAgeMs = options.maxAgeMs ?? 10_000;
     this.now = options.now ?? Date.now;
+    this.watchCurrentAsOf = options.watchCurrentAsOf ?? (() => Number.NEGATIVE_INFINITY);
     for (const projection of projections) {
       for (const type of projection.eventTypes) this.byType.set(type, [...(this.byType.get(type) ?? []), projection]);
     }
@@ -72,11 +82,13 @@ export class DocumentMemory {
   /** The stored documents with these ids (absent ones are missing from the map), from memory where current. */
   async getMany(ids: readonly string[]): Promise<Map<string, StoredRecord>> {
     const now = this.now();
+    const watchedUpTo = this.watchCurrentAsOf();
     const found = new Map<string, StoredRecord>();
     const misses: string[] = [];
     for (const id of new Set(ids)) {
       const entry = this.entries.get(id);
-      if (entry && now - entry.at < this.maxAgeMs) {
+      // Current as of its read, or as of the last time the watch was known to have seen everything.
+      if (entry && now - Math.max(entry.at, watchedUpTo) < this.maxAgeMs) {
         this.entries.delete(id);
         this.entries.set(id, entry);
         if (entry.record) found.set(id, entry.record);

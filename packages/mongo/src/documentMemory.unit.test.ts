@@ -5,7 +5,7 @@ import { ProjectionRuntime } from './projectionRuntime.js';
 import { talliesProjection, tallied } from './testTallies.js';
 
 /** A projection writing to an in-memory store, and a memory over that store that counts its reads. */
-function setUp(maxAgeMs = 10_000) {
+function setUp(maxAgeMs = 10_000, watchCurrentAsOf?: () => number) {
   const store = new InMemoryDocumentStore();
   const projection = new ProjectionRuntime(talliesProjection, store);
   let clock = 0;
@@ -18,7 +18,7 @@ function setUp(maxAgeMs = 10_000) {
       },
     },
     [talliesProjection],
-    { maxAgeMs, now: () => clock },
+    { maxAgeMs, now: () => clock, ...(watchCurrentAsOf ? { watchCurrentAsOf } : {}) },
   );
   const totals = async (...ids: string[]) => {
     const found = await memory.getMany(ids);
@@ -78,6 +78,34 @@ describe('DocumentMemory', () => {
     await totals('d1');
     advance(1);
     await totals('d1');
+    expect(reads).toEqual(['d1', 'd1']);
+  });
+
+  it('keeps an entry past its maximum age while the watch is known to have seen everything since', async () => {
+    let watchedUpTo = Number.NEGATIVE_INFINITY;
+    const { projection, memory, reads, totals, advance } = setUp(1_000, () => watchedUpTo);
+    await projection.apply([tallied('s:a', 1, ['d1'], 'open')]);
+    await totals('d1'); // read at 0
+    advance(5_000);
+    watchedUpTo = 4_500; // a fence round: the watch had everything on the topics at 4,500
+    expect(await totals('d1')).toEqual([1]);
+    expect(reads).toEqual(['d1']);
+    // An event the watch sees still forgets it at once.
+    const added = tallied('s:a', 2, ['d1']);
+    await projection.apply([added]);
+    memory.observe([added]);
+    expect(await totals('d1')).toEqual([2]);
+    expect(reads).toEqual(['d1', 'd1']);
+  });
+
+  it('a watch that stops confirming lets entries age out again', async () => {
+    const { projection, reads, totals, advance } = setUp(1_000, () => 500);
+    await projection.apply([tallied('s:a', 1, ['d1'], 'open')]);
+    await totals('d1'); // read at 0, the watch last confirmed at 500
+    advance(1_499);
+    await totals('d1');
+    advance(1);
+    await totals('d1'); // 1,000 ms past the watch's last confirmation: read again
     expect(reads).toEqual(['d1', 'd1']);
   });
 });

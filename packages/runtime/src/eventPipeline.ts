@@ -21,6 +21,12 @@ import { TopicFence } from './topicFence.js';
  */
 export const CONFIGURATION_FENCE_TIMEOUT_MS = 2_000;
 
+/**
+ * How often `watchCurrentAsOf` asks the fence for a new round while it is being read: one watermark
+ * read (a Kafka admin call, no store command) per second at most, whatever the request rate.
+ */
+export const WATCH_CURRENCY_REFRESH_MS = 1_000;
+
 export interface EventPipelineOptions {
   db: Db;
   kafka: Kafka;
@@ -73,6 +79,13 @@ export interface EventPipeline {
    * `onEvents`). Only for a pipeline with a watch.
    */
   configurationDirectory<T>(options: Pick<ConfigurationDirectoryOptions<T>, 'load' | 'documents'>): ConfigurationDirectory<T>;
+  /**
+   * The time up to which this process's watch has seen every event on its topics (-Infinity without a
+   * watch), for in-memory documents the watch keeps current (`DocumentMemory`'s `watchCurrentAsOf`).
+   * Reading it starts a fence round in the background when the last one is older than
+   * `WATCH_CURRENCY_REFRESH_MS`; it never waits.
+   */
+  watchCurrentAsOf(): number;
   /** The event watch's state, when the service has one (same meaning). */
   watchHealth(): Readonly<ConsumerHealth> | null;
   /** Events dead-lettered and outages retried by the projection consumer since start (metrics). */
@@ -132,10 +145,25 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
       })
     : null;
 
+  let refreshing = false;
+  const watchCurrentAsOf = (): number => {
+    if (!fence) return Number.NEGATIVE_INFINITY;
+    const now = Date.now();
+    if (!refreshing && now - fence.currentAsOf >= WATCH_CURRENCY_REFRESH_MS) {
+      refreshing = true;
+      // A round never rejects: a watch that is behind or a broker away just leaves currentAsOf where it was.
+      void fence.pass(now).finally(() => {
+        refreshing = false;
+      });
+    }
+    return fence.currentAsOf;
+  };
+
   return {
     store,
     runner,
     fence,
+    watchCurrentAsOf,
     configurationDirectory<T>(directoryOptions: Pick<ConfigurationDirectoryOptions<T>, 'load' | 'documents'>) {
       if (!fence) throw new Error('a configuration directory needs the pipeline to watch its configuration topics');
       const directory = new ConfigurationDirectory<T>({

@@ -22,7 +22,8 @@ export interface UsersServiceDeps extends PlatformDeps {
 /** Composition root of the users service. */
 export function createUsersService(deps: UsersServiceDeps): RunnableService {
   const { db, logger } = deps;
-  const readModels = new UserReadModels(db);
+  // The role look-ups' memory keeps users and roles while the pipeline's watch is known to keep up.
+  const readModels = new UserReadModels(db, { watchCurrentAsOf: () => pipeline.watchCurrentAsOf() });
   // Commands project their own events before answering; consuming its own topic heals a read model
   // whose process died between the append and that step (the guard makes the second apply a no-op).
   const pipeline = createEventPipeline({

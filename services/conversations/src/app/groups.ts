@@ -5,7 +5,7 @@ import { readWithPatience } from '@chat/mongo';
 import type { GroupQuery, GroupReadModels } from '../adapters/groupsReadModels.js';
 import type { PeerUserDoc } from '../domain/conversationView.js';
 import { groupDecider, groupNotFound, groupStream, memberRefusal, rankOf, viewOf } from '../domain/group.js';
-import type { GroupCommand, GroupEvent, GroupProfile, GroupState, MemberRequest, PermissionValue } from '../domain/group.js';
+import type { GroupCommand, GroupEvent, GroupProfile, GroupState, MemberRequest, PermissionValue, Roster } from '../domain/group.js';
 import { renderBannedUser, renderGroup, renderMember } from '../domain/groupsView.js';
 import type { BannedUserResource, GroupResource, MemberResource } from '../domain/groupsView.js';
 import { effectivePermissions, listScopePermissions } from '../domain/scopePermissions.js';
@@ -125,6 +125,25 @@ function involvedUids(command: GroupCommand): string[] {
       throw new Error(`unknown command ${JSON.stringify(unreachable)}`);
     }
   }
+}
+
+/** What a command's own events did to the members they name (a ban after an add in one command wins). */
+function rosterFromEvents(events: readonly { type: string; data: unknown }[]): Roster {
+  const roster: Roster = { members: {}, banned: {} };
+  for (const event of events) {
+    if (event.type === 'GroupMemberJoined') {
+      const { uid, scope, joinedAt } = event.data as { uid: string; scope: GroupScope; joinedAt: number };
+      roster.members[uid] = { scope, joinedAt };
+    } else if (event.type === 'GroupMembersAdded') {
+      const { members, addedAt } = event.data as { members: MemberRequest[]; addedAt: number };
+      for (const member of members) roster.members[member.uid] = { scope: member.scope, joinedAt: addedAt };
+    } else if (event.type === 'GroupMemberBanned') {
+      const { uid, bannedAt } = event.data as { uid: string; bannedAt: number };
+      delete roster.members[uid];
+      roster.banned[uid] = bannedAt;
+    }
+  }
+  return roster;
 }
 
 /** Use cases of groups, members, bans and scope permissions: gather facts → command → answer. */
@@ -305,7 +324,9 @@ export class GroupsApp {
     const by = await this.actingUser(context.actor);
     const members = memberRequests(lists);
     const requested = [...members.map((m) => m.uid), ...lists.usersToBan];
-    const known = await this.existingUsers(appId, requested);
+    // A join names only the acting user, whom actingUser has just found: no second read.
+    const joining = by !== undefined && requested.length === 1 && requested[0] === by;
+    const known = joining ? new Set([by]) : await this.existingUsers(appId, requested);
 
     let passwordCheck: { verifiedHash?: string } | undefined;
     if (password !== undefined && by !== undefined && requested.length === 1 && requested[0] === by) {
@@ -334,8 +355,12 @@ export class GroupsApp {
       if (data.uid !== undefined) succeeded.add(data.uid);
       for (const member of data.members ?? []) succeeded.add(member.uid);
     }
-    // Explained on the roster after the command, as the read models now show it: a refused uid did not change.
-    const state = viewOf(result.state, await this.deps.readModels.rosterAt(appId, guid, [...(by !== undefined ? [by] : []), ...requested], result.version));
+    // Explained on the roster after the command: from its own events when every uid succeeded (a join,
+    // the common case: no reads), else as the read models now show it (a refused uid did not change).
+    const roster = requested.every((uid) => succeeded.has(uid))
+      ? rosterFromEvents(result.events)
+      : await this.deps.readModels.rosterAt(appId, guid, [...(by !== undefined ? [by] : []), ...requested], result.version);
+    const state = viewOf(result.state, roster);
     const actorRank = by === undefined ? Number.POSITIVE_INFINITY : rankOf(state, by);
     const outcome = (uid: string, kind: 'add' | 'ban'): MemberResult => {
       if (succeeded.has(uid)) {

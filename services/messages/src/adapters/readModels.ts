@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@chat/contracts';
 import { Coalescer } from '@chat/eventsourcing';
 import { DocumentMemory, MongoDocumentStore, allOf, ensureIndexes, findByIds, findPage, isDuplicateKeyError, mongoProjection, stripStoredFields } from '@chat/mongo';
-import type { EventApplier, KeysetOrder, PagePosition, Stored } from '@chat/mongo';
+import type { DocumentMemoryOptions, EventApplier, KeysetOrder, PagePosition, Stored } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import { groupFactsProjection, knownGroupId, membershipId } from '../projections/groups.js';
 import type { GroupFactDoc, KnownGroupDoc, MembershipDoc } from '../projections/groups.js';
@@ -188,7 +188,11 @@ export class MessagesReadModels implements EventApplier {
   /** The facts every send reads, from memory; `observeFacts` keeps it current on every replica. */
   private readonly factsMemory: DocumentMemory;
 
-  constructor(private readonly db: Db) {
+  /** `watchCurrentAsOf`: how current this replica's watch is (the pipeline's), so kept facts are not re-read while it keeps up. */
+  constructor(
+    private readonly db: Db,
+    memory: Pick<DocumentMemoryOptions, 'watchCurrentAsOf'> = {},
+  ) {
     // Users, groups and memberships share one collection (distinct ids) so a command reads all its facts at once.
     this.projections = allOf(
       mongoProjection(db, 'facts', knownUsersProjection),
@@ -208,6 +212,7 @@ export class MessagesReadModels implements EventApplier {
     this.factsMemory = new DocumentMemory(
       new MongoDocumentStore(this.db, 'facts'),
       [knownUsersProjection, groupFactsProjection, scopePermissionsProjection],
+      memory,
     );
   }
 

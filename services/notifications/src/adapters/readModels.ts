@@ -1,11 +1,11 @@
 import type { EventEnvelope } from '@chat/contracts';
-import { allOf, appliedPositions, ensureIndexes, mongoProjection, stripStoredFields } from '@chat/mongo';
+import { allOf, appliedPositions, ensureIndexes, findByIds, mongoProjection, stripStoredFields } from '@chat/mongo';
 import type { EventApplier, Stored } from '@chat/mongo';
 import type { ConfigurationDocuments } from '@chat/runtime';
 import type { Collection, Db, Filter } from 'mongodb';
 import { APPS_COLLECTION, appsProjection } from '../projections/apps.js';
 import type { AppConfigDocument } from '../projections/apps.js';
-import { GROUP_MEMBERS_COLLECTION, groupMembersId, groupMembersProjection } from '../projections/groupMembers.js';
+import { GROUP_MEMBERS_COLLECTION, groupMemberBucketIds, groupMembersProjection } from '../projections/groupMembers.js';
 import type { GroupMembersDocument } from '../projections/groupMembers.js';
 import { LOGS_COLLECTION, NOTIFICATIONS_COLLECTION, logsProjection, notificationsProjection } from '../projections/notifications.js';
 import type { LogDocument, NotificationDocument } from '../projections/notifications.js';
@@ -92,9 +92,10 @@ export class NotificationReadModels implements EventApplier {
     return doc ? stripStoredFields(doc) : null;
   }
 
+  /** Every bucket of the group, in one read by `_id` (only for apps with a provider). */
   async groupMembers(appId: string, guid: string): Promise<string[]> {
-    const doc = await this.groups.findOne({ _id: groupMembersId(appId, guid) });
-    return doc?.members ?? [];
+    const docs = await findByIds(this.groups, groupMemberBucketIds(appId, guid));
+    return [...docs.values()].flatMap((doc) => doc.members);
   }
 
   /** What a restarted process still has to send. */

@@ -1,7 +1,7 @@
 import { eventTypeIn, userLifecycleEventTypes } from '@chat/contracts';
 import type { EventEnvelope } from '@chat/contracts';
 import { DocumentMemory, MongoDocumentStore, allOf, ensureIndexes, findByIds, findPage, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
-import type { EventApplier, KeysetOrder, ProjectionRuntime, PagePosition, Stored } from '@chat/mongo';
+import type { DocumentMemoryOptions, EventApplier, KeysetOrder, ProjectionRuntime, PagePosition, Stored } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import { authTokenDocId, authTokensProjection } from '../projections/authTokens.js';
 import type { AuthTokenDoc } from '../projections/authTokens.js';
@@ -69,7 +69,11 @@ export class UserReadModels implements EventApplier {
    */
   private readonly accessMemory: { users: DocumentMemory; roles: DocumentMemory };
 
-  constructor(private readonly db: Db) {
+  /** `watchCurrentAsOf`: how current this replica's watch is (the pipeline's), so kept users and roles are not re-read while it keeps up. */
+  constructor(
+    private readonly db: Db,
+    memory: Pick<DocumentMemoryOptions, 'watchCurrentAsOf'> = {},
+  ) {
     this.users = db.collection('users');
     this.tokens = db.collection('authtokens');
     this.relations = { friends: db.collection('friends'), blocks: db.collection('blocks') };
@@ -83,8 +87,8 @@ export class UserReadModels implements EventApplier {
     );
     this.directory = new UserDirectory(db);
     this.accessMemory = {
-      users: new DocumentMemory(new MongoDocumentStore(db, 'users'), [usersProjection]),
-      roles: new DocumentMemory(new MongoDocumentStore(db, 'roles'), [rolesProjection]),
+      users: new DocumentMemory(new MongoDocumentStore(db, 'users'), [usersProjection], memory),
+      roles: new DocumentMemory(new MongoDocumentStore(db, 'roles'), [rolesProjection], memory),
     };
   }
 
