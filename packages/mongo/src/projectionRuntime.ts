@@ -1,5 +1,6 @@
 import { UnapplicableEventError } from '@chat/contracts';
 import type { EventEnvelope } from '@chat/contracts';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from 'mongodb';
 import { InMemoryDocumentStore, stripStoredFields } from './documentStore.js';
 import type { DocumentStore, GuardedWrite, Stored, StoredRecord } from './documentStore.js';
@@ -45,6 +46,16 @@ export interface ProjectionRuntimeOptions {
   cacheSize?: number;
   /** Rounds of re-read and re-fold for documents that keep changing under us. */
   maxAttempts?: number;
+}
+
+/**
+ * The wait before the n-th round after a lost compare-and-set (n ≥ 1): full jitter under a ceiling that
+ * doubles from 2 ms to 50 ms. Without it, a writer applying one event at a time (it remembers its own
+ * writes, so it never reads) could win every race against one that must read before it writes, until
+ * the second ran out of rounds (seen in the two-writer test under heavy machine load).
+ */
+export function lostRaceBackoffMs(round: number): number {
+  return Math.random() * Math.min(50, 2 ** round);
 }
 
 /** A stream id as a source name: FerretDB rejects `.` and a leading `$` in field names. */
@@ -147,6 +158,8 @@ export class ProjectionRuntime<Doc extends object, Event extends EventEnvelope =
         if (round >= this.maxAttempts) {
           throw new Error(`projection ${this.projection.name}: ${pending.size} document(s) kept changing, e.g. ${[...pending.keys()][0]}`);
         }
+        // Two writers that lost to each other would meet again at once: the retry waits a little, at random.
+        if (round > 0) await sleep(lostRaceBackoffMs(round));
         // After a lost race nothing known in advance is trusted: the retried documents are read.
         pending = await this.applyRound(pending, round > 0);
       }

@@ -131,7 +131,7 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
       ? new TopicFence({
           readWatermarks: () => watermarks.highWatermarks(watched.topics),
           timeoutMs: options.fenceTimeoutMs ?? CONFIGURATION_FENCE_TIMEOUT_MS,
-          onGiveUp: (reason, detail) => logger.warn({ reason, detail, topics: watched.topics }, 'configuration fence gave up waiting; going on with what the watch has seen'),
+          onGiveUp: (reason, detail) => logger.warn({ reason, detail, topics: watched.topics }, 'watch fence gave up waiting (configuration caches and in-memory facts go on with what the watch has seen)'),
         })
       : null;
   const watch = watched
