@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createApp, createUser, eventually } from './support/api.js';
+import { carryingTokens, createApp, createUser, eventually } from './support/api.js';
 import type { ApiResponse, TestApp } from './support/api.js';
 import { done, sendMessage, text } from './support/messages.js';
 import { expectError } from './support/users.js';
@@ -27,7 +27,8 @@ async function ruleOver(id: string, listId: string, terms: string[], action: str
 }
 
 beforeAll(async () => {
-  app = await createApp('moderation');
+  // Rules change and act at once on one replica; across replicas for a client carrying its tokens (ADR 0035).
+  app = carryingTokens(await createApp('moderation'));
   await Promise.all(['alice', 'bob', 'carol'].map((uid) => createUser(app, uid)));
   hook = await new WebhookReceiver().start();
   await createWebhook(app, 'moderation-hook', hook.url, ['message_sent']);

@@ -96,6 +96,34 @@ describe('two replicas of every service', () => {
     expect(forged.status).toBe(400);
   });
 
+  it('a moderation rule changed on one messages replica judges the next send on the other, for a client carrying the change’s token', async () => {
+    for (const uid of ['mod-a', 'mod-b']) expect((await call('POST', '/v3/users', undefined, { uid, name: uid })).status).toBe(200);
+    const write = async (method: string, path: string, body: unknown) => {
+      const response = await fetch(`${services.gatewayUrl}${path}`, { method, headers: { ...chat, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(response.status, JSON.stringify(await response.clone().json())).toBe(200);
+      return response.headers.get('x-consistency-token')!;
+    };
+    await write('POST', '/v3/moderation/keywords', { id: 'replica-list', name: 'replica-list', category: 'word', searchTerms: ['zorblax'] });
+    let token = await write('POST', '/v3/moderation/rules', {
+      id: 'replica-rule',
+      name: 'replica rule',
+      action: ['blockMessage'],
+      conditions: [{ operand: 'text', operator: 'contains', isKeywordsReferencePresent: true, value: ['replica-list'] }],
+    });
+    // The gateway alternates replicas, so a change and the send right after it land on different ones
+    // in about half the rounds; the rule flips every round, so a stale replica answers wrongly.
+    for (let round = 1; round <= 20; round++) {
+      const enabled = round % 2 === 0;
+      if (round > 1) token = await write('PUT', '/v3/moderation/rules/replica-rule', { enabled });
+      const sent = await fetch(`${services.gatewayUrl}/v3/messages`, {
+        method: 'POST',
+        headers: { ...chat, onbehalfof: 'mod-a', 'content-type': 'application/json', 'x-consistency-token': token },
+        body: JSON.stringify({ receiver: 'mod-b', receiverType: 'user', category: 'message', type: 'text', data: { text: `zorblax ${round}` } }),
+      });
+      expect(sent.status, `round ${round}: rule ${round === 1 || enabled ? 'on' : 'off'}`).toBe(round === 1 || enabled ? 403 : 200);
+    }
+  });
+
   it('a replica killed -9 and restarted in the middle of a message load (a consumer-group rebalance) loses and duplicates nothing', async () => {
     const lanes = Array.from({ length: 4 }, (_, i) => ({ from: `s${i}`, to: `r${i}`, acked: [] as Array<{ id: string; text: string }> }));
     for (const lane of lanes) {

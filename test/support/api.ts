@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { decodeConsistencyToken, encodeConsistencyToken } from '@chat/contracts';
 import { inject } from 'vitest';
 
 export interface ApiResponse<T = any> {
@@ -57,6 +58,25 @@ export async function createApp(name = 'test app'): Promise<TestApp> {
     authOnlyKey,
     call: (method, path, options = {}) =>
       call(method, path, { appId: data.id, apiKey: fullAccessKey, ...options }),
+  };
+}
+
+/**
+ * The app as a client that carries its writes' consistency tokens (merged) on every later request, as
+ * an SDK reading its own writes across replicas would: a setting changed on one messages replica then
+ * applies to a send handled by another before that replica's watch has seen the change.
+ */
+export function carryingTokens(app: TestApp): TestApp {
+  const written = new Map<string, number>();
+  return {
+    ...app,
+    call: async (method, path, options = {}) => {
+      const headers = written.size > 0 ? { ...options.headers, 'x-consistency-token': encodeConsistencyToken(written) } : options.headers;
+      const response = await app.call(method, path, { ...options, ...(headers ? { headers } : {}) });
+      const token = response.headers.get('x-consistency-token');
+      for (const [stream, version] of (token && decodeConsistencyToken(token)) || []) written.set(stream, Math.max(written.get(stream) ?? 0, version));
+      return response;
+    },
   };
 }
 

@@ -79,8 +79,13 @@ export class DocumentMemory {
     return { hits: this.hitCount, misses: this.missCount };
   }
 
-  /** The stored documents with these ids (absent ones are missing from the map), from memory where current. */
-  async getMany(ids: readonly string[]): Promise<Map<string, StoredRecord>> {
+  /**
+   * The stored documents with these ids (absent ones are missing from the map), from memory where
+   * current. `atLeast` names positions the caller knows were written (a client's consistency token):
+   * a remembered document short of them is read again, and a read one short of them is answered but
+   * not remembered (the caller may read again until the store has them).
+   */
+  async getMany(ids: readonly string[], atLeast?: Readonly<Record<string, number>>): Promise<Map<string, StoredRecord>> {
     const now = this.now();
     const watchedUpTo = this.watchCurrentAsOf();
     const found = new Map<string, StoredRecord>();
@@ -88,7 +93,7 @@ export class DocumentMemory {
     for (const id of new Set(ids)) {
       const entry = this.entries.get(id);
       // Current as of its read, or as of the last time the watch was known to have seen everything.
-      if (entry && now - Math.max(entry.at, watchedUpTo) < this.maxAgeMs) {
+      if (entry && now - Math.max(entry.at, watchedUpTo) < this.maxAgeMs && showsPositions(entry.record, atLeast)) {
         this.entries.delete(id);
         this.entries.set(id, entry);
         if (entry.record) found.set(id, entry.record);
@@ -102,7 +107,7 @@ export class DocumentMemory {
     for (const id of misses) {
       const record = records.get(id) ?? null;
       if (record) found.set(id, record);
-      if (this.caughtUp(id, record, now)) this.remember(id, { record, at: now });
+      if (this.caughtUp(id, record, now) && showsPositions(record, atLeast)) this.remember(id, { record, at: now });
     }
     return found;
   }
@@ -133,8 +138,7 @@ export class DocumentMemory {
   private caughtUp(id: string, record: StoredRecord | null, now: number): boolean {
     const awaited = this.awaited.get(id);
     if (!awaited) return true;
-    const applied = Object.entries(awaited.positions).every(([source, version]) => (record?._positions[source] ?? 0) >= version);
-    if (applied || now - awaited.at >= this.maxAgeMs) {
+    if (showsPositions(record, awaited.positions) || now - awaited.at >= this.maxAgeMs) {
       this.awaited.delete(id);
       return true;
     }
@@ -146,4 +150,10 @@ export class DocumentMemory {
     this.entries.set(id, entry);
     if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
   }
+}
+
+/** Whether a document (null: not stored) shows every one of these positions. */
+export function showsPositions(record: StoredRecord | null, positions: Readonly<Record<string, number>> | undefined): boolean {
+  if (!positions) return true;
+  return Object.entries(positions).every(([source, version]) => (record?._positions[source] ?? 0) >= version);
 }

@@ -61,6 +61,27 @@ describe('DocumentMemory', () => {
     expect(reads).toEqual(['d1']);
   });
 
+  it('reads again a remembered document short of positions the caller knows were written (a write on another replica)', async () => {
+    const { projection, memory, reads, totals } = setUp();
+    await projection.apply([tallied('s:a', 1, ['d1'], 'open')]);
+    await totals('d1');
+    // Another replica applied v2; this one's watch has not seen it yet.
+    await projection.apply([tallied('s:a', 2, ['d1'])]);
+    expect(await totals('d1')).toEqual([1]);
+    const asked = async () => (await memory.getMany(['d1'], { 's:a': 2 })).get('d1')?.['total'];
+    expect(await asked()).toBe(2);
+    // What it read is remembered: the next plain read is served from memory, and current.
+    expect(await totals('d1')).toEqual([2]);
+    expect(reads).toEqual(['d1', 'd1']);
+    // Positions the store does not have yet: answered as read, not remembered.
+    expect((await memory.getMany(['d1'], { 's:a': 3 })).get('d1')?.['total']).toBe(2);
+    await projection.apply([tallied('s:a', 3, ['d1'])]);
+    expect(await totals('d1')).toEqual([2]);
+    expect(await asked()).toBe(2);
+    expect((await memory.getMany(['d1'], { 's:a': 3 })).get('d1')?.['total']).toBe(3);
+    expect(reads).toEqual(['d1', 'd1', 'd1', 'd1']);
+  });
+
   it('a document that did not exist is read again once an event creates it', async () => {
     const { projection, memory, totals } = setUp();
     expect(await totals('d1')).toEqual([null]);

@@ -13,7 +13,7 @@ export { appliedPositions } from './appliedPositions.js';
 export { MAX_IDS_PER_READ, findByIds } from './findByIds.js';
 export { MAX_STATEMENTS_PER_COMMAND, bulkWriteChunked, chunk } from './bulkWrite.js';
 export type { BulkWriteCounts } from './bulkWrite.js';
-export { DocumentMemory } from './documentMemory.js';
+export { DocumentMemory, showsPositions } from './documentMemory.js';
 export { DocumentTurns } from './documentTurns.js';
 export type { DocumentMemoryOptions, WatchedProjection } from './documentMemory.js';
 export { findPage, keysetAfter, keysetKeyOf, keysetSort } from './keyset.js';

@@ -1,9 +1,11 @@
 import type { EventEnvelope } from '@chat/contracts';
-import { DocumentMemory, MongoDocumentStore, allOf, ensureIndexes, findPage, mongoProjection, stripStoredFields } from '@chat/mongo';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DocumentMemory, MongoDocumentStore, allOf, ensureIndexes, findPage, mongoProjection, showsPositions, sourceOfStream, stripStoredFields } from '@chat/mongo';
 import type { EventApplier, KeysetOrder, PagePosition, Stored, StoredRecord } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import { ModerationPolicy } from '../domain/moderationPolicy.js';
 import type { ModerationSettings } from '../domain/moderationSettings.js';
+import { moderationSettingsStream } from '../domain/moderationSettings.js';
 import { moderationSettingsId, moderationSettingsProjection, settingsOf } from '../projections/moderationSettings.js';
 import type { ModerationSettingsDoc } from '../projections/moderationSettings.js';
 import { reviewDocId, reviewQueueProjection } from '../projections/reviewQueue.js';
@@ -17,6 +19,10 @@ export interface AppModeration {
 
 export type ReviewList = { queue: 'flagged' | 'blocked'; status: 'pending' } | { reviewed: true };
 
+/** How long a read asked for a settings version (a consistency token) waits for the store to show it. */
+const SETTINGS_WAIT_MS = 2_000;
+const SETTINGS_POLL_MS = 25;
+
 /** Review lists go newest first; message ids are unique in an app. */
 const NEWEST_FIRST: KeysetOrder = [['seq', -1]];
 
@@ -24,7 +30,9 @@ const NEWEST_FIRST: KeysetOrder = [['seq', -1]];
  * The moderation read models of the messages service: each app's settings (rules, keyword lists,
  * reasons, agents) and the review queue. Every send reads its app's settings, so they are kept in
  * memory on every replica and forgotten the moment a settings event reaches this replica's watch
- * (ADR 0025): a rule change acts within the watch's lag, well under a second.
+ * (ADR 0025): a rule change acts at once on the replica that made it, on the others within the
+ * watch's lag (well under a second), and at once for a client carrying the change's consistency
+ * token (ADR 0035).
  */
 export class ModerationReadModels implements EventApplier {
   private readonly projections: EventApplier;
@@ -59,10 +67,22 @@ export class ModerationReadModels implements EventApplier {
     this.settingsMemory.observe(events);
   }
 
-  /** The app's settings and compiled rules, from memory while current. */
-  async moderationOf(appId: string): Promise<AppModeration> {
+  /**
+   * The app's settings and compiled rules, from memory while current. `awaited` are the positions a
+   * client's consistency token names: a settings change it made on another replica, which this
+   * replica's watch may not have seen yet, is read from the store (where the writing replica put it
+   * before answering), waiting at most SETTINGS_WAIT_MS for it.
+   */
+  async moderationOf(appId: string, awaited?: ReadonlyMap<string, number>): Promise<AppModeration> {
     const id = moderationSettingsId(appId);
-    const record = (await this.settingsMemory.getMany([id])).get(id);
+    const stream = moderationSettingsStream(appId);
+    const version = awaited?.get(stream);
+    const atLeast = version !== undefined ? { [sourceOfStream(stream)]: version } : undefined;
+    let record = (await this.settingsMemory.getMany([id], atLeast)).get(id);
+    for (const deadline = Date.now() + SETTINGS_WAIT_MS; atLeast && !showsPositions(record ?? null, atLeast) && Date.now() < deadline; ) {
+      await sleep(SETTINGS_POLL_MS);
+      record = (await this.settingsMemory.getMany([id], atLeast)).get(id);
+    }
     if (!record) return this.empty;
     let known = this.compiled.get(record);
     if (!known) {

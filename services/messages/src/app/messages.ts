@@ -23,7 +23,7 @@ export interface MessagesDeps {
   runner: CommandRunner;
   readModels: MessagesReadModels;
   /** The app's moderation rules, judged on every send (from memory). */
-  moderation: { moderationOf(appId: string): Promise<AppModeration> };
+  moderation: { moderationOf(appId: string, awaited?: ReadonlyMap<string, number>): Promise<AppModeration> };
   clock?: () => Date;
 }
 
@@ -32,6 +32,8 @@ export interface RequestContext {
   requestId: string;
   /** The event a command reacts to (group action messages), for the envelopes' `causationId`. */
   causationId?: string;
+  /** The positions the request's consistency token names: writes the client made, perhaps on another replica. */
+  awaited?: ReadonlyMap<string, number>;
 }
 
 type CommandBuilder = () => Promise<ConversationLogCommand>;
@@ -208,7 +210,7 @@ export class MessagesApp {
             (!toGroup || (f.group !== null && (byApp || f.memberships.get(input.sender)?.standing === 'member'))),
         ),
         this.deps.readModels.findMessages(appId, referenced),
-        this.deps.moderation.moderationOf(appId),
+        this.deps.moderation.moderationOf(appId, context.awaited),
       ]);
 
     const commandFor = ([facts, messages, moderation]: [Facts, Map<string, MessageDoc>, AppModeration], id: string): ConversationLogCommand => {

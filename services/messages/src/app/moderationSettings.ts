@@ -54,7 +54,7 @@ export class ModerationSettingsApp {
   }
 
   async settings(context: RequestContext): Promise<ModerationSettings> {
-    return (await this.deps.moderation.moderationOf(context.actor.appId)).settings;
+    return (await this.deps.moderation.moderationOf(context.actor.appId, context.awaited)).settings;
   }
 
   async one<K extends SettingsKind>(context: RequestContext, kind: K, id: string): Promise<EntityOf[K]> {

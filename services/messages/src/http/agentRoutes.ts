@@ -1,15 +1,10 @@
 import type { Agent, AgentTool } from '@chat/contracts';
-import { actorOf, parseWith, requestIdOf } from '@chat/http';
+import { parseWith } from '@chat/http';
 import { Router } from 'express';
-import type { Request } from 'express';
-import type { RequestContext } from '../app/messages.js';
 import type { ModerationSettingsApp } from '../app/moderationSettings.js';
 import { agentUid, checkedAgentUrl, createAgentBody, createToolBody, updateAgentBody, updateToolBody } from './moderationSchemas.js';
 import { settingsPage } from './moderationRoutes.js';
-
-function contextOf(req: Request): RequestContext {
-  return { actor: actorOf(req), requestId: requestIdOf(req) };
-}
+import { requestContextOf } from './requestContext.js';
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
@@ -72,49 +67,49 @@ export function agentsRouter(settings: ModerationSettingsApp): Router {
   const router = Router();
 
   router.post('/v3/ai-agents/agents', async (req, res) => {
-    const context = contextOf(req);
+    const context = requestContextOf(req);
     const { uid, ...body } = parseWith(createAgentBody, req.body ?? null);
     const agent = await settings.save(context, 'agent', 'create', agentUid(uid), agentFields(body));
     res.status(201).json({ agent: agentView(context.actor.appId, agent) });
   });
 
   router.get('/v3/ai-agents/agents', async (req, res) => {
-    const context = contextOf(req);
+    const context = requestContextOf(req);
     const { items, meta } = settingsPage(req, 'list-byo-agents', (await settings.settings(context)).agents, (a) => a.uid);
     res.json({ data: items.map((agent) => agentView(context.actor.appId, agent)), meta });
   });
 
   router.patch('/v3/ai-agents/agents/:uid', async (req, res) => {
     const fields = agentFields(parseWith(updateAgentBody, req.body ?? null));
-    await settings.save(contextOf(req), 'agent', 'update', String(req.params['uid'] ?? ''), fields);
+    await settings.save(requestContextOf(req), 'agent', 'update', String(req.params['uid'] ?? ''), fields);
     res.json({ success: true });
   });
 
   router.delete('/v3/ai-agents/agents/:uid', async (req, res) => {
-    await settings.remove(contextOf(req), 'agent', String(req.params['uid'] ?? ''));
+    await settings.remove(requestContextOf(req), 'agent', String(req.params['uid'] ?? ''));
     res.json({ success: true });
   });
 
   router.post('/v3/ai-agents/tools', async (req, res) => {
-    const context = contextOf(req);
+    const context = requestContextOf(req);
     const { name, ...fields } = parseWith(createToolBody, req.body ?? null);
     res.status(201).json(toolView(context.actor.appId, await settings.save(context, 'tool', 'create', name, fields)));
   });
 
   router.get('/v3/ai-agents/tools', async (req, res) => {
-    const context = contextOf(req);
+    const context = requestContextOf(req);
     const { items, meta } = settingsPage(req, 'list-tools', (await settings.settings(context)).tools, (t) => t.name);
     res.json({ data: items.map((tool) => toolView(context.actor.appId, tool)), meta });
   });
 
   router.patch('/v3/ai-agents/tools/:name', async (req, res) => {
-    const context = contextOf(req);
+    const context = requestContextOf(req);
     const fields = parseWith(updateToolBody, req.body ?? null);
     res.json(toolView(context.actor.appId, await settings.save(context, 'tool', 'update', String(req.params['name'] ?? ''), fields)));
   });
 
   router.delete('/v3/ai-agents/tools/:name', async (req, res) => {
-    await settings.remove(contextOf(req), 'tool', String(req.params['name'] ?? ''));
+    await settings.remove(requestContextOf(req), 'tool', String(req.params['name'] ?? ''));
     res.json({ success: true });
   });
 

@@ -1,9 +1,8 @@
 import type { KeywordList, ModerationReason, ModerationRule } from '@chat/contracts';
-import { ListCursor, actorOf, listMeta, pageInMemory, parseQuery, parseWith, requestIdOf } from '@chat/http';
+import { ListCursor, listMeta, pageInMemory, parseQuery, parseWith } from '@chat/http';
 import express, { Router } from 'express';
 import type { Request, RequestHandler } from 'express';
 import type { ReviewList } from '../adapters/moderationReadModels.js';
-import type { RequestContext } from '../app/messages.js';
 import type { MessageReview } from '../app/messageReview.js';
 import type { ModerationSettingsApp } from '../app/moderationSettings.js';
 import type { SettingsKind } from '../domain/moderationSettings.js';
@@ -24,10 +23,7 @@ import {
 } from './moderationSchemas.js';
 import type { RuleBody } from './moderationSchemas.js';
 import { pathMessageId } from './schemas.js';
-
-function contextOf(req: Request): RequestContext {
-  return { actor: actorOf(req), requestId: requestIdOf(req) };
-}
+import { requestContextOf } from './requestContext.js';
 
 function param(req: Request, name: string): string {
   return String(req.params[name] ?? '');
@@ -84,26 +80,26 @@ interface SettingsRoutes<Entity> {
 /** The five operations every settings resource has (reasons, rules, keyword lists). */
 function settingsRoutes<Entity>(router: Router, app: ModerationSettingsApp, spec: SettingsRoutes<Entity>): void {
   router.get(spec.path, async (req, res) => {
-    const { items, meta } = settingsPage(req, spec.list, spec.itemsOf(await app.settings(contextOf(req))) as Array<Entity & { createdAt: number }>, spec.keyOf);
+    const { items, meta } = settingsPage(req, spec.list, spec.itemsOf(await app.settings(requestContextOf(req))) as Array<Entity & { createdAt: number }>, spec.keyOf);
     res.json({ data: items.map(spec.view), meta });
   });
   const parsers = spec.bodyParser ? [spec.bodyParser] : [];
   router.post(spec.path, ...parsers, async (req, res) => {
     const { id, fields } = await spec.created(req);
-    res.json({ data: spec.view((await app.save(contextOf(req), spec.kind, 'create', id, fields)) as Entity) });
+    res.json({ data: spec.view((await app.save(requestContextOf(req), spec.kind, 'create', id, fields)) as Entity) });
   });
   router.get(`${spec.path}/:${spec.param}`, async (req, res) => {
-    res.json({ data: spec.view((await app.one(contextOf(req), spec.kind, param(req, spec.param))) as Entity) });
+    res.json({ data: spec.view((await app.one(requestContextOf(req), spec.kind, param(req, spec.param))) as Entity) });
   });
   router.put(`${spec.path}/:${spec.param}`, ...parsers, async (req, res) => {
-    const context = contextOf(req);
+    const context = requestContextOf(req);
     const id = param(req, spec.param);
     const current = (await app.one(context, spec.kind, id)) as Entity;
     res.json({ data: spec.view((await app.save(context, spec.kind, 'update', id, await spec.updated(req, current))) as Entity) });
   });
   router.delete(`${spec.path}/:${spec.param}`, async (req, res) => {
     const id = param(req, spec.param);
-    await app.remove(contextOf(req), spec.kind, id);
+    await app.remove(requestContextOf(req), spec.kind, id);
     res.json({ data: { success: true, message: `The ${spec.label} with id ${id} has been deleted successfully.` } });
   });
 }
@@ -177,7 +173,7 @@ export function moderationRouter(settings: ModerationSettingsApp, review: Messag
   });
 
   router.get('/v3/moderation/rules/:ruleId/revisions', async (req, res) => {
-    const context = contextOf(req);
+    const context = requestContextOf(req);
     const ruleId = param(req, 'ruleId');
     await settings.one(context, 'rule', ruleId);
     const revisions = (await settings.settings(context)).ruleRevisions.filter((r) => r.id === ruleId).reverse();
@@ -190,7 +186,7 @@ export function moderationRouter(settings: ModerationSettingsApp, review: Messag
   router.post('/v3/messages/:id/flagged', async (req, res) => {
     const id = pathMessageId(param(req, 'id'));
     const body = parseWith(flagBody, req.body ?? null);
-    res.json({ data: await review.flag(contextOf(req), id, body) });
+    res.json({ data: await review.flag(requestContextOf(req), id, body) });
   });
 
   const reviewList = (path: string, list: ReviewList, name: string) =>
@@ -198,7 +194,7 @@ export function moderationRouter(settings: ModerationSettingsApp, review: Messag
       const query = parseQuery(settingsPageQuery, req.query);
       const perPage = query.perPage ?? query.limit ?? 100;
       const cursor = new ListCursor(name, {}, query.cursor, query.page);
-      const { total, more, items, last } = await review.list(contextOf(req), list, cursor.position(perPage), perPage);
+      const { total, more, items, last } = await review.list(requestContextOf(req), list, cursor.position(perPage), perPage);
       res.json({ data: items, meta: { current: { limit: perPage, count: items.length }, ...listMeta(total, items.length, perPage, cursor, cursor.next(last, more)) } });
     });
   reviewList('/v3/moderation/flagged-messages', { queue: 'flagged', status: 'pending' }, 'list-flagged-messages');
@@ -207,12 +203,12 @@ export function moderationRouter(settings: ModerationSettingsApp, review: Messag
 
   router.patch('/v3/moderation/flagged-messages/:id', async (req, res) => {
     const { status } = parseWith(reviewFlaggedBody, req.body ?? null);
-    res.json({ data: await review.reviewFlagged(contextOf(req), pathMessageId(param(req, 'id')), status) });
+    res.json({ data: await review.reviewFlagged(requestContextOf(req), pathMessageId(param(req, 'id')), status) });
   });
 
   router.patch('/v3/moderation/blocked-messages/:id', async (req, res) => {
     const { status } = parseWith(reviewBlockedBody, req.body ?? null);
-    res.json({ data: await review.reviewBlocked(contextOf(req), pathMessageId(param(req, 'id')), status) });
+    res.json({ data: await review.reviewBlocked(requestContextOf(req), pathMessageId(param(req, 'id')), status) });
   });
 
   return router;

@@ -1,5 +1,5 @@
 import { ApiError, isUid, limitDenial, normalizeUid, parseAsOf } from '@chat/contracts';
-import { ListCursor, actingUid, actorOf, importRecords, inCallerOrder, outcomesOf, pagination, parseQuery, parseWith, requestIdOf, roleLimitsOf, validateRecords } from '@chat/http';
+import { ListCursor, actingUid, actorOf, importRecords, inCallerOrder, outcomesOf, pagination, parseQuery, parseWith, roleLimitsOf, validateRecords } from '@chat/http';
 import type { MessageImport } from '../app/messageImport.js';
 import type { MessagesAsOf } from '../app/messagesAsOf.js';
 import { Router } from 'express';
@@ -20,10 +20,7 @@ import {
   userMessagesSchema,
 } from './schemas.js';
 import type { MessageFilters } from './schemas.js';
-
-function contextOf(req: Request): RequestContext {
-  return { actor: actorOf(req), requestId: requestIdOf(req) };
-}
+import { requestContextOf } from './requestContext.js';
 
 /** A path uid that cannot be valid cannot exist either. */
 function pathUid(req: Request): string {
@@ -175,7 +172,7 @@ async function asOfPage(asOf: MessagesAsOf, context: RequestContext, base: Messa
 /** `POST /data_import/messages`: per-record answers, in the caller's order. */
 function importRoute(router: Router, messageImport: MessageImport): void {
   router.post('/v3/data_import/messages', async (req, res) => {
-    const context = contextOf(req);
+    const context = requestContextOf(req);
     const entries = importRecords(req.body, 'messages', 'ERR_IMPORT_INVALID_MESSAGE_FORMAT');
     const now = Math.floor(Date.now() / 1000);
     const { valid, refused } = validateRecords(entries, (key, record) => parseImportedMessage(key, record, now));
@@ -189,7 +186,7 @@ export function messagesRouter(app: MessagesApp, messageImport: MessageImport, a
 
   /** `sender` null: the app itself sends, as `app_system` (never a user who happens to have that uid). */
   const sendAs = async (req: Request, from: string | null, parentId?: string) => {
-    const context = contextOf(req);
+    const context = requestContextOf(req);
     const byApp = from === null;
     const sender = from ?? APP_SYSTEM;
     // A reply names no receiver: its thread's first message does. A receiver given anyway must match it.
@@ -233,14 +230,14 @@ export function messagesRouter(app: MessagesApp, messageImport: MessageImport, a
   };
 
   router.get('/v3/messages', async (req, res) => {
-    const context = contextOf(req);
+    const context = requestContextOf(req);
     const filters = parseQuery(allMessagesSchema, req.query);
     const visibleTo = await app.visibilityOf(context);
     res.json(await cursorList(context, { appId: context.actor.appId, ...(visibleTo ? { visibleTo } : {}) }, filters));
   });
 
   router.get('/v3/groups/:guid/messages', async (req, res) => {
-    const context = contextOf(req);
+    const context = requestContextOf(req);
     const filters = parseQuery(conversationMessagesSchema, req.query);
     const base = await app.groupConversationQuery(context, pathGuid(req));
     if (filters.asOf !== undefined) {
@@ -252,7 +249,7 @@ export function messagesRouter(app: MessagesApp, messageImport: MessageImport, a
   });
 
   router.get('/v3/users/:uid/messages', async (req, res) => {
-    const context = contextOf(req);
+    const context = requestContextOf(req);
     const filters: MessageFilters = parseQuery(userMessagesSchema, req.query);
     const base = await app.userConversationQuery(context, pathUid(req));
     if (filters.asOf !== undefined) {
@@ -300,23 +297,23 @@ export function messagesRouter(app: MessagesApp, messageImport: MessageImport, a
   });
 
   router.get('/v3/messages/:id', async (req, res) => {
-    res.json({ data: await app.get(contextOf(req), pathMessageId(String(req.params['id']))) });
+    res.json({ data: await app.get(requestContextOf(req), pathMessageId(String(req.params['id']))) });
   });
 
   router.put('/v3/messages/:id', async (req, res) => {
     const id = pathMessageId(String(req.params['id']));
     const input = parseEditBody(req.body ?? null);
-    res.json({ data: await app.edit(contextOf(req), id, input) });
+    res.json({ data: await app.edit(requestContextOf(req), id, input) });
   });
 
   router.delete('/v3/messages/:id', async (req, res) => {
     const id = pathMessageId(String(req.params['id']));
     const { permanent } = parseWith(deleteSchema, req.body ?? {});
-    res.json({ data: await app.delete(contextOf(req), id, permanent ?? false) });
+    res.json({ data: await app.delete(requestContextOf(req), id, permanent ?? false) });
   });
 
   router.get('/v3/messages/:id/thread', async (req, res) => {
-    const context = contextOf(req);
+    const context = requestContextOf(req);
     const { perPage, page, cursor } = parseQuery(threadPageSchema, req.query);
     const parentId = pathMessageId(String(req.params['id']));
     const position = new ListCursor('list-all-thread-messages', { parentId, by: context.actor.uid }, cursor, page);
@@ -326,7 +323,7 @@ export function messagesRouter(app: MessagesApp, messageImport: MessageImport, a
   });
 
   const reactionList = async (req: Request, reaction?: string) => {
-    const items = await app.listReactions(contextOf(req), pathMessageId(String(req.params['id'])), reaction);
+    const items = await app.listReactions(requestContextOf(req), pathMessageId(String(req.params['id'])), reaction);
     const last = items.at(-1);
     return { data: items, meta: { current: { limit: 100, count: items.length }, ...(last ? { next: { affix: 'append', id: last['id'] } } : {}) } };
   };
@@ -340,23 +337,23 @@ export function messagesRouter(app: MessagesApp, messageImport: MessageImport, a
   });
 
   router.post('/v3/messages/:id/reactions/:reaction', async (req, res) => {
-    const context = contextOf(req);
+    const context = requestContextOf(req);
     actingUid(context.actor);
     res.json({ data: await app.changeReaction(context, pathMessageId(String(req.params['id'])), pathReaction(String(req.params['reaction'])), 'add') });
   });
 
   router.delete('/v3/messages/:id/reactions/:reaction', async (req, res) => {
-    const context = contextOf(req);
+    const context = requestContextOf(req);
     actingUid(context.actor);
     res.json({ data: await app.changeReaction(context, pathMessageId(String(req.params['id'])), pathReaction(String(req.params['reaction'])), 'remove') });
   });
 
   router.post('/v3/messages/:id/pin', async (req, res) => {
-    res.json({ data: await app.changePin(contextOf(req), pathMessageId(String(req.params['id'])), 'pin') });
+    res.json({ data: await app.changePin(requestContextOf(req), pathMessageId(String(req.params['id'])), 'pin') });
   });
 
   router.delete('/v3/messages/:id/pin', async (req, res) => {
-    res.json({ data: await app.changePin(contextOf(req), pathMessageId(String(req.params['id'])), 'unpin') });
+    res.json({ data: await app.changePin(requestContextOf(req), pathMessageId(String(req.params['id'])), 'unpin') });
   });
 
   importRoute(router, messageImport);

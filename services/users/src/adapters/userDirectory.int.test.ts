@@ -74,6 +74,23 @@ describe('user directory on FerretDB', () => {
     ]);
   }, 120_000);
 
+  it('two replicas writing versions of the same users end with the newest, and the total counts what is listed', async () => {
+    const [one, other] = [new UserDirectory(db), new UserDirectory(db)];
+    const users = Array.from({ length: 40 }, (_, i) => ({ ...user(i, 'active', `User ${i}`, 'versions'), version: 1 }));
+    await one.syncAll(users);
+    // A late writer: one replica deletes (v2), then the other writes the creation (v1) it still holds.
+    for (const u of users.slice(0, 10)) {
+      await one.sync({ ...u, state: 'deleted', version: 2 });
+      await other.sync(u);
+    }
+    // Racing writers: both replicas deactivate users of the same chunk at once, each counting the
+    // chunk's live entries from the revision it wrote.
+    await Promise.all(users.slice(10, 30).map((u, i) => (i % 2 === 0 ? one : other).sync({ ...u, state: 'deactivated', version: 2 })));
+    const listed = await one.page('versions', 1, 100);
+    expect(listed.users.map((u) => u.uid)).toEqual(users.slice(30).map((u) => u.uid));
+    expect(listed.total).toBe(10);
+  }, 120_000);
+
   it('follows deactivation, renames and deletion; the same state twice changes nothing', async () => {
     const directory = new UserDirectory(db);
     await directory.sync(user(1, 'deactivated'));

@@ -11,6 +11,7 @@ import {
   needsNewChunk,
   pageWindow,
   placeEntry,
+  recounted,
 } from '../projections/userDirectory.js';
 import type { DirectoryChunkRef, DirectoryEntry } from '../projections/userDirectory.js';
 import type { UserDoc } from '../projections/users.js';
@@ -194,7 +195,7 @@ export class UserDirectory {
           if (replaced.matchedCount !== 1) return false;
         }
         const lowest = chunkEntries.reduce((min, e) => (e.k < min ? e.k : min), (chunkEntries[0] as DirectoryEntry).k);
-        await this.recount(appId, ref.id, liveCount(next), lowest);
+        await this.recount(appId, ref.id, liveCount(next), changed ? chunk.rev + 1 : chunk.rev, lowest);
         return true;
       }),
     );
@@ -217,7 +218,7 @@ export class UserDirectory {
       const replaced = await this.chunks.replaceOne({ _id: chunk.id, rev: chunk.rev }, { entries: JSON.stringify(next), rev: chunk.rev + 1 });
       if (replaced.matchedCount !== 1) return false;
     }
-    await this.recount(appId, ref.id, liveCount(next ?? chunk.entries), entry.k);
+    await this.recount(appId, ref.id, liveCount(next ?? chunk.entries), next ? chunk.rev + 1 : chunk.rev, entry.k);
     return true;
   }
 
@@ -252,12 +253,13 @@ export class UserDirectory {
     return updated.matchedCount === 1 && placed;
   }
 
-  private async recount(appId: string, chunkId: number, live: number, key: string): Promise<void> {
+  /** Records a chunk's live count as counted from revision `chunkRev` of it (a late, older count changes nothing). */
+  private async recount(appId: string, chunkId: number, live: number, chunkRev: number, key: string): Promise<void> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const directory = await this.readDirectory(appId);
       if (!directory) return;
-      const chunks = directory.chunks.map((c) => (c.id === chunkId ? { ...c, live, first: c.first <= key ? c.first : key } : c));
-      const unchanged = chunks.every((c, i) => c.live === directory.chunks[i]?.live && c.first === directory.chunks[i]?.first);
+      const chunks = recounted(directory.chunks, chunkId, live, chunkRev, key);
+      const unchanged = chunks.every((c, i) => c.live === directory.chunks[i]?.live && c.first === directory.chunks[i]?.first && c.rev === directory.chunks[i]?.rev);
       if (unchanged) return;
       const updated = await this.directories.replaceOne({ _id: appId, rev: directory.rev }, { chunks: JSON.stringify(chunks), rev: directory.rev + 1 });
       if (updated.matchedCount === 1) return;

@@ -64,6 +64,8 @@ describe('users projection', () => {
       state: 'active',
       createdAt: 10,
       updatedAt: 14,
+      // The last lifecycle event of the stream (its token events are not this projection's).
+      version: 6,
     });
   });
 

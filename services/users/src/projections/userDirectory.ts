@@ -13,17 +13,20 @@ export const DIRECTORY_CHUNK_SIZE = 250;
 
 /**
  * `k` is the user's list key (creation time, then uid); `live` means listed by default, and then
- * `user` is the user's read-model document as the list shows it.
+ * `user` is the user's read-model document as the list shows it; `v` is the version of the user's
+ * stream the entry reflects (absent: written before versions were kept).
  */
 export interface DirectoryEntry {
   k: string;
   uid: string;
   live: boolean;
+  v?: number;
   user?: UserDoc;
 }
 
 export function directoryEntry(doc: UserDoc): DirectoryEntry {
-  return doc.state === 'active' ? { k: doc.listKey, uid: doc.uid, live: true, user: doc } : { k: doc.listKey, uid: doc.uid, live: false };
+  const v = doc.version !== undefined ? { v: doc.version } : {};
+  return doc.state === 'active' ? { k: doc.listKey, uid: doc.uid, live: true, ...v, user: doc } : { k: doc.listKey, uid: doc.uid, live: false, ...v };
 }
 
 export interface DirectoryChunkRef {
@@ -31,6 +34,21 @@ export interface DirectoryChunkRef {
   /** Smallest key the chunk may hold; keys below every chunk's `first` go to the first chunk. */
   first: string;
   live: number;
+  /**
+   * The chunk's revision `live` was counted from (absent: 1 or older data). Writers on several
+   * replicas count a chunk each from the revision they wrote; a count from an older revision
+   * arriving late must not replace a newer one.
+   */
+  rev?: number;
+}
+
+/** The refs with one chunk's live count (if counted from a revision at least as new) and lowest key updated. */
+export function recounted(chunks: readonly DirectoryChunkRef[], chunkId: number, live: number, chunkRev: number, key: string): DirectoryChunkRef[] {
+  return chunks.map((c) => {
+    if (c.id !== chunkId) return c;
+    const first = c.first <= key ? c.first : key;
+    return chunkRev >= (c.rev ?? 1) ? { ...c, live, first, rev: chunkRev } : { ...c, first };
+  });
 }
 
 export function listKey(occurredAt: string, uid: string): string {
@@ -48,11 +66,17 @@ export function liveCount(entries: readonly DirectoryEntry[]): number {
   return entries.reduce((count, entry) => count + (entry.live ? 1 : 0), 0);
 }
 
-/** The entries with `entry` in place (inserted in key order, or replacing its older self); null when nothing changes. */
+/**
+ * The entries with `entry` in place (inserted in key order, or replacing its older self); null when
+ * nothing changes. A listed entry of a newer version stays: every replica's consumer and
+ * read-your-writes path syncs the directory, and one holding a user's older document (a creation
+ * applied again after another replica wrote the deletion) must not list the user again.
+ */
 export function placeEntry(entries: readonly DirectoryEntry[], entry: DirectoryEntry): DirectoryEntry[] | null {
   const at = entries.findIndex((existing) => existing.k >= entry.k);
   const existing = at === -1 ? undefined : entries[at];
   if (existing && existing.k === entry.k) {
+    if ((existing.v ?? 0) > (entry.v ?? 0)) return null;
     if (JSON.stringify(existing) === JSON.stringify(entry)) return null;
     return entries.map((e, i) => (i === at ? entry : e));
   }

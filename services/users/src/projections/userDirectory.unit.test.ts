@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DIRECTORY_CHUNK_SIZE, buildChunks, chunkIndexFor, needsNewChunk, pageWindow, placeEntry } from './userDirectory.js';
+import { DIRECTORY_CHUNK_SIZE, buildChunks, chunkIndexFor, needsNewChunk, pageWindow, placeEntry, recounted } from './userDirectory.js';
 import type { DirectoryEntry } from './userDirectory.js';
 
 const entry = (k: string, live = true): DirectoryEntry => ({ k, uid: k, live });
@@ -12,6 +12,24 @@ describe('user directory', () => {
     expect(placeEntry(entries, entry('a'))).toBeNull();
     expect(placeEntry(entries, entry('b', false))).toBeNull();
     expect(placeEntry(entries, entry('c', false))).toEqual([entry('a'), entry('c', false)]);
+  });
+
+  it('never lets an older version of a user replace a newer one (a late write from another replica)', () => {
+    const deleted = { ...entry('b', false), v: 2 };
+    const entries = [entry('a'), deleted];
+    expect(placeEntry(entries, { ...entry('b'), v: 1 })).toBeNull();
+    expect(placeEntry(entries, { ...entry('b'), v: 3 })).toEqual([entry('a'), { ...entry('b'), v: 3 }]);
+    // Entries written before versions were kept give way to any versioned one.
+    expect(placeEntry([entry('b', false)], { ...entry('b'), v: 1 })).toEqual([{ ...entry('b'), v: 1 }]);
+  });
+
+  it('keeps the live count of the newest chunk revision it was told of (counts from two replicas, in any order)', () => {
+    const refs = [{ id: 0, first: 'c', live: 5 }, { id: 1, first: 'm', live: 2 }];
+    const newer = recounted(refs, 0, 4, 6, 'd');
+    expect(newer).toEqual([{ id: 0, first: 'c', live: 4, rev: 6 }, { id: 1, first: 'm', live: 2 }]);
+    // The writer of revision 5 counts after the writer of revision 6: only its lower key is kept.
+    expect(recounted(newer, 0, 5, 5, 'a')).toEqual([{ id: 0, first: 'a', live: 4, rev: 6 }, { id: 1, first: 'm', live: 2 }]);
+    expect(recounted(newer, 0, 3, 7, 'z')).toEqual([{ id: 0, first: 'c', live: 3, rev: 7 }, { id: 1, first: 'm', live: 2 }]);
   });
 
   it('finds the chunk for a key and opens a new one only past a full tail', () => {

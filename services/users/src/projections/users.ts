@@ -31,6 +31,12 @@ export interface UserDoc {
   deactivatedAt?: number;
   /** Kept from a data import (this service does not track activity itself yet). */
   lastActiveAt?: number;
+  /**
+   * The version of the user's stream this document reflects (absent on documents written before it
+   * was kept): the directory keeps it so that a writer holding an older document never overwrites
+   * a newer listing (ADR 0035).
+   */
+  version?: number;
 }
 
 type Handled = EventOf<(typeof userLifecycleEventTypes)[number]>;
@@ -90,6 +96,30 @@ function tombstone(doc: UserDoc | null, event: EventEnvelope<'UserDeleted', User
   };
 }
 
+/** One user event on the user's document (null: no document yet). */
+function evolveUser(doc: UserDoc | null, event: Handled): UserDoc | null {
+  switch (event.type) {
+    case 'UserCreated':
+      return created(event);
+    case 'UserUpdated':
+      return doc && doc.state !== 'deleted' ? updated(doc, event.data) : doc;
+    case 'UserDeactivated':
+      return doc && doc.state === 'active' ? { ...doc, state: 'deactivated', deactivatedAt: event.data.deactivatedAt } : doc;
+    case 'UserReactivated': {
+      if (!doc || doc.state !== 'deactivated') return doc;
+      const { deactivatedAt, ...rest } = doc;
+      void deactivatedAt;
+      return { ...rest, state: 'active', updatedAt: event.data.reactivatedAt };
+    }
+    case 'UserDeleted':
+      return tombstone(doc, event);
+    default: {
+      const unreachable: never = event;
+      throw new Error(`unhandled ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
 export const usersProjection: Projection<UserDoc, Handled> = {
   name: 'users',
   eventTypes: userLifecycleEventTypes,
@@ -98,25 +128,7 @@ export const usersProjection: Projection<UserDoc, Handled> = {
   // A new uid has no document yet (a tombstone of an earlier user makes the insert fail, then it is read).
   creates: (event) => event.type === 'UserCreated',
   evolve(doc, event) {
-    switch (event.type) {
-      case 'UserCreated':
-        return created(event);
-      case 'UserUpdated':
-        return doc && doc.state !== 'deleted' ? updated(doc, event.data) : doc;
-      case 'UserDeactivated':
-        return doc && doc.state === 'active' ? { ...doc, state: 'deactivated', deactivatedAt: event.data.deactivatedAt } : doc;
-      case 'UserReactivated': {
-        if (!doc || doc.state !== 'deactivated') return doc;
-        const { deactivatedAt, ...rest } = doc;
-        void deactivatedAt;
-        return { ...rest, state: 'active', updatedAt: event.data.reactivatedAt };
-      }
-      case 'UserDeleted':
-        return tombstone(doc, event);
-      default: {
-        const unreachable: never = event;
-        throw new Error(`unhandled ${JSON.stringify(unreachable)}`);
-      }
-    }
+    const next = evolveUser(doc, event);
+    return next && { ...next, version: event.version };
   },
 };

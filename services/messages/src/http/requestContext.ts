@@ -1,0 +1,9 @@
+import { actorOf, requestIdOf, requestedPositions } from '@chat/http';
+import type { Request } from 'express';
+import type { RequestContext } from '../app/messages.js';
+
+/** Who asks, the request's id, and the writes its consistency token names (a 400 for a token we never issued). */
+export function requestContextOf(req: Request): RequestContext {
+  const awaited = requestedPositions(req);
+  return { actor: actorOf(req), requestId: requestIdOf(req), ...(awaited ? { awaited } : {}) };
+}
