@@ -42,9 +42,11 @@ const PROJECTIONS = {
     make: (db) => new UserReadModels(db),
     // The user directory keeps an unlisted (live: false) entry only where a user was listed before its
     // change arrived; a rebuild that sees creation and deactivation in one batch never lists it. What the
-    // directory lists is compared: its listed entries, in order.
+    // directory lists is compared: its listed entries, in order. A chunk's ref in the directory notes the
+    // chunk revision its count came from (a write counter, like `rev`), which is not compared either.
     normalize: {
       userdirectorychunks: (doc) => ({ ...doc, entries: JSON.stringify(JSON.parse(doc.entries).filter((entry) => entry.live)) }),
+      userdirectories: (doc) => ({ ...doc, chunks: JSON.stringify(JSON.parse(doc.chunks).map(({ rev, ...ref }) => (void rev, ref))) }),
     },
   },
   conversations: {

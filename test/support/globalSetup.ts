@@ -42,7 +42,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       databaseSuffix,
       // Webhook receivers in tests listen on loopback, and retries run on a schedule of milliseconds.
       extraEnv: {
-        LOG_LEVEL: 'warn',
+        LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn',
         WEBHOOKS_ALLOW_PRIVATE_URLS: 'true',
         WEBHOOK_RETRY_BASE_MS: '100',
         WEBHOOK_RETRY_MAX_MS: '800',

@@ -14,6 +14,15 @@ import { triggerOf, webhookBody } from '../domain/triggers.js';
 import type { WebhookDirectory } from './directory.js';
 import type { AttemptResult, QueuedDelivery } from './dispatcher.js';
 
+/**
+ * Delivery ids this process planned that it still recognises. Kafka may carry an event twice: when
+ * consecutive commits of a stream come from two replicas, the second publishes what it finds of the
+ * first still unreleased in the journal before its own commit (ADR 0008), usually within a second of
+ * the first's own publish. Recognising those ids keeps the receiver from a second POST of a delivery
+ * already made.
+ */
+const RECENTLY_PLANNED = 100_000;
+
 /** How a delivered attempt's record is retried when the store refuses it for a moment. */
 const RECORD_RETRY = { baseMs: 200, maxMs: 5_000 };
 
@@ -63,6 +72,8 @@ export class Deliveries {
   private readonly recording = new Set<Promise<void>>();
   /** Planned deliveries not yet stored, by delivery id. */
   private readonly unstored = new Map<string, Unstored>();
+  /** Ids of deliveries planned here, oldest first (at most RECENTLY_PLANNED). */
+  private readonly recentlyPlanned = new Set<string>();
 
   constructor(private readonly deps: DeliveryDeps) {
     this.clock = deps.clock ?? Date.now;
@@ -118,18 +129,27 @@ export class Deliveries {
 
   /**
    * New source events: their deliveries go to the dispatcher at once, unstored; `secure` then stores
-   * them before the consumer moves on. A delivery already planned (the run came again after a failed
-   * `secure`) is returned as it is, not planned twice.
+   * them before the consumer moves on. A delivery already planned and not yet stored (the run came
+   * again after a failed `secure`) is returned as it is, not planned twice; one planned and stored
+   * already (the same event again on Kafka) is not returned at all.
    */
   async plan(events: readonly KnownEvent[]): Promise<QueuedDelivery[]> {
-    return (await this.planned(events)).map(({ delivery, queued, event }) => {
+    const deliveries: QueuedDelivery[] = [];
+    for (const { delivery, queued, event } of await this.planned(events)) {
       const known = this.unstored.get(delivery.deliveryId);
-      if (known) return known.delivery;
+      if (known) {
+        deliveries.push(known.delivery);
+        continue;
+      }
+      if (this.recentlyPlanned.has(delivery.deliveryId)) continue;
+      this.recentlyPlanned.add(delivery.deliveryId);
+      if (this.recentlyPlanned.size > RECENTLY_PLANNED) this.recentlyPlanned.delete(this.recentlyPlanned.values().next().value!);
       let markAttempted!: () => void;
       const attempted = new Promise<void>((resolve) => (markAttempted = resolve));
       this.unstored.set(delivery.deliveryId, { delivery, queued, event, stored: null, attempted, markAttempted });
-      return delivery;
-    });
+      deliveries.push(delivery);
+    }
+    return deliveries;
   }
 
   /**
