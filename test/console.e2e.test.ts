@@ -56,7 +56,7 @@ describe.skipIf(!CHROMIUM)('the operators\' console in headless Chromium', () =>
     await page.locator('#dead-letters tr.letter', { hasText: 'no' }).first().waitFor({ timeout: 30_000 });
     await page.click('#dlq-redrive');
     // Polled for its text, so a failure says what the console showed (an error, or "redriven: 0").
-    await expect.poll(() => page.locator('#status').textContent(), { timeout: 60_000 }).toMatch(/redriven: [1-9]/);
+    await expect.poll(() => page.locator('#dlq-result').textContent(), { timeout: 60_000 }).toMatch(/redriven: [1-9]/);
     await page.locator('#dead-letters td.redriven', { hasText: 'yes' }).first().waitFor({ timeout: 30_000 });
 
     mkdirSync(screenshotDir, { recursive: true });

@@ -42,7 +42,7 @@ export const CONSOLE_PAGE = selfContainedPage(
     <div id="events" class="mono"></div>
   </section>
   <section id="dlq-section"><h2>Dead letters</h2>
-    <input id="dlq-group" placeholder="consumer group" size="40"> <button id="dlq-load">Show</button> <button id="dlq-redrive">Redrive</button>
+    <input id="dlq-group" placeholder="consumer group" size="40"> <button id="dlq-load">Show</button> <button id="dlq-redrive">Redrive</button> <span id="dlq-result"></span>
     <table id="dead-letters"><thead><tr><th>offset</th><th>from</th><th>reason</th><th>redriven</th></tr></thead><tbody></tbody></table>
   </section>
 </main>
@@ -110,8 +110,11 @@ $('create-app').onsubmit = async (event) => {
   try { await api('POST', '/apps', { name: $('app-name').value, region: 'us' }); $('app-name').value = ''; await loadApps(); } catch (error) { status(String(error.message)); }
 };
 $('dlq-load').onclick = () => loadDeadLetters().catch((error) => status(String(error.message)));
+// The redrive's outcome has a place of its own: the status line is rewritten by every refresh, and a
+// refresh that began before the redrive answered could end right after it and hide the outcome.
 $('dlq-redrive').onclick = async () => {
-  try { const result = await api('POST', '/ops/deadletters/redrive', { group: $('dlq-group').value }); status('redriven: ' + result.redriven); await loadDeadLetters(); } catch (error) { status(String(error.message)); }
+  $('dlq-result').textContent = 'redriving…';
+  try { const result = await api('POST', '/ops/deadletters/redrive', { group: $('dlq-group').value }); $('dlq-result').textContent = 'redriven: ' + result.redriven; await loadDeadLetters(); } catch (error) { $('dlq-result').textContent = String(error.message); }
 };
 $('topic').onchange = $('tail-app').onchange = () => loadEvents().catch(() => undefined);
 setInterval(() => { if ($('key').value) refresh(); }, 3000);
