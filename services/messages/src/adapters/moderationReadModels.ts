@@ -1,6 +1,5 @@
 import type { EventEnvelope } from '@chat/contracts';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { DocumentMemory, MongoDocumentStore, allOf, ensureIndexes, findPage, mongoProjection, showsPositions, sourceOfStream, stripStoredFields } from '@chat/mongo';
+import { DocumentMemory, MongoDocumentStore, allOf, ensureIndexes, findPage, mongoProjection, readWithPatience, showsPositions, sourceOfStream, stripStoredFields } from '@chat/mongo';
 import type { EventApplier, KeysetOrder, PagePosition, Stored, StoredRecord } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import { ModerationPolicy } from '../domain/moderationPolicy.js';
@@ -21,7 +20,6 @@ export type ReviewList = { queue: 'flagged' | 'blocked'; status: 'pending' } | {
 
 /** How long a read asked for a settings version (a consistency token) waits for the store to show it. */
 const SETTINGS_WAIT_MS = 2_000;
-const SETTINGS_POLL_MS = 25;
 
 /** Review lists go newest first; message ids are unique in an app. */
 const NEWEST_FIRST: KeysetOrder = [['seq', -1]];
@@ -78,11 +76,8 @@ export class ModerationReadModels implements EventApplier {
     const stream = moderationSettingsStream(appId);
     const version = awaited?.get(stream);
     const atLeast = version !== undefined ? { [sourceOfStream(stream)]: version } : undefined;
-    let record = (await this.settingsMemory.getMany([id], atLeast)).get(id);
-    for (const deadline = Date.now() + SETTINGS_WAIT_MS; atLeast && !showsPositions(record ?? null, atLeast) && Date.now() < deadline; ) {
-      await sleep(SETTINGS_POLL_MS);
-      record = (await this.settingsMemory.getMany([id], atLeast)).get(id);
-    }
+    const read = async () => (await this.settingsMemory.getMany([id], atLeast)).get(id) ?? null;
+    const record = atLeast ? await readWithPatience(read, { timeoutMs: SETTINGS_WAIT_MS, until: (r) => showsPositions(r, atLeast) }) : await read();
     if (!record) return this.empty;
     let known = this.compiled.get(record);
     if (!known) {

@@ -259,8 +259,7 @@ export class UserDirectory {
       const directory = await this.readDirectory(appId);
       if (!directory) return;
       const chunks = recounted(directory.chunks, chunkId, live, chunkRev, key);
-      const unchanged = chunks.every((c, i) => c.live === directory.chunks[i]?.live && c.first === directory.chunks[i]?.first && c.rev === directory.chunks[i]?.rev);
-      if (unchanged) return;
+      if (JSON.stringify(chunks) === JSON.stringify(directory.chunks)) return;
       const updated = await this.directories.replaceOne({ _id: appId, rev: directory.rev }, { chunks: JSON.stringify(chunks), rev: directory.rev + 1 });
       if (updated.matchedCount === 1) return;
       await sleep(backoffDelay(attempt + 1, CONTENTION_BACKOFF));
