@@ -42,4 +42,21 @@ describe('the messages service facts memory on FerretDB', () => {
     expect(await blockedOf()).toEqual(['b']);
     expect(models.factsReads.misses).toBe(5);
   });
+
+  it('never pairs a member just read with an older group kept in memory (two replicas, one store)', async () => {
+    const stream = 'group:app1:club';
+    const created = testEnvelope('GroupCreated', stream, 1, { guid: 'club', name: 'Club', type: 'public', owner: 'o', tags: [], createdAt: 1 });
+    const ownerAdded = testEnvelope('GroupMembersAdded', stream, 2, { guid: 'club', members: [{ uid: 'o', scope: 'admin' }], addedAt: 2 });
+    const annJoined = testEnvelope('GroupMemberJoined', stream, 3, { guid: 'club', uid: 'ann', scope: 'participant', joinedAt: 3 });
+    const projecting = new MessagesReadModels(db);
+    const other = new MessagesReadModels(db);
+    await projecting.apply([created, ownerAdded]);
+    expect((await other.findFacts('app1', { users: [], guid: 'club' })).group?.membersCount).toBe(1);
+
+    // The projecting replica applies the join; the other's watch has not seen it yet, so its group is still remembered.
+    await projecting.apply([annJoined]);
+    const facts = await other.findFacts('app1', { users: [], guid: 'club', members: ['ann'] });
+    expect(facts.memberships.get('ann')?.standing).toBe('member');
+    expect(facts.group?.membersCount).toBe(2);
+  });
 });

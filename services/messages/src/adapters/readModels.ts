@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@chat/contracts';
 import { Coalescer } from '@chat/eventsourcing';
-import { DocumentMemory, MongoDocumentStore, allOf, ensureIndexes, findByIds, findPage, isDuplicateKeyError, mongoProjection, stripStoredFields } from '@chat/mongo';
-import type { DocumentMemoryOptions, EventApplier, KeysetOrder, PagePosition, Stored } from '@chat/mongo';
+import { DocumentMemory, MongoDocumentStore, allOf, ensureIndexes, findByIds, findPage, isDuplicateKeyError, mongoProjection, showsPositions, stripStoredFields } from '@chat/mongo';
+import type { DocumentMemoryOptions, EventApplier, KeysetOrder, PagePosition, Stored, StoredRecord } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import { groupFactsProjection, knownGroupId, membershipId } from '../projections/groups.js';
 import type { GroupFactDoc, KnownGroupDoc, MembershipDoc } from '../projections/groups.js';
@@ -286,6 +286,7 @@ export class MessagesReadModels implements EventApplier {
       ids.push(knownGroupId(appId, guid), scopePermissionsId(appId, guid), ...(request.members ?? []).map((uid) => membershipId(appId, guid, uid)));
     }
     const docs = await this.factsMemory.getMany(ids);
+    if (request.guid !== undefined) await this.bringGroupUpToMembers(docs, knownGroupId(appId, request.guid));
     const facts: Facts = { users: new Map(), group: null, memberships: new Map(), scopePermissions: null };
     for (const stored of docs.values()) {
       const doc = stripStoredFields(stored as unknown as Stored<FactDoc>);
@@ -295,6 +296,27 @@ export class MessagesReadModels implements EventApplier {
       else facts.memberships.set(doc.uid, doc);
     }
     return facts;
+  }
+
+  /**
+   * Every event of a group's stream changes the group's document, so it must show at least each
+   * position its members' documents show. A remembered group read beside a member just read from the
+   * store may not (another replica's projection wrote both before this replica's watch saw the event):
+   * a send would then be allowed by the new membership and carry the old member count. Such a group is
+   * read again, at least at those positions.
+   */
+  private async bringGroupUpToMembers(docs: Map<string, StoredRecord>, groupId: string): Promise<void> {
+    const group = docs.get(groupId);
+    if (!group) return;
+    const owed: Record<string, number> = {};
+    for (const [id, record] of docs) {
+      if (id === groupId || (record as unknown as FactDoc).kind !== 'member') continue;
+      for (const [source, version] of Object.entries(record._positions)) owed[source] = Math.max(owed[source] ?? 0, version);
+    }
+    if (showsPositions(group, owed)) return;
+    const reread = (await this.factsMemory.getMany([groupId], owed)).get(groupId);
+    if (reread) docs.set(groupId, reread);
+    else docs.delete(groupId);
   }
 
   /** The groups a user is a member of (for what `GET /messages` shows on their behalf). */
