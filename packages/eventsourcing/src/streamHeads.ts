@@ -1,3 +1,4 @@
+import { RecentlyUsed } from './recentlyUsed.js';
 import type { CommitStore, StreamHead } from './store.js';
 
 /**
@@ -16,33 +17,24 @@ export const SAVED_HEAD_MIN_VERSION = 4;
  * restart finds a recent head by `_id` instead of scanning.
  */
 export class StreamHeads {
-  private readonly heads = new Map<string, StreamHead>();
+  private readonly heads: RecentlyUsed<string, StreamHead>;
   private readonly changed = new Map<string, StreamHead>();
   private saving: Promise<void> | null = null;
 
   constructor(
     private readonly store: CommitStore,
-    private readonly capacity = 50_000,
-  ) {}
+    capacity = 50_000,
+  ) {
+    this.heads = new RecentlyUsed(capacity);
+  }
 
   get(streamId: string): StreamHead | undefined {
-    const head = this.heads.get(streamId);
-    if (head) {
-      // Re-insert: the map's order is the eviction order (least recently used first).
-      this.heads.delete(streamId);
-      this.heads.set(streamId, head);
-    }
-    return head;
+    return this.heads.get(streamId);
   }
 
   remember(streamId: string, head: StreamHead, changed: boolean): void {
-    this.heads.delete(streamId);
     this.heads.set(streamId, head);
     if (changed && head.version >= SAVED_HEAD_MIN_VERSION) this.changed.set(streamId, head);
-    if (this.heads.size > this.capacity) {
-      const oldest = this.heads.keys().next().value;
-      if (oldest !== undefined) this.heads.delete(oldest);
-    }
   }
 
   forget(streamId: string): void {

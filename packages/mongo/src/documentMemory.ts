@@ -1,4 +1,5 @@
 import type { EventEnvelope } from '@chat/contracts';
+import { RecentlyUsed } from '@chat/eventsourcing';
 import type { DocumentStore, StoredRecord } from './documentStore.js';
 import { sourceOfStream } from './projectionRuntime.js';
 
@@ -50,9 +51,8 @@ interface Awaited {
  * kept stale. Documents that do not exist are remembered too (a non-member stays a non-member).
  */
 export class DocumentMemory {
-  private readonly entries = new Map<string, Entry>();
-  private readonly awaited = new Map<string, Awaited>();
-  private readonly capacity: number;
+  private readonly entries: RecentlyUsed<string, Entry>;
+  private readonly awaited: RecentlyUsed<string, Awaited>;
   private readonly maxAgeMs: number;
   private readonly now: () => number;
   private readonly watchCurrentAsOf: () => number;
@@ -65,7 +65,9 @@ export class DocumentMemory {
     projections: readonly WatchedProjection[],
     options: DocumentMemoryOptions = {},
   ) {
-    this.capacity = options.capacity ?? 100_000;
+    const capacity = options.capacity ?? 100_000;
+    this.entries = new RecentlyUsed(capacity);
+    this.awaited = new RecentlyUsed(capacity);
     this.maxAgeMs = options.maxAgeMs ?? 10_000;
     this.now = options.now ?? Date.now;
     this.watchCurrentAsOf = options.watchCurrentAsOf ?? (() => Number.NEGATIVE_INFINITY);
@@ -94,8 +96,6 @@ export class DocumentMemory {
       const entry = this.entries.get(id);
       // Current as of its read, or as of the last time the watch was known to have seen everything.
       if (entry && now - Math.max(entry.at, watchedUpTo) < this.maxAgeMs && showsPositions(entry.record, atLeast)) {
-        this.entries.delete(id);
-        this.entries.set(id, entry);
         if (entry.record) found.set(id, entry.record);
         this.hitCount += 1;
       } else {
@@ -107,7 +107,7 @@ export class DocumentMemory {
     for (const id of misses) {
       const record = records.get(id) ?? null;
       if (record) found.set(id, record);
-      if (this.caughtUp(id, record, now) && showsPositions(record, atLeast)) this.remember(id, { record, at: now });
+      if (this.caughtUp(id, record, now) && showsPositions(record, atLeast)) this.entries.set(id, { record, at: now });
     }
     return found;
   }
@@ -119,16 +119,14 @@ export class DocumentMemory {
       for (const projection of this.byType.get(event.type) ?? []) {
         for (const id of projection.documentIds(event)) {
           const source = projection.sourceOf ? projection.sourceOf(event, id) : sourceOfStream(event.streamId);
-          const entry = this.entries.get(id);
+          const entry = this.entries.peek(id);
           if (source !== null && entry?.record && (entry.record._positions[source] ?? 0) >= event.version) continue;
           this.entries.delete(id);
           if (source === null) continue; // no order to wait for: the next read is kept as it is
-          const awaited = this.awaited.get(id) ?? { positions: {}, at: now };
+          const awaited = this.awaited.peek(id) ?? { positions: {}, at: now };
           awaited.positions[source] = Math.max(awaited.positions[source] ?? 0, event.version);
           awaited.at = now;
-          this.awaited.delete(id);
           this.awaited.set(id, awaited);
-          if (this.awaited.size > this.capacity) this.awaited.delete(this.awaited.keys().next().value!);
         }
       }
     }
@@ -136,19 +134,13 @@ export class DocumentMemory {
 
   /** Whether a document just read shows every event announced for it (or the announcement is too old to wait for). */
   private caughtUp(id: string, record: StoredRecord | null, now: number): boolean {
-    const awaited = this.awaited.get(id);
+    const awaited = this.awaited.peek(id);
     if (!awaited) return true;
     if (showsPositions(record, awaited.positions) || now - awaited.at >= this.maxAgeMs) {
       this.awaited.delete(id);
       return true;
     }
     return false;
-  }
-
-  private remember(id: string, entry: Entry): void {
-    this.entries.delete(id);
-    this.entries.set(id, entry);
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
   }
 }
 

@@ -1,5 +1,6 @@
 import { UnapplicableEventError } from '@chat/contracts';
 import type { EventEnvelope } from '@chat/contracts';
+import { RecentlyUsed } from '@chat/eventsourcing';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from 'mongodb';
 import { InMemoryDocumentStore, stripStoredFields } from './documentStore.js';
@@ -77,26 +78,21 @@ interface Start<Doc> extends KnownState<Doc> {
 
 /** The last state this process wrote or read, per document, least recently used first. */
 class RecentDocuments<Doc> {
-  private readonly entries = new Map<string, KnownState<Doc> & { rev: number }>();
+  private readonly entries: RecentlyUsed<string, KnownState<Doc> & { rev: number }>;
 
-  constructor(private readonly capacity: number) {}
+  constructor(capacity: number) {
+    this.entries = new RecentlyUsed(capacity);
+  }
 
   get(id: string): (KnownState<Doc> & { rev: number }) | undefined {
-    const entry = this.entries.get(id);
-    if (entry) {
-      this.entries.delete(id);
-      this.entries.set(id, entry);
-    }
-    return entry;
+    return this.entries.get(id);
   }
 
   remember(id: string, state: KnownState<Doc> & { rev: number }): void {
-    const known = this.entries.get(id);
+    const known = this.entries.peek(id);
     // Two rounds of this process may finish out of order; the newer revision wins.
     if (known && known.rev > state.rev) return;
-    this.entries.delete(id);
     this.entries.set(id, state);
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
   }
 
   forget(id: string): void {

@@ -2,6 +2,7 @@ import { conversationLogStreamId, groupConversationId, userConversationId } from
 import type { EventEnvelope, GlobalPin } from '@chat/contracts';
 import { ProjectionRuntime, allOf, findDocument, sourceOfStream, stripStoredFields } from '@chat/mongo';
 import type { DocumentStore, EventApplier, Stored, StoredRecord } from '@chat/mongo';
+import { RecentlyUsed } from '@chat/eventsourcing';
 import { compareKeys } from '@chat/http';
 import type { CursorKey, KeyOrder } from '@chat/http';
 import { conversationMemberDocId, emptyMember } from '../domain/conversationMember.js';
@@ -82,22 +83,6 @@ export interface ConversationFacts {
   conversation: UserConversation;
 }
 
-/** Sealed chunks never change: every process may keep the ones it read. */
-class ChunkCache {
-  private readonly chunks = new Map<string, TimelineChunk>();
-
-  constructor(private readonly capacity: number) {}
-
-  get(id: string): TimelineChunk | undefined {
-    return this.chunks.get(id);
-  }
-
-  set(id: string, chunk: TimelineChunk): void {
-    this.chunks.set(id, chunk);
-    if (this.chunks.size > this.capacity) this.chunks.delete(this.chunks.keys().next().value!);
-  }
-}
-
 function documentOf<Doc extends object>(stored: StoredRecord | null): Doc | null {
   return stored ? stripStoredFields(stored as Stored<Doc>) : null;
 }
@@ -153,7 +138,8 @@ interface Candidate {
  */
 export class ConversationReadModel implements EventApplier {
   private readonly appliers: EventApplier;
-  private readonly chunkCache = new ChunkCache(20_000);
+  /** Sealed chunks never change: every process may keep the ones it read. */
+  private readonly chunkCache = new RecentlyUsed<string, TimelineChunk>(20_000);
 
   constructor(
     private readonly stores: ConversationStores,

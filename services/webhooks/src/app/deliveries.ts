@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { webhookSignature } from '@chat/contracts';
 import type { Actor, DeliveryQueued, KnownEvent } from '@chat/contracts';
-import { backoffDelay } from '@chat/eventsourcing';
+import { RecentlyUsed, backoffDelay } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
 import type { Logger } from 'pino';
 import type { HttpSender } from '../adapters/httpSender.js';
@@ -73,7 +73,7 @@ export class Deliveries {
   /** Planned deliveries not yet stored, by delivery id. */
   private readonly unstored = new Map<string, Unstored>();
   /** Ids of deliveries planned here, oldest first (at most RECENTLY_PLANNED). */
-  private readonly recentlyPlanned = new Set<string>();
+  private readonly recentlyPlanned = new RecentlyUsed<string, true>(RECENTLY_PLANNED);
 
   constructor(private readonly deps: DeliveryDeps) {
     this.clock = deps.clock ?? Date.now;
@@ -142,8 +142,7 @@ export class Deliveries {
         continue;
       }
       if (this.recentlyPlanned.has(delivery.deliveryId)) continue;
-      this.recentlyPlanned.add(delivery.deliveryId);
-      if (this.recentlyPlanned.size > RECENTLY_PLANNED) this.recentlyPlanned.delete(this.recentlyPlanned.values().next().value!);
+      this.recentlyPlanned.set(delivery.deliveryId, true);
       let markAttempted!: () => void;
       const attempted = new Promise<void>((resolve) => (markAttempted = resolve));
       this.unstored.set(delivery.deliveryId, { delivery, queued, event, stored: null, attempted, markAttempted });
