@@ -1,4 +1,4 @@
-import { LruCache } from './lru.js';
+import { RecentlyUsed } from '@chat/eventsourcing';
 
 /** The two Redis commands the cache needs (ioredis satisfies it). */
 export interface RedisCache {
@@ -42,12 +42,12 @@ interface Flight<V> {
  * get() answers synchronously on a fresh hit, which is the hot path: no promise, no I/O.
  */
 export class TieredCache<V extends object> {
-  private readonly lru: LruCache<string, Entry<V>>;
+  private readonly lru: RecentlyUsed<string, Entry<V>>;
   private readonly flights = new Map<string, Flight<V>>();
   private readonly now: () => number;
 
   constructor(private readonly options: TieredCacheOptions<V>) {
-    this.lru = new LruCache(options.capacity);
+    this.lru = new RecentlyUsed(options.capacity);
     this.now = options.now ?? Date.now;
   }
 

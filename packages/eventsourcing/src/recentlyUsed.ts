@@ -42,4 +42,8 @@ export class RecentlyUsed<K, V> {
   delete(key: K): boolean {
     return this.entries.delete(key);
   }
+
+  clear(): void {
+    this.entries.clear();
+  }
 }

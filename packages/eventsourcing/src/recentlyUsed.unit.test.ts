@@ -38,6 +38,17 @@ describe('RecentlyUsed', () => {
     expect([kept.has('a'), kept.size]).toEqual([false, 1]);
   });
 
+  it('rewrites an entry without dropping another, never grows past its capacity, and clears', () => {
+    const kept = new RecentlyUsed<number, number>(100);
+    for (let i = 0; i < 100; i++) kept.set(i, i);
+    kept.set(0, 10);
+    expect([kept.size, kept.get(0), kept.get(1)]).toEqual([100, 10, 1]);
+    for (let i = 100; i < 1000; i++) kept.set(i, i);
+    expect([kept.size, kept.has(899), kept.get(999)]).toEqual([100, false, 999]);
+    kept.clear();
+    expect(kept.size).toBe(0);
+  });
+
   it('refuses a capacity that cannot hold an entry', () => {
     expect(() => new RecentlyUsed(0)).toThrow(RangeError);
     expect(() => new RecentlyUsed(1.5)).toThrow(RangeError);
