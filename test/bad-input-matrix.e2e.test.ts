@@ -15,7 +15,9 @@ import type { RouteFixtures } from './support/routeFixtures.js';
  *   JSON, JSON that is not an object, a body past the size limit, and, for each documented field,
  *   that field alone with a value of a type the schema does not allow;
  * - every path parameter of every operation gets an id that names nothing, one past any id's length,
- *   and one with characters no id has.
+ *   and one with characters no id has;
+ * - every user, group, conversation and call id of every operation, and the acting user, gets an id
+ *   that names something in another app (tenant isolation).
  * Each must be a 4xx in CometChat's error shape (never a 2xx, never a 5xx), and together they must
  * leave the fixtures' resources as they were.
  */
@@ -80,9 +82,11 @@ interface BadRequest {
 const bodyRoutes = routeCatalog.filter((route) => document.paths[openApiPath(route)]?.[route.method.toLowerCase()]?.requestBody !== undefined);
 
 let fixtures: RouteFixtures;
+/** Another app's fixtures, named apart from ours: its ids name nothing in our app. */
+let otherTenant: RouteFixtures;
 
 beforeAll(async () => {
-  fixtures = await createRouteFixtures('bad bodies');
+  [fixtures, otherTenant] = await Promise.all([createRouteFixtures('bad input'), createRouteFixtures('bad input other tenant', 'other-')]);
 });
 
 /** The credentials that let the fixtures' owner make the call, so only the bad part can refuse it. */
@@ -124,6 +128,23 @@ function badPathsOf(route: RouteSpec): BadRequest[] {
       .filter((id) => id.freeText || !FREE_TEXT_PARAMETERS.has(parameter))
       .map((id) => ({ route, name: `${parameter} ${id.name}`, path: pathOf(route, fixtures, { [parameter]: id.value }), options: credentialsFor(route) })),
   );
+}
+
+function otherTenantsIdsOf(route: RouteSpec): BadRequest[] {
+  const theirs: Record<string, string> = {
+    uid: otherTenant.owner,
+    guid: otherTenant.guid,
+    conversationId: pathOf({ ...route, path: ':conversationId' }, otherTenant).replace(/^\/v3/, ''),
+    sessionId: otherTenant.sessionId,
+  };
+  const requests: BadRequest[] = [...route.path.matchAll(/:(\w+)/g)]
+    .map(([, name]) => name!)
+    .filter((parameter) => theirs[parameter] !== undefined)
+    .map((parameter) => ({ route, name: `${parameter} of another app`, path: pathOf(route, fixtures, { [parameter]: theirs[parameter]! }), options: credentialsFor(route) }));
+  if (route.api === 'chat' && route.onBehalfOf !== 'ignored') {
+    requests.push({ route, name: 'acting user of another app', path: pathOf(route, fixtures), options: { ...credentialsFor(route), onBehalfOf: otherTenant.owner } });
+  }
+  return requests;
 }
 
 /** Sends every request and lists those not answered with a 4xx in CometChat's error shape, with a tally of the answers. */
@@ -175,6 +196,16 @@ describe('the bad-input matrix (route catalogue × requests no client should sen
     const { wrong, tally } = await unrefused(requests);
     expect(wrong).toEqual([]);
     console.log(`bad path parameters: ${requests.length} requests refused:`, tally);
+    expect(await fixtureState()).toEqual(before);
+  });
+
+  it('refuses another app’s users, groups, conversations and calls with a 4xx, and changes nothing', async () => {
+    const before = await fixtureState();
+    const requests = routeCatalog.flatMap(otherTenantsIdsOf);
+    expect(requests.length).toBeGreaterThan(100);
+    const { wrong, tally } = await unrefused(requests);
+    expect(wrong).toEqual([]);
+    console.log(`another app's ids: ${requests.length} requests refused:`, tally);
     expect(await fixtureState()).toEqual(before);
   });
 });

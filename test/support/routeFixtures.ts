@@ -19,13 +19,14 @@ export interface RouteFixtures {
   sessionId: string;
 }
 
-export async function createRouteFixtures(name: string): Promise<RouteFixtures> {
+/** `prefix` names the fixtures apart from another app's (for tests that use one app's ids with another's key). */
+export async function createRouteFixtures(name: string, prefix = ''): Promise<RouteFixtures> {
   const app = await createApp(name);
-  const [owner, peer, guid] = ['owner', 'peer', 'fixture-group'];
+  const [owner, peer, guid] = [`${prefix}owner`, `${prefix}peer`, `${prefix}fixture-group`];
   for (const uid of [owner, peer]) await createUser(app, uid);
   await done(app.call('POST', '/v3/groups', { body: { guid, name: 'Fixture', type: 'public', owner } }));
   const messageId = (await converse(app, owner, peer, 'fixture')).body.data.id as string;
-  const sessionId = 'fixture-call';
+  const sessionId = `${prefix}fixture-call`;
   const call = { receiver: peer, receiverType: 'user', category: 'call', type: 'audio', data: { action: 'initiated', sessionId } };
   await done(app.call('POST', '/v3/messages', { onBehalfOf: owner, body: call }));
   return { app, owner, peer, guid, messageId, sessionId };
