@@ -4,8 +4,16 @@
 // alternated ROUNDS times in the same run so machine-load drift hits both alike; prints throughput and
 // send p50/p99 of each, the slowdown (goal ≤ 10 %), and the store's raw insert rate beside them (the bound
 // a send shares). Then, in-process, the cost of judging one text against 1,000 and 100,000 terms: the
-// index does not grow with the list. Prints figures; asserts nothing.
-//   BENCH_DURATION (s per round and app, default 8), BENCH_ROUNDS (default 3), BENCH_CLIENTS (default 16)
+// index does not grow with the list. Then how long a rule change takes to reach every replica for a
+// client that sends no consistency token (ADR 0035): the rule is switched off and on BENCH_SWITCHES
+// times; after each switch's answer one client sends the listed term back to back until four answers in
+// a row follow the switch. The switches carry no acting user, so with REPLICAS=2 the gateway alternates
+// them over the replicas while the sender's sends stay on one (ADR 0036): every other switch is made on
+// the replica that does not judge the sends. The reach is the time from the switch's answer to the
+// first of those four; stale answers are counted.
+// Prints figures; asserts nothing.
+//   BENCH_DURATION (s per round and app, default 8), BENCH_ROUNDS (default 3), BENCH_CLIENTS (default 16),
+//   BENCH_SWITCHES (default 20), REPLICAS (per service, default 1)
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createGatewayClient } from './httpClient.mjs';
 import { percentile, startBenchStack } from './stack.mjs';
@@ -15,7 +23,10 @@ import { ModerationPolicy } from '../services/messages/dist/domain/moderationPol
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
+const SWITCHES = Number(process.env.BENCH_SWITCHES ?? 20);
 const LIST_SIZE = 1_000;
+/** Answers in a row that must follow a switch before it counts as everywhere. */
+const IN_A_ROW = 4;
 
 /** Deterministic pseudo-words: the list's terms and the texts' words never meet. */
 const word = (prefix, n) => `${prefix}${n.toString(36)}`;
@@ -76,6 +87,44 @@ async function round(setup) {
 
 const fmt = (v) => v.toFixed(1).padStart(7);
 
+/** How long a rule switch takes to reach every replica for a client without a consistency token. */
+async function ruleReach(setup) {
+  const headers = { ...setup.app.chat, onbehalfof: setup.pairs[0].sender };
+  const listed = { receiver: setup.pairs[0].receiver, receiverType: 'user', type: 'text', data: { text: `x ${terms[500]} y` } };
+  const reaches = [];
+  let stale = 0;
+  let enabled = true;
+  for (let n = 0; n < SWITCHES; n++) {
+    enabled = !enabled;
+    const switched = await client.request('PUT', '/v3/moderation/rules/big-rule', setup.app.chat, { enabled });
+    if (switched.status !== 200) throw new Error(`the switch failed: ${switched.status} ${JSON.stringify(switched.body)}`);
+    const answeredAt = performance.now();
+    let firstOfRun = null;
+    let inARow = 0;
+    while (inARow < IN_A_ROW) {
+      const sentAt = performance.now();
+      const r = await client.request('POST', '/v3/messages', headers, listed);
+      const follows = enabled ? r.body?.error?.code === 'ERR_BLOCKED_BY_EXTENSION' : r.status === 200;
+      if (follows) {
+        firstOfRun ??= sentAt;
+        inARow += 1;
+      } else {
+        if (r.status !== 200 && r.body?.error?.code !== 'ERR_BLOCKED_BY_EXTENSION') throw new Error(`unexpected answer ${r.status} ${JSON.stringify(r.body)}`);
+        stale += 1;
+        firstOfRun = null;
+        inARow = 0;
+      }
+      if (performance.now() - answeredAt > 30_000) throw new Error('a switch did not reach every replica within 30 s');
+    }
+    reaches.push(firstOfRun - answeredAt);
+  }
+  const sorted = [...reaches].sort((a, b) => a - b);
+  console.log(
+    `a rule switch without a consistency token, ${SWITCHES} switches, ${process.env.REPLICAS ?? 1} replica(s): reaches every replica in ` +
+      `p50 ${percentile(sorted, 50).toFixed(1)} ms, max ${sorted.at(-1).toFixed(1)} ms; ${stale} stale answers`,
+  );
+}
+
 try {
   const raw = await measureStoreRaw({ mongoUrl: stack.infra.mongoUrl, sizes: [], durationMs: 3_000 });
   const plain = await setUpApp('no rules', false);
@@ -100,6 +149,7 @@ try {
     `  with the rule: throughput ${change(b.rate, a.rate)}, p99 ${change(b.p99, a.p99)} (goal: at most 10 % slower); ` +
       `store raw insertOne ${raw.insertOne.perSecond.toFixed(0)}/s beside it`,
   );
+  await ruleReach(ruled);
 } finally {
   await stack.stop();
 }

@@ -110,8 +110,9 @@ describe('two replicas of every service', () => {
       action: ['blockMessage'],
       conditions: [{ operand: 'text', operator: 'contains', isKeywordsReferencePresent: true, value: ['replica-list'] }],
     });
-    // The gateway alternates replicas, so a change and the send right after it land on different ones
-    // in about half the rounds; the rule flips every round, so a stale replica answers wrongly.
+    // The changes carry no acting user, so the gateway alternates them over the replicas, while mod-a's
+    // sends stay on one (affinity): a change and the send right after it land on different replicas in
+    // about half the rounds. The rule flips every round, so a stale replica answers wrongly.
     for (let round = 1; round <= 20; round++) {
       const enabled = round % 2 === 0;
       if (round > 1) token = await write('PUT', '/v3/moderation/rules/replica-rule', { enabled });

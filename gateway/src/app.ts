@@ -303,10 +303,11 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     if (idempotencyKey === null) {
       return sendError(res, 'ERR_INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key: 1–255 visible ASCII characters.', requestId);
     }
+    const upstream = pools.pick(route.service, onBehalfOf === undefined ? undefined : `${appId}\n${onBehalfOf}`);
     if (idempotent && idempotencyKey !== undefined) {
       const scope = { appId, keyId: identity.keyId, idempotencyKey, onBehalfOf };
-      void idempotent.forward(req, res, pools.pick(route.service), headers, scope, requestId);
-    } else proxy.forward(req, res, pools.pick(route.service), headers, requestId);
+      void idempotent.forward(req, res, upstream, headers, scope, requestId);
+    } else proxy.forward(req, res, upstream, headers, requestId);
   };
 
   const handleChat = (req: IncomingMessage, res: ServerResponse, route: RouteSpec, tenancy: HostTenancy, requestId: string): void => {

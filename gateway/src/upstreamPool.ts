@@ -4,11 +4,20 @@ import type { Upstream } from './config.js';
 const DEFAULT_SIT_OUT_MS = 1_000;
 
 /**
- * The replicas of one service and which to send the next request to. Round robin, so a burst spreads
- * over every replica; a replica whose connection failed sits out for a moment (it is restarting, or
- * gone) while the others take its share, and is tried again after that without any health check.
- * When every replica sits out, the round robin goes on among all of them: a refusal then answers as
- * fast as it can, and the first replica back is found at once.
+ * The replicas of one service and which to send the next request to.
+ *
+ * A request made on behalf of a user goes to the replica that user's key hashes to (affinity). A
+ * user's commands mostly append to the same streams (their conversations, their own user stream), and
+ * a replica appends to a stream cheaply only while it holds that stream's head: a command that lands on
+ * the other replica finds its head stale, collides on the stream position and loads the stream again.
+ * Round robin made that the rule for a user sending in a row. Many users spread over every replica,
+ * so a large tenant is still balanced.
+ *
+ * Requests without a user (app-level calls) go round robin, so a burst spreads over every replica. A
+ * replica whose connection failed sits out for a moment (it is restarting, or gone) while the others
+ * take its share, its users included, and is tried again after that without any health check. When
+ * every replica sits out, the round robin goes on among all of them: a refusal then answers as fast as
+ * it can, and the first replica back is found at once.
  */
 export class UpstreamPool {
   private next = 0;
@@ -22,29 +31,48 @@ export class UpstreamPool {
     if (replicas.length === 0) throw new Error('an upstream pool needs at least one replica');
   }
 
-  pick(): Upstream {
+  /** `affinity`: what the request's streams follow (the app and acting user); absent, round robin. */
+  pick(affinity?: string): Upstream {
     const count = this.replicas.length;
     if (count === 1) return this.replicas[0]!;
     const now = this.sittingOutUntil.size > 0 ? this.now() : 0;
+    if (affinity !== undefined) {
+      const preferred = this.replicas[stringHash(affinity) % count]!;
+      if (this.serving(preferred, now)) return preferred;
+    }
     for (let tried = 0; tried < count; tried++) {
       const candidate = this.replicas[this.next]!;
       this.next = (this.next + 1) % count;
-      const until = this.sittingOutUntil.get(candidate);
-      if (until === undefined) return candidate;
-      if (until <= now) {
-        this.sittingOutUntil.delete(candidate);
-        return candidate;
-      }
+      if (this.serving(candidate, now)) return candidate;
     }
     const fallback = this.replicas[this.next]!;
     this.next = (this.next + 1) % count;
     return fallback;
   }
 
+  /** Whether a replica takes requests: it has not failed, or its sit-out is over. */
+  private serving(replica: Upstream, now: number): boolean {
+    const until = this.sittingOutUntil.get(replica);
+    if (until === undefined) return true;
+    if (until > now) return false;
+    this.sittingOutUntil.delete(replica);
+    return true;
+  }
+
   /** The replica refused or dropped a connection: pass it over for a moment. */
   markFailed(upstream: Upstream): void {
     if (this.replicas.length > 1 && this.replicas.includes(upstream)) this.sittingOutUntil.set(upstream, this.now() + this.sitOutMs);
   }
+}
+
+/** FNV-1a over UTF-16 code units: cheap, and spreads similar keys (`u1`, `u2`, …) evenly. */
+function stringHash(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
 }
 
 /** A pool per service, and a failure reported by upstream (the proxy knows the upstream, not the service). */
@@ -54,7 +82,7 @@ export function upstreamPools<Service extends string>(replicas: Readonly<Record<
     pools.set(service, new UpstreamPool(upstreams));
   }
   return {
-    pick: (service: Service): Upstream => pools.get(service)!.pick(),
+    pick: (service: Service, affinity?: string): Upstream => pools.get(service)!.pick(affinity),
     markFailed(upstream: Upstream): void {
       for (const pool of pools.values()) pool.markFailed(upstream);
     },

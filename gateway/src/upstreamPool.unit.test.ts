@@ -35,4 +35,29 @@ describe('UpstreamPool', () => {
     pool.markFailed(c);
     expect([pool.pick(), pool.pick()]).toEqual([a, b]);
   });
+
+  it('sends one user’s requests to one replica, and many users’ to every replica', () => {
+    const pool = new UpstreamPool([a, b]);
+    for (const user of ['app1\nann', 'app1\nbob', 'app2\nann']) {
+      const first = pool.pick(user);
+      expect(Array.from({ length: 5 }, () => pool.pick(user))).toEqual(Array(5).fill(first));
+    }
+    const perReplica = new Map<number, number>();
+    for (let i = 0; i < 1_000; i++) {
+      const port = pool.pick(`app1\nu${i}`).port;
+      perReplica.set(port, (perReplica.get(port) ?? 0) + 1);
+    }
+    expect([...perReplica.keys()].sort()).toEqual([4001, 4002]);
+    for (const count of perReplica.values()) expect(count).toBeGreaterThan(400);
+  });
+
+  it('sends a user to another replica while theirs sits out, and back once it returns', () => {
+    let now = 1_000;
+    const pool = new UpstreamPool([a, b], 500, () => now);
+    const home = pool.pick('app1\nann');
+    pool.markFailed(home);
+    expect(Array.from({ length: 3 }, () => pool.pick('app1\nann'))).toEqual(Array(3).fill(home === a ? b : a));
+    now += 501;
+    expect(pool.pick('app1\nann')).toBe(home);
+  });
 });
