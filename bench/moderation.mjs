@@ -120,7 +120,7 @@ async function ruleReach(setup) {
   }
   const sorted = [...reaches].sort((a, b) => a - b);
   console.log(
-    `a rule switch without a consistency token, ${SWITCHES} switches, ${process.env.REPLICAS ?? 1} replica(s): reaches every replica in ` +
+    `a rule switch without a consistency token, ${SWITCHES} switches, ${process.env.REPLICAS ?? 1} replica(s): the sends follow it after ` +
       `p50 ${percentile(sorted, 50).toFixed(1)} ms, max ${sorted.at(-1).toFixed(1)} ms; ${stale} stale answers`,
   );
 }
