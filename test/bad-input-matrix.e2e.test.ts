@@ -178,34 +178,30 @@ async function fixtureState(): Promise<unknown[]> {
   return (await Promise.all(reads)).map((response) => ({ status: response.status, body: response.body }));
 }
 
+/** Sends the requests; each must be refused, and the fixtures must read the same afterwards. */
+async function expectAllRefused(kind: string, requests: readonly BadRequest[]): Promise<void> {
+  const before = await fixtureState();
+  const { wrong, tally } = await unrefused(requests);
+  expect(wrong).toEqual([]);
+  console.log(`${kind}: ${requests.length} requests refused:`, tally);
+  expect(await fixtureState()).toEqual(before);
+}
+
 describe('the bad-input matrix (route catalogue × requests no client should send)', () => {
   it('refuses every bad body with a 4xx in CometChat’s error shape, and changes nothing', async () => {
     expect(bodyRoutes.length).toBeGreaterThan(40);
-    const before = await fixtureState();
-    const requests = bodyRoutes.flatMap(badBodiesOf);
-    const { wrong, tally } = await unrefused(requests);
-    expect(wrong).toEqual([]);
-    console.log(`bad bodies: ${bodyRoutes.length} operations, ${requests.length} requests refused:`, tally);
-    expect(await fixtureState()).toEqual(before);
+    await expectAllRefused(`bad bodies on ${bodyRoutes.length} operations`, bodyRoutes.flatMap(badBodiesOf));
   });
 
   it('refuses every bad path parameter with a 4xx in CometChat’s error shape, and changes nothing', async () => {
-    const before = await fixtureState();
     const requests = routeCatalog.flatMap(badPathsOf);
     expect(requests.length).toBeGreaterThan(400);
-    const { wrong, tally } = await unrefused(requests);
-    expect(wrong).toEqual([]);
-    console.log(`bad path parameters: ${requests.length} requests refused:`, tally);
-    expect(await fixtureState()).toEqual(before);
+    await expectAllRefused('bad path parameters', requests);
   });
 
   it('refuses another app’s users, groups, conversations and calls with a 4xx, and changes nothing', async () => {
-    const before = await fixtureState();
     const requests = routeCatalog.flatMap(otherTenantsIdsOf);
     expect(requests.length).toBeGreaterThan(100);
-    const { wrong, tally } = await unrefused(requests);
-    expect(wrong).toEqual([]);
-    console.log(`another app's ids: ${requests.length} requests refused:`, tally);
-    expect(await fixtureState()).toEqual(before);
+    await expectAllRefused('another app’s ids', requests);
   });
 });
