@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { call, managementHeaders } from './support/api.js';
 import type { ApiResponse, RequestOptions } from './support/api.js';
 import { mapBounded } from './support/concurrency.js';
-import { createRouteFixtures, pathOf } from './support/routeFixtures.js';
+import { createRouteFixtures, oneOnOneConversationId, pathOf } from './support/routeFixtures.js';
 import type { RouteFixtures } from './support/routeFixtures.js';
 
 /**
@@ -134,7 +134,7 @@ function otherTenantsIdsOf(route: RouteSpec): BadRequest[] {
   const theirs: Record<string, string> = {
     uid: otherTenant.owner,
     guid: otherTenant.guid,
-    conversationId: pathOf({ ...route, path: ':conversationId' }, otherTenant).replace(/^\/v3/, ''),
+    conversationId: oneOnOneConversationId(otherTenant),
     sessionId: otherTenant.sessionId,
   };
   const requests: BadRequest[] = [...route.path.matchAll(/:(\w+)/g)]

@@ -72,7 +72,8 @@ describe('two replicas of every service', () => {
     for (const uid of ['ryw-a', 'ryw-b']) expect((await call('POST', '/v3/users', undefined, { uid, name: uid })).status).toBe(200);
     let stale = 0;
     for (let round = 1; round <= 20; round++) {
-      // The send lands on one messages replica; the read on either conversations replica (round robin).
+      // The send goes to ryw-a's messages replica and the read to ryw-b's conversations replica (ADR 0036);
+      // the conversation is projected by whichever conversations replica owns its partition.
       const sent = await fetch(`${services.gatewayUrl}/v3/messages`, {
         method: 'POST',
         headers: { ...chat, onbehalfof: 'ryw-a', 'content-type': 'application/json' },

@@ -303,7 +303,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     if (idempotencyKey === null) {
       return sendError(res, 'ERR_INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key: 1–255 visible ASCII characters.', requestId);
     }
-    const upstream = pools.pick(route.service, onBehalfOf === undefined ? undefined : `${appId}\n${onBehalfOf}`);
+    const upstream = pools.pick(route.service, appId, onBehalfOf);
     if (idempotent && idempotencyKey !== undefined) {
       const scope = { appId, keyId: identity.keyId, idempotencyKey, onBehalfOf };
       void idempotent.forward(req, res, upstream, headers, scope, requestId);

@@ -31,13 +31,16 @@ export class UpstreamPool {
     if (replicas.length === 0) throw new Error('an upstream pool needs at least one replica');
   }
 
-  /** `affinity`: what the request's streams follow (the app and acting user); absent, round robin. */
-  pick(affinity?: string): Upstream {
+  /**
+   * `appId` and `uid`: the acting user, whom the request's streams follow; without a user, round robin.
+   * Two arguments rather than one key, so a lone replica (the common case) costs no string per request.
+   */
+  pick(appId?: string, uid?: string): Upstream {
     const count = this.replicas.length;
     if (count === 1) return this.replicas[0]!;
     const now = this.sittingOutUntil.size > 0 ? this.now() : 0;
-    if (affinity !== undefined) {
-      const preferred = this.replicas[stringHash(affinity) % count]!;
+    if (appId !== undefined && uid !== undefined) {
+      const preferred = this.replicas[userHash(appId, uid) % count]!;
       if (this.serving(preferred, now)) return preferred;
     }
     for (let tried = 0; tried < count; tried++) {
@@ -65,13 +68,16 @@ export class UpstreamPool {
   }
 }
 
-/** FNV-1a over UTF-16 code units: cheap, and spreads similar keys (`u1`, `u2`, …) evenly. */
-function stringHash(text: string): number {
+/** FNV-1a over the UTF-16 code units of the app id, a separator and the uid: cheap, and spreads similar uids (`u1`, `u2`, …) evenly. */
+function userHash(appId: string, uid: string): number {
   let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
+  const mix = (code: number) => {
+    hash ^= code;
     hash = Math.imul(hash, 0x01000193);
-  }
+  };
+  for (let i = 0; i < appId.length; i++) mix(appId.charCodeAt(i));
+  mix(0x0a);
+  for (let i = 0; i < uid.length; i++) mix(uid.charCodeAt(i));
   return hash >>> 0;
 }
 
@@ -82,7 +88,7 @@ export function upstreamPools<Service extends string>(replicas: Readonly<Record<
     pools.set(service, new UpstreamPool(upstreams));
   }
   return {
-    pick: (service: Service, affinity?: string): Upstream => pools.get(service)!.pick(affinity),
+    pick: (service: Service, appId?: string, uid?: string): Upstream => pools.get(service)!.pick(appId, uid),
     markFailed(upstream: Upstream): void {
       for (const pool of pools.values()) pool.markFailed(upstream);
     },

@@ -38,13 +38,13 @@ describe('UpstreamPool', () => {
 
   it('sends one user’s requests to one replica, and many users’ to every replica', () => {
     const pool = new UpstreamPool([a, b]);
-    for (const user of ['app1\nann', 'app1\nbob', 'app2\nann']) {
-      const first = pool.pick(user);
-      expect(Array.from({ length: 5 }, () => pool.pick(user))).toEqual(Array(5).fill(first));
+    for (const [appId, uid] of [['app1', 'ann'], ['app1', 'bob'], ['app2', 'ann']] as const) {
+      const first = pool.pick(appId, uid);
+      expect(Array.from({ length: 5 }, () => pool.pick(appId, uid))).toEqual(Array(5).fill(first));
     }
     const perReplica = new Map<number, number>();
     for (let i = 0; i < 1_000; i++) {
-      const port = pool.pick(`app1\nu${i}`).port;
+      const port = pool.pick('app1', `u${i}`).port;
       perReplica.set(port, (perReplica.get(port) ?? 0) + 1);
     }
     expect([...perReplica.keys()].sort()).toEqual([4001, 4002]);
@@ -54,10 +54,10 @@ describe('UpstreamPool', () => {
   it('sends a user to another replica while theirs sits out, and back once it returns', () => {
     let now = 1_000;
     const pool = new UpstreamPool([a, b], 500, () => now);
-    const home = pool.pick('app1\nann');
+    const home = pool.pick('app1', 'ann');
     pool.markFailed(home);
-    expect(Array.from({ length: 3 }, () => pool.pick('app1\nann'))).toEqual(Array(3).fill(home === a ? b : a));
+    expect(Array.from({ length: 3 }, () => pool.pick('app1', 'ann'))).toEqual(Array(3).fill(home === a ? b : a));
     now += 501;
-    expect(pool.pick('app1\nann')).toBe(home);
+    expect(pool.pick('app1', 'ann')).toBe(home);
   });
 });

@@ -20,10 +20,11 @@ export class RecentlyUsed<K, V> {
 
   /** The entry, now the most recently used. */
   get(key: K): V | undefined {
-    if (!this.entries.has(key)) return undefined;
-    const value = this.entries.get(key) as V;
+    const value = this.entries.get(key);
+    // A second look only for a stored `undefined`; a hit (the gateway's key cache on every request) costs one.
+    if (value === undefined && !this.entries.has(key)) return undefined;
     this.entries.delete(key);
-    this.entries.set(key, value);
+    this.entries.set(key, value as V);
     return value;
   }
 

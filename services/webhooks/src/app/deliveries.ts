@@ -72,7 +72,7 @@ export class Deliveries {
   private readonly recording = new Set<Promise<void>>();
   /** Planned deliveries not yet stored, by delivery id. */
   private readonly unstored = new Map<string, Unstored>();
-  /** Ids of deliveries planned here, oldest first (at most RECENTLY_PLANNED). */
+  /** Ids of the last RECENTLY_PLANNED deliveries planned here. */
   private readonly recentlyPlanned = new RecentlyUsed<string, true>(RECENTLY_PLANNED);
 
   constructor(private readonly deps: DeliveryDeps) {
