@@ -8,13 +8,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * the timeout the last read is answered as it is.
  */
 export async function readWithPatience<T>(
-  read: () => Promise<T | null>,
+  read: () => Promise<T>,
   {
     timeoutMs = 1_000,
     intervalMs = 25,
-    until = (value: T | null) => value !== null,
-  }: { timeoutMs?: number; intervalMs?: number; until?: (value: T | null) => boolean } = {},
-): Promise<T | null> {
+    until = (value: T) => value !== null,
+  }: { timeoutMs?: number; intervalMs?: number; until?: (value: T) => boolean } = {},
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

@@ -1,5 +1,6 @@
 import { ApiError, epochSeconds } from '@chat/contracts';
 import type { KeyedRecord, RecordResult } from '@chat/http';
+import { readWithPatience } from '@chat/mongo';
 import type { GroupProfile, ImportedMember } from '../domain/group.js';
 import { renderGroup } from '../domain/groupsView.js';
 import type { ImportedGroupRecord, ImportedMemberRecord } from '../http/groupsSchemas.js';
@@ -27,9 +28,18 @@ export class GroupImport {
     this.clock = deps.clock ?? (() => new Date());
   }
 
+  /**
+   * Which of the named users exist. Users are imported through the users service just before their
+   * groups and memberships and reach this service through Kafka, so a missing one is waited for
+   * briefly (as any command here waits for a user); a request naming a uid that never existed pays
+   * the wait once.
+   */
   private async knownUsers(appId: string, uids: readonly string[]): Promise<Set<string>> {
-    if (uids.length === 0) return new Set();
-    return new Set((await this.deps.users.findUsers(appId, [...new Set(uids)])).keys());
+    const named = [...new Set(uids)];
+    if (named.length === 0) return new Set();
+    return readWithPatience(async () => new Set((await this.deps.users.findUsers(appId, named)).keys()), {
+      until: (known) => named.every((uid) => known.has(uid)),
+    });
   }
 
   async importGroups(context: GroupRequestContext, records: readonly KeyedRecord<ImportedGroupRecord>[]): Promise<Map<string, RecordResult>> {

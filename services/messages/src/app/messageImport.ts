@@ -1,6 +1,7 @@
 import { ApiError, groupConversationId, userConversationId } from '@chat/contracts';
 import type { MessageSent } from '@chat/contracts';
 import type { KeyedRecord, RecordResult } from '@chat/http';
+import { readWithPatience } from '@chat/mongo';
 import type { Facts, MessagesReadModels } from '../adapters/readModels.js';
 import { groupEntityOf, messageView, userEntityOf } from '../domain/messageView.js';
 import type { ImportedMessage } from '../http/schemas.js';
@@ -8,6 +9,11 @@ import { docOfSent } from '../projections/messages.js';
 import type { KnownUserDoc } from '../projections/users.js';
 import type { MessagesApp, RequestContext } from './messages.js';
 
+
+interface ImportFacts {
+  users: Facts['users'];
+  groups: Map<string, Facts['group']>;
+}
 
 interface Accepted {
   key: string;
@@ -33,8 +39,8 @@ function conversationOf(m: ImportedMessage): string {
 export class MessageImport {
   // Concurrent imports into one conversation take turns in the runner's lane for its stream.
   constructor(
-    private readonly app: MessagesApp,
-    private readonly readModels: MessagesReadModels,
+    private readonly app: Pick<MessagesApp, 'appendWithIds'>,
+    private readonly readModels: Pick<MessagesReadModels, 'findImported' | 'findFacts'>,
   ) {}
 
   async importAll(context: RequestContext, records: readonly KeyedRecord<ImportedMessage>[]): Promise<Map<string, RecordResult>> {
@@ -77,19 +83,30 @@ export class MessageImport {
     return results;
   }
 
-  /** The users and groups the records name, read by `_id` (users at once, one read set per group). */
-  private async factsOf(appId: string, messages: readonly ImportedMessage[]): Promise<{ users: Facts['users']; groups: Map<string, Facts['group']> }> {
-    const uids = new Set(messages.flatMap((m) => [m.sender, ...(m.receiverType === 'user' ? [m.receiver] : []), ...m.mentionedUids]));
+  /**
+   * The users and groups the records name, read by `_id` (users at once, one read set per group).
+   * Users and groups are imported through other services just before their messages, and reach this
+   * service's facts through Kafka: a sender or group still missing is waited for briefly, as a send
+   * waits for them, so a migration that imports users and then messages at once is not refused for
+   * that lag. A request naming an id that never existed pays the wait once.
+   */
+  private async factsOf(appId: string, messages: readonly ImportedMessage[]): Promise<ImportFacts> {
+    const uids = [...new Set(messages.flatMap((m) => [m.sender, ...(m.receiverType === 'user' ? [m.receiver] : []), ...m.mentionedUids]))];
     const guids = [...new Set(messages.filter((m) => m.receiverType === 'group').map((m) => m.receiver))];
-    const [userFacts, ...groupFacts] = await Promise.all([
-      this.readModels.findFacts(appId, { users: [...uids] }),
-      ...guids.map((guid) => this.readModels.findFacts(appId, { users: [], guid })),
-    ]);
-    const groups = new Map(guids.map((guid, index) => [guid, groupFacts[index]?.group ?? null]));
-    return { users: userFacts?.users ?? new Map(), groups };
+    const needed = [...new Set(messages.flatMap((m) => [m.sender, ...(m.receiverType === 'user' ? [m.receiver] : [])]))];
+    const read = async (): Promise<ImportFacts> => {
+      const [userFacts, ...groupFacts] = await Promise.all([
+        this.readModels.findFacts(appId, { users: uids }),
+        ...guids.map((guid) => this.readModels.findFacts(appId, { users: [], guid })),
+      ]);
+      return { users: userFacts?.users ?? new Map(), groups: new Map(guids.map((guid, index) => [guid, groupFacts[index]?.group ?? null])) };
+    };
+    const complete = (facts: ImportFacts) =>
+      needed.every((uid) => facts.users.has(uid)) && guids.every((guid) => facts.groups.get(guid) !== null);
+    return readWithPatience(read, { until: complete });
   }
 
-  private accept(key: string, m: ImportedMessage, facts: { users: Facts['users']; groups: Map<string, Facts['group']> }): Accepted {
+  private accept(key: string, m: ImportedMessage, facts: ImportFacts): Accepted {
     const sender = known(facts.users.get(m.sender));
     if (!sender) throw new ApiError('ERR_UID_NOT_FOUND', `The sender ${m.sender} does not exist; import users before their messages.`);
     const conversationId = conversationOf(m);

@@ -1,6 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, epochSeconds, groupConversationId, userConversationId } from '@chat/contracts';
 import type { Actor, EventEnvelope, MessageBlocked, MessageSent } from '@chat/contracts';
+import { readWithPatience } from '@chat/mongo';
 import type { PagePosition } from '@chat/mongo';
 import type { CommandRunner } from '@chat/eventsourcing';
 import type { Facts, MessageCursor, MessageQuery, MessagesReadModels, UnseenBy } from '../adapters/readModels.js';
@@ -77,8 +77,6 @@ export interface CursorPage {
   limit: number;
 }
 
-/** How long a command waits for another service's events to reach this service's projections. */
-const FACTS_PATIENCE_MS = 1_000;
 const ID_ATTEMPTS = 5;
 
 function userFacts(user: KnownUserDoc | undefined): UserFacts | null {
@@ -109,17 +107,12 @@ export class MessagesApp {
    * services' events reach this service asynchronously, so a user or group created a moment ago,
    * or a membership just granted, may not be projected yet. Genuinely unknown ids pay the wait once.
    */
-  private async factsWithPatience(
+  private factsWithPatience(
     appId: string,
     request: Parameters<MessagesReadModels['findFacts']>[1],
     complete: (facts: Facts) => boolean,
   ): Promise<Facts> {
-    const deadline = Date.now() + FACTS_PATIENCE_MS;
-    for (;;) {
-      const facts = await this.deps.readModels.findFacts(appId, request);
-      if (complete(facts) || Date.now() >= deadline) return facts;
-      await sleep(25);
-    }
+    return readWithPatience(() => this.deps.readModels.findFacts(appId, request), { until: complete });
   }
 
   /**
