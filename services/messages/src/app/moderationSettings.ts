@@ -1,5 +1,6 @@
 import { epochSeconds } from '@chat/contracts';
 import type { CommandRunner } from '@chat/eventsourcing';
+import { readWithPatience } from '@chat/mongo';
 import type { ModerationReadModels } from '../adapters/moderationReadModels.js';
 import type { MessagesReadModels } from '../adapters/readModels.js';
 import { findSetting, moderationSettingsDecider, moderationSettingsStream, settingNotFound } from '../domain/moderationSettings.js';
@@ -63,8 +64,10 @@ export class ModerationSettingsApp {
     return found;
   }
 
+  /** Waits briefly for a user created a moment ago through the users service (it reaches us through Kafka). */
   private async userExists(appId: string, uid: string): Promise<boolean> {
-    const user = (await this.deps.readModels.findFacts(appId, { users: [uid] })).users.get(uid);
+    const facts = await readWithPatience(() => this.deps.readModels.findFacts(appId, { users: [uid] }), { until: (f) => f.users.has(uid) });
+    const user = facts.users.get(uid);
     return user !== undefined && !user.deleted && !user.deactivated;
   }
 }

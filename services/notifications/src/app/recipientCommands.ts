@@ -1,6 +1,7 @@
 import { ApiError } from '@chat/contracts';
 import type { Actor } from '@chat/contracts';
 import type { CommandRunner } from '@chat/eventsourcing';
+import { readWithPatience } from '@chat/mongo';
 import type { NotificationReadModels } from '../adapters/readModels.js';
 import { recipientDecider, recipientStreamId } from '../domain/recipient.js';
 import type { RecipientCommand } from '../domain/recipient.js';
@@ -13,9 +14,13 @@ export class RecipientCommands {
     private readonly readModels: NotificationReadModels,
   ) {}
 
-  /** The user as notifications know them; an unknown or deleted uid is CometChat's 404. */
+  /**
+   * The user as notifications know them; an unknown or deleted uid is CometChat's 404. A user created
+   * a moment ago through the users service reaches us through Kafka, so a missing one is waited for
+   * briefly (an unknown uid pays the wait once).
+   */
   async requireUser(appId: string, uid: string): Promise<RecipientDocument> {
-    const found = await this.readModels.findRecipient(appId, uid.toLowerCase());
+    const found = await readWithPatience(() => this.readModels.findRecipient(appId, uid.toLowerCase()), { until: (doc) => doc?.exists === true });
     if (!found?.exists) throw new ApiError('ERR_UID_NOT_FOUND', `The UID ${uid} does not exist.`, { uid });
     return found;
   }
