@@ -36,7 +36,7 @@ import { roleAccessCache, roleAccessId } from './roleAccess.js';
 import { OWN_PATHS, ownRoutesApp } from './ownRoutes.js';
 import { RouteTable } from './routes.js';
 import { parseHost } from './tenancy.js';
-import { upstreamPools } from './upstreamPool.js';
+import { probeConnection, upstreamPools } from './upstreamPool.js';
 import type { HostTenancy } from './tenancy.js';
 import { TieredCache } from './tieredCache.js';
 import type { RedisCache } from './tieredCache.js';
@@ -171,11 +171,12 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     parse: (raw) => appLocationSchema.safeParse(JSON.parse(raw)).data ?? null,
     onError: onCacheError('app cache'),
   });
-  const pools = upstreamPools(config.upstreams);
+  const pools = upstreamPools(config.upstreams, { probe: probeConnection });
   const tracing = new EdgeTracing();
   // Metrics that cost the request path nothing: failures only, and queues read at scrape time.
   const upstreamErrors = counter('gateway_upstream_errors_total', 'Forwarded requests that failed (refused, reset or timed out), per upstream.', ['upstream']);
   const proxy = new UpstreamProxy({
+    alternativeTo: (failed, headers) => pools.alternativeTo(failed, single(headers[internalHeaders.appId]), single(headers[internalHeaders.onBehalfOf])),
     timeoutMs: config.upstreamTimeoutMs,
     maxSockets: config.upstreamMaxSockets,
     maxWaiting: config.upstreamMaxWaiting,

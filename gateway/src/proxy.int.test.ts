@@ -120,4 +120,37 @@ describe('UpstreamProxy (real sockets)', () => {
       await new Promise((resolve) => narrowFront.server.close(resolve));
     }
   });
+
+  it('sends a bodiless request a replica refused to another replica once; a request with a body is answered 502, never sent twice', async () => {
+    const gone: Upstream = { hostname: '127.0.0.1', port: 1 };
+    const failures: number[] = [];
+    const asked: Array<string | undefined> = [];
+    const failover = new UpstreamProxy({
+      timeoutMs: 300,
+      maxSockets: 8,
+      maxWaiting: 64,
+      onUpstreamError: (_error, failed) => failures.push(failed.port),
+      alternativeTo: (failed, headers) => {
+        asked.push(headers['x-acting-user'] as string | undefined);
+        return failed === gone ? target : undefined;
+      },
+    });
+    const failoverFront = await serve((req, res) => failover.forward(req, res, gone, { ...req.headers, 'x-acting-user': 'ann' }, 'req-3'));
+    try {
+      const read = await call(failoverFront.port, '/echo');
+      expect(read.status).toBe(201);
+      expect(JSON.parse(read.body)).toEqual({ size: 0 });
+      expect(failures).toEqual([1]);
+      expect(asked).toEqual(['ann']);
+
+      const write = await call(failoverFront.port, '/echo', Buffer.from('{"text":"hello"}'));
+      expect(write.status).toBe(502);
+      expect(JSON.parse(write.body)).toMatchObject({ error: { code: 'ERR_UPSTREAM_UNAVAILABLE' } });
+      expect(failures).toEqual([1, 1]);
+      expect(asked).toEqual(['ann']);
+    } finally {
+      failover.close();
+      await new Promise((resolve) => failoverFront.server.close(resolve));
+    }
+  });
 });

@@ -37,6 +37,11 @@ export interface ProxyOptions {
    */
   maxWaiting: number;
   onUpstreamError: (error: unknown, upstream: Upstream, requestId: string) => void;
+  /**
+   * Another replica for a request that `failed` refused before it could have acted on it (see
+   * `retryable`), given the forwarded headers (the acting app and user); undefined: none, answer 502.
+   */
+  alternativeTo?: (failed: Upstream, headers: IncomingMessage['headers']) => Upstream | undefined;
 }
 
 /** Marks a socket that stayed idle past the timeout, so its error maps to 504 rather than 502. */
@@ -48,6 +53,21 @@ class UpstreamTimeout extends Error {
 interface Exchange {
   upstream: Upstream;
   requestId: string;
+  /** The client sent no body: the request can be sent again as it is (the body stream is spent). */
+  bodiless: boolean;
+  /** Sent to another replica already: a second refusal is answered. */
+  retried: boolean;
+}
+
+/**
+ * Whether a failed exchange can go to another replica unchanged: a refused connection never reached
+ * the replica, so any bodiless request is safe to send again; a connection reset may come after the
+ * replica read the request, so only reads are.
+ */
+function retryable(error: unknown, method: string | undefined): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ECONNREFUSED') return true;
+  return code === 'ECONNRESET' && (method === 'GET' || method === 'HEAD');
 }
 const EXCHANGE = Symbol('gateway exchange');
 type ProxiedRequest = IncomingMessage & { [EXCHANGE]?: Exchange };
@@ -87,9 +107,15 @@ export class UpstreamProxy {
       sendError(res, 'ERR_SERVICE_UNAVAILABLE', 'The service is at capacity; retry the request shortly.', requestId, 1);
       return;
     }
-    (req as ProxiedRequest)[EXCHANGE] = { upstream, requestId };
+    const length = req.headers['content-length'];
+    const bodiless = req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
+    (req as ProxiedRequest)[EXCHANGE] = { upstream, requestId, bodiless, retried: false };
     // http-proxy copies req.headers into the upstream request: replacing them is the whole header rule.
     req.headers = headers as IncomingMessage['headers'];
+    this.send(req, res, upstream);
+  }
+
+  private send(req: IncomingMessage, res: ServerResponse, upstream: Upstream): void {
     void this.middlewareFor(upstream)(req, res, (error?: unknown) => this.failed(error, req, res));
   }
 
@@ -150,6 +176,16 @@ export class UpstreamProxy {
     const exchange = (req as ProxiedRequest)[EXCHANGE];
     const requestId = exchange?.requestId ?? '';
     if (exchange) this.options.onUpstreamError(error, exchange.upstream, requestId);
+    // A replica that is leaving or restarting: one more try elsewhere (the ended body stream pipes as empty).
+    if (exchange && exchange.bodiless && !exchange.retried && retryable(error, req.method)) {
+      const next = this.options.alternativeTo?.(exchange.upstream, req.headers);
+      if (next) {
+        exchange.upstream = next;
+        exchange.retried = true;
+        this.send(req, res, next);
+        return;
+      }
+    }
     if (error instanceof UpstreamTimeout) {
       sendError(res, 'ERR_UPSTREAM_TIMEOUT', `The service did not answer within ${this.options.timeoutMs} ms.`, requestId);
     } else {
