@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { openApiPath, routeCatalog } from '@chat/contracts';
+import { openApiPath, routeCatalog, userConversationId } from '@chat/contracts';
 import type { RouteSpec } from '@chat/contracts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, managementHeaders } from './support/api.js';
 import type { ApiResponse, RequestOptions } from './support/api.js';
 import { mapBounded } from './support/concurrency.js';
-import { createRouteFixtures, oneOnOneConversationId, pathOf } from './support/routeFixtures.js';
+import { createRouteFixtures, pathOf } from './support/routeFixtures.js';
 import type { RouteFixtures } from './support/routeFixtures.js';
 
 /**
@@ -134,7 +134,7 @@ function otherTenantsIdsOf(route: RouteSpec): BadRequest[] {
   const theirs: Record<string, string> = {
     uid: otherTenant.owner,
     guid: otherTenant.guid,
-    conversationId: oneOnOneConversationId(otherTenant),
+    conversationId: userConversationId(otherTenant.owner, otherTenant.peer),
     sessionId: otherTenant.sessionId,
   };
   const requests: BadRequest[] = [...route.path.matchAll(/:(\w+)/g)]

@@ -1,4 +1,4 @@
-import { routeCatalog } from '@chat/contracts';
+import { routeCatalog, userConversationId } from '@chat/contracts';
 import type { RouteSpec } from '@chat/contracts';
 import { converse, createApp, createUser } from './api.js';
 import type { TestApp } from './api.js';
@@ -42,7 +42,7 @@ export function pathOf(route: RouteSpec, fixtures: RouteFixtures, overrides: Rec
     role: 'default',
     scope: 'participant',
     permission: 'sendMessage',
-    conversationId: oneOnOneConversationId(fixtures),
+    conversationId: userConversationId(fixtures.owner, fixtures.peer),
     authToken: 'unknown-token',
     apiKey: 'unknown-key',
     appId: fixtures.app.appId,
@@ -51,11 +51,6 @@ export function pathOf(route: RouteSpec, fixtures: RouteFixtures, overrides: Rec
   };
   const path = route.path.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(values[name] ?? name));
   return route.api === 'chat' ? `/v3${path}` : path;
-}
-
-/** The id of the one-on-one conversation between the fixtures' owner and peer. */
-export function oneOnOneConversationId(fixtures: Pick<RouteFixtures, 'owner' | 'peer'>): string {
-  return [fixtures.owner, fixtures.peer].sort().join('_user_');
 }
 
 export function routeOf(operationId: string): RouteSpec {

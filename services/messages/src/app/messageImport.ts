@@ -91,9 +91,10 @@ export class MessageImport {
    * that lag. A request naming an id that never existed pays the wait once.
    */
   private async factsOf(appId: string, messages: readonly ImportedMessage[]): Promise<ImportFacts> {
-    const uids = [...new Set(messages.flatMap((m) => [m.sender, ...(m.receiverType === 'user' ? [m.receiver] : []), ...m.mentionedUids]))];
-    const guids = [...new Set(messages.filter((m) => m.receiverType === 'group').map((m) => m.receiver))];
+    // Senders and user receivers must exist (worth waiting for); mentioned users are kept only if they do.
     const needed = [...new Set(messages.flatMap((m) => [m.sender, ...(m.receiverType === 'user' ? [m.receiver] : [])]))];
+    const uids = [...new Set([...needed, ...messages.flatMap((m) => m.mentionedUids)])];
+    const guids = [...new Set(messages.filter((m) => m.receiverType === 'group').map((m) => m.receiver))];
     const read = async (): Promise<ImportFacts> => {
       const [userFacts, ...groupFacts] = await Promise.all([
         this.readModels.findFacts(appId, { users: uids }),
