@@ -47,7 +47,7 @@ async function pushEndpoint() {
   };
 }
 
-const stack = await startBenchStack({ extraEnv: { NOTIFICATIONS_ALLOW_PRIVATE_URLS: 'true' } });
+const stack = await startBenchStack({ extraEnv: { TENANT_URLS_ALLOW_PRIVATE: '127.0.0.0/8' } });
 const { infra, services, createApp, onStop, stop } = stack;
 const gateway = createGatewayClient(services.gatewayUrl);
 

@@ -39,7 +39,7 @@ import { registerShutdown, startInfrastructure, startServices } from '@chat/devs
  *   services have nothing to catch up on but what the benchmark sends (default true; no effect on a
  *   Kafka that is reused)
  * @param {Record<string, string>} [options.extraEnv]  settings for every service, e.g. the webhooks
- *   benchmark's `WEBHOOKS_ALLOW_PRIVATE_URLS` for receivers on loopback
+ *   benchmark's `TENANT_URLS_ALLOW_PRIVATE` for receivers on loopback
  * @returns {Promise<BenchStack>}
  */
 export async function startBenchStack({ name, freshKafkaData = true, extraEnv = {} } = {}) {

@@ -51,7 +51,7 @@ async function startReceiver(delayMs = 0) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const stack = await startBenchStack({ extraEnv: { WEBHOOKS_ALLOW_PRIVATE_URLS: 'true' } });
+const stack = await startBenchStack({ extraEnv: { TENANT_URLS_ALLOW_PRIVATE: '127.0.0.0/8' } });
 const { infra, services, api, createApp, onStop, stop } = stack;
 const management = { key: services.managementKey, secret: services.managementSecret };
 const client = createGatewayClient(services.gatewayUrl);

@@ -26,7 +26,7 @@ describe('webhook deliveries survive a restart of the delivery process', () => {
     ...process.env,
     MONGO_DB: `webhooks_restart_${run}`,
     WEBHOOK_SECRETS_KEY: key,
-    WEBHOOKS_ALLOW_PRIVATE_URLS: 'true',
+    TENANT_URLS_ALLOW_PRIVATE: '127.0.0.0/8',
     WEBHOOK_RETRY_BASE_MS: '50',
     WEBHOOK_RETRY_MAX_MS: '200',
   };

@@ -40,14 +40,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
       redisUrl: infra.redisUrl,
       ports: 'ephemeral',
       databaseSuffix,
-      // Webhook receivers in tests listen on loopback, and retries run on a schedule of milliseconds.
+      // Webhook receivers, agents and fake providers in tests listen on 127.0.0.1: loopback is the one
+      // internal range tenant URLs may reach here, so every other internal address is refused as in
+      // production (test/tenant-urls.e2e.test.ts). Retries run on a schedule of milliseconds.
       extraEnv: {
         LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn',
-        WEBHOOKS_ALLOW_PRIVATE_URLS: 'true',
+        TENANT_URLS_ALLOW_PRIVATE: '127.0.0.0/8',
         WEBHOOK_RETRY_BASE_MS: '100',
         WEBHOOK_RETRY_MAX_MS: '800',
-        // Fake notification providers listen on loopback too.
-        NOTIFICATIONS_ALLOW_PRIVATE_URLS: 'true',
         NOTIFICATION_RETRY_BASE_MS: '100',
         NOTIFICATION_RETRY_MAX_MS: '800',
         // A test agent that never finishes is given up on after 3 s.

@@ -57,12 +57,10 @@ export * from './events/webhooks.js';
 export * from './events/notifications.js';
 export {
   SecretBox,
-  isPrivateAddress,
   isWebhookTrigger,
   newWebhookSecret,
   webhookSignature,
   webhookTriggers,
-  webhookUrlRefusal,
 } from './webhooks.js';
 export type { WebhookTrigger } from './webhooks.js';
 export { CALLS_PATH_PREFIX, CHAT_API_PREFIX, isCallsRoute, routeCatalog, serviceNames } from './routes.js';

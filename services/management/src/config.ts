@@ -1,3 +1,5 @@
+import { privateAddressPolicy } from '@chat/delivery';
+import type { PrivateAddressPolicy } from '@chat/delivery';
 import type { TopicSettings } from '@chat/runtime';
 import { z } from 'zod';
 
@@ -12,8 +14,8 @@ const schema = z.object({
   REGION: z.enum(['us', 'eu', 'in']).default('us'),
   /** 64 hex characters: seals webhook secrets and passwords; the webhooks process holds the same key. */
   WEBHOOK_SECRETS_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters'),
-  /** Development and tests only: webhook URLs may name loopback and private addresses. */
-  WEBHOOKS_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false'),
+  /** Which internal addresses tenant URLs may name: false, true (development) or CIDRs (ADR 0038). */
+  TENANT_URLS_ALLOW_PRIVATE: z.string().default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Audit trail (ADR 0034): entries kept per API key (at least this many, at most one chunk more). */
   AUDIT_RETENTION_ENTRIES: z.coerce.number().int().min(1_000).max(1_000_000).default(10_000),
@@ -32,7 +34,7 @@ export interface ManagementConfig {
   redisUrl: string;
   region: string;
   webhookSecretsKey: string;
-  allowPrivateWebhookUrls: boolean;
+  tenantUrls: PrivateAddressPolicy;
   logLevel: string;
   audit: { retainedEntries: number; chunkEntries: number };
   topicSettings: TopicSettings;
@@ -55,7 +57,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Manag
     redisUrl: e.REDIS_URL,
     region: e.REGION,
     webhookSecretsKey: e.WEBHOOK_SECRETS_KEY,
-    allowPrivateWebhookUrls: e.WEBHOOKS_ALLOW_PRIVATE_URLS === 'true',
+    tenantUrls: privateAddressPolicy(e.TENANT_URLS_ALLOW_PRIVATE),
     logLevel: e.LOG_LEVEL,
     audit: Object.freeze({ retainedEntries: e.AUDIT_RETENTION_ENTRIES, chunkEntries: e.AUDIT_CHUNK_ENTRIES }),
     topicSettings: { partitions: e.KAFKA_PARTITIONS, replicationFactor: e.KAFKA_REPLICATION_FACTOR },

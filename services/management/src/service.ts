@@ -74,7 +74,7 @@ export function createManagementService(config: Readonly<ManagementConfig>, deps
   const webhookCommands = new WebhookCommands({
     ...streamDeps,
     secrets: new SecretBox(config.webhookSecretsKey),
-    allowPrivateUrls: config.allowPrivateWebhookUrls,
+    tenantUrls: config.tenantUrls,
   });
   const queries = new ManagementQueries(readModels);
   // Every topic's events, in a group of its own, so a busy message topic never delays a key's

@@ -1,3 +1,5 @@
+import { privateAddressPolicy } from '@chat/delivery';
+import type { PrivateAddressPolicy } from '@chat/delivery';
 import { DEFAULT_MAX_REPLAY_EVENTS } from '@chat/eventsourcing';
 import { loadServiceConfig } from '@chat/runtime';
 import type { ServiceConfig } from '@chat/runtime';
@@ -6,21 +8,29 @@ import { z } from 'zod';
 export interface MessagesConfig extends ServiceConfig {
   /** How long a BYO agent has to stream a whole answer before the conversation is told it failed. */
   agentTimeoutMs: number;
+  /** The longest an agent's stream may go quiet before the run is given up (`AGENT_IDLE_TIMEOUT_MS`). */
+  agentIdleMs: number;
+  /** Which internal addresses agent URLs may reach (`TENANT_URLS_ALLOW_PRIVATE`, ADR 0038). */
+  tenantUrls: PrivateAddressPolicy;
   /** The most events one time-travel read (`asOf`) may replay before it is refused (ADR 0033). */
   maxReplayEvents: number;
 }
 
 /** The only reader of process.env in the messages service. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<MessagesConfig> {
-  const { AGENT_TIMEOUT_MS, TIME_TRAVEL_MAX_EVENTS } = z
+  const { AGENT_TIMEOUT_MS, AGENT_IDLE_TIMEOUT_MS, TENANT_URLS_ALLOW_PRIVATE, TIME_TRAVEL_MAX_EVENTS } = z
     .object({
       AGENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+      AGENT_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+      TENANT_URLS_ALLOW_PRIVATE: z.string().default('false'),
       TIME_TRAVEL_MAX_EVENTS: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_MAX_REPLAY_EVENTS),
     })
     .parse(env);
   return Object.freeze({
     ...loadServiceConfig(env, { port: 3103, mongoDb: 'chat_messages' }),
     agentTimeoutMs: AGENT_TIMEOUT_MS,
+    agentIdleMs: AGENT_IDLE_TIMEOUT_MS,
+    tenantUrls: privateAddressPolicy(TENANT_URLS_ALLOW_PRIVATE),
     maxReplayEvents: TIME_TRAVEL_MAX_EVENTS,
   });
 }

@@ -1,5 +1,7 @@
 import { topics } from '@chat/contracts';
 import type { KnownEvent } from '@chat/contracts';
+import { OutboundHttp } from '@chat/delivery';
+import type { PrivateAddressPolicy } from '@chat/delivery';
 import { IMPORT_BODY_LIMIT, createServiceApp } from '@chat/http';
 import { EventConsumer, consumerGroupFor } from '@chat/kafka';
 import { createEventPipeline } from '@chat/runtime';
@@ -7,7 +9,7 @@ import type { PlatformDeps, RunnableService } from '@chat/runtime';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
-import { runAgUiAgent } from './adapters/agUiClient.js';
+import { DEFAULT_AGENT_LIMITS, runAgUiAgent } from './adapters/agUiClient.js';
 import { ModerationReadModels } from './adapters/moderationReadModels.js';
 import { MessagesReadModels } from './adapters/readModels.js';
 import { MessageImport } from './app/messageImport.js';
@@ -32,6 +34,10 @@ export interface MessagesServiceDeps extends PlatformDeps {
   logger: Logger;
   /** How long an AG-UI agent has for a whole streamed answer (`AGENT_TIMEOUT_MS`). */
   agentTimeoutMs: number;
+  /** How long an agent's stream may go quiet (`AGENT_IDLE_TIMEOUT_MS`). */
+  agentIdleMs: number;
+  /** Which internal addresses agent URLs may reach (`TENANT_URLS_ALLOW_PRIVATE`). */
+  tenantUrls: PrivateAddressPolicy;
   /** The most events one time-travel read may replay (`TIME_TRAVEL_MAX_EVENTS`). */
   maxReplayEvents: number;
 }
@@ -93,7 +99,17 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
   const asOf = new MessagesAsOf({ events: pipeline.store, readModels, maxEvents: deps.maxReplayEvents });
   const review = new MessageReview({ messages: app, readModels, moderation });
   // Agent replies in a consumer group of their own (ADR 0026): a slow agent never holds up projections.
-  const agentReplies = new AgentReplies({ messages: app, readModels, moderation, callAgent: runAgUiAgent, timeoutMs: deps.agentTimeoutMs, logger });
+  // Agents are called through the tenant URL guard (ADR 0038), within a time and size budget per run.
+  const agentHttp = new OutboundHttp({ policy: deps.tenantUrls, timeoutMs: deps.agentTimeoutMs, maxSocketsPerHost: 16 });
+  const agentLimits = { ...DEFAULT_AGENT_LIMITS, idleMs: deps.agentIdleMs };
+  const agentReplies = new AgentReplies({
+    messages: app,
+    readModels,
+    moderation,
+    callAgent: (call) => runAgUiAgent(agentHttp, call, agentLimits),
+    timeoutMs: deps.agentTimeoutMs,
+    logger,
+  });
   const agentConsumer = new EventConsumer(kafka, {
     groupId: consumerGroupFor('messages.agents', db.databaseName),
     topics: [topics.messages],
@@ -110,7 +126,7 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
       routers: [
         messagesRouter(app, new MessageImport(app, readModels), asOf),
         moderationRouter(settings, review),
-        agentsRouter(settings),
+        agentsRouter(settings, deps.tenantUrls),
         callsRouter(readModels),
         statsRouter(readModels),
         internalRouter(pipeline.store),
@@ -127,6 +143,7 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
     stop: async () => {
       await agentConsumer.stop();
       await pipeline.stop();
+      agentHttp.close();
     },
   };
 }

@@ -1,3 +1,5 @@
+import { privateAddressPolicy } from '@chat/delivery';
+import type { PrivateAddressPolicy } from '@chat/delivery';
 import { loadServiceConfig } from '@chat/runtime';
 import type { ServiceConfig } from '@chat/runtime';
 import { z } from 'zod';
@@ -13,8 +15,8 @@ export interface RetryPolicy {
 export interface NotificationsConfig extends ServiceConfig {
   region: string;
   secretsKey: string;
-  /** Custom provider URLs on loopback or private addresses (tests, closed networks). */
-  allowPrivateUrls: boolean;
+  /** Which internal addresses custom provider URLs may reach (`TENANT_URLS_ALLOW_PRIVATE`, ADR 0038). */
+  tenantUrls: PrivateAddressPolicy;
   retry: RetryPolicy;
   /** Provider calls in flight per provider of an app: a slow provider holds only its own slots. */
   concurrencyPerProvider: number;
@@ -30,7 +32,7 @@ const url = z.string().url().transform((u) => u.replace(/\/+$/, ''));
 const schema = z.object({
   REGION: z.enum(['us', 'eu', 'in']).default('us'),
   NOTIFICATIONS_SECRETS_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters'),
-  NOTIFICATIONS_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false'),
+  TENANT_URLS_ALLOW_PRIVATE: z.string().default('false'),
   // Push is worth little late: 1 s doubling up to 1 min, 5 calls in all; tests shrink the delays.
   NOTIFICATION_RETRY_BASE_MS: z.coerce.number().int().min(1).default(1_000),
   NOTIFICATION_RETRY_MAX_MS: z.coerce.number().int().min(1).default(60_000),
@@ -59,7 +61,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Notif
     ...base,
     region: e.REGION,
     secretsKey: e.NOTIFICATIONS_SECRETS_KEY,
-    allowPrivateUrls: e.NOTIFICATIONS_ALLOW_PRIVATE_URLS === 'true',
+    tenantUrls: privateAddressPolicy(e.TENANT_URLS_ALLOW_PRIVATE),
     retry: Object.freeze({ baseMs: e.NOTIFICATION_RETRY_BASE_MS, maxMs: e.NOTIFICATION_RETRY_MAX_MS, maxAttempts: e.NOTIFICATION_MAX_ATTEMPTS }),
     concurrencyPerProvider: e.NOTIFICATION_CONCURRENCY_PER_PROVIDER,
     requestTimeoutMs: e.NOTIFICATION_TIMEOUT_MS,

@@ -1,8 +1,9 @@
 import { SecretBox, topics } from '@chat/contracts';
+import { OutboundHttp } from '@chat/delivery';
 import { createServiceApp } from '@chat/http';
 import { createEventPipeline } from '@chat/runtime';
 import type { PlatformDeps, RunnableService } from '@chat/runtime';
-import { Dispatcher, HttpSender } from '@chat/webhooks';
+import { Dispatcher } from '@chat/webhooks';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
@@ -37,7 +38,7 @@ export function createNotificationsService(config: Readonly<NotificationsConfig>
   const { db, logger } = deps;
   const readModels = new NotificationReadModels(db);
   const secrets = new SecretBox(config.secretsKey);
-  const customSender = new HttpSender({ timeoutMs: config.requestTimeoutMs, allowPrivate: config.allowPrivateUrls, maxSocketsPerHost: config.concurrencyPerProvider });
+  const customSender = new OutboundHttp({ timeoutMs: config.requestTimeoutMs, policy: config.tenantUrls, maxSocketsPerHost: config.concurrencyPerProvider });
   const providers = new Providers({ endpoints: config.endpoints, timeoutMs: config.requestTimeoutMs, customSender });
   const dispatcher = new Dispatcher({
     concurrencyPerEndpoint: config.concurrencyPerProvider,
@@ -84,7 +85,7 @@ export function createNotificationsService(config: Readonly<NotificationsConfig>
           commands: configCommands,
           readModels,
           secrets,
-          allowPrivateUrls: config.allowPrivateUrls,
+          tenantUrls: config.tenantUrls,
           forgetCredentials: (providerId) => providers.forget(providerId),
         }),
         recipientRouter(recipientCommands, directory, config.defaultTimezone),

@@ -1,3 +1,5 @@
+import { privateAddressPolicy } from '@chat/delivery';
+import type { PrivateAddressPolicy } from '@chat/delivery';
 import { loadServiceConfig } from '@chat/runtime';
 import type { ServiceConfig } from '@chat/runtime';
 import { z } from 'zod';
@@ -6,7 +8,8 @@ import type { RetryPolicy } from './domain/retrySchedule.js';
 export interface WebhooksConfig extends ServiceConfig {
   region: string;
   webhookSecretsKey: string;
-  allowPrivateUrls: boolean;
+  /** Which internal addresses webhook URLs may reach (`TENANT_URLS_ALLOW_PRIVATE`, ADR 0038). */
+  tenantUrls: PrivateAddressPolicy;
   retry: RetryPolicy;
   /** Deliveries in flight per webhook: a slow endpoint holds only its own slots. */
   concurrencyPerEndpoint: number;
@@ -19,7 +22,7 @@ export interface WebhooksConfig extends ServiceConfig {
 const schema = z.object({
   REGION: z.enum(['us', 'eu', 'in']).default('us'),
   WEBHOOK_SECRETS_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters'),
-  WEBHOOKS_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false'),
+  TENANT_URLS_ALLOW_PRIVATE: z.string().default('false'),
   // Retries: 5 s doubling up to 1 h between attempts, for 24 h; tests shrink all three.
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(5_000),
   WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().min(1).default(3_600_000),
@@ -42,7 +45,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Webho
     ...base,
     region: e.REGION,
     webhookSecretsKey: e.WEBHOOK_SECRETS_KEY,
-    allowPrivateUrls: e.WEBHOOKS_ALLOW_PRIVATE_URLS === 'true',
+    tenantUrls: privateAddressPolicy(e.TENANT_URLS_ALLOW_PRIVATE),
     retry: Object.freeze({ baseMs: e.WEBHOOK_RETRY_BASE_MS, maxMs: e.WEBHOOK_RETRY_MAX_MS, windowMs: e.WEBHOOK_RETRY_WINDOW_MS }),
     concurrencyPerEndpoint: e.WEBHOOK_CONCURRENCY_PER_ENDPOINT,
     requestTimeoutMs: e.WEBHOOK_TIMEOUT_MS,

@@ -1,12 +1,12 @@
 import { SecretBox, topics } from '@chat/contracts';
 import type { KnownEvent } from '@chat/contracts';
+import { OutboundHttp } from '@chat/delivery';
 import { createServiceApp } from '@chat/http';
 import { createEventPipeline } from '@chat/runtime';
 import type { PlatformDeps, RunnableService } from '@chat/runtime';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
-import { HttpSender } from './adapters/httpSender.js';
 import { WebhookReadModels } from './adapters/readModels.js';
 import { Deliveries } from './app/deliveries.js';
 import { WebhookDirectory, webhookAppLoader } from './app/directory.js';
@@ -31,9 +31,9 @@ export function createWebhooksService(config: Readonly<WebhooksConfig>, deps: We
   const { db, logger } = deps;
   const startedAt = Date.now();
   const readModels = new WebhookReadModels(db);
-  const sender = new HttpSender({
+  const sender = new OutboundHttp({
     timeoutMs: config.requestTimeoutMs,
-    allowPrivate: config.allowPrivateUrls,
+    policy: config.tenantUrls,
     maxSocketsPerHost: config.concurrencyPerEndpoint,
   });
   const dispatcher = new Dispatcher({

@@ -1,5 +1,7 @@
-import { ApiError, newWebhookSecret, webhookUrlRefusal } from '@chat/contracts';
+import { ApiError, newWebhookSecret } from '@chat/contracts';
 import type { SecretBox, WebhookUpdated } from '@chat/contracts';
+import { urlRefusal } from '@chat/delivery';
+import type { PrivateAddressPolicy } from '@chat/delivery';
 import type { AppState } from '../domain/app.js';
 import type { WebhookChanges, WebhookState } from '../domain/webhooks.js';
 import { AppStream, managementActor } from './appStream.js';
@@ -7,8 +9,8 @@ import type { AppStreamDeps } from './appStream.js';
 
 export interface WebhookCommandDeps extends AppStreamDeps {
   secrets: SecretBox;
-  /** Whether webhook URLs may name loopback, link-local and private addresses (development, tests). */
-  allowPrivateUrls: boolean;
+  /** Which internal addresses webhook URLs may name (`TENANT_URLS_ALLOW_PRIVATE`; none in production). */
+  tenantUrls: PrivateAddressPolicy;
 }
 
 export interface WebhookInput {
@@ -114,8 +116,8 @@ export class WebhookCommands {
   }
 
   private checkUrl(url: string): void {
-    const refusal = webhookUrlRefusal(url, this.deps.allowPrivateUrls);
-    if (refusal) throw new ApiError('ERR_WEBHOOK_URL_NOT_ALLOWED', refusal, { field: 'webhookURL' });
+    const refusal = urlRefusal(url, this.deps.tenantUrls);
+    if (refusal) throw new ApiError('ERR_WEBHOOK_URL_NOT_ALLOWED', `webhookURL: ${refusal}.`, { field: 'webhookURL' });
   }
 }
 

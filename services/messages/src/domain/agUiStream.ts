@@ -33,6 +33,7 @@ export class SseDecoder {
 /** The reply as the events so far make it; `done` once the run finished or failed. */
 export class AgentReply {
   private readonly parts: string[] = [];
+  private size = 0;
   private failure: string | null = null;
   private finished = false;
 
@@ -48,6 +49,11 @@ export class AgentReply {
     return this.parts.join('');
   }
 
+  /** Characters of text so far, without joining them. */
+  get length(): number {
+    return this.size;
+  }
+
   /** Takes one `data` payload; anything that is not an AG-UI event is a broken agent. */
   take(payload: string): void {
     let event: AgUiEvent;
@@ -60,7 +66,10 @@ export class AgentReply {
     switch (event.type) {
       case 'TEXT_MESSAGE_CONTENT':
       case 'TEXT_MESSAGE_CHUNK':
-        if (typeof event['delta'] === 'string') this.parts.push(event['delta']);
+        if (typeof event['delta'] === 'string') {
+          this.parts.push(event['delta']);
+          this.size += event['delta'].length;
+        }
         break;
       case 'RUN_FINISHED':
         this.finished = true;

@@ -1,4 +1,5 @@
 import type { Agent, AgentTool } from '@chat/contracts';
+import type { PrivateAddressPolicy } from '@chat/delivery';
 import { parseWith } from '@chat/http';
 import { Router } from 'express';
 import type { ModerationSettingsApp } from '../app/moderationSettings.js';
@@ -45,10 +46,10 @@ function toolView(appId: string, tool: AgentTool) {
 }
 
 /** The agent fields as stored: `integrationMeta` complete (headers default to none), URL checked. */
-function agentFields(body: ReturnType<typeof updateAgentBody.parse>): Partial<Agent> {
+function agentFields(body: ReturnType<typeof updateAgentBody.parse>, tenantUrls: PrivateAddressPolicy): Partial<Agent> {
   const { integrationMeta, ...rest } = body;
   if (!integrationMeta) return rest;
-  return { ...rest, integrationMeta: { url: checkedAgentUrl(integrationMeta.url) ?? '', headers: integrationMeta.headers ?? {} } };
+  return { ...rest, integrationMeta: { url: checkedAgentUrl(integrationMeta.url, tenantUrls) ?? '', headers: integrationMeta.headers ?? {} } };
 }
 
 /** What a caller may integrate with here: AG-UI agents only (the native Agent Builder needs a hosted model). */
@@ -63,13 +64,13 @@ const integrations = [
 ];
 
 /** BYO AI agents (`/ai-agents/…`): agents, their tools, and the integrations this deployment offers. */
-export function agentsRouter(settings: ModerationSettingsApp): Router {
+export function agentsRouter(settings: ModerationSettingsApp, tenantUrls: PrivateAddressPolicy): Router {
   const router = Router();
 
   router.post('/v3/ai-agents/agents', async (req, res) => {
     const context = requestContextOf(req);
     const { uid, ...body } = parseWith(createAgentBody, req.body ?? null);
-    const agent = await settings.save(context, 'agent', 'create', agentUid(uid), agentFields(body));
+    const agent = await settings.save(context, 'agent', 'create', agentUid(uid), agentFields(body, tenantUrls));
     res.status(201).json({ agent: agentView(context.actor.appId, agent) });
   });
 
@@ -80,7 +81,7 @@ export function agentsRouter(settings: ModerationSettingsApp): Router {
   });
 
   router.patch('/v3/ai-agents/agents/:uid', async (req, res) => {
-    const fields = agentFields(parseWith(updateAgentBody, req.body ?? null));
+    const fields = agentFields(parseWith(updateAgentBody, req.body ?? null), tenantUrls);
     await settings.save(requestContextOf(req), 'agent', 'update', String(req.params['uid'] ?? ''), fields);
     res.json({ success: true });
   });

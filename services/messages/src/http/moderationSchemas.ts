@@ -1,4 +1,6 @@
 import { ApiError, isUid, normalizeUid, ruleActions } from '@chat/contracts';
+import { tenantHeaderRefusal, urlRefusal } from '@chat/delivery';
+import type { PrivateAddressPolicy } from '@chat/delivery';
 import { cursorParameter } from '@chat/http';
 import { z } from 'zod';
 import { patternProblem } from '../domain/moderationPolicy.js';
@@ -133,6 +135,13 @@ export const reviewFlaggedBody = z.object({ status: z.enum(['approved', 'disappr
 export const reviewBlockedBody = z.object({ status: z.enum(['approved', 'rejected'], 'approved or rejected'), reviewed: z.boolean('true or false').optional() }).strict();
 
 const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, 'a header name');
+/** Headers sent with every run: never the platform's identity headers, hop-by-hop headers or broken values (ADR 0038). */
+const agentHeaders = z.record(headerName, z.string().max(4096), 'an object of header values').superRefine((headers, context) => {
+  for (const [header, value] of Object.entries(headers)) {
+    const refusal = tenantHeaderRefusal(header, value);
+    if (refusal) context.addIssue({ code: 'custom', path: [header], message: `${header} ${refusal}` });
+  }
+});
 const agentUrl = z.string('a URL').max(2048, 'at most 2048 characters');
 
 const agentFields = {
@@ -141,7 +150,7 @@ const agentFields = {
   isActive: z.boolean('true or false').optional(),
   integrateWith: z.literal('ag-ui', 'ag-ui (this deployment reaches agents over AG-UI)'),
   integrationType: z.literal('agent', 'agent'),
-  integrationMeta: z.object({ url: agentUrl, headers: z.record(headerName, z.string().max(4096), 'an object of header values').optional() }).strict(),
+  integrationMeta: z.object({ url: agentUrl, headers: agentHeaders.optional() }).strict(),
   tools: z.array(z.string().max(64), 'a list of tool names').max(50).optional(),
   actions: z.array(z.string().max(64), 'a list of action names').max(50).optional(),
   metaData: z.record(z.string(), z.unknown(), 'an object').optional(),
@@ -150,20 +159,14 @@ const agentFields = {
 export const createAgentBody = z.object({ uid: z.string('a uid').trim().max(100), ...agentFields }).strict();
 export const updateAgentBody = z.object(agentFields).partial().strict();
 
-/** An agent's URL must be http(s): anything else is refused with its own code (nothing is stored). */
-export function checkedAgentUrl(url: string | undefined): string | undefined {
+/**
+ * An agent's URL goes through the tenant URL guard (http(s) only, no internal address in any
+ * spelling unless `TENANT_URLS_ALLOW_PRIVATE` allows it): a refusal has its own code and stores nothing.
+ */
+export function checkedAgentUrl(url: string | undefined, policy: PrivateAddressPolicy): string | undefined {
   if (url === undefined) return undefined;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new ApiError('ERR_AGENT_URL_NOT_ALLOWED', `integrationMeta.url: ${url} is not a URL.`, { fields: [{ field: 'integrationMeta.url', problem: 'not a URL' }] });
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new ApiError('ERR_AGENT_URL_NOT_ALLOWED', `integrationMeta.url: only http and https agents can be reached (got ${parsed.protocol}).`, {
-      fields: [{ field: 'integrationMeta.url', problem: 'not http(s)' }],
-    });
-  }
+  const refusal = urlRefusal(url, policy);
+  if (refusal) throw new ApiError('ERR_AGENT_URL_NOT_ALLOWED', `integrationMeta.url: ${refusal}.`, { fields: [{ field: 'integrationMeta.url', problem: refusal }] });
   return url;
 }
 

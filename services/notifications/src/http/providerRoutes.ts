@@ -1,6 +1,8 @@
 import { createPrivateKey } from 'node:crypto';
-import { ApiError, webhookUrlRefusal } from '@chat/contracts';
+import { ApiError } from '@chat/contracts';
 import type { NotificationChannel, NotificationProvider, SecretBox } from '@chat/contracts';
+import { urlRefusal } from '@chat/delivery';
+import type { PrivateAddressPolicy } from '@chat/delivery';
 import { actorOf, correlationIdOf, parseWith } from '@chat/http';
 import { Router } from 'express';
 import type { Request } from 'express';
@@ -110,10 +112,10 @@ export function providerRouter(options: {
   commands: ConfigCommands;
   readModels: NotificationReadModels;
   secrets: SecretBox;
-  allowPrivateUrls: boolean;
+  tenantUrls: PrivateAddressPolicy;
   forgetCredentials: (providerId: string) => void;
 }): Router {
-  const { commands, readModels, secrets, allowPrivateUrls } = options;
+  const { commands, readModels, secrets, tenantUrls } = options;
   const router = Router();
 
   const providersOf = async (appId: string, kind: Kind): Promise<{ entries: ProviderEntry[]; defaults: Record<string, string | undefined> }> => {
@@ -131,8 +133,8 @@ export function providerRouter(options: {
   const changeOf = (kind: Kind, providerId: string, body: Record<string, unknown>): ProviderChange => {
     const url = body['webhookURL'];
     if (typeof url === 'string') {
-      const refusal = webhookUrlRefusal(url, allowPrivateUrls);
-      if (refusal) throw new ApiError('ERR_PROVIDER_URL_NOT_ALLOWED', refusal);
+      const refusal = urlRefusal(url, tenantUrls);
+      if (refusal) throw new ApiError('ERR_PROVIDER_URL_NOT_ALLOWED', `webhookURL: ${refusal}.`, { field: 'webhookURL' });
     }
     const settings: Record<string, unknown> = {};
     const sealed: Record<string, string> = {};

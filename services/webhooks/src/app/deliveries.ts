@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { webhookSignature } from '@chat/contracts';
 import type { Actor, DeliveryQueued, KnownEvent } from '@chat/contracts';
+import type { OutboundHttp } from '@chat/delivery';
 import { RecentlyUsed, backoffDelay } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
 import type { Logger } from 'pino';
-import type { HttpSender } from '../adapters/httpSender.js';
 import { deliveryDecider, deliveryStreamId } from '../domain/delivery.js';
 import type { DeliveryCommand } from '../domain/delivery.js';
 import { decideRetry } from '../domain/retrySchedule.js';
@@ -32,7 +32,7 @@ const deliveryActor = (appId: string): Actor => ({ appId, keyId: 'webhooks', sco
 export interface DeliveryDeps {
   runner: CommandRunner;
   directory: WebhookDirectory;
-  sender: HttpSender;
+  sender: OutboundHttp;
   retry: RetryPolicy;
   region: string;
   logger: Logger;

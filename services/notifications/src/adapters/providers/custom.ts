@@ -1,4 +1,4 @@
-import type { HttpSender } from '@chat/webhooks';
+import type { OutboundHttp } from '@chat/delivery';
 import { basicAuth, settingString } from './endpoints.js';
 import type { OpenProvider, OutgoingNotification, ProviderAdapter, ProviderAnswer } from './endpoints.js';
 
@@ -8,7 +8,7 @@ import type { OpenProvider, OutgoingNotification, ProviderAdapter, ProviderAnswe
  * sender (no private addresses unless the deployment allows them).
  */
 export class CustomProvider implements ProviderAdapter {
-  constructor(private readonly sender: HttpSender) {}
+  constructor(private readonly sender: OutboundHttp) {}
 
   async send(notification: OutgoingNotification, provider: OpenProvider): Promise<ProviderAnswer> {
     const password = provider.secrets['basicAuthPassword'];

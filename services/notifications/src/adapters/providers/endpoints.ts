@@ -1,4 +1,5 @@
 import type { NotificationChannel, NotificationProvider } from '@chat/contracts';
+import { DEFAULT_MAX_ANSWER_BYTES, readAtMost } from '@chat/delivery';
 
 /** Base URLs of the providers' real APIs; configuration, so tests and closed networks can point elsewhere. */
 export interface ProviderEndpoints {
@@ -45,7 +46,11 @@ export interface ProviderAdapter {
 
 export const ANSWER_PREFIX_CHARS = 256;
 
-/** A POST through fetch to an operator-configured API (no private-address check: the operator chose it). */
+/**
+ * A POST through fetch to an operator-configured API (no private-address check: the operator chose
+ * it; tenant URLs go through `OutboundHttp`). Redirects are not followed and at most 64 KiB of the
+ * answer is read: a provider's answer is small, and whatever it sends is held in memory.
+ */
 export async function postTo(
   url: string,
   headers: Record<string, string>,
@@ -55,8 +60,8 @@ export async function postTo(
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
-    const response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
-    const text = await response.text();
+    const response = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+    const text = response.body ? (await readAtMost(response.body, DEFAULT_MAX_ANSWER_BYTES)).bytes.toString('utf8') : '';
     return { answer: { status: response.status, latencyMs: elapsed(), responsePrefix: text.slice(0, ANSWER_PREFIX_CHARS) }, text };
   } catch (error) {
     return { answer: { error: error instanceof Error ? error.message : String(error), latencyMs: elapsed(), responsePrefix: '' }, text: '' };

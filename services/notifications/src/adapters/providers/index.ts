@@ -1,4 +1,4 @@
-import type { HttpSender } from '@chat/webhooks';
+import type { OutboundHttp } from '@chat/delivery';
 import { ApnsProvider } from './apns.js';
 import { CustomProvider } from './custom.js';
 import { TokenCache } from './endpoints.js';
@@ -15,7 +15,7 @@ export class Providers {
   private readonly apns: ApnsProvider;
   private readonly adapters: Record<OpenProvider['provider'], ProviderAdapter>;
 
-  constructor(options: { endpoints: ProviderEndpoints; timeoutMs: number; customSender: HttpSender }) {
+  constructor(options: { endpoints: ProviderEndpoints; timeoutMs: number; customSender: OutboundHttp }) {
     this.apns = new ApnsProvider(options.endpoints, options.timeoutMs, this.apnsTokens);
     this.adapters = {
       custom: new CustomProvider(options.customSender),

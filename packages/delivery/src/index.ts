@@ -1,0 +1,5 @@
+export { addressRefusal, guardedLookup, privateAddressPolicy, urlRefusal } from './urlGuard.js';
+export type { PrivateAddressPolicy, Resolver } from './urlGuard.js';
+export { DEFAULT_MAX_ANSWER_BYTES, OutboundHttp, RESPONSE_PREFIX_CHARS, RefusedUrl, readAtMost } from './outboundHttp.js';
+export type { OutboundHttpOptions, SendResult } from './outboundHttp.js';
+export { tenantHeaderRefusal, usableTenantHeaders } from './tenantHeaders.js';
