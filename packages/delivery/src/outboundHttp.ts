@@ -11,6 +11,8 @@ export interface SendResult {
   latencyMs: number;
   /** At most `RESPONSE_PREFIX_CHARS` characters of the answer (delivery logs show them). */
   responsePrefix: string;
+  /** The URL or an address it resolves to is one tenants may not reach: retrying will not help. */
+  refused?: true;
 }
 
 export const RESPONSE_PREFIX_CHARS = 256;
@@ -90,6 +92,7 @@ export class OutboundHttp {
       error: signal.aborted ? `no answer within ${this.options.timeoutMs} ms` : error instanceof Error ? error.message : String(error),
       latencyMs: elapsed(),
       responsePrefix: '',
+      ...(error instanceof RefusedUrl ? { refused: true as const } : {}),
     });
     let response: IncomingMessage;
     try {

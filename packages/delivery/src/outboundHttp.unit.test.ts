@@ -72,6 +72,7 @@ describe('OutboundHttp', () => {
     const http = new OutboundHttp({ policy: loopbackOnly, timeoutMs: 300 });
     const result = await http.post(`${base}/drip`, {}, '{}');
     expect(result).toMatchObject({ status: 200, error: 'no answer within 300 ms' });
+    expect(result.refused).toBeUndefined();
     expect(result.latencyMs).toBeLessThan(1_500);
     http.close();
   });
@@ -82,6 +83,7 @@ describe('OutboundHttp', () => {
     const result = await http.post(`${base}/hook`, {}, '{}');
     expect(result.status).toBeUndefined();
     expect(result.error).toMatch(/127\.0\.0\.1 is a loopback address/);
+    expect(result.refused).toBe(true);
     expect(hits).toEqual([]);
     await expect(http.open('http://[::ffff:a9fe:a9fe]/', {}, '', AbortSignal.timeout(1_000))).rejects.toBeInstanceOf(RefusedUrl);
     http.close();

@@ -251,7 +251,8 @@ export class Deliveries {
     const decision = await this.record(
       delivery,
       (roundAttempts, roundStartedAt) =>
-        decideRetry(sent.status, roundAttempts, roundStartedAt ?? now - sent.latencyMs, now, this.deps.retry, endpoint.webhook.retryOnFailure),
+        // A refused address stays refused: that attempt is the last (ADR 0038).
+        decideRetry(sent.status, roundAttempts, roundStartedAt ?? now - sent.latencyMs, now, this.deps.retry, endpoint.webhook.retryOnFailure && sent.refused !== true),
       sent,
     );
     if (decision.outcome === 'gone') await this.deps.directory.markGone(delivery.appId, delivery.webhookId);
