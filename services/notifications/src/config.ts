@@ -1,3 +1,4 @@
+import { secretKeysSetting } from '@chat/contracts';
 import { loadServiceConfig } from '@chat/runtime';
 import type { ServiceConfig } from '@chat/runtime';
 import { z } from 'zod';
@@ -29,7 +30,8 @@ const url = z.string().url().transform((u) => u.replace(/\/+$/, ''));
 
 const schema = z.object({
   REGION: z.enum(['us', 'eu', 'in']).default('us'),
-  NOTIFICATIONS_SECRETS_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters'),
+  /** Keyring (`<hex>[,<older hex>…]`, ADR 0039): seals provider credentials. */
+  NOTIFICATIONS_SECRETS_KEY: secretKeysSetting,
   NOTIFICATIONS_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false'),
   // Push is worth little late: 1 s doubling up to 1 min, 5 calls in all; tests shrink the delays.
   NOTIFICATION_RETRY_BASE_MS: z.coerce.number().int().min(1).default(1_000),
