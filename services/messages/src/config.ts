@@ -1,3 +1,4 @@
+import { secretKeysSetting } from '@chat/contracts';
 import { DEFAULT_MAX_REPLAY_EVENTS } from '@chat/eventsourcing';
 import { loadServiceConfig } from '@chat/runtime';
 import type { ServiceConfig } from '@chat/runtime';
@@ -8,19 +9,23 @@ export interface MessagesConfig extends ServiceConfig {
   agentTimeoutMs: number;
   /** The most events one time-travel read (`asOf`) may replay before it is refused (ADR 0033). */
   maxReplayEvents: number;
+  /** Keyring (`<hex>[,<older hex>…]`) sealing BYO agents' header values (ADR 0039). */
+  secretsKey: string;
 }
 
 /** The only reader of process.env in the messages service. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<MessagesConfig> {
-  const { AGENT_TIMEOUT_MS, TIME_TRAVEL_MAX_EVENTS } = z
+  const { AGENT_TIMEOUT_MS, TIME_TRAVEL_MAX_EVENTS, MESSAGES_SECRETS_KEY } = z
     .object({
       AGENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
       TIME_TRAVEL_MAX_EVENTS: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_MAX_REPLAY_EVENTS),
+      MESSAGES_SECRETS_KEY: secretKeysSetting,
     })
     .parse(env);
   return Object.freeze({
     ...loadServiceConfig(env, { port: 3103, mongoDb: 'chat_messages' }),
     agentTimeoutMs: AGENT_TIMEOUT_MS,
     maxReplayEvents: TIME_TRAVEL_MAX_EVENTS,
+    secretsKey: MESSAGES_SECRETS_KEY,
   });
 }

@@ -3,4 +3,4 @@ import { loadConfig } from './config.js';
 import { createMessagesService } from './service.js';
 
 const config = loadConfig();
-await runService('messages', config, (deps) => createMessagesService({ ...deps, agentTimeoutMs: config.agentTimeoutMs, maxReplayEvents: config.maxReplayEvents }));
+await runService('messages', config, (deps) => createMessagesService({ ...deps, agentTimeoutMs: config.agentTimeoutMs, maxReplayEvents: config.maxReplayEvents, secretsKey: config.secretsKey }));
