@@ -15,13 +15,18 @@ export interface MessagesConfig extends ServiceConfig {
 
 /** The only reader of process.env in the messages service. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<MessagesConfig> {
-  const { AGENT_TIMEOUT_MS, TIME_TRAVEL_MAX_EVENTS, MESSAGES_SECRETS_KEY } = z
+  const parsed = z
     .object({
       AGENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
       TIME_TRAVEL_MAX_EVENTS: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_MAX_REPLAY_EVENTS),
       MESSAGES_SECRETS_KEY: secretKeysSetting,
     })
-    .parse(env);
+    .safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`messages: invalid configuration: ${problems}`);
+  }
+  const { AGENT_TIMEOUT_MS, TIME_TRAVEL_MAX_EVENTS, MESSAGES_SECRETS_KEY } = parsed.data;
   return Object.freeze({
     ...loadServiceConfig(env, { port: 3103, mongoDb: 'chat_messages' }),
     agentTimeoutMs: AGENT_TIMEOUT_MS,
