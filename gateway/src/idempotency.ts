@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Upstream } from './config.js';
 import type { BufferedResponse, UpstreamProxy } from './proxy.js';
 import { sendError } from './proxy.js';
+import { openReplay, replayKey, sealReplay } from './replaySeal.js';
 
 /**
  * `Idempotency-Key` on a POST/PUT/PATCH/DELETE (beyond CometChat): the first answer is stored for
@@ -27,9 +28,21 @@ export interface IdempotencyStore {
   release(key: string): Promise<void>;
 }
 
-/** An answer as stored: the body base64-encoded, so any bytes survive JSON. */
+/** An answer as sealed: the body base64-encoded, so any bytes survive JSON. */
 type StoredResponse = Omit<BufferedResponse, 'body'> & { body: string };
-type StoredRecord = { state: 'pending'; fingerprint: string } | { state: 'done'; fingerprint: string; response: StoredResponse };
+/**
+ * A record in the store: the answer only sealed (`replaySeal.ts`); an answer may be an auth token.
+ * `response` is the unsealed form written before ADR 0039, read until its 24 h have passed.
+ */
+type StoredRecord =
+  | { state: 'pending'; fingerprint: string }
+  | { state: 'done'; fingerprint: string; sealed: string }
+  | { state: 'done'; fingerprint: string; response: StoredResponse };
+
+function answerOf(record: Extract<StoredRecord, { state: 'done' }>, key: Buffer, storeKey: string): StoredResponse {
+  if ('response' in record) return record.response;
+  return JSON.parse(openReplay(key, record.sealed, storeKey).toString('utf8')) as StoredResponse;
+}
 
 /** Response headers worth replaying: the answer's own, not the hop's. */
 const REPLAYED_HEADERS = ['content-type', 'deprecation', 'link'];
@@ -92,11 +105,12 @@ export class IdempotentForwarder {
       const fingerprint = fingerprintOf(req, scope.onBehalfOf, body);
       const digest = createHash('sha256').update(scope.idempotencyKey).digest('hex');
       const storeKey = `gateway:idem:${scope.appId}:${scope.keyId}:${digest}`;
+      const key = replayKey(scope);
       const deadline = Date.now() + this.options.waitLimitMs;
       for (;;) {
         const pending: StoredRecord = { state: 'pending', fingerprint };
         if (await this.store.claim(storeKey, JSON.stringify(pending), IDEMPOTENCY_TTL_SECONDS)) {
-          return await this.runFirst(req, res, upstream, headers, body, storeKey, fingerprint, requestId);
+          return await this.runFirst(req, res, upstream, headers, body, { storeKey, key }, fingerprint, requestId);
         }
         const raw = await this.store.read(storeKey);
         if (raw === null) continue; // the first attempt failed and let go of the key: claim it again
@@ -104,7 +118,7 @@ export class IdempotentForwarder {
         if (record.fingerprint !== fingerprint) {
           return sendError(res, 'ERR_IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request; use a new key.', requestId);
         }
-        if (record.state === 'done') return reply(res, record.response, requestId, true);
+        if (record.state === 'done') return reply(res, answerOf(record, key, storeKey), requestId, true);
         if (Date.now() >= deadline || res.destroyed) {
           if (!res.destroyed) sendError(res, 'ERR_UPSTREAM_TIMEOUT', 'The first request with this Idempotency-Key is still running; retry later.', requestId);
           return;
@@ -123,7 +137,7 @@ export class IdempotentForwarder {
     upstream: Upstream,
     headers: OutgoingHttpHeaders,
     body: Buffer,
-    storeKey: string,
+    { storeKey, key }: { storeKey: string; key: Buffer },
     fingerprint: string,
     requestId: string,
   ): Promise<void> {
@@ -139,7 +153,7 @@ export class IdempotentForwarder {
     // A 5xx says nothing happened that a retry should not do again; 2xx-4xx answers are final.
     if (response.status >= 500) await this.store.release(storeKey);
     else {
-      const done: StoredRecord = { state: 'done', fingerprint, response: stored };
+      const done: StoredRecord = { state: 'done', fingerprint, sealed: sealReplay(key, Buffer.from(JSON.stringify(stored)), storeKey) };
       await this.store.save(storeKey, JSON.stringify(done), IDEMPOTENCY_TTL_SECONDS);
     }
     reply(res, stored, requestId, false);

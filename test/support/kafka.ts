@@ -64,3 +64,48 @@ export async function groupHasConsumed(group: string, topic: string, partition: 
     await admin.disconnect();
   }
 }
+
+/** Every message on every topic of this run's Kafka, up to each partition's end when called: keys, values and headers as text. */
+export async function everyMessage(timeoutMs = 30_000): Promise<string[]> {
+  const kafka = new Kafka({ clientId: 'e2e-scan', brokers: inject('kafkaBrokers').split(','), logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  const remaining = new Map<string, bigint>(); // `${topic}/${partition}` → last offset to read
+  let topicNames: string[];
+  try {
+    topicNames = (await admin.listTopics()).filter((topic) => !topic.startsWith('__'));
+    for (const topic of topicNames) {
+      for (const { partition, low, high } of await admin.fetchTopicOffsets(topic)) {
+        if (BigInt(high) > BigInt(low)) remaining.set(`${topic}/${partition}`, BigInt(high) - 1n);
+      }
+    }
+  } finally {
+    await admin.disconnect();
+  }
+  const seen: string[] = [];
+  if (remaining.size === 0) return seen;
+  const consumer = kafka.consumer({ groupId: `e2e-scan-${randomUUID()}`, maxWaitTimeInMs: 100 });
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topics: topicNames, fromBeginning: true });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`topics not read to their end within ${timeoutMs} ms: ${[...remaining.keys()].join(', ')}`)), timeoutMs);
+      void consumer.run({
+        eachMessage: async ({ topic, partition, message }) => {
+          const headers = Object.entries(headersOf(message.headers)).map(([name, value]) => `${name}=${value}`);
+          seen.push([message.key?.toString('utf8') ?? '', message.value?.toString('utf8') ?? '', ...headers].join('\n'));
+          const id = `${topic}/${partition}`;
+          const last = remaining.get(id);
+          if (last !== undefined && BigInt(message.offset) >= last) remaining.delete(id);
+          if (remaining.size === 0) {
+            clearTimeout(timer);
+            resolve();
+          }
+        },
+      });
+    });
+  } finally {
+    await consumer.disconnect();
+  }
+  return seen;
+}

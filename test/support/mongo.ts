@@ -1,4 +1,4 @@
-import { MongoClient } from 'mongodb';
+import { BSON, MongoClient } from 'mongodb';
 import { inject } from 'vitest';
 
 /** Counts a stream's commits in a service's event store: proof that a refused or idempotent call wrote nothing. */
@@ -10,6 +10,26 @@ export async function commitCount(service: 'users' | 'conversations' | 'messages
       .db(`chat_${service}_${inject('databaseSuffix')}`)
       .collection('commits')
       .countDocuments({ streamId });
+  } finally {
+    await client.close();
+  }
+}
+
+/** Every document of every collection of every database of this run, as extended JSON (binary shows as base64). */
+export async function everyDocument(): Promise<string[]> {
+  const client = new MongoClient(inject('mongoUrl'));
+  const suffix = `_${inject('databaseSuffix')}`;
+  try {
+    await client.connect();
+    const { databases } = await client.db('admin').admin().listDatabases({ nameOnly: true });
+    const seen: string[] = [];
+    for (const { name } of databases.filter((d) => d.name.endsWith(suffix))) {
+      const db = client.db(name);
+      for (const { name: collection } of await db.listCollections({}, { nameOnly: true }).toArray()) {
+        for (const doc of await db.collection(collection).find({}).toArray()) seen.push(`${name}.${collection} ${BSON.EJSON.stringify(doc)}`);
+      }
+    }
+    return seen;
   } finally {
     await client.close();
   }

@@ -178,8 +178,9 @@ export async function startServices(options: ServiceStackOptions): Promise<Runni
       KAFKA_BROKERS: options.kafkaBrokers,
       REDIS_URL: options.redisUrl,
       ...(SECRET_HOLDERS.has(service) ? { WEBHOOK_SECRETS_KEY: secretsKey } : {}),
-      // Notification provider credentials are sealed with the same mechanism and the same stored key.
+      // Notification provider credentials and agent headers are sealed with the same mechanism and the same stored key.
       ...(service === 'notifications' ? { NOTIFICATIONS_SECRETS_KEY: secretsKey } : {}),
+      ...(service === 'messages' ? { MESSAGES_SECRETS_KEY: secretsKey } : {}),
     };
     const first = await launch(name, entry, port, env);
     await waitHealthy(name, first.url, first.managed, first.logFile);

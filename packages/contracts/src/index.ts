@@ -55,8 +55,8 @@ export {
 } from './events/management.js';
 export * from './events/webhooks.js';
 export * from './events/notifications.js';
+export { SecretBox, secretKeysProblem, secretKeysSetting } from './secretBox.js';
 export {
-  SecretBox,
   isWebhookTrigger,
   newWebhookSecret,
   webhookSignature,

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 
 /**
  * CometChat's webhook trigger names this platform can raise, with what raises them. Calls have no
@@ -44,31 +44,4 @@ export function newWebhookSecret(): string {
 export function webhookSignature(secret: string, id: string, timestampSeconds: number, body: string): string {
   const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
   return `v1,${createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64')}`;
-}
-
-/**
- * AES-256-GCM with a key from configuration, for webhook secrets and Basic-Auth passwords: what the
- * management service stores and publishes is useless without the key, which only it and the webhooks
- * process hold. Sealed form: base64 of iv(12) | tag(16) | ciphertext.
- */
-export class SecretBox {
-  private readonly key: Buffer;
-  constructor(hexKey: string) {
-    if (!/^[0-9a-f]{64}$/i.test(hexKey)) throw new Error('the secrets key must be 64 hex characters (32 bytes)');
-    this.key = Buffer.from(hexKey, 'hex');
-  }
-
-  seal(plain: string): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
-    const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-    return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
-  }
-
-  open(sealed: string): string {
-    const raw = Buffer.from(sealed, 'base64');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12));
-    decipher.setAuthTag(raw.subarray(12, 28));
-    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
-  }
 }

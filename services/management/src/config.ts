@@ -1,5 +1,6 @@
 import { privateAddressPolicy } from '@chat/delivery';
 import type { PrivateAddressPolicy } from '@chat/delivery';
+import { secretKeysSetting } from '@chat/contracts';
 import type { TopicSettings } from '@chat/runtime';
 import { z } from 'zod';
 
@@ -12,8 +13,8 @@ const schema = z.object({
   REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
   /** The one region this deployment serves (DESIGN §2). */
   REGION: z.enum(['us', 'eu', 'in']).default('us'),
-  /** 64 hex characters: seals webhook secrets and passwords; the webhooks process holds the same key. */
-  WEBHOOK_SECRETS_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters'),
+  /** Keyring (`<hex>[,<older hex>…]`, ADR 0039): seals webhook secrets and passwords; the webhooks process holds the same. */
+  WEBHOOK_SECRETS_KEY: secretKeysSetting,
   /** Which internal addresses tenant URLs may name: false, true (development) or CIDRs (ADR 0038). */
   TENANT_URLS_ALLOW_PRIVATE: z.string().default('false'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -71,9 +71,11 @@ export function createManagementService(config: Readonly<ManagementConfig>, deps
   });
   const streamDeps = { runner: pipeline.runner, invalidator, logger, clock: deps.clock ?? (() => new Date()) };
   const commands = new ManagementCommands({ ...streamDeps, region: config.region });
+  const secrets = new SecretBox(config.webhookSecretsKey);
+  logger.info({ keyIds: secrets.keyIds }, 'webhook secrets keyring (the first seals)');
   const webhookCommands = new WebhookCommands({
     ...streamDeps,
-    secrets: new SecretBox(config.webhookSecretsKey),
+    secrets,
     tenantUrls: config.tenantUrls,
   });
   const queries = new ManagementQueries(readModels);

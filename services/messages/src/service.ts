@@ -1,4 +1,4 @@
-import { topics } from '@chat/contracts';
+import { SecretBox, topics } from '@chat/contracts';
 import type { KnownEvent } from '@chat/contracts';
 import { OutboundHttp } from '@chat/delivery';
 import type { PrivateAddressPolicy } from '@chat/delivery';
@@ -16,6 +16,7 @@ import { MessageImport } from './app/messageImport.js';
 import { MessageReview } from './app/messageReview.js';
 import { MessagesApp } from './app/messages.js';
 import { MessagesAsOf } from './app/messagesAsOf.js';
+import { AgentCredentials } from './app/agentCredentials.js';
 import { ModerationSettingsApp } from './app/moderationSettings.js';
 import { AgentReplies } from './consumers/agentReplies.js';
 import { GroupActionMessages } from './consumers/groupActions.js';
@@ -40,6 +41,8 @@ export interface MessagesServiceDeps extends PlatformDeps {
   tenantUrls: PrivateAddressPolicy;
   /** The most events one time-travel read may replay (`TIME_TRAVEL_MAX_EVENTS`). */
   maxReplayEvents: number;
+  /** The keyring that seals agents' header values (`MESSAGES_SECRETS_KEY`, ADR 0039). */
+  secretsKey: string;
 }
 
 /** How the agent-replies consumer batches (see `EventConsumerOptions.gather`). */
@@ -94,7 +97,10 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
   });
   const app = new MessagesApp({ runner: pipeline.runner, readModels, moderation });
   groupActions = new GroupActionMessages(app, readModels);
-  const settings = new ModerationSettingsApp({ runner: pipeline.runner, readModels, moderation });
+  const secrets = new SecretBox(deps.secretsKey);
+  logger.info({ keyIds: secrets.keyIds }, 'agent credentials keyring (the first seals)');
+  const credentials = new AgentCredentials(secrets);
+  const settings = new ModerationSettingsApp({ runner: pipeline.runner, readModels, moderation, credentials });
   // Time-travel lists replay a conversation's stream from this service's own commit store (ADR 0033).
   const asOf = new MessagesAsOf({ events: pipeline.store, readModels, maxEvents: deps.maxReplayEvents });
   const review = new MessageReview({ messages: app, readModels, moderation });
@@ -106,6 +112,7 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
     messages: app,
     readModels,
     moderation,
+    credentials,
     callAgent: (call) => runAgUiAgent(agentHttp, call, agentLimits),
     timeoutMs: deps.agentTimeoutMs,
     logger,

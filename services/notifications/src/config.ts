@@ -1,5 +1,6 @@
 import { privateAddressPolicy } from '@chat/delivery';
 import type { PrivateAddressPolicy } from '@chat/delivery';
+import { secretKeysSetting } from '@chat/contracts';
 import { loadServiceConfig } from '@chat/runtime';
 import type { ServiceConfig } from '@chat/runtime';
 import { z } from 'zod';
@@ -31,7 +32,8 @@ const url = z.string().url().transform((u) => u.replace(/\/+$/, ''));
 
 const schema = z.object({
   REGION: z.enum(['us', 'eu', 'in']).default('us'),
-  NOTIFICATIONS_SECRETS_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters'),
+  /** Keyring (`<hex>[,<older hex>…]`, ADR 0039): seals provider credentials. */
+  NOTIFICATIONS_SECRETS_KEY: secretKeysSetting,
   TENANT_URLS_ALLOW_PRIVATE: z.string().default('false'),
   // Push is worth little late: 1 s doubling up to 1 min, 5 calls in all; tests shrink the delays.
   NOTIFICATION_RETRY_BASE_MS: z.coerce.number().int().min(1).default(1_000),

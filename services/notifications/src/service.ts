@@ -38,6 +38,7 @@ export function createNotificationsService(config: Readonly<NotificationsConfig>
   const { db, logger } = deps;
   const readModels = new NotificationReadModels(db);
   const secrets = new SecretBox(config.secretsKey);
+  logger.info({ keyIds: secrets.keyIds }, 'provider secrets keyring (the first seals)');
   const customSender = new OutboundHttp({ timeoutMs: config.requestTimeoutMs, policy: config.tenantUrls, maxSocketsPerHost: config.concurrencyPerProvider });
   const providers = new Providers({ endpoints: config.endpoints, timeoutMs: config.requestTimeoutMs, customSender });
   const dispatcher = new Dispatcher({

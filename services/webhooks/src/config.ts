@@ -1,5 +1,6 @@
 import { privateAddressPolicy } from '@chat/delivery';
 import type { PrivateAddressPolicy } from '@chat/delivery';
+import { secretKeysSetting } from '@chat/contracts';
 import { loadServiceConfig } from '@chat/runtime';
 import type { ServiceConfig } from '@chat/runtime';
 import { z } from 'zod';
@@ -21,7 +22,8 @@ export interface WebhooksConfig extends ServiceConfig {
 
 const schema = z.object({
   REGION: z.enum(['us', 'eu', 'in']).default('us'),
-  WEBHOOK_SECRETS_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters'),
+  /** Keyring (`<hex>[,<older hex>…]`, ADR 0039), the same as management's. */
+  WEBHOOK_SECRETS_KEY: secretKeysSetting,
   TENANT_URLS_ALLOW_PRIVATE: z.string().default('false'),
   // Retries: 5 s doubling up to 1 h between attempts, for 24 h; tests shrink all three.
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(5_000),

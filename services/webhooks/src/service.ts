@@ -66,8 +66,10 @@ export function createWebhooksService(config: Readonly<WebhooksConfig>, deps: We
     watch: { topics: [topics.management], onEvents: (events) => configuration.observe(events) },
     fenceTimeoutMs: config.configFenceTimeoutMs,
   });
+  const secrets = new SecretBox(config.webhookSecretsKey);
+  logger.info({ keyIds: secrets.keyIds }, 'webhook secrets keyring (the first seals)');
   const configuration = pipeline.configurationDirectory({
-    load: webhookAppLoader(readModels, new SecretBox(config.webhookSecretsKey)),
+    load: webhookAppLoader(readModels, secrets),
     documents: readModels.configurationDocuments(),
   });
   const directory = new WebhookDirectory(configuration);

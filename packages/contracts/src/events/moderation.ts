@@ -54,7 +54,11 @@ export const keywordListV1 = z.object({
   revisionId: z.string(),
 });
 
-/** An AG-UI agent: where it runs and the headers its requests carry. */
+/**
+ * An AG-UI agent: where it runs and the headers its requests carry. Header values are credentials,
+ * sealed with the messages secrets key (`SecretBox`, `v2.<key id>.…`; ADR 0039); values saved before
+ * sealing existed are plaintext until the agent is saved again.
+ */
 export const agentV1 = z.object({
   uid: z.string(),
   name: z.string(),

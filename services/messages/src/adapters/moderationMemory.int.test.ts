@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { SecretBox } from '@chat/contracts';
 import { CommandRunner } from '@chat/eventsourcing';
 import { EventWatch, KafkaEventPublisher, createKafka, ensureTopics } from '@chat/kafka';
 import { MongoCommitStore } from '@chat/mongo';
 import { MongoClient } from 'mongodb';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentCredentials } from '../app/agentCredentials.js';
 import { ModerationSettingsApp } from '../app/moderationSettings.js';
 import { ModerationReadModels } from './moderationReadModels.js';
 import { MessagesReadModels } from './readModels.js';
@@ -47,7 +49,7 @@ describe('moderation settings reach every replica within a second', () => {
       readModels: { apply: (events) => moderationA.apply(events) },
     });
     await runner.start();
-    const settingsA = new ModerationSettingsApp({ runner, readModels, moderation: moderationA });
+    const settingsA = new ModerationSettingsApp({ runner, readModels, moderation: moderationA, credentials: new AgentCredentials(new SecretBox('ab'.repeat(32))) });
     const context = { actor: { appId: 'app1', keyId: 'k', scope: 'fullAccess' as const }, requestId: 'r' };
     const blocksOnB = async () => (await replicaB.moderationOf('app1')).policy.judge('a zorblax here').block !== null;
 

@@ -1,8 +1,10 @@
 import { epochSeconds } from '@chat/contracts';
+import type { Agent } from '@chat/contracts';
 import type { CommandRunner } from '@chat/eventsourcing';
 import { readWithPatience } from '@chat/mongo';
 import type { ModerationReadModels } from '../adapters/moderationReadModels.js';
 import type { MessagesReadModels } from '../adapters/readModels.js';
+import type { AgentCredentials } from './agentCredentials.js';
 import { findSetting, moderationSettingsDecider, moderationSettingsStream, settingNotFound } from '../domain/moderationSettings.js';
 import type { EntityOf, ModerationSettings, SaveSetting, SettingsKind } from '../domain/moderationSettings.js';
 import type { RequestContext } from './messages.js';
@@ -11,6 +13,8 @@ export interface ModerationSettingsDeps {
   runner: CommandRunner;
   readModels: MessagesReadModels;
   moderation: ModerationReadModels;
+  /** Seals agents' header values before they are stored. */
+  credentials: AgentCredentials;
   clock?: () => Date;
 }
 
@@ -26,12 +30,15 @@ export class ModerationSettingsApp {
     this.clock = deps.clock ?? (() => new Date());
   }
 
-  private async change(context: RequestContext, build: (at: number) => Promise<Parameters<typeof moderationSettingsDecider.decide>[0]>): Promise<ModerationSettings> {
+  private async change(
+    context: RequestContext,
+    build: (at: number, state: ModerationSettings) => Promise<Parameters<typeof moderationSettingsDecider.decide>[0]>,
+  ): Promise<ModerationSettings> {
     const { appId } = context.actor;
     const result = await this.deps.runner.run({
       decider: moderationSettingsDecider,
       streamId: moderationSettingsStream(appId),
-      command: () => build(epochSeconds(this.clock())),
+      command: (state) => build(epochSeconds(this.clock()), state),
       metadata: { appId, actor: context.actor, correlationId: context.requestId, causationId: null, now: this.clock() },
     });
     return result.state;
@@ -40,14 +47,29 @@ export class ModerationSettingsApp {
   /** Creates or updates one setting and answers with it as saved. */
   async save<K extends SettingsKind>(context: RequestContext, kind: K, mode: 'create' | 'update', id: string, fields: SaveSetting<K>['fields']): Promise<EntityOf[K]> {
     const { appId } = context.actor;
-    const settings = await this.change(context, async (at) => {
+    const given = kind === 'agent' ? this.sealedAgentFields(fields) : fields;
+    const settings = await this.change(context, async (at, state) => {
       // An agent answers as the user with its uid: that user must exist (re-read on every attempt).
       const agentUserExists = kind === 'agent' ? await this.userExists(appId, id) : undefined;
-      return { type: 'SaveSetting', kind, mode, id, fields, at, appId, ...(agentUserExists !== undefined ? { agentUserExists } : {}) };
+      const toSave = kind === 'agent' && mode === 'update' ? this.withResealedHeaders(given, findSetting(state, 'agent', id)) : given;
+      return { type: 'SaveSetting', kind, mode, id, fields: toSave as typeof fields, at, appId, ...(agentUserExists !== undefined ? { agentUserExists } : {}) };
     });
     const saved = findSetting(settings, kind, id);
     if (!saved) throw settingNotFound(kind, id);
     return saved;
+  }
+
+  /** New header values are sealed before the command sees them (ADR 0039). */
+  private sealedAgentFields(fields: Partial<Agent>): Partial<Agent> {
+    const meta = fields.integrationMeta;
+    return meta ? { ...fields, integrationMeta: { ...meta, headers: this.deps.credentials.seal(meta.headers) } } : fields;
+  }
+
+  /** An update that keeps the stored headers reseals them when they are plaintext or sealed with an older key. */
+  private withResealedHeaders(fields: Partial<Agent>, stored: Agent | undefined): Partial<Agent> {
+    if (fields.integrationMeta || !stored) return fields;
+    const headers = this.deps.credentials.resealed(stored.integrationMeta.headers);
+    return headers ? { ...fields, integrationMeta: { ...stored.integrationMeta, headers } } : fields;
   }
 
   async remove(context: RequestContext, kind: SettingsKind, id: string): Promise<void> {

@@ -6,6 +6,7 @@ import type { ModerationReadModels } from '../adapters/moderationReadModels.js';
 import type { MessagesReadModels } from '../adapters/readModels.js';
 import { AgentFailure } from '../adapters/agUiClient.js';
 import type { AgentCall } from '../adapters/agUiClient.js';
+import type { AgentCredentials } from '../app/agentCredentials.js';
 import type { MessagesApp, SendInput } from '../app/messages.js';
 import type { RunAgentInput } from '../domain/agUiStream.js';
 import type { ModerationSettings } from '../domain/moderationSettings.js';
@@ -14,6 +15,8 @@ export interface AgentRepliesDeps {
   messages: MessagesApp;
   readModels: MessagesReadModels;
   moderation: ModerationReadModels;
+  /** Opens the agent's sealed header values, only for the call. */
+  credentials: AgentCredentials;
   /** Runs one agent (`runAgUiAgent`); the whole streamed answer within `timeoutMs`. */
   callAgent: (call: AgentCall) => Promise<string>;
   timeoutMs: number;
@@ -79,7 +82,7 @@ export class AgentReplies {
     try {
       const text = await this.deps.callAgent({
         url: agent.integrationMeta.url,
-        headers: agent.integrationMeta.headers,
+        headers: this.openHeaders(agent),
         input: this.runInput(appId, message, agent, settings),
         timeoutMs: this.deps.timeoutMs,
       });
@@ -105,6 +108,15 @@ export class AgentReplies {
       // A refusal (the asker left the group, a rule blocked the reply) is final: nothing to retry.
       if (!(error instanceof ApiError)) throw error;
       this.deps.logger.warn({ appId, agent: agent.uid, messageId: message.id, code: error.code }, 'agent reply refused');
+    }
+  }
+
+  /** A value no key of this process opens fails this run like an unreachable agent: retrying cannot help. */
+  private openHeaders(agent: Agent): Record<string, string> {
+    try {
+      return this.deps.credentials.open(agent.integrationMeta.headers);
+    } catch (error) {
+      throw new AgentFailure(`its headers could not be unsealed (${(error as Error).message}); save the agent's headers again`);
     }
   }
 
