@@ -54,7 +54,7 @@ const stopRedisGauge = sampledGauge('gateway_redis_connected', '1 while the gate
   { labels: {}, value: redis.status === 'ready' ? 1 : 0 },
 ]);
 const port = await gateway.start();
-logger.info({ port, region: config.region, domain: config.domain }, 'gateway listening');
+logger.info({ port, adminPort: config.adminPort, region: config.region, domain: config.domain }, 'gateway listening');
 
 let stopping = false;
 const shutdown = (signal: NodeJS.Signals) => {
