@@ -1,8 +1,12 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { startExtraGateway } from '@chat/devstack';
 import { describe, expect, inject, it } from 'vitest';
-import { managementHeaders } from './support/api.js';
+import { eventually, managementHeaders } from './support/api.js';
 
 /** A loopback port nothing listens on: a Redis that is down. */
 async function closedPort(): Promise<number> {
@@ -48,4 +52,58 @@ describe('outages', () => {
       await gateway.stop();
     }
   }, 60_000);
+
+  it('management without Redis is ready (degraded), and chat calls through a gateway that looks keys up in it succeed', async () => {
+    const port = await closedPort();
+    const management = spawn(process.execPath, [fileURLToPath(new URL('../services/management/dist/main.js', import.meta.url))], {
+      env: {
+        PATH: process.env['PATH'],
+        PORT: String(port),
+        MONGO_URL: inject('mongoUrl'),
+        MONGO_DB: `no_redis_${Date.now().toString(36)}`,
+        KAFKA_BROKERS: inject('kafkaBrokers'),
+        REDIS_URL: `redis://127.0.0.1:${await closedPort()}`,
+        WEBHOOK_SECRETS_KEY: randomBytes(32).toString('hex'),
+        LOG_LEVEL: 'error',
+      },
+      stdio: 'ignore',
+    });
+    const url = `http://127.0.0.1:${port}`;
+    let gateway: { url: string; stop(): Promise<void> } | undefined;
+    try {
+      const ready = await eventually(
+        () => fetch(`${url}/readyz`).then(async (r) => ({ status: r.status, body: (await r.json()) as { status: string; checks: Record<string, string>; degraded?: string[] } }), () => null),
+        (r) => r?.status === 200,
+        60_000,
+      );
+      // Before ADR 0040 this was 503 (unready for want of Redis), which empties a Kubernetes Service.
+      expect(ready?.body).toMatchObject({ status: 'degraded', checks: { store: 'ok', redis: 'failing' }, degraded: ['redis'] });
+
+      gateway = await startExtraGateway({
+        serviceUrls: { ...inject('serviceUrls'), management: url },
+        redisUrl: inject('redisUrl'),
+        managementKey: inject('managementKey'),
+        managementSecret: inject('managementSecret'),
+        env: { LOG_LEVEL: 'error' },
+      });
+      const created = await fetch(`${gateway.url}/apps`, {
+        method: 'POST',
+        headers: { ...managementHeaders(), 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'management without redis', region: 'us' }),
+      });
+      expect(created.status).toBe(200);
+      const app = (await created.json()) as { data: { id: string; apiKeys: Record<string, { apiKey: string; scope: string }> } };
+      const key = Object.values(app.data.apiKeys).find((k) => k.scope === 'fullAccess')!.apiKey;
+      const user = await fetch(`${gateway.url}/v3/users`, {
+        method: 'POST',
+        headers: { appid: app.data.id, apikey: key, 'content-type': 'application/json' },
+        body: JSON.stringify({ uid: 'no-redis', name: 'No Redis' }),
+      });
+      expect(user.status).toBe(200);
+    } finally {
+      await gateway?.stop();
+      management.kill('SIGTERM');
+      if (management.exitCode === null) await once(management, 'exit');
+    }
+  }, 120_000);
 });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -45,8 +46,8 @@ describe('gateway (real Redis, stub upstream)', () => {
       MANAGEMENT_URL: upstreamUrl,
       WEBHOOKS_URL: upstreamUrl,
       NOTIFICATIONS_URL: upstreamUrl,
-      MANAGEMENT_KEY: 'k',
-      MANAGEMENT_SECRET: 's',
+      MANAGEMENT_KEY: randomBytes(16).toString('hex'),
+      MANAGEMENT_SECRET: randomBytes(24).toString('hex'),
     });
     redis = new Redis(redisUrl);
     subscriber = new Redis(redisUrl);

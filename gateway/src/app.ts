@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
-import type { IncomingMessage, OutgoingHttpHeaders, RequestListener, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   API_KEY_INVALIDATION_CHANNEL,
   APP_ID_PATTERN,
-  INTERNAL_HEADER_PREFIX,
+  REQUEST_ID_PATTERN,
   apiKeyCacheKey,
   apiKeyIdentitySchema,
   deprecationHeaders,
   appLocationSchema,
   internalHeaders,
-  isCallsRoute,
   roleDenial,
   roleLimits,
   routeCatalog,
@@ -21,7 +20,10 @@ import type { ApiKeyIdentity, AppLocation, RoleAccess, RouteSpec } from '@chat/c
 import { Probes, counter, sampledGauge } from '@chat/http';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
-import { ManagementCredentials, decideChatAccess, refuseForeignKey, sha256Hex } from './auth.js';
+import { ManagementCredentials, decideChatAccess, refuseForeignKey } from './auth.js';
+import { ApiKeyCheck, authFailureCounter } from './apiKeyCheck.js';
+import { FailureBudget } from './failureBudget.js';
+import { ManagementLogin } from './managementLogin.js';
 import { EdgeTracing } from './edgeTracing.js';
 import type { Refusal } from './auth.js';
 import type { GatewayConfig } from './config.js';
@@ -33,9 +35,10 @@ import { UpstreamProxy, sendError } from './proxy.js';
 import { RateLimiter, rateClassOf, rateLimitHeaders } from './rateLimit.js';
 import type { WindowCounterStore } from './rateLimit.js';
 import { roleAccessCache, roleAccessId } from './roleAccess.js';
-import { OWN_PATHS, ownRoutesApp } from './ownRoutes.js';
+import { OWN_PATHS, adminListener, answersOwnPath, ownRoutesApp } from './ownRoutes.js';
 import { RouteTable } from './routes.js';
-import { parseHost } from './tenancy.js';
+import { fitsHost, parseHost } from './tenancy.js';
+import { forwardedHeaders, single } from './forwardedHeaders.js';
 import { probeConnection, upstreamPools } from './upstreamPool.js';
 import type { HostTenancy } from './tenancy.js';
 import { TieredCache } from './tieredCache.js';
@@ -66,6 +69,8 @@ export interface GatewayDeps {
 
 export interface Gateway {
   server: Server;
+  /** The listener of /healthz, /readyz and /metrics when `GATEWAY_ADMIN_PORT` is set. */
+  adminServer: Server | undefined;
   handler: RequestListener;
   keys: TieredCache<ApiKeyIdentity>;
   /** What /readyz checks; main.ts adds its own (Redis). */
@@ -75,94 +80,50 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
-/** Key cache bounds (DESIGN §3: a revoked key is refused everywhere within 1 s). */
-export const KEY_CACHE = { capacity: 10_000, maxAgeMs: 1_000, refreshAfterMs: 500, negativeTtlMs: 1_000, redisTtlSeconds: 300 };
+/**
+ * Key cache bounds (DESIGN §3: a revoked key is refused everywhere within 1 s). Unknown keys have a
+ * cache of their own, so guessed keys never push a real one out (ADR 0040).
+ */
+export const KEY_CACHE = { capacity: 10_000, negativeCapacity: 10_000, maxAgeMs: 1_000, refreshAfterMs: 500, negativeTtlMs: 1_000, redisTtlSeconds: 300 };
 /** Apps are never changed or deleted here, so their existence may be remembered longer. */
 const APP_CACHE = { capacity: 10_000, maxAgeMs: 60_000, refreshAfterMs: 30_000, negativeTtlMs: 1_000, redisTtlSeconds: 300 };
 const LOOKUP_TIMEOUT_MS = 3_000;
+/** Client addresses whose failed authentications are remembered (a bucket is a few dozen bytes). */
+const FAILURE_SOURCES = 100_000;
 const SHUTDOWN_GRACE_MS = 10_000;
 
-/** Hop-by-hop headers (RFC 9110 §7.6.1) and the client's credentials never reach a service. */
-const DROPPED_HEADERS = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'expect',
-  'host',
-  'apikey',
-  'key',
-  'secret',
-  'onbehalfof',
-  'appid',
-  internalHeaders.requestId,
-  // The gateway starts every trace (ADR 0032): a client's own context is a link on its span, never forwarded.
-  'traceparent',
-  'tracestate',
-]);
-
-const REQUEST_ID_PATTERN = /^[\w.:-]{1,64}$/;
 const HEALTH_BODY = JSON.stringify({ status: 'ok' });
-
-function single(value: string | string[] | undefined): string | undefined {
-  if (typeof value !== 'string') return undefined;
-  const trimmed = value.trim();
-  return trimmed.length > 0 ? trimmed : undefined;
-}
-
-function forwardedHeaders(req: IncomingMessage, requestId: string): OutgoingHttpHeaders {
-  const source = req.headers;
-  const connection = source.connection;
-  // Headers the client declared hop-by-hop in Connection are not forwarded either.
-  const listed = connection ? new Set(connection.toLowerCase().split(',').map((t) => t.trim())) : undefined;
-  const out: OutgoingHttpHeaders = {};
-  for (const name of Object.keys(source)) {
-    if (DROPPED_HEADERS.has(name) || name.startsWith(INTERNAL_HEADER_PREFIX) || listed?.has(name)) continue;
-    out[name] = source[name];
-  }
-  out[internalHeaders.requestId] = requestId;
-  return out;
-}
-
-/** The chat host serves the chat API, the calls host the calls API, a plain host every API. */
-function fitsHost(route: RouteSpec, tenancy: HostTenancy): boolean {
-  switch (tenancy.kind) {
-    case 'plain':
-      return true;
-    case 'chat':
-      return route.api === 'chat' && !isCallsRoute(route);
-    case 'calls':
-      return isCallsRoute(route);
-    case 'management':
-    case 'foreign-region':
-      return route.api === 'management';
-    default: {
-      const unreachable: never = tenancy;
-      throw new Error(`unknown host kind ${JSON.stringify(unreachable)}`);
-    }
-  }
-}
 
 export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps): Gateway {
   const logger = deps.logger ?? pino({ name: 'gateway', level: config.logLevel });
   const routes = new RouteTable(routeCatalog);
-  const credentials = new ManagementCredentials(config.managementKey, config.managementSecret);
+  const authFailures = authFailureCounter();
+  // Guessing costs the guesser (ADR 0040): a source past its failures is refused before any look-up.
+  const managementLogin = new ManagementLogin(
+    new ManagementCredentials(config.managementKey, config.managementSecret),
+    new FailureBudget({ ...config.managementLoginFailures, capacity: FAILURE_SOURCES }),
+    config.trustedProxies,
+    logger,
+    (outcome) => authFailures.inc({ kind: 'management', outcome }),
+  );
   const remote = managementLookups(config.managementUrl, LOOKUP_TIMEOUT_MS);
   const onCacheError = (what: string) => (error: unknown, context: string) => logger.error({ err: error }, `${what}: ${context} failed`);
 
+  // Counted where it costs nothing: only a key neither this process nor Redis knew gets here.
+  const keyLookups = counter('gateway_api_key_lookups_total', 'API keys looked up in the management service (known neither in this process nor in Redis).', []);
+  const fetchKey = deps.fetchKey ?? remote.fetchKey;
   const keys = new TieredCache<ApiKeyIdentity>({
     ...KEY_CACHE,
     redis: deps.redis,
     redisKey: apiKeyCacheKey,
-    load: deps.fetchKey ?? remote.fetchKey,
+    load: (keyHash) => {
+      keyLookups.inc();
+      return fetchKey(keyHash);
+    },
     parse: (raw) => apiKeyIdentitySchema.safeParse(JSON.parse(raw)).data ?? null,
     onError: onCacheError('api key cache'),
   });
+  const apiKeyCheck = new ApiKeyCheck(keys, new FailureBudget({ ...config.authFailures, capacity: FAILURE_SOURCES }), config.trustedProxies);
   const apps = new TieredCache<AppLocation>({
     ...APP_CACHE,
     redis: deps.redis,
@@ -317,15 +278,15 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     if (!APP_ID_PATTERN.test(appId)) return sendError(res, 'AUTH_ERR_INVALID_APPID', `The app ${appId} does not exist.`, requestId);
     const apiKey = single(req.headers.apikey);
     if (!apiKey) return sendError(res, 'AUTH_ERR_EMPTY_APIKEY', 'The apikey header is required.', requestId);
-    const identity = keys.get(sha256Hex(apiKey));
-    if (identity instanceof Promise) {
-      identity.then((found) => authorizeChat(req, res, route, appId, requestId, found), lookupFailed(res, requestId));
-    } else authorizeChat(req, res, route, appId, requestId, identity);
+    const retryAfter = apiKeyCheck.resolve(req, apiKey, appId, (found) => authorizeChat(req, res, route, appId, requestId, found), lookupFailed(res, requestId));
+    if (retryAfter > 0) {
+      sendError(res, 'ERR_TOO_MANY_REQUESTS', `Too many failed authentications from this address; retry in ${retryAfter} s.`, requestId, retryAfter);
+    }
   };
 
   const handleManagement = (req: IncomingMessage, res: ServerResponse, route: RouteSpec, requestId: string): void => {
-    const refusal = credentials.check(single(req.headers.key), single(req.headers.secret));
-    if (refusal) return refuse(res, refusal, requestId);
+    const refused = managementLogin.check(req, single(req.headers.key), single(req.headers.secret), requestId);
+    if (refused) return sendError(res, refused.refusal.code, refused.refusal.message, requestId, refused.retryAfter);
     const headers = forwardedHeaders(req, requestId);
     tracing.inject(req, headers);
     headers[internalHeaders.management] = '1';
@@ -346,7 +307,11 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
       );
     }
 
-    if (OWN_PATHS.has(path)) return void ownRoutes(req, res);
+    if (OWN_PATHS.has(path)) {
+      // Operators' pages and figures are not a tenant's to read (ADR 0040): not on tenant hosts.
+      if (answersOwnPath(path, parseHost(req.headers.host, config.domain, config.region), config.adminPort !== undefined)) return void ownRoutes(req, res);
+      return sendError(res, 'ERR_API_NOT_FOUND', `No operation ${req.method ?? ''} ${path}.`, requestId);
+    }
     if (path === '/health' && (req.method === 'GET' || req.method === 'HEAD')) {
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': HEALTH_BODY.length, 'x-request-id': requestId });
       res.end(req.method === 'GET' ? HEALTH_BODY : undefined);
@@ -376,12 +341,22 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
   };
 
   const server = createServer({ keepAliveTimeout: 65_000, headersTimeout: 66_000 }, handler);
+  const adminServer = config.adminPort === undefined ? undefined : createServer(adminListener(probes));
+  const listen = (target: Server, port: number) =>
+    new Promise<void>((resolve, reject) => {
+      target.once('error', reject);
+      target.listen(port, config.host, () => {
+        target.off('error', reject);
+        resolve();
+      });
+    });
   const onInvalidation = (channel: string, keyHash: string) => {
     if (channel === API_KEY_INVALIDATION_CHANNEL) keys.invalidate(keyHash);
   };
 
   return {
     server,
+    adminServer,
     handler,
     keys,
     probes,
@@ -402,13 +377,8 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
           logger.warn({ err: error }, 'subscribing to key invalidations failed; the client retries on reconnect');
         });
       }
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(config.port, config.host, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
+      if (adminServer && config.adminPort !== undefined) await listen(adminServer, config.adminPort);
+      await listen(server, config.port);
       accepting = true;
       return (server.address() as AddressInfo).port;
     },
@@ -422,6 +392,11 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
       force.unref();
       await closed;
       clearTimeout(force);
+      if (adminServer) {
+        const adminClosed = new Promise<void>((resolve) => adminServer.close(() => resolve()));
+        adminServer.closeAllConnections();
+        await adminClosed;
+      }
       if (deps.subscriber) await deps.subscriber.unsubscribe(API_KEY_INVALIDATION_CHANNEL).catch(() => undefined);
       rateLimiter.stop();
       proxy.close();

@@ -2,6 +2,7 @@ import type { RateLimits } from './rateLimit.js';
 import { serviceNames } from '@chat/contracts';
 import type { ServiceName } from '@chat/contracts';
 import { z } from 'zod';
+import { ProxyAddresses, normaliseAddress } from './clientSource.js';
 
 export interface Upstream {
   hostname: string;
@@ -27,9 +28,50 @@ const upstreamUrls = z
   .transform((value) => value.split(',').map((part) => part.trim()).filter(Boolean))
   .pipe(z.array(upstreamUrl).min(1));
 
+/** Values shipped as examples somewhere; a deployment that kept one has no secret at all. */
+const PLACEHOLDERS = ['replaceme', 'changeme', 'changeit', 'placeholder', 'example', 'yourkey', 'yoursecret'];
+
+/**
+ * A management credential opens every app of the deployment: long enough not to be guessed, and not a
+ * value copied from an example (ADR 0040). Placeholders are matched ignoring case and separators, also
+ * as part of a longer value (`replace-me-with-64-hex-characters`).
+ */
+export const managementCredential = z
+  .string()
+  .min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)')
+  .refine((value) => {
+    const folded = value.toLowerCase().replace(/[^a-z0-9]/g, '');
+    return !PLACEHOLDERS.some((placeholder) => folded.includes(placeholder));
+  }, 'is a placeholder; generate a random value (e.g. openssl rand -hex 32)')
+  // 32 random hex digits show about 14 different characters; 'aaaa…' or 'abab…' is typed, not drawn.
+  .refine((value) => new Set(value).size >= 8, 'repeats too few characters to be random; generate one (e.g. openssl rand -hex 32)');
+
+/** A comma-separated list of proxy addresses and CIDR ranges whose X-Forwarded-For is believed. */
+const proxyAddresses = z
+  .string()
+  .default('')
+  .transform((value, ctx) => {
+    try {
+      return new ProxyAddresses(value.split(',').map((part) => normaliseAddress(part.trim())).filter(Boolean));
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: `must list IP addresses or CIDR ranges: ${(error as Error).message}` });
+      return z.NEVER;
+    }
+  });
+
 const schema = z.object({
   GATEWAY_PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
   GATEWAY_HOST: z.string().min(1).default('0.0.0.0'),
+  /** When set, /readyz and /metrics are answered on this port only (and /healthz there too). */
+  GATEWAY_ADMIN_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+  /** Proxies (load balancers) in front of the gateway whose X-Forwarded-For names the client. */
+  GATEWAY_TRUSTED_PROXIES: proxyAddresses,
+  /** Failed `apikey` authentications per client address: at once, and earned back per minute. */
+  AUTH_FAILURE_BURST: z.coerce.number().int().min(1).default(50),
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  /** Failed management logins (`key`/`secret`) per client address. */
+  MANAGEMENT_LOGIN_FAILURE_BURST: z.coerce.number().int().min(1).default(10),
+  MANAGEMENT_LOGIN_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(10),
   REGION: z.enum(['us', 'eu', 'in']).default('us'),
   DOMAIN: z
     .string()
@@ -42,8 +84,8 @@ const schema = z.object({
   MANAGEMENT_URL: upstreamUrls,
   WEBHOOKS_URL: upstreamUrls,
   NOTIFICATIONS_URL: upstreamUrls,
-  MANAGEMENT_KEY: z.string().min(1),
-  MANAGEMENT_SECRET: z.string().min(1),
+  MANAGEMENT_KEY: managementCredential,
+  MANAGEMENT_SECRET: managementCredential,
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(15_000),
   UPSTREAM_MAX_SOCKETS: z.coerce.number().int().min(1).default(256),
   UPSTREAM_MAX_WAITING: z.coerce.number().int().min(0).default(256),
@@ -73,6 +115,11 @@ const schema = z.object({
 export interface GatewayConfig {
   port: number;
   host: string;
+  /** Where /readyz and /metrics are answered instead of the API port; undefined: on the API port's plain and management hosts. */
+  adminPort: number | undefined;
+  trustedProxies: ProxyAddresses;
+  authFailures: Readonly<FailureAllowance>;
+  managementLoginFailures: Readonly<FailureAllowance>;
   region: string;
   domain: string;
   redisUrl: string;
@@ -90,6 +137,11 @@ export interface GatewayConfig {
   rateLimits: RateLimits;
   rateLimitSyncMs: number;
   logLevel: string;
+}
+
+export interface FailureAllowance {
+  burst: number;
+  perMinute: number;
 }
 
 /** The only reader of process.env in the gateway. */
@@ -114,6 +166,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Gatew
   return Object.freeze({
     port: e.GATEWAY_PORT,
     host: e.GATEWAY_HOST,
+    adminPort: e.GATEWAY_ADMIN_PORT,
+    trustedProxies: e.GATEWAY_TRUSTED_PROXIES,
+    authFailures: Object.freeze({ burst: e.AUTH_FAILURE_BURST, perMinute: e.AUTH_FAILURES_PER_MINUTE }),
+    managementLoginFailures: Object.freeze({ burst: e.MANAGEMENT_LOGIN_FAILURE_BURST, perMinute: e.MANAGEMENT_LOGIN_FAILURES_PER_MINUTE }),
     region: e.REGION,
     domain: e.DOMAIN,
     redisUrl: e.REDIS_URL,

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { collectProcessMetrics, sampledGauge, startTracing } from '@chat/http';
 import { pino } from 'pino';
@@ -54,7 +55,8 @@ const stopRedisGauge = sampledGauge('gateway_redis_connected', '1 while the gate
   { labels: {}, value: redis.status === 'ready' ? 1 : 0 },
 ]);
 const port = await gateway.start();
-logger.info({ port, region: config.region, domain: config.domain }, 'gateway listening');
+const adminPort = (gateway.adminServer?.address() as AddressInfo | null | undefined)?.port;
+logger.info({ port, adminPort, region: config.region, domain: config.domain }, 'gateway listening');
 
 let stopping = false;
 const shutdown = (signal: NodeJS.Signals) => {

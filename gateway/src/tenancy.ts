@@ -1,3 +1,6 @@
+import { isCallsRoute } from '@chat/contracts';
+import type { RouteSpec } from '@chat/contracts';
+
 /** What the Host header says about the request (DESIGN §2). */
 export type HostTenancy =
   | { kind: 'chat'; appId: string }
@@ -36,4 +39,23 @@ export function parseHost(host: string | undefined, domain: string, region: stri
   if (api !== 'api' && api !== 'call') return { kind: 'plain' };
   if (hostRegion !== region) return { kind: 'foreign-region', region: hostRegion };
   return api === 'api' ? { kind: 'chat', appId } : { kind: 'calls', appId };
+}
+
+/** The chat host serves the chat API, the calls host the calls API, a plain host every API. */
+export function fitsHost(route: RouteSpec, tenancy: HostTenancy): boolean {
+  switch (tenancy.kind) {
+    case 'plain':
+      return true;
+    case 'chat':
+      return route.api === 'chat' && !isCallsRoute(route);
+    case 'calls':
+      return isCallsRoute(route);
+    case 'management':
+    case 'foreign-region':
+      return route.api === 'management';
+    default: {
+      const unreachable: never = tenancy;
+      throw new Error(`unknown host kind ${JSON.stringify(unreachable)}`);
+    }
+  }
 }

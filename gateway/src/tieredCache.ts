@@ -13,7 +13,13 @@ export interface TieredCacheOptions<V> {
   load: (id: string) => Promise<V | null>;
   /** Validates what Redis returned; null discards the entry (and the origin is asked). */
   parse: (raw: string) => V | null;
+  /** Entries for ids that exist. */
   capacity: number;
+  /**
+   * Entries for ids that do not exist, kept apart: a flood of made-up ids then evicts only other
+   * made-up ids, never a real one (ADR 0040). Default: `capacity`.
+   */
+  negativeCapacity?: number;
   /** An entry older than this is never served: the staleness bound when an invalidation is missed. */
   maxAgeMs: number;
   /** A hit older than this triggers a background refresh, so a busy id never waits on Redis. */
@@ -26,7 +32,7 @@ export interface TieredCacheOptions<V> {
 }
 
 interface Entry<V> {
-  value: V | null;
+  value: V;
   at: number;
   refreshing: boolean;
 }
@@ -43,11 +49,14 @@ interface Flight<V> {
  */
 export class TieredCache<V extends object> {
   private readonly lru: RecentlyUsed<string, Entry<V>>;
+  /** When each id was last found not to exist. */
+  private readonly absent: RecentlyUsed<string, number>;
   private readonly flights = new Map<string, Flight<V>>();
   private readonly now: () => number;
 
   constructor(private readonly options: TieredCacheOptions<V>) {
     this.lru = new RecentlyUsed(options.capacity);
+    this.absent = new RecentlyUsed(options.negativeCapacity ?? options.capacity);
     this.now = options.now ?? Date.now;
   }
 
@@ -55,9 +64,7 @@ export class TieredCache<V extends object> {
     const entry = this.lru.get(id);
     if (entry) {
       const age = this.now() - entry.at;
-      if (entry.value === null) {
-        if (age < this.options.negativeTtlMs) return null;
-      } else if (age < this.options.maxAgeMs) {
+      if (age < this.options.maxAgeMs) {
         if (age >= this.options.refreshAfterMs && !entry.refreshing) {
           entry.refreshing = true;
           this.fetch(id).catch((error: unknown) => {
@@ -67,13 +74,25 @@ export class TieredCache<V extends object> {
         }
         return entry.value;
       }
+    } else {
+      const absentSince = this.absent.peek(id);
+      if (absentSince !== undefined && this.now() - absentSince < this.options.negativeTtlMs) return null;
     }
     return this.fetch(id);
+  }
+
+  /**
+   * Whether `id` existed when this process last looked (an entry too old to serve still counts: its
+   * next get() looks again), without any I/O and without changing what is kept.
+   */
+  holds(id: string): boolean {
+    return this.lru.peek(id) !== undefined;
   }
 
   /** Drops what this process knows about `id`, including an answer still on its way. */
   invalidate(id: string): void {
     this.lru.delete(id);
+    this.absent.delete(id);
     const flight = this.flights.get(id);
     if (flight) {
       flight.stale = true;
@@ -83,6 +102,7 @@ export class TieredCache<V extends object> {
 
   clear(): void {
     this.lru.clear();
+    this.absent.clear();
     for (const flight of this.flights.values()) flight.stale = true;
     this.flights.clear();
   }
@@ -95,9 +115,15 @@ export class TieredCache<V extends object> {
       ({ value, fromOrigin }) => {
         if (this.flights.get(id) === flight) this.flights.delete(id);
         if (!flight.stale) {
-          this.lru.set(id, { value, at: this.now(), refreshing: false });
-          // Only what was not invalidated meanwhile goes to Redis, where it would outlive us.
-          if (fromOrigin && value !== null) this.writeRedis(id, value);
+          if (value === null) {
+            this.lru.delete(id);
+            this.absent.set(id, this.now());
+          } else {
+            this.absent.delete(id);
+            this.lru.set(id, { value, at: this.now(), refreshing: false });
+            // Only what was not invalidated meanwhile goes to Redis, where it would outlive us.
+            if (fromOrigin) this.writeRedis(id, value);
+          }
         }
         return value;
       },

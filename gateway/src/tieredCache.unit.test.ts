@@ -6,7 +6,7 @@ interface Identity {
   appId: string;
 }
 
-function setup(origin: Map<string, Identity>) {
+function setup(origin: Map<string, Identity>, capacities: { capacity?: number; negativeCapacity?: number } = {}) {
   let now = 0;
   const store = new Map<string, string>();
   const redis: RedisCache & { gets: number } = {
@@ -27,7 +27,8 @@ function setup(origin: Map<string, Identity>) {
     redisKey: (id) => `k:${id}`,
     load,
     parse: (raw) => JSON.parse(raw) as Identity,
-    capacity: 100,
+    capacity: capacities.capacity ?? 100,
+    ...(capacities.negativeCapacity ? { negativeCapacity: capacities.negativeCapacity } : {}),
     maxAgeMs: 1000,
     refreshAfterMs: 500,
     negativeTtlMs: 1000,
@@ -95,6 +96,40 @@ describe('TieredCache', () => {
     origin.set('h1', { appId: 'a1' });
     t.advance(1000);
     await expect(t.cache.get('h1')).resolves.toEqual({ appId: 'a1' });
+  });
+
+  it('keeps unknown ids apart: a flood of random ids never evicts a real one, nor reaches Redis as an entry', async () => {
+    const t = setup(new Map([['real', { appId: 'a1' }]]), { capacity: 4, negativeCapacity: 8 });
+    await t.cache.get('real');
+    const loadsBefore = t.load.mock.calls.length;
+    for (let i = 0; i < 1_000; i++) await expect(t.cache.get(`random-${i}`)).resolves.toBeNull();
+    // Still answered from this process, synchronously, without asking Redis or the origin again.
+    const gets = t.redis.gets;
+    expect(t.cache.get('real')).toEqual({ appId: 'a1' });
+    expect(t.cache.holds('real')).toBe(true);
+    expect(t.redis.gets).toBe(gets);
+    expect(t.load.mock.calls.length).toBe(loadsBefore + 1_000);
+    expect([...t.store.keys()]).toEqual(['k:real']);
+    // The negative side is bounded: the oldest random ids were dropped, the latest are still known.
+    expect(t.cache.get('random-999')).toBeNull();
+    expect(t.cache.get('random-0')).toBeInstanceOf(Promise);
+    expect(t.cache.holds('random-999')).toBe(false);
+  });
+
+  it('a key that appears replaces its negative entry, and one that disappears replaces its positive one', async () => {
+    const origin = new Map<string, Identity>();
+    const t = setup(origin);
+    await expect(t.cache.get('h1')).resolves.toBeNull();
+    origin.set('h1', { appId: 'a1' });
+    t.advance(1000);
+    await expect(t.cache.get('h1')).resolves.toEqual({ appId: 'a1' });
+    expect(t.cache.get('h1')).toEqual({ appId: 'a1' });
+    origin.delete('h1');
+    t.store.clear();
+    t.advance(1000);
+    await expect(t.cache.get('h1')).resolves.toBeNull();
+    expect(t.cache.holds('h1')).toBe(false);
+    expect(t.cache.get('h1')).toBeNull();
   });
 
   it('forgets an entry on invalidation', async () => {

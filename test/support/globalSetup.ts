@@ -52,6 +52,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
         NOTIFICATION_RETRY_MAX_MS: '800',
         // A test agent that never finishes is given up on after 3 s.
         AGENT_TIMEOUT_MS: '3000',
+        // The suite fails authentication on purpose thousands of times, all from 127.0.0.1; the
+        // key-guessing test runs a gateway of its own with the production budgets.
+        AUTH_FAILURE_BURST: '1000000',
+        AUTH_FAILURES_PER_MINUTE: '1000000',
+        MANAGEMENT_LOGIN_FAILURE_BURST: '100000',
+        MANAGEMENT_LOGIN_FAILURES_PER_MINUTE: '100000',
         ...providers.env(),
       },
     });

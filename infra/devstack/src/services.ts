@@ -123,8 +123,9 @@ export async function startServices(options: ServiceStackOptions): Promise<Runni
   await mkdir(runDir, { recursive: true });
 
   const ephemeral = options.ports === 'ephemeral';
-  const managementKey = options.managementKey ?? randomBytes(16).toString('hex');
-  const managementSecret = options.managementSecret ?? randomBytes(24).toString('hex');
+  // Random and well past the gateway's 32-character minimum (it refuses to start below it; ADR 0040).
+  const managementKey = options.managementKey ?? randomBytes(24).toString('hex');
+  const managementSecret = options.managementSecret ?? randomBytes(32).toString('hex');
   const suffix = options.databaseSuffix ? `_${options.databaseSuffix}` : '';
   const started: ManagedProcess[] = [];
   const secretsKey = await webhookSecretsKey(root);
@@ -255,7 +256,7 @@ export interface ExtraGatewayOptions {
  * its own settings: how a test or a benchmark gives one app a tiny rate limit without touching the
  * stack's own gateway. The caller stops it.
  */
-export async function startExtraGateway(options: ExtraGatewayOptions): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startExtraGateway(options: ExtraGatewayOptions): Promise<{ url: string; logFile: string; stop(): Promise<void> }> {
   const root = resolve(options.repoRoot ?? fileURLToPath(new URL('../../../', import.meta.url)));
   const port = await freePort();
   const logFile = join(root, '.infra', 'logs', `gateway-extra-${port}.log`);
@@ -293,7 +294,7 @@ export async function startExtraGateway(options: ExtraGatewayOptions): Promise<{
     await managed.stop();
     throw error;
   }
-  return { url, stop: () => managed.stop() };
+  return { url, logFile, stop: () => managed.stop() };
 }
 
 function nodeArgsFromEnv(): string[] {

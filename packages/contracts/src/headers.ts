@@ -15,6 +15,12 @@ export const internalHeaders = {
 
 export const INTERNAL_HEADER_PREFIX = 'x-chat-';
 
+/**
+ * A client's `x-request-id` that the gateway adopts (else it makes one): it becomes the events'
+ * correlation id and a log field, so only short, plain tokens are taken as they are.
+ */
+export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
+
 export const apiKeyScopes = ['fullAccess', 'authOnly'] as const;
 export type ApiKeyScope = (typeof apiKeyScopes)[number];
 

@@ -10,7 +10,7 @@ export {
   normalizeUid,
   userConversationId,
 } from './ids.js';
-export { INTERNAL_HEADER_PREFIX, apiKeyScopes, internalHeaders } from './headers.js';
+export { INTERNAL_HEADER_PREFIX, REQUEST_ID_PATTERN, apiKeyScopes, internalHeaders } from './headers.js';
 export type { Actor, ApiKeyScope } from './headers.js';
 export { deadLetterTopic, topics } from './topics.js';
 export type { Topic } from './topics.js';

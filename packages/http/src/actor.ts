@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ApiError, apiKeyScopes, internalHeaders } from '@chat/contracts';
+import { ApiError, REQUEST_ID_PATTERN, apiKeyScopes, internalHeaders } from '@chat/contracts';
 import type { Actor, ApiKeyScope, RoleLimits } from '@chat/contracts';
 import type { Request, RequestHandler } from 'express';
 
@@ -28,8 +28,10 @@ export function actingUid(actor: Actor): string {
   return actor.uid;
 }
 
+/** The gateway's request id; anything else in the header (a direct call) is not trusted as one. */
 export function requestIdOf(req: Request): string {
-  return header(req, internalHeaders.requestId) ?? 'unknown';
+  const id = header(req, internalHeaders.requestId);
+  return id !== undefined && REQUEST_ID_PATTERN.test(id) ? id : 'unknown';
 }
 
 /** The acting user's value-level role limits on this operation, as the gateway handed them (ADR 0022). */

@@ -16,7 +16,7 @@ export type { CursorKey, KeyOrder } from './cursor.js';
 export { IMPORT_BODY_LIMIT, MAX_IMPORT_RECORDS, importFailure, importRecords, inCallerOrder, outcomesOf, pastEpochSeconds, settleEach, validateRecords } from './dataImport.js';
 export type { ImportOutcome, KeyedRecord, RecordResult } from './dataImport.js';
 export { Probes, CHECK_TIMEOUT_MS } from './probes.js';
-export type { CheckState, Readiness, ReadinessCheck } from './probes.js';
+export type { CheckOptions, CheckState, Readiness, ReadinessCheck } from './probes.js';
 export { collectProcessMetrics, counter, histogram, metricsEnabled, metricsRegistry, requestMetrics, sampledGauge } from './metrics.js';
 export type { Sample, SampleSource } from './metrics.js';
 export { OPERATIONS_PATHS, answerOperations, withOperations } from './operations.js';

@@ -12,8 +12,8 @@ function send(res: ServerResponse, status: number, contentType: string, body: st
 
 /**
  * Answers the operations paths, or returns false for any other request. `/healthz`: the process is
- * up and its event loop turns. `/readyz`: 200 while every registered check passes, else 503 with
- * the failing ones named. `/metrics`: Prometheus text format (404 when `METRICS=off`).
+ * up and its event loop turns. `/readyz`: 200 while every check that gates readiness passes, else 503
+ * with the failing ones named (status `degraded` when only checks that do not gate it fail). `/metrics`: Prometheus text format (404 when `METRICS=off`).
  */
 export async function answerOperations(req: IncomingMessage, res: ServerResponse, probes: Probes): Promise<boolean> {
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
@@ -25,8 +25,9 @@ export async function answerOperations(req: IncomingMessage, res: ServerResponse
       send(res, 200, 'application/json; charset=utf-8', JSON.stringify({ status: 'ok' }));
       return true;
     case OPERATIONS_PATHS.ready: {
-      const { ready, checks } = await probes.readiness();
-      send(res, ready ? 200 : 503, 'application/json; charset=utf-8', JSON.stringify({ status: ready ? 'ready' : 'unready', checks }));
+      const { ready, checks, degraded } = await probes.readiness();
+      const status = !ready ? 'unready' : degraded ? 'degraded' : 'ready';
+      send(res, ready ? 200 : 503, 'application/json; charset=utf-8', JSON.stringify({ status, checks, ...(degraded ? { degraded } : {}) }));
       return true;
     }
     case OPERATIONS_PATHS.metrics:

@@ -6,6 +6,17 @@ export type CheckState = 'ok' | 'failing' | 'timeout';
 export interface Readiness {
   ready: boolean;
   checks: Record<string, CheckState>;
+  /** Failing checks the process serves without (registered with `gatesReadiness: false`), when any. */
+  degraded?: string[];
+}
+
+export interface CheckOptions {
+  /**
+   * False for a resource whose loss degrades the process but must not take it out of rotation:
+   * reported in /readyz, never a reason for 503 (ADR 0040: management without Redis still answers
+   * the gateway's key look-ups). Default true.
+   */
+  gatesReadiness?: boolean;
 }
 
 /** How long one check may take: a probe that hangs is as unready as one that fails. */
@@ -17,16 +28,20 @@ export const CHECK_TIMEOUT_MS = 1_000;
  */
 export class Probes {
   private readonly checks = new Map<string, ReadinessCheck>();
+  private readonly informational = new Set<string>();
 
-  add(name: string, check: ReadinessCheck): void {
+  add(name: string, check: ReadinessCheck, options: CheckOptions = {}): void {
     if (this.checks.has(name)) throw new Error(`readiness check ${name} is registered twice`);
     this.checks.set(name, check);
+    if (options.gatesReadiness === false) this.informational.add(name);
   }
 
   async readiness(timeoutMs = CHECK_TIMEOUT_MS): Promise<Readiness> {
     const entries = await Promise.all([...this.checks].map(async ([name, check]) => [name, await runCheck(check, timeoutMs)] as const));
     const checks = Object.fromEntries(entries);
-    return { ready: entries.every(([, state]) => state === 'ok'), checks };
+    const failing = entries.filter(([, state]) => state !== 'ok').map(([name]) => name);
+    const degraded = failing.filter((name) => this.informational.has(name));
+    return { ready: degraded.length === failing.length, checks, ...(degraded.length > 0 ? { degraded } : {}) };
   }
 }
 

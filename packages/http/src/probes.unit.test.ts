@@ -23,6 +23,19 @@ describe('Probes', () => {
     expect(performance.now() - started).toBeLessThan(1_000);
   });
 
+  it('stays ready when only a check that does not gate readiness fails, and names it as degraded', async () => {
+    const probes = new Probes();
+    let redisUp = true;
+    let storeUp = true;
+    probes.add('store', () => storeUp);
+    probes.add('redis', () => redisUp, { gatesReadiness: false });
+    expect(await probes.readiness()).toEqual({ ready: true, checks: { store: 'ok', redis: 'ok' } });
+    redisUp = false;
+    expect(await probes.readiness()).toEqual({ ready: true, checks: { store: 'ok', redis: 'failing' }, degraded: ['redis'] });
+    storeUp = false;
+    expect(await probes.readiness()).toEqual({ ready: false, checks: { store: 'failing', redis: 'failing' }, degraded: ['redis'] });
+  });
+
   it('refuses a second check of the same name', () => {
     const probes = new Probes();
     probes.add('store', () => true);

@@ -11,6 +11,7 @@ import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import type { TopicSettings } from './config.js';
 import { PipelineOperations } from './pipelineOperations.js';
+import type { ReadinessGates } from './pipelineOperations.js';
 import { ConfigurationDirectory } from './configurationDirectory.js';
 import type { ConfigurationDirectoryOptions } from './configurationDirectory.js';
 import { TopicFence } from './topicFence.js';
@@ -57,6 +58,8 @@ export interface EventPipelineOptions {
   fenceTimeoutMs?: number | undefined;
   /** Where the pipeline registers its readiness checks (store, producer, consumer); runService passes it. */
   probes?: Probes;
+  /** Which of those checks gate readiness (default: all of them). */
+  readinessGates?: ReadinessGates;
   /** Partitions and replication of the topics it creates (default 3 and 1); runService passes the configured ones. */
   topicSettings?: TopicSettings;
   /** Tuning of the command runner (tests shorten intervals). */
@@ -122,7 +125,7 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
     },
   });
   const operations = new PipelineOperations({ db, kafka, runner, producer, consumer, topic: options.publishesTo });
-  if (options.probes) operations.registerChecks(options.probes);
+  if (options.probes) operations.registerChecks(options.probes, options.readinessGates);
   const watched = options.watch;
   // The fence's watermark reads keep one admin connection of their own (a round must not wait for a scrape's).
   const watermarks = watched ? new LagReader(kafka) : null;

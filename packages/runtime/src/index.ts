@@ -7,5 +7,6 @@ export type { AwaitedPosition, ConfigurationDirectoryOptions, ConfigurationDocum
 export { TopicFence } from './topicFence.js';
 export type { TopicFenceCounters, TopicFenceOptions } from './topicFence.js';
 export type { EventPipeline, EventPipelineOptions } from './eventPipeline.js';
+export type { ReadinessGates } from './pipelineOperations.js';
 export { runService } from './runService.js';
 export type { RunnableService } from './runService.js';

@@ -23,6 +23,13 @@ export interface PipelineParts {
 }
 
 /**
+ * What a service's readiness waits for: its whole pipeline (store, producer, consumer), or its store
+ * alone, for a service whose reads must go on while Kafka is away (management answers every chat
+ * request's key look-up; ADR 0040).
+ */
+export type ReadinessGates = 'pipeline' | 'store';
+
+/**
  * Readiness and metrics of one event pipeline, kept beside it rather than inside the runner, the
  * outbox and the consumer: those expose plain counters, and this module alone knows Prometheus.
  */
@@ -35,13 +42,17 @@ export class PipelineOperations {
     this.lag = new LagReader(parts.kafka);
   }
 
-  /** Store reachable, producer connected, consumer group joined. */
-  registerChecks(probes: Probes): void {
+  /**
+   * Store reachable, producer connected, consumer group joined. `gates` says which of them take the
+   * process out of rotation when they fail; the others are reported as degraded (`ReadinessGates`).
+   */
+  registerChecks(probes: Probes, gates: ReadinessGates = 'pipeline'): void {
     const { db, producer, consumer } = this.parts;
+    const kafkaGates = { gatesReadiness: gates === 'pipeline' };
     probes.add('store', async () => (await db.command({ ping: 1 }))['ok'] === 1);
-    probes.add('producer', () => producer.connected);
+    probes.add('producer', () => producer.connected, kafkaGates);
     // Joined its group, and not crashed and waiting for its supervisor to replace it.
-    probes.add('consumer', () => consumer.joined && consumer.health().state === 'running');
+    probes.add('consumer', () => consumer.joined && consumer.health().state === 'running', kafkaGates);
   }
 
   /** The fence's rounds and give-ups, per consumer group (a stalled watch shows here). */

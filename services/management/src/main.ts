@@ -3,6 +3,7 @@ import { createKafka } from '@chat/kafka';
 import { Probes, collectProcessMetrics, createLogger, listen, onShutdownSignal, startTracing, withOperations } from '@chat/http';
 import { Redis } from 'ioredis';
 import { loadConfig } from './config.js';
+import { watchRedis } from './redisHealth.js';
 import { createManagementService } from './service.js';
 
 const config = loadConfig();
@@ -11,14 +12,15 @@ const logger = createLogger('management', config.logLevel);
 const tracing = await startTracing('management', logger);
 
 const mongo = await connectMongo(config.mongoUrl, config.mongoDb, 'management');
-const redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 3 });
-await redis.connect();
+// Connects, and reconnects, in the background: management starts and serves key look-ups while Redis
+// is away (ADR 0040); invalidations wait for it (the projection retries them as an outage).
+const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
+redis.on('error', (error: unknown) => logger.warn({ err: error }, 'redis error'));
 const kafka = createKafka('management', config.kafkaBrokers, logger);
 
 collectProcessMetrics();
 const probes = new Probes();
-// Key changes reach the gateways through Redis: without it a revoked key would live on in their caches.
-probes.add('redis', () => redis.status === 'ready');
+const stopRedisGauge = watchRedis(probes, redis);
 const service = createManagementService(config, { db: mongo.db, kafka, redis, logger, probes, topicSettings: config.topicSettings });
 await service.start();
 const server = await listen(withOperations(service.app, probes), config.port, config.host);
@@ -28,6 +30,7 @@ onShutdownSignal(
   async () => {
     await server.close();
     await service.stop();
+    stopRedisGauge();
     await redis.quit();
     await mongo.close();
     await tracing?.shutdown();

@@ -58,6 +58,9 @@ export function createManagementService(config: Readonly<ManagementConfig>, deps
     kafka,
     logger,
     ...(deps.probes ? { probes: deps.probes } : {}),
+    // Every chat request's key look-up lands here: only the store it reads takes management out of
+    // rotation; Kafka away degrades writes and projections, not look-ups (ADR 0040).
+    readinessGates: 'store',
     ...(deps.topicSettings ? { topicSettings: deps.topicSettings } : {}),
     publishesTo: topics.management,
     consumes: [topics.management, topics.webhooks],
