@@ -13,7 +13,7 @@ const tracing = await startTracing('management', logger);
 const mongo = await connectMongo(config.mongoUrl, config.mongoDb, 'management');
 const redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 3 });
 await redis.connect();
-const kafka = createKafka('management', config.kafkaBrokers, logger);
+const kafka = createKafka('management', config.kafkaBrokers, logger, config.kafkaSecurity);
 
 collectProcessMetrics();
 const probes = new Probes();
