@@ -9,15 +9,17 @@ import { promisify } from 'node:util';
 import { probeKafka } from '@chat/devstack';
 import { createKafka, ensureTopics, loadKafkaSecurity } from '@chat/kafka';
 import type { KafkaSecurity } from '@chat/kafka';
+import { MongoClient } from 'mongodb';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 /**
  * The project's Kafka (the devstack's jars and infra/kafka/server.properties) given one SASL_SSL
  * listener: TLS with a certificate made for the run, and PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 users
  * (JAAS for PLAIN, SCRAM credentials written at format time). The platform's own client path
  * (`loadKafkaSecurity` from an environment → `createKafka` → topics, produce, consume) must work with
- * each mechanism and be refused with a wrong password or an untrusted certificate.
+ * each mechanism and be refused with a wrong password or an untrusted certificate; a service process
+ * given the same environment must become ready on it (the listener serves nothing else).
  */
 
 const run = promisify(execFile);
@@ -169,4 +171,39 @@ describe('Kafka over SASL_SSL', () => {
   it('refuses a broker whose certificate the client does not trust', async () => {
     expect(await refusal(loadKafkaSecurity(envFor('PLAIN', PASSWORD, '')))).toMatch(/certificate/i);
   }, 60_000);
+
+  it('serves a service process started with the settings: the users service becomes ready on it', async () => {
+    const port = await freePort();
+    const database = `chat_users_sasl_${process.pid}`;
+    const service = spawn(process.execPath, [join(root, 'services', 'users', 'dist', 'main.js')], {
+      env: {
+        ...process.env,
+        ...envFor('SCRAM-SHA-512'),
+        PORT: String(port),
+        MONGO_URL: inject('mongoUrl'),
+        MONGO_DB: database,
+        KAFKA_BROKERS: brokers,
+        KAFKA_PARTITIONS: '1',
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    service.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    try {
+      // /readyz: its store, its producer and its consumer group, the last two over SASL_SSL.
+      let ready = 0;
+      for (const deadline = Date.now() + 60_000; Date.now() < deadline && service.exitCode === null; await sleep(250)) {
+        ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status, () => 0);
+        if (ready === 200) break;
+      }
+      expect(ready, stderr).toBe(200);
+    } finally {
+      const exited = new Promise((done) => service.once('exit', done));
+      service.kill('SIGTERM');
+      await Promise.race([exited, sleep(10_000).then(() => service.kill('SIGKILL'))]);
+      const mongo = await MongoClient.connect(inject('mongoUrl'));
+      await mongo.db(database).dropDatabase().finally(() => mongo.close());
+    }
+  }, 90_000);
 });
