@@ -90,6 +90,7 @@ export function loadKafkaSecurity(env: NodeJS.ProcessEnv, readFile: (path: strin
 
 function saslOf(mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512' | undefined, username?: string, password?: string): SASLOptions | undefined {
   if (!mechanism || !username || !password) return undefined;
+  // kafkajs types one options shape per mechanism: each branch builds its own member of the union.
   switch (mechanism) {
     case 'plain':
       return { mechanism, username, password };
