@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { operationsGatedBy } from '@chat/contracts';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { startExtraGateway } from '@chat/devstack';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createApp, eventually } from './support/api.js';
 import type { ApiResponse, TestApp } from './support/api.js';
 import { mapBounded } from './support/concurrency.js';
@@ -11,7 +12,8 @@ import { done, sendWhenAllowed, text } from './support/messages.js';
  * user per feature key, all restricted at once. Each user is refused the feature's operation on its own
  * behalf with CometChat's RBAC refusal, while a user of another role, the app itself (no onBehalfOf)
  * and the same user on another feature's operation are not; allowing the feature again lets the user
- * through within the gateway's 1 s role-cache bound.
+ * through within the gateway's 1 s role-cache bound — on the suite's gateway and on a second replica
+ * started here, each with its own cache.
  */
 
 /** The features' keys, as the users service's catalogue lists them (`GET /roles/{role}/restrictedfeatures`). */
@@ -41,6 +43,7 @@ const BOUND_MS = 1_000;
 const SLACK_MS = 250;
 
 let app: TestApp;
+let replica: { url: string; stop(): Promise<void> } | undefined;
 /** Per acting user: the group it owns and one message it sent. */
 const owned = new Map<string, { guid: string; messageId: string }>();
 let serial = 0;
@@ -57,11 +60,12 @@ interface Request {
 
 /**
  * One operation the feature gates, as `actor` makes it (undefined: the app itself). Destructive ones
- * name the actor's own group or message, and one that does not exist for anyone else, so the probes
- * that must not be refused leave the restricted user's fixtures in place.
+ * name the actor's own group or message, and one that does not exist for anyone else (or for the
+ * actor too, `ghost`), so the probes that must not be refused leave the restricted user's fixtures in
+ * place.
  */
-function operationOf(feature: Feature, actor: string | undefined): Request {
-  const mine = actor === undefined ? undefined : owned.get(actor);
+function operationOf(feature: Feature, actor: string | undefined, ghost = false): Request {
+  const mine = actor === undefined || ghost ? undefined : owned.get(actor);
   const self = actor ?? 'peer';
   switch (feature) {
     case 'u.listUsers':
@@ -79,11 +83,11 @@ function operationOf(feature: Feature, actor: string | undefined): Request {
     case 'u.listGroups':
       return { method: 'GET', path: '/v3/groups' };
     case 'u.updateGroup':
-      return { method: 'PUT', path: `/v3/groups/${mine?.guid ?? 'open'}`, body: { description: 'renamed' } };
+      return { method: 'PUT', path: `/v3/groups/${mine?.guid ?? (actor === undefined ? 'open' : 'no-such-group')}`, body: { description: 'renamed' } };
     case 'u.deleteGroup':
       return { method: 'DELETE', path: `/v3/groups/${mine?.guid ?? 'no-such-group'}` };
     case 'u.joinGroup':
-      return { method: 'POST', path: '/v3/groups/open/members', body: { participants: [self] } };
+      return { method: 'POST', path: `/v3/groups/${ghost ? 'no-such-group' : 'open'}/members`, body: { participants: [self] } };
     case 'u.listGroupMembers':
       return { method: 'GET', path: '/v3/groups/open/members' };
     case 'u.sendMessage':
@@ -103,9 +107,14 @@ function operationOf(feature: Feature, actor: string | undefined): Request {
   }
 }
 
-function attempt(feature: Feature, actor: string | undefined): Promise<ApiResponse> {
-  const { method, path, body } = operationOf(feature, actor);
-  return app.call(method, path, { ...(actor !== undefined ? { onBehalfOf: actor } : {}), ...(body !== undefined ? { body } : {}) });
+/** `viaReplica`: through the second gateway, on nothing the actor owns (its fixtures stay for the first). */
+function attempt(feature: Feature, actor: string | undefined, viaReplica = false): Promise<ApiResponse> {
+  const { method, path, body } = operationOf(feature, actor, viaReplica);
+  return app.call(method, path, {
+    ...(actor !== undefined ? { onBehalfOf: actor } : {}),
+    ...(body !== undefined ? { body } : {}),
+    ...(viaReplica ? { baseUrl: replica!.url } : {}),
+  });
 }
 
 const refused = (r: ApiResponse) => r.status === 403 && r.body?.error?.code === 'ERR_PERMISSION_DENIED';
@@ -122,6 +131,13 @@ function unrelatedTo(feature: Feature): Feature {
 }
 
 beforeAll(async () => {
+  replica = await startExtraGateway({
+    serviceUrls: inject('serviceUrls'),
+    redisUrl: inject('redisUrl'),
+    managementKey: inject('managementKey'),
+    managementSecret: inject('managementSecret'),
+    env: {},
+  });
   app = await createApp('restricted features');
   await mapBounded(features, 8, (feature) => done(app.call('POST', '/v3/roles', { body: { role: roleOf(feature), name: feature } })));
   const actors = [...features.map(userOf), FREE];
@@ -144,10 +160,16 @@ beforeAll(async () => {
   });
 }, 60_000);
 
+afterAll(async () => {
+  await replica?.stop();
+});
+
 describe('restricted features', () => {
   it('refuse each feature to its role within 1 s, and only there; allowed again within 1 s', async () => {
-    // Warm every acting user's role entry in the gateway (a gated call), so the bound below is the cache's.
-    await mapBounded(features, 17, async (feature) => expect(refused(await attempt('u.getUser', userOf(feature)))).toBe(false));
+    // Warm every acting user's role entry in both gateways (a gated call), so the bound below is the caches'.
+    await mapBounded(features, 17, async (feature) => {
+      for (const viaReplica of [false, true]) expect(refused(await attempt('u.getUser', userOf(feature), viaReplica))).toBe(false);
+    });
 
     const restricted = await mapBounded(features, 17, (feature) =>
       app.call('POST', `/v3/roles/${roleOf(feature)}/restrictedfeatures`, { body: { featuresToRestrict: [feature] } }),
@@ -158,9 +180,12 @@ describe('restricted features', () => {
     const problems = (
       await mapBounded(features, 8, async (feature) => {
         const found: string[] = [];
-        const own = await attempt(feature, userOf(feature));
-        if (!refused(own)) found.push(`${feature}: its role's user was not refused: ${own.status} ${JSON.stringify(own.body)}`);
-        else if (!String(own.body.error.message).includes(feature)) found.push(`${feature}: the refusal does not name the feature: ${own.body.error.message}`);
+        for (const viaReplica of [false, true]) {
+          const own = await attempt(feature, userOf(feature), viaReplica);
+          const where = viaReplica ? ' (second gateway)' : '';
+          if (!refused(own)) found.push(`${feature}: its role's user was not refused${where}: ${own.status} ${JSON.stringify(own.body)}`);
+          else if (!String(own.body.error.message).includes(feature)) found.push(`${feature}: the refusal does not name the feature: ${own.body.error.message}`);
+        }
         for (const [who, actor, probe] of [
           ['a user of another role', FREE, feature],
           ['the app itself', undefined, feature],
@@ -174,17 +199,24 @@ describe('restricted features', () => {
     ).flat();
     expect(problems).toEqual([]);
 
-    // Each feature is timed from the answer to its own allow.
+    // Each feature is timed from the answer to its own allow, on both gateways at once.
     const reopened = await mapBounded(features, 17, async (feature) => {
       await done(app.call('DELETE', `/v3/roles/${roleOf(feature)}/restrictedfeatures`, { body: { featuresToAllow: [feature] } }));
       const allowedAt = Date.now();
-      const r = await eventually(() => attempt(feature, userOf(feature)), (answer) => !refused(answer), 5_000);
-      return { feature, afterMs: Date.now() - allowedAt, status: r.status, body: r.body as unknown };
+      const timed = async (viaReplica: boolean) => {
+        const r = await eventually(() => attempt(feature, userOf(feature), viaReplica), (answer) => !refused(answer), 5_000);
+        return { feature, viaReplica, afterMs: Date.now() - allowedAt, status: r.status, body: r.body as unknown };
+      };
+      return Promise.all([timed(false), timed(true)]);
     });
-    console.log(`restricted features: allowed again after ${reopened.map((r) => r.afterMs).sort((a, b) => a - b).join(', ')} ms`);
-    for (const r of reopened) {
-      expect(r.status, `${r.feature}: ${JSON.stringify(r.body)}`).toBe(200);
-      expect(r.afterMs, r.feature).toBeLessThan(BOUND_MS + SLACK_MS);
+    const times = (viaReplica: boolean) => reopened.flat().filter((r) => r.viaReplica === viaReplica).map((r) => r.afterMs).sort((a, b) => a - b);
+    console.log(`restricted features: allowed again after ${times(false).join(', ')} ms; on the second gateway after ${times(true).join(', ')} ms`);
+    for (const r of reopened.flat()) {
+      const where = `${r.feature}${r.viaReplica ? ' (second gateway)' : ''}: ${JSON.stringify(r.body)}`;
+      // The first gateway works on the user's own group and message; the second on ones that do not exist.
+      if (r.viaReplica) expect(r.status, where).toBeLessThan(500);
+      else expect(r.status, where).toBe(200);
+      expect(r.afterMs, where).toBeLessThan(BOUND_MS + SLACK_MS);
     }
   }, 60_000);
 });
