@@ -4,7 +4,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '.infra/**', 'infra/ferretdb/**', 'eslint.config.js'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', '.infra/**', 'infra/ferretdb/**', 'eslint.config.js', 'bench/*.d.mts'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

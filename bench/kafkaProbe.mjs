@@ -4,7 +4,7 @@
 // The Kafka client is the services' own (@chat/kafka's createKafka); kafkajs is resolved from there.
 import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createKafka } from '../packages/kafka/dist/index.js';
+import { createKafka, loadKafkaSecurity } from '../packages/kafka/dist/index.js';
 
 const { AssignerProtocol } = createRequire(new URL('../packages/kafka/dist/index.js', import.meta.url))('kafkajs');
 
@@ -26,8 +26,9 @@ export async function connectKafkaProbe(brokers) {
       if (!closing) console.error(`bench kafka: ${message}`, detail);
     },
     warn: () => {},
+    info: () => {},
   };
-  const kafka = createKafka('bench', brokers.split(','), errorsOnly);
+  const kafka = createKafka('bench', brokers.split(','), errorsOnly, loadKafkaSecurity(process.env));
   const admin = kafka.admin();
   await admin.connect();
 

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { registerShutdown, startInfrastructure } from '@chat/devstack';
 import { MongoClient } from 'mongodb';
 import { createLogger } from '../packages/http/dist/index.js';
-import { EventConsumer, createKafka, ensureTopics } from '../packages/kafka/dist/index.js';
+import { EventConsumer, createKafka, ensureTopics, loadKafkaSecurity } from '../packages/kafka/dist/index.js';
 import { MessagesReadModels } from '../services/messages/dist/adapters/readModels.js';
 import { docOfSent, messageDocId } from '../services/messages/dist/projections/messages.js';
 
@@ -92,7 +92,7 @@ export async function benchProjectionRebuild({ events = 100_000, conversations =
   const infra = given ?? (await startInfrastructure({ freshKafkaData: true }));
   const unregister = given ? () => {} : registerShutdown(() => infra.stop());
   const logger = createLogger('bench-rebuild', 'warn');
-  const kafka = createKafka('bench-rebuild', infra.kafkaBrokers.split(','), logger);
+  const kafka = createKafka('bench-rebuild', infra.kafkaBrokers.split(','), logger, loadKafkaSecurity(process.env));
   const run = randomBytes(3).toString('hex');
   const topic = `bench.rebuild.${run}`;
   const appId = `bench${run}`;

@@ -12,6 +12,7 @@ import {
   LagReader,
   consumerGroupFor,
   createKafka,
+  loadKafkaSecurity,
   deadLettersOf,
   eventsOf,
   headerText,
@@ -27,6 +28,8 @@ import { UserReadModels } from '../services/users/dist/adapters/readModels.js';
 
 const env = process.env;
 const brokers = () => (env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
+// TLS and SASL as the services read them (KAFKA_SSL…, KAFKA_SASL…), checked before any command runs.
+const kafkaSecurity = loadKafkaSecurity(env);
 const logger = createLogger('chatctl', env.LOG_LEVEL ?? 'warn');
 
 /**
@@ -88,7 +91,7 @@ function progress(label, total) {
 }
 
 async function withKafka(work) {
-  const kafka = createKafka('chatctl', brokers(), logger);
+  const kafka = createKafka('chatctl', brokers(), logger, kafkaSecurity);
   const admin = kafka.admin();
   await admin.connect();
   try {
@@ -239,7 +242,7 @@ async function rebuild(service, options) {
   const liveName = options.live ?? projection.database;
   const intoName = options.into ?? `${liveName}_rebuild_${Date.now().toString(36)}`;
   const { client: mongo } = await connectMongo(env.MONGO_URL ?? 'mongodb://127.0.0.1:27017', liveName, 'chatctl');
-  const kafka = createKafka('chatctl', brokers(), logger);
+  const kafka = createKafka('chatctl', brokers(), logger, kafkaSecurity);
   const target = mongo.db(intoName);
   const made = projection.make(target);
   const applier = made.applier ?? made;

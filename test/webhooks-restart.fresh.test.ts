@@ -31,7 +31,7 @@ describe('webhook deliveries survive a restart of the delivery process', () => {
     WEBHOOK_RETRY_MAX_MS: '200',
   };
   const config = loadConfig(env);
-  const kafka = createKafka('webhooks-restart-test', config.kafkaBrokers, logger);
+  const kafka = createKafka('webhooks-restart-test', config.kafkaBrokers, logger, config.kafkaSecurity);
   const receiver = new WebhookReceiver();
   let mongo: MongoConnection;
 

@@ -34,7 +34,7 @@ import type { ManagementLookups } from './lookups.js';
 import { UpstreamProxy, sendError } from './proxy.js';
 import { RateLimiter, rateClassOf, rateLimitHeaders } from './rateLimit.js';
 import type { WindowCounterStore } from './rateLimit.js';
-import { roleAccessCache, roleAccessId } from './roleAccess.js';
+import { gatedUser, roleAccessCache, roleAccessId } from './roleAccess.js';
 import { OWN_PATHS, adminListener, answersOwnPath, ownRoutesApp } from './ownRoutes.js';
 import { RouteTable } from './routes.js';
 import { fitsHost, parseHost } from './tenancy.js';
@@ -218,14 +218,15 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
         const onBehalfOf = decision.onBehalfOf;
         // Every acting user is looked up (cached ≤1 s, refreshed in the background): one rule for an
         // unknown or deactivated onBehalfOf on every route, and the role's rules for gated ones.
-        if (onBehalfOf !== undefined) {
-          const access = roleAccess.get(roleAccessId(appId, onBehalfOf));
+        const actingUser = gatedUser(route, onBehalfOf, single(req.headers.onbehalfof));
+        if (actingUser !== undefined) {
+          const access = roleAccess.get(roleAccessId(appId, actingUser));
           if (access instanceof Promise) {
             access.then((found) => {
-              if (!res.destroyed) forwardAllowed(req, res, route, appId, requestId, decision.identity, onBehalfOf, found);
+              if (!res.destroyed) forwardAllowed(req, res, route, appId, requestId, decision.identity, onBehalfOf, actingUser, found);
             }, lookupFailed(res, requestId));
-          } else forwardAllowed(req, res, route, appId, requestId, decision.identity, onBehalfOf, access);
-        } else forwardAllowed(req, res, route, appId, requestId, decision.identity, undefined, undefined);
+          } else forwardAllowed(req, res, route, appId, requestId, decision.identity, onBehalfOf, actingUser, access);
+        } else forwardAllowed(req, res, route, appId, requestId, decision.identity, undefined, undefined, undefined);
         return;
       }
       default: {
@@ -243,12 +244,15 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     appId: string,
     requestId: string,
     identity: ApiKeyIdentity,
+    /** Forwarded to the service (the catalogue's rule). */
     onBehalfOf: string | undefined,
+    /** Whose role gates the call (`gatedUser`): the forwarded user, or the header on a gated app-run route. */
+    actingUser: string | undefined,
     /** The acting user's role rules; null: no active user has that uid; undefined: no acting user. */
     access: RoleAccess | null | undefined,
   ): void => {
-    if (onBehalfOf !== undefined && access === null) {
-      return sendError(res, 'ERR_UID_NOT_FOUND', `The onBehalfOf user ${onBehalfOf} does not exist or is deactivated.`, requestId);
+    if (actingUser !== undefined && access === null) {
+      return sendError(res, 'ERR_UID_NOT_FOUND', `The onBehalfOf user ${actingUser} does not exist or is deactivated.`, requestId);
     }
     const denial = access ? roleDenial(route.operationId, access) : null;
     if (denial) return sendError(res, 'ERR_PERMISSION_DENIED', denial, requestId);

@@ -1,5 +1,5 @@
-import { internalPaths, roleAccessSchema } from '@chat/contracts';
-import type { RoleAccess } from '@chat/contracts';
+import { internalPaths, operationGates, roleAccessSchema } from '@chat/contracts';
+import type { RoleAccess, RouteSpec } from '@chat/contracts';
 import { TieredCache } from './tieredCache.js';
 import type { RedisCache } from './tieredCache.js';
 
@@ -19,6 +19,7 @@ export function roleAccessCache(
   timeoutMs: number,
   onError: (error: unknown, context: string) => void,
   fetchAccess?: (appId: string, uid: string) => Promise<RoleAccess | null>,
+  now?: () => number,
 ): TieredCache<RoleAccess> {
   const load =
     fetchAccess ??
@@ -45,9 +46,21 @@ export function roleAccessCache(
     },
     parse: () => null,
     onError,
+    ...(now ? { now } : {}),
   });
 }
 
 export function roleAccessId(appId: string, uid: string): string {
   return `${appId}\n${uid}`;
+}
+
+/**
+ * Whose role gates a call: the forwarded acting user; or, on an operation the catalogue runs as the app
+ * (`onBehalfOf: ignored`) but a role rule gates (list users, friends, blocked users, group members),
+ * the user the `onBehalfOf` header names. That header is read for the gate only, never forwarded, so
+ * the service's behaviour does not change; without it the call is the app's and nothing is gated.
+ */
+export function gatedUser(route: RouteSpec, forwarded: string | undefined, header: string | undefined): string | undefined {
+  if (forwarded !== undefined) return forwarded;
+  return route.onBehalfOf === 'ignored' && header && Object.hasOwn(operationGates, route.operationId) ? header : undefined;
 }

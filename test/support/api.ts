@@ -16,6 +16,8 @@ export interface RequestOptions {
   /** Sent as is, for malformed-JSON cases. */
   rawBody?: string;
   headers?: Record<string, string>;
+  /** Another gateway than the suite's (a second replica the test started). */
+  baseUrl?: string;
 }
 
 export async function call<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
@@ -27,7 +29,7 @@ export async function call<T = any>(method: string, path: string, options: Reque
   if (options.rawBody !== undefined) body = options.rawBody;
   else if (options.body !== undefined) body = JSON.stringify(options.body);
   if (body !== undefined) headers['content-type'] ??= 'application/json';
-  const response = await fetch(`${inject('gatewayUrl')}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const response = await fetch(`${options.baseUrl ?? inject('gatewayUrl')}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
   const text = await response.text();
   return { status: response.status, body: text ? (JSON.parse(text) as T) : (undefined as T), headers: response.headers };
 }

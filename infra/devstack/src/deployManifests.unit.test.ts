@@ -11,7 +11,7 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
 /** Variable names the processes' config schemas read (their upper-case keys). */
-const configSources = ['packages/runtime/src/config.ts', 'services/conversations/src/config.ts', 'services/messages/src/config.ts', 'services/management/src/config.ts', 'services/webhooks/src/config.ts', 'services/notifications/src/config.ts', 'gateway/src/config.ts'];
+const configSources = ['packages/runtime/src/config.ts', 'packages/kafka/src/security.ts', 'services/conversations/src/config.ts', 'services/messages/src/config.ts', 'services/management/src/config.ts', 'services/webhooks/src/config.ts', 'services/notifications/src/config.ts', 'gateway/src/config.ts'];
 const knownVariables = new Set(configSources.flatMap((file) => [...read(file).matchAll(/^\s+([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1] as string)));
 
 function entryPointExists(command: unknown): boolean {
@@ -74,6 +74,30 @@ describe('deployment manifests', () => {
       const services = documents.filter((d) => d['kind'] === 'Service' && d['metadata']['name'] === deployment['metadata']['name']);
       expect(services).toHaveLength(1);
     }
+  });
+
+  it('kafka security: every backend may get the TLS and SASL settings and files, and the gateway needs none', () => {
+    const compose = parse(read('infra/compose/compose.yaml'), { merge: true }) as { services: Record<string, ComposeService & { secrets?: string[] }> };
+    const kafkaVariables = ['KAFKA_SSL', 'KAFKA_SSL_CA_FILE', 'KAFKA_SSL_CERT_FILE', 'KAFKA_SSL_KEY_FILE', 'KAFKA_SSL_REJECT_UNAUTHORIZED', 'KAFKA_SASL_MECHANISM', 'KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD'];
+    const kafkaClients = Object.entries(compose.services).filter(([, s]) => s.command !== undefined && s.environment?.['KAFKA_BROKERS'] !== undefined);
+    expect(kafkaClients.map(([name]) => name).sort()).toEqual(['conversations', 'management', 'messages', 'notifications', 'users', 'webhooks']);
+    for (const [name, service] of kafkaClients) {
+      expect(Object.keys(service.environment ?? {}), name).toEqual(expect.arrayContaining(kafkaVariables));
+      expect(service.secrets, name).toEqual(['kafka_ca', 'kafka_cert', 'kafka_key']);
+    }
+    const documents = parseAllDocuments(read('infra/k8s/chat-platform.yaml')).map((d) => d.toJS() as Record<string, any>);
+    const deployments = documents.filter((d) => d['kind'] === 'Deployment');
+    for (const deployment of deployments) {
+      const pod = deployment['spec']['template']['spec'];
+      const optionalSecret = (pod['containers'][0].envFrom as Array<{ secretRef?: { name: string; optional?: boolean } }>).find((e) => e.secretRef?.name === 'chat-platform-kafka');
+      if (deployment['metadata']['name'] === 'gateway') {
+        expect(optionalSecret).toBeUndefined();
+        continue;
+      }
+      expect(optionalSecret?.secretRef?.optional, deployment['metadata']['name']).toBe(true);
+      expect(pod['volumes'], deployment['metadata']['name']).toContainEqual({ name: 'kafka-tls', secret: { secretName: 'chat-platform-kafka-tls', optional: true } });
+    }
+    for (const variable of kafkaVariables) expect(knownVariables, variable).toContain(variable);
   });
 
   it('kubernetes: topics replicated across the brokers, only the gateway reaches the services, and the Ingress serves DOMAIN\'s hosts', () => {

@@ -1,4 +1,5 @@
 import { createConnection } from 'node:net';
+import type { KafkaSecurity } from '@chat/kafka';
 import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { Redis } from 'ioredis';
@@ -6,10 +7,12 @@ import { Redis } from 'ioredis';
 // Each probe makes one attempt with short client timeouts and throws when the service does not answer;
 // callers retry. A listening port proves nothing (Kafka accepts connections long before it serves metadata).
 
-export async function probeKafka(brokers: string): Promise<void> {
+/** `security`: the devstack's own broker is plaintext; a secured one is probed with the clients' settings. */
+export async function probeKafka(brokers: string, security: KafkaSecurity = {}): Promise<void> {
   const kafka = new Kafka({
     clientId: 'devstack-probe',
     brokers: brokers.split(','),
+    ...security,
     logLevel: logLevel.NOTHING,
     connectionTimeout: 1_000,
     requestTimeout: 5_000,

@@ -67,7 +67,7 @@ export { CALLS_PATH_PREFIX, CHAT_API_PREFIX, isCallsRoute, routeCatalog, service
 export { deprecatedOperations, deprecationHeaders } from './deprecations.js';
 export { listParameters } from './listParameters.js';
 export type { CataloguedParameter } from './listParameters.js';
-export { limitDenial, operationGates, roleAccessSchema, roleDenial, roleLimits, valueGates } from './roleAccess.js';
+export { bodyGates, limitDenial, operationGates, operationsGatedBy, roleAccessSchema, roleDenial, roleLimits, valueGates } from './roleAccess.js';
 export type { RoleAccess, RoleLimits, ValueFacts } from './roleAccess.js';
 export type { Deprecation } from './deprecations.js';
 export type { HttpMethod, OnBehalfOfRule, RequiredScope, RouteSpec, ServiceName } from './routes.js';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { errorStatus } from './errors.js';
 import { CHAT_API_PREFIX, routeCatalog } from './routes.js';
+import { operationGates } from './roleAccess.js';
 import type { RouteSpec } from './routes.js';
 
 /** What an operation's handler parses, as the service declares it: the JSON body and the query string. */
@@ -48,6 +49,14 @@ function headerParameters(route: RouteSpec): JsonSchema[] {
       in: 'header',
       required: route.onBehalfOf === 'required',
       description: 'The uid the call acts as.',
+      schema: { type: 'string' },
+    });
+  } else if (Object.hasOwn(operationGates, route.operationId)) {
+    parameters.push({
+      name: 'onBehalfOf',
+      in: 'header',
+      required: false,
+      description: "The uid whose role's permissions and restricted features gate the call; the call still acts as the app.",
       schema: { type: 'string' },
     });
   }

@@ -2,11 +2,20 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel } from 'kafkajs';
 import type { LogEntry } from 'kafkajs';
 import type { Logger } from 'pino';
+import { describeKafkaSecurity } from './security.js';
+import type { KafkaSecurity } from './security.js';
 
-export function createKafka(clientId: string, brokers: readonly string[], logger: Logger): Kafka {
+/**
+ * The one place a Kafka client of the platform is built. `security` comes from `loadKafkaSecurity`
+ * (TLS and SASL from the environment), read by each process's configuration at start.
+ */
+export function createKafka(clientId: string, brokers: readonly string[], logger: Logger, security: KafkaSecurity): Kafka {
+  logger.info({ brokers }, `kafka: ${describeKafkaSecurity(security)}`);
   return new Kafka({
     clientId,
     brokers: [...brokers],
+    ...(security.ssl ? { ssl: security.ssl } : {}),
+    ...(security.sasl ? { sasl: security.sasl } : {}),
     logLevel: logLevel.WARN,
     // Capped at 2 s (kafkajs' default cap is 30 s): after a broker outage a client must find the broker
     // back within seconds, not wait out a long backoff (the chaos run converged in 25 s with the default).

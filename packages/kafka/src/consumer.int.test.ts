@@ -7,6 +7,7 @@ import type { Consumer, Kafka, Producer } from 'kafkajs';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKafka, ensureTopics } from './client.js';
+import { loadKafkaSecurity } from './security.js';
 import { EventConsumer } from './consumer.js';
 import { redriveDeadLetters } from './operatorTools.js';
 
@@ -23,7 +24,7 @@ describe('EventConsumer on Kafka', () => {
   let consumer: EventConsumer | null = null;
 
   beforeAll(async () => {
-    kafka = createKafka('consumer-int-test', (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:9092').split(','), logger);
+    kafka = createKafka('consumer-int-test', (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:9092').split(','), logger, loadKafkaSecurity(process.env));
     await ensureTopics(kafka, [topic, deadLetterTopic(groupId)], 1);
     producer = kafka.producer();
     await producer.connect();

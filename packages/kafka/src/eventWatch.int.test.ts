@@ -6,6 +6,7 @@ import type { Kafka, Producer } from 'kafkajs';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKafka, ensureTopics } from './client.js';
+import { loadKafkaSecurity } from './security.js';
 import { EventWatch } from './eventWatch.js';
 
 // The per-process watch on the real broker: it starts where the projection group stood (so the
@@ -22,7 +23,7 @@ describe('EventWatch on Kafka', () => {
     JSON.stringify(testEnvelope('UserCreated', `user:app1:${uid}`, 1, { uid, name: uid, role: 'default', tags: [], createdAt: 1 }));
 
   beforeAll(async () => {
-    kafka = createKafka('watch-int-test', (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:9092').split(','), logger);
+    kafka = createKafka('watch-int-test', (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:9092').split(','), logger, loadKafkaSecurity(process.env));
     await ensureTopics(kafka, [topic], 1);
     producer = kafka.producer();
     await producer.connect();

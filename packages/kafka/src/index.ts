@@ -1,4 +1,6 @@
 export { createKafka, ensureTopics } from './client.js';
+export { KAFKA_SECURITY_VARIABLES, describeKafkaSecurity, loadKafkaSecurity } from './security.js';
+export type { KafkaSecurity } from './security.js';
 export { KafkaEventPublisher } from './producer.js';
 export { EventConsumer, consumerGroupFor } from './consumer.js';
 export type { EventConsumerOptions } from './consumer.js';

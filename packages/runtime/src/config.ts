@@ -1,4 +1,6 @@
 import { DEFAULT_ADMISSION } from '@chat/http';
+import { loadKafkaSecurity } from '@chat/kafka';
+import type { KafkaSecurity } from '@chat/kafka';
 import type { AdmissionLimits } from '@chat/http';
 import { z } from 'zod';
 
@@ -8,6 +10,8 @@ export interface ServiceConfig {
   mongoUrl: string;
   mongoDb: string;
   kafkaBrokers: string[];
+  /** TLS and SASL towards the brokers (KAFKA_SSL…, KAFKA_SASL…; ADR 0041). */
+  kafkaSecurity: KafkaSecurity;
   logLevel: string;
   /** Bounds on the requests the service works on and lets wait (503 past them). */
   admission: AdmissionLimits;
@@ -61,6 +65,7 @@ export function loadServiceConfig(
     mongoUrl: parsed.MONGO_URL,
     mongoDb: parsed.MONGO_DB,
     kafkaBrokers: parsed.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean),
+    kafkaSecurity: loadKafkaSecurity(env),
     logLevel: parsed.LOG_LEVEL,
     admission: {
       maxInFlight: parsed.MAX_IN_FLIGHT_REQUESTS,

@@ -30,7 +30,7 @@ export async function runService(
   const tracing = await startTracing(name, logger);
   const probes = new Probes();
   const mongo = await connectMongo(config.mongoUrl, config.mongoDb, name);
-  const kafka = createKafka(name, config.kafkaBrokers, logger);
+  const kafka = createKafka(name, config.kafkaBrokers, logger, config.kafkaSecurity);
   const service = create({ db: mongo.db, kafka, logger, probes, topicSettings: config.topicSettings });
   await service.start();
   // Past capacity the service answers a fast 503 instead of queueing until clients time out; the

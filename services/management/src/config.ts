@@ -1,6 +1,8 @@
 import { privateAddressPolicy } from '@chat/delivery';
 import type { PrivateAddressPolicy } from '@chat/delivery';
 import { secretKeysSetting } from '@chat/contracts';
+import { loadKafkaSecurity } from '@chat/kafka';
+import type { KafkaSecurity } from '@chat/kafka';
 import type { TopicSettings } from '@chat/runtime';
 import { z } from 'zod';
 
@@ -32,6 +34,8 @@ export interface ManagementConfig {
   mongoUrl: string;
   mongoDb: string;
   kafkaBrokers: readonly string[];
+  /** TLS and SASL towards the brokers (KAFKA_SSL…, KAFKA_SASL…; ADR 0041). */
+  kafkaSecurity: KafkaSecurity;
   redisUrl: string;
   region: string;
   webhookSecretsKey: string;
@@ -55,6 +59,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Manag
     mongoUrl: e.MONGO_URL,
     mongoDb: e.MONGO_DB,
     kafkaBrokers: Object.freeze(e.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean)),
+    kafkaSecurity: loadKafkaSecurity(env),
     redisUrl: e.REDIS_URL,
     region: e.REGION,
     webhookSecretsKey: e.WEBHOOK_SECRETS_KEY,

@@ -16,7 +16,7 @@ const mongo = await connectMongo(config.mongoUrl, config.mongoDb, 'management');
 // is away (ADR 0040); invalidations wait for it (the projection retries them as an outage).
 const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
 redis.on('error', (error: unknown) => logger.warn({ err: error }, 'redis error'));
-const kafka = createKafka('management', config.kafkaBrokers, logger);
+const kafka = createKafka('management', config.kafkaBrokers, logger, config.kafkaSecurity);
 
 collectProcessMetrics();
 const probes = new Probes();

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SecretBox } from '@chat/contracts';
 import { CommandRunner } from '@chat/eventsourcing';
-import { EventWatch, KafkaEventPublisher, createKafka, ensureTopics } from '@chat/kafka';
+import { EventWatch, KafkaEventPublisher, createKafka, ensureTopics, loadKafkaSecurity } from '@chat/kafka';
 import { MongoCommitStore } from '@chat/mongo';
 import { MongoClient } from 'mongodb';
 import { pino } from 'pino';
@@ -21,7 +21,7 @@ describe('moderation settings reach every replica within a second', () => {
   const topic = `test.moderation.${run}`;
   const client = new MongoClient(process.env['MONGO_URL'] ?? 'mongodb://127.0.0.1:27017');
   const db = client.db(`moderation_memory_${run}`);
-  const kafka = createKafka('moderation-int-test', (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:9092').split(','), logger);
+  const kafka = createKafka('moderation-int-test', (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:9092').split(','), logger, loadKafkaSecurity(process.env));
   const publisher = new KafkaEventPublisher(kafka, topic);
   const watch = new EventWatch(kafka, { purpose: `moderation-test-${run}`, topics: [topic], startFromGroup: `moderation-test-projection-${run}`, onEvents: (events) => replicaB.observe(events), logger });
   const replicaB = new ModerationReadModels(db);

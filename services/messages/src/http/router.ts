@@ -118,7 +118,10 @@ function cursorMeta(items: ApiObject[], limit: number, cursor: MessageCursor | n
 }
 
 
-/** The acting user's role may allow some receiver types, categories, types or MIME types only (README, access rules). */
+/**
+ * The acting user's role may allow some receiver types, categories, types or MIME types only, and may
+ * not start calls (`initiateCall`, `u.initiateCall`) (README, access rules).
+ */
 function refuseBeyondRoleLimits(req: Request, operationId: string, input: ReturnType<typeof parseSendBody>): void {
   const limits = roleLimitsOf(req);
   if (!limits) return;
@@ -134,6 +137,7 @@ function refuseBeyondRoleLimits(req: Request, operationId: string, input: Return
     category: input.category,
     ...(input.category === 'message' ? { messageType: input.type } : { customType: input.type }),
     mimeTypes,
+    initiatesCall: input.category === 'call' && input.data['action'] === 'initiated',
   });
   if (denial) throw new ApiError('ERR_PERMISSION_DENIED', denial);
 }
