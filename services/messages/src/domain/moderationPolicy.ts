@@ -1,5 +1,10 @@
 import type { ModerationRule, RuleCondition, RuleMatch } from '@chat/contracts';
+import type RE2 from 're2';
+import { DEFAULT_PATTERN_BUDGET, compiledPatterns, patternProblem } from './moderationPatterns.js';
+import type { PatternBudget } from './moderationPatterns.js';
 import type { ModerationSettings } from './moderationSettings.js';
+
+export { patternProblem } from './moderationPatterns.js';
 
 /** What the enabled rules make of one text: blocked (by the first blocking rule), masked, flagged. */
 export interface Verdict {
@@ -7,7 +12,27 @@ export interface Verdict {
   /** The text with every term a masking rule matched replaced by asterisks; null when none matched. */
   masked: string | null;
   flags: RuleMatch[];
+  /** Rules whose patterns were not all read because the send's pattern budget ran out (they did not match). */
+  unjudged: string[];
 }
+
+/** What the policy tells its host about terms it could not use and budgets that ran out (logs, metrics). */
+export interface PolicyObserver {
+  termRefused?(ruleId: string, term: string, problem: string): void;
+  budgetExhausted?(ruleIds: readonly string[], elapsedMs: number): void;
+}
+
+export interface PolicyOptions {
+  budget?: PatternBudget;
+  observer?: PolicyObserver;
+  /** The clock the time budget reads (milliseconds). */
+  now?: () => number;
+  /** The most pattern terms one app's policy compiles; the rest are refused (reported, never matched). */
+  maxPatternTerms?: number;
+}
+
+/** Pattern terms compiled per app: with TERM_PROGRAM_BYTES each, a bound on one policy's memory. */
+export const MAX_PATTERN_TERMS_PER_APP = 2_000;
 
 interface ConditionRef {
   rule: ModerationRule;
@@ -58,10 +83,19 @@ function isBlocking(rule: ModerationRule): boolean {
 export class ModerationPolicy {
   private readonly words = new Map<string, ConditionRef[]>();
   private readonly wholeTexts = new Map<string, ConditionRef[]>();
-  private readonly patterns: Array<ConditionRef & { expression: RegExp }> = [];
+  private readonly patterns: Array<ConditionRef & { expressions: RE2[] }> = [];
   private longestPhrase = 0;
+  private patternTerms = 0;
+  private readonly budget: PatternBudget;
+  private readonly now: () => number;
 
-  constructor(settings: ModerationSettings) {
+  /** Never throws and never stalls, whatever the settings hold (they may predate today's checks). */
+  constructor(
+    settings: ModerationSettings,
+    private readonly options: PolicyOptions = {},
+  ) {
+    this.budget = options.budget ?? DEFAULT_PATTERN_BUDGET;
+    this.now = options.now ?? (() => performance.now());
     const lists = new Map(settings.keywordLists.map((list) => [list.id, list]));
     for (const rule of settings.rules) {
       if (!rule.enabled) continue;
@@ -96,14 +130,21 @@ export class ModerationPolicy {
   }
 
   private addPatterns(ref: ConditionRef, terms: readonly string[]): void {
-    const valid = terms.filter((term) => patternProblem(term) === null);
+    const max = this.options.maxPatternTerms ?? MAX_PATTERN_TERMS_PER_APP;
+    const valid: string[] = [];
+    for (const term of new Set(terms)) {
+      const problem = this.patternTerms >= max ? `more than ${max} pattern terms in the app` : patternProblem(term);
+      if (problem === null) {
+        valid.push(term);
+        this.patternTerms += 1;
+      } else this.options.observer?.termRefused?.(ref.rule.id, term, problem);
+    }
     if (valid.length === 0) return;
-    const source = ref.condition.operator === 'equals' ? `^(?:${valid.join('|')})$` : valid.map((term) => `(?:${term})`).join('|');
-    this.patterns.push({ ...ref, expression: new RegExp(source, 'giu') });
+    this.patterns.push({ ...ref, expressions: compiledPatterns(valid, ref.condition.operator === 'equals') });
   }
 
   /** The spans of `text` each condition matched, in rule order. */
-  private matches(text: string): Map<ConditionRef, Span[]> {
+  private matches(text: string): { found: Map<ConditionRef, Span[]>; unjudged: string[] } {
     const found = new Map<ConditionRef, Span[]>();
     const add = (ref: ConditionRef, span: Span) => {
       const spans = found.get(ref);
@@ -125,19 +166,60 @@ export class ModerationPolicy {
       const whole = normalizeTerm(text);
       for (const ref of this.wholeTexts.get(whole) ?? []) add(ref, { start: 0, end: text.length, term: whole });
     }
+    const unjudged = this.patterns.length > 0 ? this.patternMatches(text, add) : [];
+    return { found, unjudged };
+  }
+
+  /**
+   * Pattern matches within the budget: the first `textChars` characters, at most `matches` matches
+   * (a masking rule then masks to the end of the text), `ms` checked between expressions and every
+   * few matches. Rules whose expressions were not all read are returned: they count as not matched
+   * (fail open), so a send is never refused or delayed by a rule that could not be judged in time.
+   */
+  private patternMatches(text: string, add: (ref: ConditionRef, span: Span) => void): string[] {
+    const started = this.now();
+    const scanned = text.length > this.budget.textChars ? text.slice(0, this.budget.textChars) : text;
+    let collected = 0;
+    let outOfTime = false;
+    const unjudged = new Set<string>();
     for (const pattern of this.patterns) {
-      for (const match of text.matchAll(pattern.expression)) {
-        if (match[0] === '') continue;
-        add(pattern, { start: match.index, end: match.index + match[0].length, term: match[0] });
+      for (const expression of pattern.expressions) {
+        if (outOfTime || this.now() - started > this.budget.ms) {
+          outOfTime = true;
+          unjudged.add(pattern.rule.id);
+          break;
+        }
+        expression.lastIndex = 0;
+        let match: RegExpExecArray | null;
+        while ((match = expression.exec(scanned)) !== null) {
+          if (match[0] === '') {
+            expression.lastIndex += 1;
+            continue;
+          }
+          collected += 1;
+          if (collected >= this.budget.matches) {
+            add(pattern, { start: match.index, end: text.length, term: match[0] });
+            outOfTime = true;
+            break;
+          }
+          add(pattern, { start: match.index, end: match.index + match[0].length, term: match[0] });
+          if (collected % 64 === 0 && this.now() - started > this.budget.ms) {
+            outOfTime = true;
+            unjudged.add(pattern.rule.id);
+            break;
+          }
+        }
       }
     }
-    return found;
+    if (unjudged.size > 0) this.options.observer?.budgetExhausted?.([...unjudged], this.now() - started);
+    return [...unjudged];
   }
 
   judge(text: string): Verdict {
-    const verdict: Verdict = { block: null, masked: null, flags: [] };
+    const verdict: Verdict = { block: null, masked: null, flags: [], unjudged: [] };
     if (this.isEmpty || text === '') return verdict;
-    const found = this.matches(text);
+    const { found, unjudged } = this.matches(text);
+    verdict.unjudged = unjudged;
     if (found.size === 0) return verdict;
     const maskSpans: Span[] = [];
     const seenRules = new Set<string>();
@@ -160,27 +242,21 @@ export class ModerationPolicy {
   }
 }
 
-/** Every character of a matched span becomes `*` (whitespace inside a phrase stays). */
+/**
+ * Every character of a matched span becomes `*` (whitespace inside a phrase stays). Spans are sorted
+ * and swept once, so a text with thousands of matches costs its length, not length × matches.
+ */
 function masked(text: string, spans: readonly Span[]): string {
-  const chars = [...text];
-  // Spans are in UTF-16 offsets; rebuild by offset so astral characters stay whole.
+  const sorted = [...spans].sort((a, b) => a.start - b.start);
+  // Spans are in UTF-16 offsets; walk by code point so astral characters stay whole.
   let out = '';
   let offset = 0;
-  for (const char of chars) {
-    const inside = spans.some((span) => offset >= span.start && offset < span.end);
-    out += inside && char.trim() !== '' ? '*' : char;
+  let next = 0;
+  let coveredTo = 0;
+  for (const char of text) {
+    while (next < sorted.length && sorted[next]!.start <= offset) coveredTo = Math.max(coveredTo, sorted[next++]!.end);
+    out += offset < coveredTo && char.trim() !== '' ? '*' : char;
     offset += char.length;
   }
   return out;
-}
-
-/** Why a pattern term cannot be used (null: it compiles and cannot match the empty string alone). */
-export function patternProblem(term: string): string | null {
-  try {
-    const expression = new RegExp(term, 'u');
-    if (expression.test('')) return 'matches the empty text';
-    return null;
-  } catch (error) {
-    return error instanceof Error ? error.message : 'not a regular expression';
-  }
 }

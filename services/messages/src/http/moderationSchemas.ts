@@ -114,8 +114,12 @@ export const updateKeywordsBody = z.object({ id: settingId.optional(), ...keywor
 
 export type KeywordsBody = z.infer<typeof updateKeywordsBody>;
 
+/** A pattern list costs a compiled expression per term on every replica: fewer than a word list's 10,000. */
+const MAX_PATTERN_LIST_TERMS = 1_000;
+
 export function checkedTerms(body: KeywordsBody, category: 'word' | 'pattern'): void {
   if (category !== 'pattern') return;
+  if ((body.searchTerms?.length ?? 0) > MAX_PATTERN_LIST_TERMS) throw fieldError('searchTerms', `at most ${MAX_PATTERN_LIST_TERMS} terms in a pattern list`);
   for (const [at, value] of (body.searchTerms ?? []).entries()) {
     const problem = patternProblem(value);
     if (problem) throw fieldError(`searchTerms.${at}`, `not a usable pattern (${problem})`);
