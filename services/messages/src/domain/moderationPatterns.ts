@@ -156,7 +156,7 @@ export function patternProblem(term: string): string | null {
 }
 
 /**
- * Usable terms compiled into as few expressions as fit: one alternation per condition when it is
+ * Terms that passed `patternProblem` compiled into as few expressions as fit: one alternation per condition when it is
  * small enough, split in halves until each part is. `equals` anchors each expression at both ends.
  */
 export function compiledPatterns(terms: readonly string[], wholeText: boolean): RE2[] {
@@ -166,8 +166,14 @@ export function compiledPatterns(terms: readonly string[], wholeText: boolean): 
     if (part.length === 0) return;
     if (part.length === 1 || (part.length <= TERMS_PER_EXPRESSION && fits(part, EXPRESSION_PROGRAM_BYTES))) {
       const body = part.map((source) => `(?:${source})`).join('|');
-      expressions.push(new RE2(wholeText ? `^(?:${body})$` : body, 'giu'));
-      return;
+      try {
+        expressions.push(new RE2(wholeText ? `^(?:${body})$` : body, 'giu'));
+        return;
+      } catch {
+        // Checked terms compile alone; a policy is built from stored settings and must not throw:
+        // a part that does not compile is split, a lone term left out.
+        if (part.length === 1) return;
+      }
     }
     const half = Math.ceil(part.length / 2);
     build(part.slice(0, half));

@@ -104,4 +104,11 @@ describe('ModerationPolicy under catastrophic patterns', () => {
     );
     expect(policy.judge('x.x.x.x.x').masked).toBe('*.*.*****');
   });
+
+  it('reads only the first textChars characters with patterns, and takes no match that reaches the cut', () => {
+    const own = (value: string[]) => [{ id: 1, entity: 'message', operand: 'text', operator: 'contains', category: 'pattern', isKeywordsReferencePresent: false, isMediaPresent: false, value }] as ModerationRule['conditions'];
+    const policy = new ModerationPolicy({ ...emptySettings(), rules: [rule('end', own(['b$'])), rule('far', own(['zz']))] }, { budget: { textChars: 10, matches: 100, ms: 1_000 } });
+    expect(policy.judge('aaaaaaaab').flags.map((f) => f.ruleId)).toEqual(['end']);
+    expect(policy.judge('aaaaaaaaab and more zz').flags).toEqual([]);
+  });
 });

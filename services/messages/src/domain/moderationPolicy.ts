@@ -70,6 +70,27 @@ function tokensOf(text: string): Token[] {
   return tokens;
 }
 
+/** The text conditions of the enabled rules with the terms they match: their own, or their lists'. */
+function* textConditions(settings: ModerationSettings): Generator<ConditionRef & { terms: readonly string[]; byPattern: boolean }> {
+  const lists = new Map(settings.keywordLists.map((list) => [list.id, list]));
+  for (const rule of settings.rules) {
+    if (!rule.enabled) continue;
+    for (const condition of rule.conditions) {
+      if (condition.operand !== 'text') continue;
+      const terms = condition.isKeywordsReferencePresent ? condition.value.flatMap((id) => lists.get(id)?.searchTerms ?? []) : condition.value;
+      const byPattern = condition.category === 'pattern' || (condition.isKeywordsReferencePresent && condition.value.some((id) => lists.get(id)?.category === 'pattern'));
+      yield { rule, condition, terms, byPattern };
+    }
+  }
+}
+
+/** The pattern terms a policy of these settings compiles (each condition's distinct terms): bounded per app when saved. */
+export function patternTermCount(settings: ModerationSettings): number {
+  let count = 0;
+  for (const { terms, byPattern } of textConditions(settings)) if (byPattern) count += new Set(terms).size;
+  return count;
+}
+
 function isBlocking(rule: ModerationRule): boolean {
   return rule.action.includes('blockMessage') || rule.action.includes('dropMessage');
 }
@@ -96,17 +117,9 @@ export class ModerationPolicy {
   ) {
     this.budget = options.budget ?? DEFAULT_PATTERN_BUDGET;
     this.now = options.now ?? (() => performance.now());
-    const lists = new Map(settings.keywordLists.map((list) => [list.id, list]));
-    for (const rule of settings.rules) {
-      if (!rule.enabled) continue;
-      for (const condition of rule.conditions) {
-        if (condition.operand !== 'text') continue;
-        const ref = { rule, condition };
-        const terms = condition.isKeywordsReferencePresent ? condition.value.flatMap((id) => lists.get(id)?.searchTerms ?? []) : condition.value;
-        const byPattern = condition.category === 'pattern' || (condition.isKeywordsReferencePresent && condition.value.some((id) => lists.get(id)?.category === 'pattern'));
-        if (byPattern) this.addPatterns(ref, terms);
-        else this.addWords(ref, terms);
-      }
+    for (const { rule, condition, terms, byPattern } of textConditions(settings)) {
+      if (byPattern) this.addPatterns({ rule, condition }, terms);
+      else this.addWords({ rule, condition }, terms);
     }
   }
 
@@ -178,7 +191,8 @@ export class ModerationPolicy {
    */
   private patternMatches(text: string, add: (ref: ConditionRef, span: Span) => void): string[] {
     const started = this.now();
-    const scanned = text.length > this.budget.textChars ? text.slice(0, this.budget.textChars) : text;
+    const cut = text.length > this.budget.textChars;
+    const scanned = cut ? text.slice(0, this.budget.textChars) : text;
     let collected = 0;
     let outOfTime = false;
     const unjudged = new Set<string>();
@@ -196,6 +210,8 @@ export class ModerationPolicy {
             expression.lastIndex += 1;
             continue;
           }
+          // A match reaching the cut of a longer text may not be one (`$`, a longer run): not taken.
+          if (cut && match.index + match[0].length >= scanned.length) break;
           collected += 1;
           if (collected >= this.budget.matches) {
             add(pattern, { start: match.index, end: text.length, term: match[0] });
@@ -243,20 +259,19 @@ export class ModerationPolicy {
 }
 
 /**
- * Every character of a matched span becomes `*` (whitespace inside a phrase stays). Spans are sorted
- * and swept once, so a text with thousands of matches costs its length, not length × matches.
+ * Every character of a matched span becomes `*` (whitespace inside a phrase stays). Spans are merged
+ * in order and each stretch is replaced once, so a text with thousands of matches costs its length.
  */
 function masked(text: string, spans: readonly Span[]): string {
   const sorted = [...spans].sort((a, b) => a.start - b.start);
-  // Spans are in UTF-16 offsets; walk by code point so astral characters stay whole.
   let out = '';
-  let offset = 0;
-  let next = 0;
-  let coveredTo = 0;
-  for (const char of text) {
-    while (next < sorted.length && sorted[next]!.start <= offset) coveredTo = Math.max(coveredTo, sorted[next++]!.end);
-    out += offset < coveredTo && char.trim() !== '' ? '*' : char;
-    offset += char.length;
+  let done = 0;
+  for (const span of sorted) {
+    const start = Math.max(span.start, done);
+    if (span.end <= start) continue;
+    // Spans start and end on whole characters; `u` keeps an astral character one asterisk.
+    out += text.slice(done, start) + text.slice(start, span.end).replace(/\S/gu, '*');
+    done = span.end;
   }
-  return out;
+  return out + text.slice(done);
 }
