@@ -7,8 +7,14 @@ import RE2 from 're2';
  * also fit a small program, and a send's judging has a budget (`PatternBudget`).
  */
 
-/** A term's program must fit this much RE2 memory (Unicode classes are large: `[\p{L}\p{N}]{2,20}` needs 2 MiB). */
-export const TERM_PROGRAM_BYTES = 2 * 1024 * 1024;
+/**
+ * A term's program must fit this much RE2 memory. It bounds both a term's work per character and its
+ * compile time (every replica compiles an app's terms on each settings change, on the event loop):
+ * `\p{L}+` fits, `[\p{L}\p{N}]{2,20}` (2 MiB, 40 ms to compile) does not.
+ */
+export const TERM_PROGRAM_BYTES = 128 * 1024;
+/** Saving terms may spend this long checking them; past it the save is refused (fewer or simpler patterns). */
+export const SAVE_CHECK_MS = 500;
 /** Counted repetitions multiply a term's states: `(?:.*a){1000}` is a thousand copies of `.*a`. */
 export const MAX_REPETITION = 100;
 /** Terms of one condition are combined into expressions of at most this program size (split when larger). */

@@ -84,6 +84,20 @@ describe('ModerationPolicy under catastrophic patterns', () => {
     expect(policy.judge('so spammm').flags.map((f) => f.matched)).toEqual([['spammm']]);
   });
 
+  it('stops compiling an app\'s patterns past the compile budget: the rest are left out and reported', () => {
+    let clock = 0;
+    let step = 60;
+    const refused: string[] = [];
+    const value = ['one+', 'two+', 'three+'];
+    const policy = new ModerationPolicy(
+      { ...emptySettings(), rules: [rule('slow', [{ id: 1, entity: 'message', operand: 'text', operator: 'contains', category: 'pattern', isKeywordsReferencePresent: false, isMediaPresent: false, value }])] },
+      { compileMs: 100, now: () => (clock += step), observer: { termRefused: (_rule, term, problem) => refused.push(`${term}: ${problem}`) } },
+    );
+    step = 0;
+    expect(refused).toEqual(["two+: compiling the app's patterns took over 100 ms", "three+: compiling the app's patterns took over 100 ms"]);
+    expect(policy.judge('one two three').flags.map((f) => f.matched)).toEqual([['one']]);
+  });
+
   it('stops reading patterns when the time budget runs out and names the rules it did not judge', () => {
     let clock = 0;
     const exhausted: string[][] = [];

@@ -29,10 +29,14 @@ export interface PolicyOptions {
   now?: () => number;
   /** The most pattern terms one app's policy compiles; the rest are refused (reported, never matched). */
   maxPatternTerms?: number;
+  /** How long compiling the pattern terms may take before the rest are refused. */
+  compileMs?: number;
 }
 
-/** Pattern terms compiled per app: with TERM_PROGRAM_BYTES each, a bound on one policy's memory. */
-export const MAX_PATTERN_TERMS_PER_APP = 2_000;
+/** Pattern terms per app (refused at save time past it; never compiled past it). */
+export const MAX_PATTERN_TERMS_PER_APP = 500;
+/** Compiling an app's pattern terms stops after this long: the rest are left out (reported). */
+const COMPILE_MS = 150;
 
 interface ConditionRef {
   rule: ModerationRule;
@@ -107,6 +111,7 @@ export class ModerationPolicy {
   private readonly patterns: Array<ConditionRef & { expressions: RE2[] }> = [];
   private longestPhrase = 0;
   private patternTerms = 0;
+  private readonly compileStarted: number;
   private readonly budget: PatternBudget;
   private readonly now: () => number;
 
@@ -117,6 +122,7 @@ export class ModerationPolicy {
   ) {
     this.budget = options.budget ?? DEFAULT_PATTERN_BUDGET;
     this.now = options.now ?? (() => performance.now());
+    this.compileStarted = this.now();
     for (const { rule, condition, terms, byPattern } of textConditions(settings)) {
       if (byPattern) this.addPatterns({ rule, condition }, terms);
       else this.addWords({ rule, condition }, terms);
@@ -144,9 +150,13 @@ export class ModerationPolicy {
 
   private addPatterns(ref: ConditionRef, terms: readonly string[]): void {
     const max = this.options.maxPatternTerms ?? MAX_PATTERN_TERMS_PER_APP;
+    const compileMs = this.options.compileMs ?? COMPILE_MS;
     const valid: string[] = [];
     for (const term of new Set(terms)) {
-      const problem = this.patternTerms >= max ? `more than ${max} pattern terms in the app` : patternProblem(term);
+      const problem =
+        this.patternTerms >= max ? `more than ${max} pattern terms in the app`
+        : this.now() - this.compileStarted > compileMs ? `compiling the app's patterns took over ${compileMs} ms`
+        : patternProblem(term);
       if (problem === null) {
         valid.push(term);
         this.patternTerms += 1;
