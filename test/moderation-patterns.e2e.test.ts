@@ -65,4 +65,16 @@ describe('catastrophic moderation patterns', () => {
     expect((await attacker.call('GET', '/v3/moderation/rules/backref')).status).toBe(404);
     expect((await attacker.call('GET', '/v3/moderation/keywords/lookahead')).status).toBe(404);
   });
+
+  it('refuses a rule that takes the app past 500 pattern terms (250 + 251 here), naming the field; nothing is stored', async () => {
+    const terms = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}${i}\\d+`);
+    await done(attacker.call('POST', '/v3/moderation/keywords', { body: { id: 'many-a', name: 'many a', category: 'pattern', searchTerms: terms('a', 250) } }));
+    await done(attacker.call('POST', '/v3/moderation/keywords', { body: { id: 'many-b', name: 'many b', category: 'pattern', searchTerms: terms('b', 251) } }));
+    const over = await attacker.call('POST', '/v3/moderation/rules', {
+      body: { id: 'too-many', name: 'too many', action: ['flagMessage'], conditions: [{ operand: 'text', isKeywordsReferencePresent: true, value: ['many-a', 'many-b'] }] },
+    });
+    expectError(over, 400, 'ERR_BAD_REQUEST', 'conditions');
+    expect(JSON.stringify(over.body.error)).toMatch(/at most 500/);
+    expect((await attacker.call('GET', '/v3/moderation/rules/too-many')).status).toBe(404);
+  });
 });
