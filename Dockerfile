@@ -2,6 +2,8 @@
 #   docker run IMAGE node services/conversations/dist/main.js
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
+# re2 (moderation patterns, ADR 0037) compiles its bundled sources when no prebuilt binary can be fetched.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY . .
 RUN npx -y pnpm@10 install --frozen-lockfile \
  && node_modules/.bin/tsc -b \

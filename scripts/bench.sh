@@ -16,3 +16,4 @@ node bench/import.mjs
 node bench/webhooks.mjs
 node bench/notifications.mjs
 node bench/moderation.mjs
+node bench/moderation-patterns.mjs

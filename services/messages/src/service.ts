@@ -53,7 +53,7 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
   const { db, kafka, logger } = deps;
   // Sends' facts stay in memory while the pipeline's watch is known to keep up (ADR 0020).
   const readModels = new MessagesReadModels(db, { watchCurrentAsOf: () => pipeline.watchCurrentAsOf() });
-  const moderation = new ModerationReadModels(db);
+  const moderation = new ModerationReadModels(db, logger);
   const ownReadModels = {
     apply: async (events: readonly KnownEvent[]) => {
       await readModels.apply(events);

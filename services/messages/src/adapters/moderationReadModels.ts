@@ -1,8 +1,11 @@
 import type { EventEnvelope } from '@chat/contracts';
+import { counter } from '@chat/http';
 import { DocumentMemory, MongoDocumentStore, allOf, ensureIndexes, findPage, mongoProjection, readWithPatience, showsPositions, sourceOfStream, stripStoredFields } from '@chat/mongo';
 import type { EventApplier, KeysetOrder, PagePosition, Stored, StoredRecord } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
+import type { Logger } from 'pino';
 import { ModerationPolicy } from '../domain/moderationPolicy.js';
+import type { PolicyObserver } from '../domain/moderationPolicy.js';
 import type { ModerationSettings } from '../domain/moderationSettings.js';
 import { moderationSettingsStream } from '../domain/moderationSettings.js';
 import { moderationSettingsId, moderationSettingsProjection, settingsOf } from '../projections/moderationSettings.js';
@@ -20,6 +23,11 @@ export type ReviewList = { queue: 'flagged' | 'blocked'; status: 'pending' } | {
 
 /** How long a read asked for a settings version (a consistency token) waits for the store to show it. */
 const SETTINGS_WAIT_MS = 2_000;
+
+/** Sends whose pattern budget ran out (ADR 0037): the rules not read count as not matched. */
+const budgetExhausted = counter('moderation_pattern_budget_exhausted_total', 'Judged texts whose moderation pattern budget ran out before every pattern rule was read.', []);
+/** Stored pattern terms the engine refuses (saved before ADR 0037's checks): never matched. */
+const termsRefused = counter('moderation_pattern_terms_refused_total', 'Stored moderation pattern terms the pattern engine refused when an app policy was compiled.', []);
 
 /** Review lists go newest first; message ids are unique in an app. */
 const NEWEST_FIRST: KeysetOrder = [['seq', -1]];
@@ -40,7 +48,10 @@ export class ModerationReadModels implements EventApplier {
   private readonly compiled = new WeakMap<StoredRecord, AppModeration>();
   private readonly empty: AppModeration;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly logger?: Logger,
+  ) {
     this.projections = allOf(mongoProjection(db, 'moderation_settings', moderationSettingsProjection), mongoProjection(db, 'review_queue', reviewQueueProjection));
     this.reviews = db.collection<Stored<ReviewDoc>>('review_queue');
     this.settingsMemory = new DocumentMemory(
@@ -82,10 +93,24 @@ export class ModerationReadModels implements EventApplier {
     let known = this.compiled.get(record);
     if (!known) {
       const settings = settingsOf(stripStoredFields(record as unknown as Stored<ModerationSettingsDoc>));
-      known = { settings, policy: new ModerationPolicy(settings) };
+      known = { settings, policy: new ModerationPolicy(settings, { observer: this.observerFor(appId) }) };
       this.compiled.set(record, known);
     }
     return known;
+  }
+
+  /** Logs and counts what a policy could not use or judge in time, so the tenant's operator can fix the pattern. */
+  private observerFor(appId: string): PolicyObserver {
+    return {
+      termRefused: (ruleId, term, problem) => {
+        termsRefused.inc();
+        this.logger?.warn({ appId, ruleId, term, problem }, 'moderation pattern term refused by the pattern engine; it never matches');
+      },
+      budgetExhausted: (ruleIds, elapsedMs) => {
+        budgetExhausted.inc();
+        this.logger?.warn({ appId, ruleIds, elapsedMs: Math.round(elapsedMs) }, 'moderation pattern budget ran out; these rules were not judged for this text (sent as not matched)');
+      },
+    };
   }
 
   async findReview(appId: string, id: string): Promise<ReviewDoc | null> {

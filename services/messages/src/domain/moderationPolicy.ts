@@ -1,5 +1,10 @@
 import type { ModerationRule, RuleCondition, RuleMatch } from '@chat/contracts';
+import type RE2 from 're2';
+import { DEFAULT_PATTERN_BUDGET, compiledPatterns, patternProblem } from './moderationPatterns.js';
+import type { PatternBudget } from './moderationPatterns.js';
 import type { ModerationSettings } from './moderationSettings.js';
+
+export { patternProblem } from './moderationPatterns.js';
 
 /** What the enabled rules make of one text: blocked (by the first blocking rule), masked, flagged. */
 export interface Verdict {
@@ -7,7 +12,31 @@ export interface Verdict {
   /** The text with every term a masking rule matched replaced by asterisks; null when none matched. */
   masked: string | null;
   flags: RuleMatch[];
+  /** Rules whose patterns were not all read because the send's pattern budget ran out (they did not match). */
+  unjudged: string[];
 }
+
+/** What the policy tells its host about terms it could not use and budgets that ran out (logs, metrics). */
+export interface PolicyObserver {
+  termRefused?(ruleId: string, term: string, problem: string): void;
+  budgetExhausted?(ruleIds: readonly string[], elapsedMs: number): void;
+}
+
+export interface PolicyOptions {
+  budget?: PatternBudget;
+  observer?: PolicyObserver;
+  /** The clock the time budget reads (milliseconds). */
+  now?: () => number;
+  /** The most pattern terms one app's policy compiles; the rest are refused (reported, never matched). */
+  maxPatternTerms?: number;
+  /** How long compiling the pattern terms may take before the rest are refused. */
+  compileMs?: number;
+}
+
+/** Pattern terms per app (refused at save time past it; never compiled past it). */
+export const MAX_PATTERN_TERMS_PER_APP = 500;
+/** Compiling an app's pattern terms stops after this long: the rest are left out (reported). */
+const COMPILE_MS = 150;
 
 interface ConditionRef {
   rule: ModerationRule;
@@ -45,6 +74,27 @@ function tokensOf(text: string): Token[] {
   return tokens;
 }
 
+/** The text conditions of the enabled rules with the terms they match: their own, or their lists'. */
+function* textConditions(settings: ModerationSettings): Generator<ConditionRef & { terms: readonly string[]; byPattern: boolean }> {
+  const lists = new Map(settings.keywordLists.map((list) => [list.id, list]));
+  for (const rule of settings.rules) {
+    if (!rule.enabled) continue;
+    for (const condition of rule.conditions) {
+      if (condition.operand !== 'text') continue;
+      const terms = condition.isKeywordsReferencePresent ? condition.value.flatMap((id) => lists.get(id)?.searchTerms ?? []) : condition.value;
+      const byPattern = condition.category === 'pattern' || (condition.isKeywordsReferencePresent && condition.value.some((id) => lists.get(id)?.category === 'pattern'));
+      yield { rule, condition, terms, byPattern };
+    }
+  }
+}
+
+/** The pattern terms a policy of these settings compiles (each condition's distinct terms): bounded per app when saved. */
+export function patternTermCount(settings: ModerationSettings): number {
+  let count = 0;
+  for (const { terms, byPattern } of textConditions(settings)) if (byPattern) count += new Set(terms).size;
+  return count;
+}
+
 function isBlocking(rule: ModerationRule): boolean {
   return rule.action.includes('blockMessage') || rule.action.includes('dropMessage');
 }
@@ -58,21 +108,24 @@ function isBlocking(rule: ModerationRule): boolean {
 export class ModerationPolicy {
   private readonly words = new Map<string, ConditionRef[]>();
   private readonly wholeTexts = new Map<string, ConditionRef[]>();
-  private readonly patterns: Array<ConditionRef & { expression: RegExp }> = [];
+  private readonly patterns: Array<ConditionRef & { expressions: RE2[] }> = [];
   private longestPhrase = 0;
+  private patternTerms = 0;
+  private readonly compileStarted: number;
+  private readonly budget: PatternBudget;
+  private readonly now: () => number;
 
-  constructor(settings: ModerationSettings) {
-    const lists = new Map(settings.keywordLists.map((list) => [list.id, list]));
-    for (const rule of settings.rules) {
-      if (!rule.enabled) continue;
-      for (const condition of rule.conditions) {
-        if (condition.operand !== 'text') continue;
-        const ref = { rule, condition };
-        const terms = condition.isKeywordsReferencePresent ? condition.value.flatMap((id) => lists.get(id)?.searchTerms ?? []) : condition.value;
-        const byPattern = condition.category === 'pattern' || (condition.isKeywordsReferencePresent && condition.value.some((id) => lists.get(id)?.category === 'pattern'));
-        if (byPattern) this.addPatterns(ref, terms);
-        else this.addWords(ref, terms);
-      }
+  /** Never throws and never stalls, whatever the settings hold (they may predate today's checks). */
+  constructor(
+    settings: ModerationSettings,
+    private readonly options: PolicyOptions = {},
+  ) {
+    this.budget = options.budget ?? DEFAULT_PATTERN_BUDGET;
+    this.now = options.now ?? (() => performance.now());
+    this.compileStarted = this.now();
+    for (const { rule, condition, terms, byPattern } of textConditions(settings)) {
+      if (byPattern) this.addPatterns({ rule, condition }, terms);
+      else this.addWords({ rule, condition }, terms);
     }
   }
 
@@ -96,14 +149,25 @@ export class ModerationPolicy {
   }
 
   private addPatterns(ref: ConditionRef, terms: readonly string[]): void {
-    const valid = terms.filter((term) => patternProblem(term) === null);
+    const max = this.options.maxPatternTerms ?? MAX_PATTERN_TERMS_PER_APP;
+    const compileMs = this.options.compileMs ?? COMPILE_MS;
+    const valid: string[] = [];
+    for (const term of new Set(terms)) {
+      const problem =
+        this.patternTerms >= max ? `more than ${max} pattern terms in the app`
+        : this.now() - this.compileStarted > compileMs ? `compiling the app's patterns took over ${compileMs} ms`
+        : patternProblem(term);
+      if (problem === null) {
+        valid.push(term);
+        this.patternTerms += 1;
+      } else this.options.observer?.termRefused?.(ref.rule.id, term, problem);
+    }
     if (valid.length === 0) return;
-    const source = ref.condition.operator === 'equals' ? `^(?:${valid.join('|')})$` : valid.map((term) => `(?:${term})`).join('|');
-    this.patterns.push({ ...ref, expression: new RegExp(source, 'giu') });
+    this.patterns.push({ ...ref, expressions: compiledPatterns(valid, ref.condition.operator === 'equals') });
   }
 
   /** The spans of `text` each condition matched, in rule order. */
-  private matches(text: string): Map<ConditionRef, Span[]> {
+  private matches(text: string): { found: Map<ConditionRef, Span[]>; unjudged: string[] } {
     const found = new Map<ConditionRef, Span[]>();
     const add = (ref: ConditionRef, span: Span) => {
       const spans = found.get(ref);
@@ -125,19 +189,63 @@ export class ModerationPolicy {
       const whole = normalizeTerm(text);
       for (const ref of this.wholeTexts.get(whole) ?? []) add(ref, { start: 0, end: text.length, term: whole });
     }
+    const unjudged = this.patterns.length > 0 ? this.patternMatches(text, add) : [];
+    return { found, unjudged };
+  }
+
+  /**
+   * Pattern matches within the budget: the first `textChars` characters, at most `matches` matches
+   * (a masking rule then masks to the end of the text), `ms` checked between expressions and every
+   * few matches. Rules whose expressions were not all read are returned: they count as not matched
+   * (fail open), so a send is never refused or delayed by a rule that could not be judged in time.
+   */
+  private patternMatches(text: string, add: (ref: ConditionRef, span: Span) => void): string[] {
+    const started = this.now();
+    const cut = text.length > this.budget.textChars;
+    const scanned = cut ? text.slice(0, this.budget.textChars) : text;
+    let collected = 0;
+    let outOfTime = false;
+    const unjudged = new Set<string>();
     for (const pattern of this.patterns) {
-      for (const match of text.matchAll(pattern.expression)) {
-        if (match[0] === '') continue;
-        add(pattern, { start: match.index, end: match.index + match[0].length, term: match[0] });
+      for (const expression of pattern.expressions) {
+        if (outOfTime || this.now() - started > this.budget.ms) {
+          outOfTime = true;
+          unjudged.add(pattern.rule.id);
+          break;
+        }
+        expression.lastIndex = 0;
+        let match: RegExpExecArray | null;
+        while ((match = expression.exec(scanned)) !== null) {
+          if (match[0] === '') {
+            expression.lastIndex += 1;
+            continue;
+          }
+          // A match reaching the cut of a longer text may not be one (`$`, a longer run): not taken.
+          if (cut && match.index + match[0].length >= scanned.length) break;
+          collected += 1;
+          if (collected >= this.budget.matches) {
+            add(pattern, { start: match.index, end: text.length, term: match[0] });
+            outOfTime = true;
+            break;
+          }
+          add(pattern, { start: match.index, end: match.index + match[0].length, term: match[0] });
+          if (collected % 64 === 0 && this.now() - started > this.budget.ms) {
+            outOfTime = true;
+            unjudged.add(pattern.rule.id);
+            break;
+          }
+        }
       }
     }
-    return found;
+    if (unjudged.size > 0) this.options.observer?.budgetExhausted?.([...unjudged], this.now() - started);
+    return [...unjudged];
   }
 
   judge(text: string): Verdict {
-    const verdict: Verdict = { block: null, masked: null, flags: [] };
+    const verdict: Verdict = { block: null, masked: null, flags: [], unjudged: [] };
     if (this.isEmpty || text === '') return verdict;
-    const found = this.matches(text);
+    const { found, unjudged } = this.matches(text);
+    verdict.unjudged = unjudged;
     if (found.size === 0) return verdict;
     const maskSpans: Span[] = [];
     const seenRules = new Set<string>();
@@ -160,27 +268,20 @@ export class ModerationPolicy {
   }
 }
 
-/** Every character of a matched span becomes `*` (whitespace inside a phrase stays). */
+/**
+ * Every character of a matched span becomes `*` (whitespace inside a phrase stays). Spans are merged
+ * in order and each stretch is replaced once, so a text with thousands of matches costs its length.
+ */
 function masked(text: string, spans: readonly Span[]): string {
-  const chars = [...text];
-  // Spans are in UTF-16 offsets; rebuild by offset so astral characters stay whole.
+  const sorted = [...spans].sort((a, b) => a.start - b.start);
   let out = '';
-  let offset = 0;
-  for (const char of chars) {
-    const inside = spans.some((span) => offset >= span.start && offset < span.end);
-    out += inside && char.trim() !== '' ? '*' : char;
-    offset += char.length;
+  let done = 0;
+  for (const span of sorted) {
+    const start = Math.max(span.start, done);
+    if (span.end <= start) continue;
+    // Spans start and end on whole characters; `u` keeps an astral character one asterisk.
+    out += text.slice(done, start) + text.slice(start, span.end).replace(/\S/gu, '*');
+    done = span.end;
   }
-  return out;
-}
-
-/** Why a pattern term cannot be used (null: it compiles and cannot match the empty string alone). */
-export function patternProblem(term: string): string | null {
-  try {
-    const expression = new RegExp(term, 'u');
-    if (expression.test('')) return 'matches the empty text';
-    return null;
-  } catch (error) {
-    return error instanceof Error ? error.message : 'not a regular expression';
-  }
+  return out + text.slice(done);
 }

@@ -1,6 +1,7 @@
 import { ApiError, agentToolV1, agentV1, keywordListV1, moderationReasonV1, moderationRuleV1 } from '@chat/contracts';
 import type { Agent, AgentTool, ErrorCode, KeywordList, ModerationReason, ModerationRule } from '@chat/contracts';
 import type { Decider, DomainEvent } from '@chat/eventsourcing';
+import { MAX_PATTERN_TERMS_PER_APP, patternTermCount } from './moderationPolicy.js';
 
 /**
  * An app's moderation settings (reasons, rules with their revisions, keyword lists) and its BYO
@@ -183,7 +184,22 @@ function decideSave(command: SaveSetting, settings: ModerationSettings, appId: s
   }
   const entity = completed(command, existing, appId);
   mustReferToExisting(settings, command.kind, entity);
-  return [savedEvent(command.kind, entity)];
+  const event = savedEvent(command.kind, entity);
+  mustKeepPatternsBounded(settings, command.kind, event);
+  return [event];
+}
+
+/**
+ * Every replica compiles an app's pattern terms and reads them on every send (ADR 0037): a save that
+ * would take the app past MAX_PATTERN_TERMS_PER_APP is refused. One that lowers the count passes.
+ */
+function mustKeepPatternsBounded(settings: ModerationSettings, kind: SettingsKind, event: SettingsEvent): void {
+  if (kind !== 'rule' && kind !== 'keywordList') return;
+  const after = patternTermCount(settingsAfter(settings, event));
+  if (after <= MAX_PATTERN_TERMS_PER_APP || after <= patternTermCount(settings)) return;
+  const field = kind === 'rule' ? 'conditions' : 'searchTerms';
+  const problem = `the app's enabled rules would use ${after} pattern terms; at most ${MAX_PATTERN_TERMS_PER_APP} are allowed per app`;
+  throw new ApiError('ERR_BAD_REQUEST', `${field}: ${problem}`, { fields: [{ field, problem }] });
 }
 
 function decideDelete(command: DeleteSetting, settings: ModerationSettings): SettingsEvent[] {

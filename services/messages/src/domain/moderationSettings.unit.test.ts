@@ -58,4 +58,23 @@ describe('moderation settings decider', () => {
     settings = settingsAfter(settings, { type: 'ModerationRuleDeleted', data: { id: 'r', deletedAt: 1 } });
     expect(settings.ruleRevisions).toEqual([]);
   });
+
+  it('refuses a save that takes the app past its pattern terms, and lets one that lowers them pass', () => {
+    const patternList = (id: string, count: number): SettingsEvent => ({
+      type: 'KeywordListSaved',
+      data: { list: { id, name: id, description: '', category: 'pattern', isCSV: false, searchTerms: Array.from({ length: count }, (_, i) => `${id}${i}\\d+`), createdAt: 1, updatedAt: 1, revisionId: `app_${id}_1` } },
+    });
+    const over = (ids: string[]) => ({ ...ruleFields('x'), conditions: [{ ...ruleFields('x').conditions[0]!, category: 'pattern' as const, value: ids }] });
+    const lists = [patternList('a', 250), patternList('b', 250), patternList('c', 1)];
+    const atLimit = settingsAfter(settingsAfter(settingsAfter(emptySettings(), lists[0]!), lists[1]!), lists[2]!);
+    expect(() => moderationSettingsDecider.decide({ ...base, type: 'SaveSetting', kind: 'rule', mode: 'create', id: 'r', fields: over(['a', 'b']) }, atLimit)).not.toThrow();
+    spec.given(lists).when({ ...base, type: 'SaveSetting', kind: 'rule', mode: 'create', id: 'r', fields: over(['a', 'b', 'c']) }).thenThrows((error) => error instanceof ApiError && error.code === 'ERR_BAD_REQUEST' && /conditions: .*501 pattern terms/.test(error.message));
+    const [saved] = moderationSettingsDecider.decide({ ...base, type: 'SaveSetting', kind: 'rule', mode: 'create', id: 'r', fields: over(['a', 'b']) }, atLimit);
+    spec
+      .given([...lists, saved!])
+      .when({ ...base, type: 'SaveSetting', kind: 'keywordList', mode: 'update', id: 'b', fields: { searchTerms: ['more', 'than', 'before'].concat(Array.from({ length: 250 }, (_, i) => `t${i}`)) } })
+      .thenThrows(refusedWith('ERR_BAD_REQUEST'));
+    const withRule = settingsAfter(atLimit, saved!);
+    expect(moderationSettingsDecider.decide({ ...base, type: 'SaveSetting', kind: 'keywordList', mode: 'update', id: 'b', fields: { searchTerms: ['fewer'] } }, withRule)).toHaveLength(1);
+  });
 });

@@ -3,7 +3,7 @@ import { tenantHeaderRefusal, urlRefusal } from '@chat/delivery';
 import type { PrivateAddressPolicy } from '@chat/delivery';
 import { cursorParameter } from '@chat/http';
 import { z } from 'zod';
-import { patternProblem } from '../domain/moderationPolicy.js';
+import { SAVE_CHECK_MS, patternProblem } from '../domain/moderationPatterns.js';
 
 /** Ids of reasons, rules and lists: they appear in paths and revision ids. */
 const settingId = z.string('a string').trim().regex(/^[A-Za-z0-9_-]{1,100}$/, '1 to 100 letters, digits, "-" or "_"');
@@ -43,14 +43,25 @@ export const updateRuleBody = z.object({ id: settingId.optional(), ...ruleFields
 
 export type RuleBody = z.infer<typeof updateRuleBody>;
 
+/**
+ * Refuses the first pattern term RE2 cannot run within the limits of ADR 0037, naming its field; and
+ * the request whose terms take longer than SAVE_CHECK_MS to check (each check compiles the term).
+ */
+function patternChecker(): (field: string, term: string) => void {
+  const started = performance.now();
+  return (field, term) => {
+    if (performance.now() - started > SAVE_CHECK_MS) throw fieldError(field, `checking these patterns took over ${SAVE_CHECK_MS} ms: use fewer or simpler patterns`);
+    const problem = patternProblem(term);
+    if (problem) throw fieldError(field, `not a usable pattern (${problem})`);
+  };
+}
+
 /** Conditions numbered in order, and pattern terms that compile (checked here, so a rule never fails on send). */
 export function ruleConditions(conditions: NonNullable<RuleBody['conditions']>) {
+  const check = patternChecker();
   return conditions.map((condition, index) => {
     if (condition.category === 'pattern' && !condition.isKeywordsReferencePresent) {
-      for (const [at, value] of condition.value.entries()) {
-        const problem = patternProblem(value);
-        if (problem) throw fieldError(`conditions.${index}.value.${at}`, `not a usable pattern (${problem})`);
-      }
+      for (const [at, value] of condition.value.entries()) check(`conditions.${index}.value.${at}`, value);
     }
     return { ...condition, id: condition.id ?? index + 1 };
   });
@@ -116,12 +127,14 @@ export const updateKeywordsBody = z.object({ id: settingId.optional(), ...keywor
 
 export type KeywordsBody = z.infer<typeof updateKeywordsBody>;
 
+/** A pattern list costs a compiled expression per term on every replica: fewer than a word list's 10,000. */
+const MAX_PATTERN_LIST_TERMS = 500;
+
 export function checkedTerms(body: KeywordsBody, category: 'word' | 'pattern'): void {
   if (category !== 'pattern') return;
-  for (const [at, value] of (body.searchTerms ?? []).entries()) {
-    const problem = patternProblem(value);
-    if (problem) throw fieldError(`searchTerms.${at}`, `not a usable pattern (${problem})`);
-  }
+  if ((body.searchTerms?.length ?? 0) > MAX_PATTERN_LIST_TERMS) throw fieldError('searchTerms', `at most ${MAX_PATTERN_LIST_TERMS} terms in a pattern list`);
+  const check = patternChecker();
+  for (const [at, value] of (body.searchTerms ?? []).entries()) check(`searchTerms.${at}`, value);
 }
 
 export const createReasonBody = z.object({ id: settingId, name, description: description.optional() }).strict();
