@@ -17,6 +17,25 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+/** Creates an app through the gateway's management API and a user with its full-access key: a chat call end to end. */
+async function createAppAndUser(gatewayUrl: string, appName: string, uid: string): Promise<{ appId: string; apiKey: string }> {
+  const created = await fetch(`${gatewayUrl}/apps`, {
+    method: 'POST',
+    headers: { ...managementHeaders(), 'content-type': 'application/json' },
+    body: JSON.stringify({ name: appName, region: 'us' }),
+  });
+  expect(created.status).toBe(200);
+  const app = (await created.json()) as { data: { id: string; apiKeys: Record<string, { apiKey: string; scope: string }> } };
+  const apiKey = Object.values(app.data.apiKeys).find((k) => k.scope === 'fullAccess')!.apiKey;
+  const user = await fetch(`${gatewayUrl}/v3/users`, {
+    method: 'POST',
+    headers: { appid: app.data.id, apikey: apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ uid, name: uid }),
+  });
+  expect(user.status).toBe(200);
+  return { appId: app.data.id, apiKey };
+}
+
 // Faults of issue 14 that need the real processes. The others are unit-tested where they live
 // (consumer supervision, the outbox across replicas, timeline sealing) and exercised together by
 // `npm run chaos`.
@@ -30,22 +49,9 @@ describe('outages', () => {
       env: { LOG_LEVEL: 'error' },
     });
     try {
-      const created = await fetch(`${gateway.url}/apps`, {
-        method: 'POST',
-        headers: { ...managementHeaders(), 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'no redis', region: 'us' }),
-      });
-      expect(created.status).toBe(200);
-      const app = (await created.json()) as { data: { id: string; apiKeys: Record<string, { apiKey: string; scope: string }> } };
-      const key = Object.values(app.data.apiKeys).find((k) => k.scope === 'fullAccess')!.apiKey;
       // The key is checked against the management service (no cache in Redis), and the call goes through.
-      const user = await fetch(`${gateway.url}/v3/users`, {
-        method: 'POST',
-        headers: { appid: app.data.id, apikey: key, 'content-type': 'application/json' },
-        body: JSON.stringify({ uid: 'alone', name: 'Alone' }),
-      });
-      expect(user.status).toBe(200);
-      const listed = await fetch(`${gateway.url}/v3/users/alone`, { headers: { appid: app.data.id, apikey: key } });
+      const { appId, apiKey: key } = await createAppAndUser(gateway.url, 'no redis', 'alone');
+      const listed = await fetch(`${gateway.url}/v3/users/alone`, { headers: { appid: appId, apikey: key } });
       expect(listed.status).toBe(200);
       expect(((await listed.json()) as { data: { uid: string } }).data.uid).toBe('alone');
     } finally {
@@ -86,20 +92,7 @@ describe('outages', () => {
         managementSecret: inject('managementSecret'),
         env: { LOG_LEVEL: 'error' },
       });
-      const created = await fetch(`${gateway.url}/apps`, {
-        method: 'POST',
-        headers: { ...managementHeaders(), 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'management without redis', region: 'us' }),
-      });
-      expect(created.status).toBe(200);
-      const app = (await created.json()) as { data: { id: string; apiKeys: Record<string, { apiKey: string; scope: string }> } };
-      const key = Object.values(app.data.apiKeys).find((k) => k.scope === 'fullAccess')!.apiKey;
-      const user = await fetch(`${gateway.url}/v3/users`, {
-        method: 'POST',
-        headers: { appid: app.data.id, apikey: key, 'content-type': 'application/json' },
-        body: JSON.stringify({ uid: 'no-redis', name: 'No Redis' }),
-      });
-      expect(user.status).toBe(200);
+      await createAppAndUser(gateway.url, 'management without redis', 'no-redis');
     } finally {
       await gateway?.stop();
       management.kill('SIGTERM');
