@@ -342,7 +342,8 @@ export const callsListSchema = z.object({
 /** `GET /calls/{sessionId}/transcriptions`. */
 export const transcriptionsPageSchema = z.object({ page: count(1_000_000).default(1), perPage: count(1000).default(100), cursor: cursorParameter });
 
-const epoch = z.coerce.number('a number').int('an integer (epoch seconds or milliseconds)').min(0);
+// A missing value reaches the number check as NaN, so one message serves both.
+const epoch = z.coerce.number('required, a number').int('an integer (epoch seconds or milliseconds)').min(0);
 const fromBeforeTo = (q: { fromDate?: number | undefined; toDate?: number | undefined }) =>
   q.fromDate === undefined || q.toDate === undefined || secondsOf(q.fromDate) <= secondsOf(q.toDate);
 
