@@ -93,6 +93,21 @@ export interface ReceiptFact {
 /** CometChat's message metrics are counted in five-minute buckets. */
 export const BUCKET_SECONDS = 300;
 
+/** CometChat's message metrics answer the last hour; a longer range of ours is cut to a day (288 buckets). */
+const DEFAULT_MESSAGE_WINDOW_SECONDS = 3_600;
+const MAX_MESSAGE_RANGE_SECONDS = 86_400;
+
+/**
+ * The range `GET /stats/messages` reports on, from the ends given (seconds or milliseconds). Without an
+ * end: the end of the bucket `now` is in (even at its first second, so what was just sent is counted);
+ * without a start: an hour before the end.
+ */
+export function messageMetricsRange(given: { fromDate?: number | undefined; toDate?: number | undefined }, now: number): TimeRange {
+  const toDate = given.toDate !== undefined ? secondsOf(given.toDate) : (Math.floor(now / BUCKET_SECONDS) + 1) * BUCKET_SECONDS;
+  const fromDate = given.fromDate !== undefined ? secondsOf(given.fromDate) : toDate - DEFAULT_MESSAGE_WINDOW_SECONDS;
+  return { fromDate, toDate: Math.min(Math.max(toDate, fromDate), fromDate + MAX_MESSAGE_RANGE_SECONDS) };
+}
+
 const epochMsString = (seconds: number): string => String(seconds * 1000);
 
 /**

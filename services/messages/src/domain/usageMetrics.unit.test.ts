@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { evolveCall } from './callRecord.js';
 import type { CallMessage, CallRecord } from './callRecord.js';
-import { messageMetrics, secondsOf, usageMetrics } from './usageMetrics.js';
+import { messageMetrics, messageMetricsRange, secondsOf, usageMetrics } from './usageMetrics.js';
 
 const day = Date.UTC(2026, 0, 10) / 1000;
 
@@ -57,5 +57,15 @@ describe('usage metrics', () => {
   it('reads a time in epoch milliseconds as the same time in seconds', () => {
     expect(secondsOf(day)).toBe(day);
     expect(secondsOf(day * 1000 + 999)).toBe(day);
+  });
+
+  it('reports on the last hour by default, up to the end of the bucket now is in, even at its first second', () => {
+    expect(messageMetricsRange({}, day + 301)).toEqual({ fromDate: day + 600 - 3_600, toDate: day + 600 });
+    expect(messageMetricsRange({}, day + 300)).toEqual({ fromDate: day + 600 - 3_600, toDate: day + 600 });
+    expect(messageMetricsRange({}, day + 300).toDate - messageMetricsRange({}, day + 300).fromDate).toBe(12 * 300);
+    // Given ends, in either unit; a range past a day is cut to one, an end before the start is the start.
+    expect(messageMetricsRange({ fromDate: day * 1000, toDate: (day + 900) * 1000 }, 0)).toEqual({ fromDate: day, toDate: day + 900 });
+    expect(messageMetricsRange({ fromDate: day, toDate: day + 3 * 86_400 }, 0)).toEqual({ fromDate: day, toDate: day + 86_400 });
+    expect(messageMetricsRange({ fromDate: day + 5_000 }, day)).toEqual({ fromDate: day + 5_000, toDate: day + 5_000 });
   });
 });

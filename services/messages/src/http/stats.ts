@@ -2,15 +2,13 @@ import { epochSeconds } from '@chat/contracts';
 import { actorOf, parseQuery } from '@chat/http';
 import { Router } from 'express';
 import type { MessagesReadModels } from '../adapters/readModels.js';
-import { BUCKET_SECONDS, MILLISECONDS_FROM, messageMetrics, secondsOf, usageMetrics } from '../domain/usageMetrics.js';
+import { MILLISECONDS_FROM, messageMetrics, messageMetricsRange, secondsOf, usageMetrics } from '../domain/usageMetrics.js';
 import type { TimeRange } from '../domain/usageMetrics.js';
 import { messageMetricsRangeSchema, usageRangeSchema } from './schemas.js';
 
 /** A range longer than this would read too much for one request (the metrics are computed on read). */
 const MAX_USAGE_RANGE_SECONDS = 366 * 86_400;
-/** CometChat's message metrics answer the last hour; a longer range of ours is cut to a day (288 buckets). */
-const DEFAULT_MESSAGE_WINDOW_SECONDS = 3_600;
-const MAX_MESSAGE_RANGE_SECONDS = 86_400;
+
 /**
  * Usage metrics, computed from the messages, calls and receipt read models (all projected from
  * events, so a replay from offset 0 gives the same figures).
@@ -37,11 +35,7 @@ export function statsRouter(readModels: MessagesReadModels, clock: () => Date = 
   router.get('/v3/stats/messages', async (req, res) => {
     const { appId } = actorOf(req);
     const given = parseQuery(messageMetricsRangeSchema, req.query);
-    // By default the hour up to the end of the current bucket, as CometChat answers.
-    const now = epochSeconds(clock());
-    const toDate = given.toDate !== undefined ? secondsOf(given.toDate) : Math.ceil(now / BUCKET_SECONDS) * BUCKET_SECONDS;
-    const fromDate = given.fromDate !== undefined ? secondsOf(given.fromDate) : toDate - DEFAULT_MESSAGE_WINDOW_SECONDS;
-    const range: TimeRange = { fromDate, toDate: Math.min(Math.max(toDate, fromDate), fromDate + MAX_MESSAGE_RANGE_SECONDS) };
+    const range = messageMetricsRange(given, epochSeconds(clock()));
     const [messages, receipts] = await Promise.all([
       readModels.messageFactsBetween(appId, range.fromDate, range.toDate),
       readModels.receiptFactsBetween(appId, range.fromDate, range.toDate),
