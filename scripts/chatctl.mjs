@@ -1,4 +1,5 @@
-// chatctl — the operator's command line. `bin/chatctl help` (or `npm run chatctl -- help`) lists the
+#!/usr/bin/env node
+// chatctl — the operator's command line. `chatctl --help` (`npx chatctl`, `npm run chatctl -- --help`) lists the
 // commands. Build first (npx tsc -b): it runs the services' own read-model code from their dist/.
 // Reads KAFKA_BROKERS, MONGO_URL, GATEWAY_URL, MANAGEMENT_KEY, MANAGEMENT_SECRET and the services'
 // *_URL variables from the environment, like the processes it operates.
@@ -77,6 +78,16 @@ function fail(message) {
   process.exit(2);
 }
 
+/** Rows as tab-separated lines under a header, or with `--json` as one JSON array of objects. */
+function table(options, columns, rows) {
+  if (options.json) {
+    console.log(JSON.stringify(rows));
+    return;
+  }
+  console.log(columns.join('\t'));
+  for (const row of rows) console.log(columns.map((column) => row[column]).join('\t'));
+}
+
 /** A progress bar on stderr (a terminal only), so piped output stays clean. */
 function progress(label, total) {
   const started = Date.now();
@@ -104,10 +115,15 @@ async function withKafka(work) {
 /** `lag [--group G]`: committed offsets against each partition's end, for every group (or one). */
 async function lag(options) {
   await withKafka(async (kafka, admin) => {
-    console.log(['group', 'topic', 'partition', 'committed', 'end', 'lag'].join('\t'));
-    for (const row of await lagOfAllGroups(kafka, admin, options.group)) {
-      console.log([row.groupId, row.topic, row.partition, row.committed, row.end, row.lag].join('\t'));
-    }
+    const rows = (await lagOfAllGroups(kafka, admin, options.group)).map((r) => ({
+      group: r.groupId,
+      topic: r.topic,
+      partition: r.partition,
+      committed: r.committed,
+      end: r.end,
+      lag: r.lag,
+    }));
+    table(options, ['group', 'topic', 'partition', 'committed', 'end', 'lag'], rows);
   });
 }
 
@@ -137,35 +153,40 @@ async function tail(topic, options) {
 }
 
 /** `dlq list <group>` / `dlq redrive <group>`: a consumer group's dead letters, and sending them back once. */
-async function dlq(action, group) {
+async function dlq(action, group, options) {
   if (!group || !['list', 'redrive'].includes(action)) fail('usage: dlq list|redrive <consumer group>');
   await withKafka(async (kafka, admin) => {
     if (action === 'list') {
-      console.log(['partition', 'offset', 'redriven', 'from', 'reason'].join('\t'));
-      for (const letter of await deadLettersOf(kafka, admin, group)) {
-        const from = `${letter.from.topic}[${letter.from.partition}]@${letter.from.offset}`;
-        console.log([letter.partition, letter.offset, letter.redriven ? 'yes' : 'no', from, letter.reason].join('\t'));
-      }
+      const rows = (await deadLettersOf(kafka, admin, group)).map((letter) => ({
+        partition: letter.partition,
+        offset: letter.offset,
+        redriven: options.json ? letter.redriven : letter.redriven ? 'yes' : 'no',
+        from: options.json ? letter.from : `${letter.from.topic}[${letter.from.partition}]@${letter.from.offset}`,
+        reason: letter.reason,
+      }));
+      table(options, ['partition', 'offset', 'redriven', 'from', 'reason'], rows);
       return;
     }
     let bar;
     const count = await redriveDeadLetters(kafka, admin, group, (done, total) => (bar ??= progress('redrive', total))(done));
-    console.log(`redriven: ${count} dead letter(s) of ${group} sent back to their topics`);
+    if (options.json) console.log(JSON.stringify({ group, redriven: count }));
+    else console.log(`redriven: ${count} dead letter(s) of ${group} sent back to their topics`);
   });
 }
 
 /** `backlog`: each service's relay backlog, from its /metrics. */
-async function backlog() {
+async function backlog(options) {
   const services = ['users', 'conversations', 'messages', 'management', 'webhooks'].filter((name) => env[`${name.toUpperCase()}_URL`]);
   if (services.length === 0) fail('set USERS_URL, CONVERSATIONS_URL, … to the services to ask');
-  console.log(['service', 'topic', 'backlog'].join('\t'));
+  const rows = [];
   for (const name of services) {
     const text = await fetch(`${env[`${name.toUpperCase()}_URL`]}/metrics`).then((r) => r.text());
     for (const line of text.split('\n').filter((l) => l.startsWith('relay_backlog_events{'))) {
       const topic = /topic="([^"]+)"/.exec(line)?.[1];
-      console.log([name, topic, line.slice(line.lastIndexOf(' ') + 1)].join('\t'));
+      rows.push({ service: name, topic, backlog: Number(line.slice(line.lastIndexOf(' ') + 1)) });
     }
   }
+  table(options, ['service', 'topic', 'backlog'], rows);
 }
 
 function managementCall(method, path, body) {
@@ -267,19 +288,22 @@ async function rebuild(service, options) {
     await reader.close();
   }
   const report = await compareDatabases(mongo.db(liveName), target, projection.normalize);
-  let equal = true;
-  for (const { collection, live, rebuilt, differing } of report) {
-    if (differing.length > 0) equal = false;
-    console.log(`${collection}: live ${live}, rebuilt ${rebuilt}, differing ${differing.length}${differing.length ? ` (e.g. ${differing.slice(0, 3).join(', ')})` : ''}`);
-  }
+  const equal = report.every(({ differing }) => differing.length === 0);
   const documents = report.reduce((sum, r) => sum + r.rebuilt, 0);
-  console.log(equal ? `rebuilt == live: ${documents} documents in ${report.length} collections of ${liveName}` : `rebuilt != live (${intoName} kept for inspection)`);
+  if (options.json) {
+    console.log(JSON.stringify({ service, live: liveName, rebuilt: intoName, equal, kept: !equal || Boolean(options.keep), documents, collections: report }));
+  } else {
+    for (const { collection, live, rebuilt, differing } of report) {
+      console.log(`${collection}: live ${live}, rebuilt ${rebuilt}, differing ${differing.length}${differing.length ? ` (e.g. ${differing.slice(0, 3).join(', ')})` : ''}`);
+    }
+    console.log(equal ? `rebuilt == live: ${documents} documents in ${report.length} collections of ${liveName}` : `rebuilt != live (${intoName} kept for inspection)`);
+  }
   if (equal && !options.keep) await target.dropDatabase();
   await mongo.close();
   return equal;
 }
 
-const HELP = `chatctl <command>
+const USAGE = `usage: chatctl <command> [options]   (--help, -h: this text; --json: machine-readable output)
   lag [--group G]                          consumer lag per group, topic and partition
   tail <topic> [--app A] [--type T] [--follow]
                                            events of a topic as JSON lines (to its current end, or following)
@@ -288,25 +312,45 @@ const HELP = `chatctl <command>
   rebuild <users|conversations|messages> [--live DB] [--into DB] [--keep]
                                            replay the log into a fresh database and compare with the live one
   create-app <name> [--region R]           through the gateway (GATEWAY_URL, MANAGEMENT_KEY, MANAGEMENT_SECRET)
-  create-key <appId> --apikey K [--scope S] [--name N]`;
+  create-key <appId> --apikey K [--scope S] [--name N]
+  help                                     this text`;
 
-const { values: options, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    group: { type: 'string' },
-    app: { type: 'string' },
-    type: { type: 'string' },
-    follow: { type: 'boolean' },
-    live: { type: 'string' },
-    into: { type: 'string' },
-    keep: { type: 'boolean' },
-    region: { type: 'string' },
-    scope: { type: 'string' },
-    name: { type: 'string' },
-    apikey: { type: 'string' },
-  },
-});
+/** The arguments, or the usage and exit 2 (a one-line reason first) when they cannot be read. */
+function readArguments(args) {
+  try {
+    return parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        json: { type: 'boolean' },
+        group: { type: 'string' },
+        app: { type: 'string' },
+        type: { type: 'string' },
+        follow: { type: 'boolean' },
+        live: { type: 'string' },
+        into: { type: 'string' },
+        keep: { type: 'boolean' },
+        region: { type: 'string' },
+        scope: { type: 'string' },
+        name: { type: 'string' },
+        apikey: { type: 'string' },
+      },
+    });
+  } catch (error) {
+    // parseArgs refuses unknown options and missing values with a code of its own: a usage error, not a crash.
+    if (typeof error?.code !== 'string' || !error.code.startsWith('ERR_PARSE_ARGS_')) throw error;
+    console.error(`chatctl: ${error.message.split('\n')[0].split(/(?<=\.) /)[0]}\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+const { values: options, positionals } = readArguments(process.argv.slice(2));
 const [command, ...rest] = positionals;
+if (options.help || command === 'help') {
+  console.log(USAGE);
+  process.exit(0);
+}
 switch (command) {
   case 'lag':
     await lag(options);
@@ -315,10 +359,10 @@ switch (command) {
     await tail(rest[0], options);
     break;
   case 'dlq':
-    await dlq(rest[0], rest[1]);
+    await dlq(rest[0], rest[1], options);
     break;
   case 'backlog':
-    await backlog();
+    await backlog(options);
     break;
   case 'rebuild':
     process.exitCode = (await rebuild(rest[0], options)) ? 0 : 1;
@@ -330,6 +374,10 @@ switch (command) {
     await createKey(rest[0], options);
     break;
   default:
-    console.log(HELP);
-    if (command !== 'help' && command !== undefined) process.exitCode = 2;
+    // No command is a question (the usage, exit 0); an unknown one is a usage error.
+    if (command === undefined) console.log(USAGE);
+    else {
+      console.error(`chatctl: unknown command ${JSON.stringify(command)}\n${USAGE}`);
+      process.exitCode = 2;
+    }
 }

@@ -126,7 +126,7 @@ describe('the calls API', () => {
     expect((await app.call('GET', '/v3/calls/sess-2/transcriptions')).body.data).toEqual([]);
   });
 
-  it('counts call minutes, active users and the peak in calls in GET /stats, and messages per day in /stats/messages', async () => {
+  it('counts call minutes, active users and the peak in calls in GET /stats, and messages per five minutes in /stats/messages', async () => {
     const now = Math.floor(Date.now() / 1000);
     const stats = await app.call('GET', `/v3/stats?fromDate=${t0 - 60}&toDate=${now + 60}`);
     expect(stats.status).toBe(200);
@@ -138,16 +138,15 @@ describe('the calls API', () => {
     const early = await app.call('GET', `/v3/stats?fromDate=${t0 - 60}&toDate=${t0 + 70}`);
     expect(early.body.data.metrics).toMatchObject({ audio_minutes: 2, active_users: 2 });
     expectError(await app.call('GET', `/v3/stats?fromDate=yesterday&toDate=${now}`), 400, 'ERR_BAD_REQUEST');
-    // Without a range: the last 30 days up to now.
-    expect((await app.call('GET', '/v3/stats')).body.data.metrics.audio_minutes).toBe(4);
+    // CometChat requires the range.
+    expectError(await app.call('GET', '/v3/stats'), 400, 'ERR_BAD_REQUEST');
     expectError(await app.call('GET', `/v3/stats?fromDate=${now}&toDate=${t0}`), 400, 'ERR_BAD_REQUEST');
 
     const daily = await app.call('GET', `/v3/stats/messages?fromDate=${t0 - 60}&toDate=${now + 60}`);
     expect(daily.status).toBe(200);
     expect(daily.body.data.appId).toBe(app.appId);
-    const points = daily.body.data.dataPoints as { messages: number; byCategory: Record<string, number> }[];
-    expect(points.reduce((sum, p) => sum + p.messages, 0)).toBe(5);
-    expect(points.reduce((sum, p) => sum + (p.byCategory['call'] ?? 0), 0)).toBe(5);
+    const points = daily.body.data.dataPoints as { messagesSent: number }[];
+    expect(points.reduce((sum, p) => sum + p.messagesSent, 0)).toBe(5);
   });
 
   it('refuses call messages without a session or action', async () => {

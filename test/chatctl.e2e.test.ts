@@ -106,6 +106,13 @@ describe('chatctl', () => {
 
     const backlog = await cli('backlog');
     expect(backlog.stdout).toMatch(/^users\tchat\.users\.events\t\d+$/m);
+
+    // --json: the same rows as one JSON array of objects.
+    const lagJson = JSON.parse((await cli('lag', '--group', usersGroup(), '--json')).stdout) as { group: string; topic: string; lag: number }[];
+    expect(lagJson.length).toBe(rows.length - 1);
+    expect(lagJson).toContainEqual(expect.objectContaining({ group: usersGroup(), topic: 'chat.users.events', lag: expect.any(Number) }));
+    const backlogJson = JSON.parse((await cli('backlog', '--json')).stdout) as { service: string; topic: string; backlog: number }[];
+    expect(backlogJson).toContainEqual({ service: 'users', topic: 'chat.users.events', backlog: expect.any(Number) });
   }, 120_000);
 
   it('lists a dead letter and redrives it once', async () => {
@@ -137,6 +144,30 @@ describe('chatctl', () => {
     const again = await cli('dlq', 'redrive', usersGroup());
     expect(again.stdout).toMatch(/redriven: \d+ dead letter\(s\)/);
   }, 120_000);
+
+  it('prints its usage for --help and -h on every command, and refuses an unknown option without a stack trace', async () => {
+    for (const args of [['--help'], ['-h'], ['help'], ['lag', '--help'], ['rebuild', 'users', '-h'], ['dlq', 'list', 'x', '--help'], ['create-app', '-h']]) {
+      const answer = await cli(...args);
+      expect(answer.code, args.join(' ')).toBe(0);
+      expect(answer.stdout).toMatch(/^usage: chatctl <command>/);
+      expect(answer.stdout).toContain('rebuild <users|conversations|messages>');
+    }
+    for (const args of [['--bogus'], ['lag', '--colour', 'red'], ['lag', '--group']]) {
+      const answer = await cli(...args);
+      expect(answer.code, args.join(' ')).toBe(2);
+      expect(answer.stderr).toMatch(/^chatctl: .+\nusage: chatctl <command>/);
+      expect(answer.stderr).not.toMatch(/ERR_PARSE_ARGS|\n\s+at /);
+    }
+    const unknown = await cli('frobnicate');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^chatctl: unknown command "frobnicate"\n/);
+  });
+
+  it('runs as the package bin: npx chatctl --help', async () => {
+    const root = fileURLToPath(new URL('..', import.meta.url));
+    const { stdout } = await run('npx', ['--no-install', 'chatctl', '--help'], { cwd: root, timeout: 60_000 });
+    expect(stdout).toMatch(/^usage: chatctl <command>/);
+  }, 90_000);
 
   it('creates an app and a key through the gateway', async () => {
     const created = await cli('create-app', 'from-cli');

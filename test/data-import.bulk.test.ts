@@ -143,9 +143,8 @@ describe('a bulk import of 1,000 users, 20 groups with members and 10,000 messag
     const range = `fromDate=${base}&toDate=${base + 20_000}`;
     const daily = await app.call('GET', `/v3/stats/messages?${range}`);
     expect(daily.status).toBe(200);
-    const points = daily.body.data.dataPoints as { messages: number; byType: Record<string, number> }[];
-    expect(points.reduce((sum, p) => sum + p.messages, 0)).toBe(messages.length);
-    expect(points.reduce((sum, p) => sum + (p.byType['text'] ?? 0), 0)).toBe(messages.length);
+    const points = daily.body.data.dataPoints as { messagesSent: number }[];
+    expect(points.reduce((sum, p) => sum + p.messagesSent, 0)).toBe(messages.length);
     const usage = await app.call('GET', `/v3/stats?${range}`);
     expect(usage.body.data.metrics.active_users).toBe(new Set(messages.map((m) => m.sender)).size);
   });

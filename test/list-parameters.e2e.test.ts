@@ -32,6 +32,17 @@ const validFor: Record<string, Record<string, string>> = {
   'list-group-members': { scopes: 'participant' },
 };
 
+/** Parameters an operation requires (CometChat marks `/stats`'s range required): sent beside the one tested. */
+const requiredAlongside: Record<string, Record<string, string>> = {
+  'usage-metrics': { fromDate: '1', toDate: '2' },
+};
+
+/** The query for one tested parameter, with the operation's other required parameters beside it. */
+function queryWith(operationId: string, name: string, value: string): string {
+  const others = Object.entries(requiredAlongside[operationId] ?? {}).filter(([other]) => other !== name);
+  return [[name, value] as const, ...others].map(([key, given]) => `${key}=${encodeURIComponent(given)}`).join('&');
+}
+
 function validValue(operationId: string, p: CataloguedParameter): string {
   const named: Record<string, string> = {
     ...validFor[operationId],
@@ -80,11 +91,11 @@ describe('every catalogued query parameter of every list', () => {
       const found: string[] = [];
       const name = parameter.name;
       const valid = validValue(operationId, parameter);
-      const ok = await request(operationId, `${name}=${encodeURIComponent(valid)}`);
+      const ok = await request(operationId, queryWith(operationId, name, valid));
       if (ok.status !== 200) found.push(`${operationId} ${name}=${valid}: ${ok.status} ${JSON.stringify(ok.body)}`);
       const wrong = wrongValue(parameter);
       if (wrong !== undefined) {
-        const refused = await request(operationId, `${name}=${encodeURIComponent(wrong)}`);
+        const refused = await request(operationId, queryWith(operationId, name, wrong));
         const message = String(refused.body?.error?.message ?? '');
         if (refused.status !== 400 || !message.includes(name)) found.push(`${operationId} ${name}=${wrong}: ${refused.status} ${message}`);
       }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { call, createApp } from './support/api.js';
+import { call, createApp, eventually } from './support/api.js';
 import type { TestApp } from './support/api.js';
 import { expectError, expectOk, makeUser, userEvent } from './support/users.js';
 
@@ -74,8 +74,22 @@ describe('auth tokens', () => {
         body: { platform: 'android', userAgent: 'UA/1', appInfo: { version: '1.2', 'a.b': 1 } },
       }),
     ).data;
-    expect(updated).toMatchObject({ uid: 'holder', authToken, platform: 'android', userAgent: 'UA/1', appInfo: { version: '1.2', 'a.b': 1 } });
+    // CometChat's schema types appInfo as a string: the object sent, as JSON text, in every token answer.
+    expect(updated).toMatchObject({ uid: 'holder', authToken, platform: 'android', userAgent: 'UA/1' });
+    expect(JSON.parse(updated.appInfo)).toEqual({ version: '1.2', 'a.b': 1 });
     await userEvent(app.appId, 'AuthTokenUpdated', (data) => data.tokenId === tokenId);
+    const got = await eventually(
+      () => app.call('GET', `/v3/users/holder/auth_tokens/${tokenId}`),
+      (r) => r.status === 200 && r.body.data.appInfo !== undefined,
+    );
+    expect(got.body.data.appInfo).toBe(updated.appInfo);
+    const listed = await eventually(
+      () => app.call('GET', '/v3/users/holder/auth_tokens'),
+      (r) => r.status === 200 && r.body.data.some((t: { tokenId: string; appInfo?: unknown }) => t.tokenId === tokenId && t.appInfo !== undefined),
+    );
+    const entry = listed.body.data.find((t: { tokenId: string }) => t.tokenId === tokenId);
+    expect(typeof entry.appInfo).toBe('string');
+    expect(JSON.parse(entry.appInfo)).toEqual({ version: '1.2', 'a.b': 1 });
   });
 
   it.each([

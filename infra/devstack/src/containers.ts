@@ -64,11 +64,25 @@ export interface StartedContainers {
   stop(): Promise<void>;
 }
 
-/** Whether a container engine answers. testcontainers is loaded only here, never on the process path. */
-export async function containerEngineAnswers(): Promise<boolean> {
+/** What the engine check needs of testcontainers (a parameter, so a unit test can give a failing load). */
+export type LoadTestcontainers = () => Promise<{ getContainerRuntimeClient: () => Promise<unknown> }>;
+
+/**
+ * Whether a container engine answers. testcontainers is loaded only here, never on the process path.
+ * Only the engine's answer is a "no": a testcontainers that cannot even be loaded (version 12 pulls
+ * undici 8, which needs Node ≥ 22.19, and throws at import on Node 20) is an installation fault, and is
+ * thrown as one, not reported as a missing engine (`auto` would otherwise fall back silently).
+ */
+export async function containerEngineAnswers(load: LoadTestcontainers = () => import('testcontainers')): Promise<boolean> {
+  let testcontainers: Awaited<ReturnType<LoadTestcontainers>>;
   try {
-    const { getContainerRuntimeClient } = await import('testcontainers');
-    await getContainerRuntimeClient();
+    testcontainers = await load();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`testcontainers cannot be loaded on Node ${process.versions.node} (${reason}): check the installed version (infra/devstack/package.json)`, { cause: error });
+  }
+  try {
+    await testcontainers.getContainerRuntimeClient();
     return true;
   } catch {
     return false;

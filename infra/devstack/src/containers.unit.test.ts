@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { containerDefinitions, infraRuntimeFrom, startsContainers } from './containers.js';
+import { containerDefinitions, containerEngineAnswers, infraRuntimeFrom, startsContainers } from './containers.js';
 
 /** The broker settings of the local Kafka, as `KAFKA_…` environment names of Confluent's image. */
 function localBrokerSettings(): Map<string, string> {
@@ -46,5 +46,26 @@ describe('container definitions', () => {
     for (const [name, value] of Object.entries(environment)) expect([name, local.get(name)]).toEqual([name, value]);
     expect(environment).toHaveProperty('KAFKA_AUTO_CREATE_TOPICS_ENABLE', 'true');
     expect(environment).toHaveProperty('KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS', '0');
+  });
+});
+
+describe('the container engine check', () => {
+  it('loads the installed testcontainers on this Node (a version that needs a newer Node throws at import)', async () => {
+    const testcontainers = await import('testcontainers');
+    expect(typeof testcontainers.getContainerRuntimeClient).toBe('function');
+    // Whatever the engine answers, the check itself answers instead of throwing.
+    expect(typeof (await containerEngineAnswers())).toBe('boolean');
+  });
+
+  it('reports a testcontainers that cannot be loaded as that, not as a missing engine', async () => {
+    const broken = () => Promise.reject(new TypeError("Cannot read properties of undefined (reading 'bind')"));
+    await expect(containerEngineAnswers(broken)).rejects.toThrow(/testcontainers cannot be loaded on Node \d+.*reading 'bind'/);
+  });
+
+  it('answers no when the engine does not answer, yes when it does', async () => {
+    const noEngine = () => Promise.resolve({ getContainerRuntimeClient: () => Promise.reject(new Error('Could not find a working container runtime strategy')) });
+    expect(await containerEngineAnswers(noEngine)).toBe(false);
+    const engine = () => Promise.resolve({ getContainerRuntimeClient: () => Promise.resolve({} as never) });
+    expect(await containerEngineAnswers(engine)).toBe(true);
   });
 });

@@ -118,4 +118,23 @@ describe('deployment manifests', () => {
     const hosts = (ingress?.['spec']['rules'] as Array<{ host: string }>).map((rule) => rule.host);
     expect(hosts).toEqual([`*.api-${config['REGION']}.${config['DOMAIN']}`, `*.call-${config['REGION']}.${config['DOMAIN']}`, `apimgmt.${config['DOMAIN']}`]);
   });
+
+  it('compose: .env.example names every variable compose reads, each under a comment, and ships no secret', () => {
+    const readByCompose = new Set([...read('infra/compose/compose.yaml').matchAll(/\$\{([A-Z][A-Z0-9_]*)/g)].map((m) => m[1] as string));
+    const lines = read('infra/compose/.env.example').split('\n');
+    const assignment = (line: string) => /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(line);
+    const given = new Map<string, string>();
+    lines.forEach((line, index) => {
+      const match = assignment(line);
+      if (!match) return;
+      given.set(match[1] as string, match[2] as string);
+      expect(readByCompose, `${match[1]} is not read by compose.yaml`).toContain(match[1]);
+      // Directly under a comment, or under the variables of a block that starts with one.
+      let above = index - 1;
+      while (above >= 0 && assignment(lines[above] ?? '')) above -= 1;
+      expect(lines[above] ?? '', `${match[1]} has no comment`).toMatch(/^#/);
+      if (/(KEY|SECRET|PASSWORD)$/.test(match[1] as string)) expect(match[2], `${match[1]} ships empty`).toBe('');
+    });
+    expect([...readByCompose].filter((name) => !given.has(name))).toEqual([]);
+  });
 });

@@ -7,13 +7,15 @@ import { groupFactsProjection, knownGroupId, membershipId } from '../projections
 import type { GroupFactDoc, KnownGroupDoc, MembershipDoc } from '../projections/groups.js';
 import { callDocId, callsProjection } from '../projections/calls.js';
 import type { CallDoc } from '../projections/calls.js';
-import type { MessageFact } from '../domain/usageMetrics.js';
+import type { MessageFact, ReceiptFact } from '../domain/usageMetrics.js';
 import { importedMuidId, importedMuidsProjection } from '../projections/importedMuids.js';
 import type { ImportedMuidDoc } from '../projections/importedMuids.js';
 import { messageDocId, messagesProjection } from '../projections/messages.js';
 import type { MessageDoc } from '../projections/messages.js';
 import { messageMuidId, messageMuidsProjection } from '../projections/messageMuids.js';
 import type { MessageMuidDoc } from '../projections/messageMuids.js';
+import { receiptFactsProjection } from '../projections/receiptFacts.js';
+import type { ReceiptFactDoc } from '../projections/receiptFacts.js';
 import { receiptMarksProjection } from '../projections/receiptMarks.js';
 import type { ReceiptMarksDoc } from '../projections/receiptMarks.js';
 import { scopePermissionsId, scopePermissionsProjection } from '../projections/scopePermissions.js';
@@ -181,6 +183,7 @@ export class MessagesReadModels implements EventApplier {
   private readonly projections: EventApplier;
   private readonly messages: Collection<Stored<MessageDoc>>;
   private readonly receiptMarks: Collection<Stored<ReceiptMarksDoc>>;
+  private readonly receiptFacts: Collection<Stored<ReceiptFactDoc>>;
   private readonly facts: Collection<Stored<FactDoc>>;
   private readonly importedMuids: Collection<Stored<ImportedMuidDoc>>;
   private readonly calls: Collection<Stored<CallDoc>>;
@@ -201,6 +204,7 @@ export class MessagesReadModels implements EventApplier {
       mongoProjection(db, 'messages', messagesProjection),
       mongoProjection(db, 'message_muids', messageMuidsProjection),
       mongoProjection(db, 'receipt_marks', receiptMarksProjection),
+      mongoProjection(db, 'receipt_facts', receiptFactsProjection),
       mongoProjection(db, 'imported_muids', importedMuidsProjection),
       mongoProjection(db, 'calls', callsProjection),
     );
@@ -208,6 +212,7 @@ export class MessagesReadModels implements EventApplier {
     this.importedMuids = db.collection<Stored<ImportedMuidDoc>>('imported_muids');
     this.messages = db.collection<Stored<MessageDoc>>('messages');
     this.receiptMarks = db.collection<Stored<ReceiptMarksDoc>>('receipt_marks');
+    this.receiptFacts = db.collection<Stored<ReceiptFactDoc>>('receipt_facts');
     this.facts = db.collection<Stored<FactDoc>>('facts');
     this.factsMemory = new DocumentMemory(
       new MongoDocumentStore(this.db, 'facts'),
@@ -232,6 +237,7 @@ export class MessagesReadModels implements EventApplier {
     ]);
     await ensureIndexes(this.db, 'calls', [{ keys: { appId: 1, initiatedAt: -1 }, options: { name: 'app_calls' } }]);
     await ensureIndexes(this.db, 'receipt_marks', [{ keys: { appId: 1, uid: 1 }, options: { name: 'marks_of_user' } }]);
+    await ensureIndexes(this.db, 'receipt_facts', [{ keys: { appId: 1, at: 1 }, options: { name: 'app_time' } }]);
     await ensureIndexes(this.db, 'messages', [
       { keys: { appId: 1, seq: 1 }, options: { name: 'app_order' } },
       { keys: { appId: 1, sentAt: 1 }, options: { name: 'app_time' } },
@@ -343,6 +349,14 @@ export class MessagesReadModels implements EventApplier {
       .find({ appId, sentAt: { $gte: from, $lte: to } } as Filter<Stored<MessageDoc>>, { projection: { sender: 1, type: 1, category: 1, sentAt: 1 } })
       .toArray();
     return docs.map((d) => ({ sender: d.sender, type: d.type, category: d.category, sentAt: d.sentAt }));
+  }
+
+  /** What the message metrics count of receipts: the app's read and delivery marks within the range. */
+  async receiptFactsBetween(appId: string, from: number, to: number): Promise<ReceiptFact[]> {
+    const docs = await this.receiptFacts
+      .find({ appId, at: { $gte: from, $lte: to } } as Filter<Stored<ReceiptFactDoc>>, { projection: { kind: 1, at: 1 } })
+      .toArray();
+    return docs.map((d) => ({ kind: d.kind, at: d.at }));
   }
 
   /** The app's calls that overlap the range (started before its end, not ended before its start). */

@@ -6,8 +6,10 @@ import {
   deleteSchema,
   editSchema,
   envelopeSchema,
+  messageMetricsRangeSchema,
   threadPageSchema,
   transcriptionsPageSchema,
+  usageRangeSchema,
   userMessagesSchema,
 } from './schemas.js';
 
@@ -24,4 +26,6 @@ export const requestSchemas: RequestSchemas = {
   'list-all-thread-messages': { query: threadPageSchema },
   'list-calls': { query: callsListSchema },
   'retrieve-call-transcriptions': { query: transcriptionsPageSchema },
+  'usage-metrics': { query: usageRangeSchema },
+  'message-receipt-metrics': { query: messageMetricsRangeSchema },
 };

@@ -4,6 +4,7 @@ import { cursorParameter, parseWith, pastEpochSeconds } from '@chat/http';
 import { z } from 'zod';
 import type { SendInput } from '../app/messages.js';
 import { callActions, callModes } from '../domain/callRecord.js';
+import { secondsOf } from '../domain/usageMetrics.js';
 
 /** CometChat: a message, metadata included, is at most 65,536 characters of JSON. */
 export const MAX_MESSAGE_CHARS = 65_536;
@@ -341,12 +342,18 @@ export const callsListSchema = z.object({
 /** `GET /calls/{sessionId}/transcriptions`. */
 export const transcriptionsPageSchema = z.object({ page: count(1_000_000).default(1), perPage: count(1000).default(100), cursor: cursorParameter });
 
-const epoch = z.coerce.number('a number').int('an integer (epoch seconds)').min(0);
+// A missing value reaches the number check as NaN, so one message serves both.
+const epoch = z.coerce.number('required, a number').int('an integer (epoch seconds or milliseconds)').min(0);
+const fromBeforeTo = (q: { fromDate?: number | undefined; toDate?: number | undefined }) =>
+  q.fromDate === undefined || q.toDate === undefined || secondsOf(q.fromDate) <= secondsOf(q.toDate);
 
 /**
- * `GET /stats` and `GET /stats/messages`: a range in epoch seconds. The catalogue marks `/stats`'s ends
- * required and lists none for `/stats/messages`; both take either end, by default the last 30 days.
+ * `GET /stats`: a range CometChat documents as required "Unix timestamps" yet echoes in epoch
+ * milliseconds in its example; either unit is taken (`secondsOf`).
  */
-export const statsRangeSchema = z
+export const usageRangeSchema = z.object({ fromDate: epoch, toDate: epoch }).refine(fromBeforeTo, { path: ['toDate'], message: 'must not be before fromDate' });
+
+/** `GET /stats/messages`: CometChat lists no parameters (the last hour); ours takes either end of a range. */
+export const messageMetricsRangeSchema = z
   .object({ fromDate: epoch.optional(), toDate: epoch.optional() })
-  .refine((q) => q.fromDate === undefined || q.toDate === undefined || q.fromDate <= q.toDate, { path: ['toDate'], message: 'must not be before fromDate' });
+  .refine(fromBeforeTo, { path: ['toDate'], message: 'must not be before fromDate' });

@@ -2,43 +2,45 @@ import { epochSeconds } from '@chat/contracts';
 import { actorOf, parseQuery } from '@chat/http';
 import { Router } from 'express';
 import type { MessagesReadModels } from '../adapters/readModels.js';
-import { messageMetrics, usageMetrics } from '../domain/usageMetrics.js';
+import { MILLISECONDS_FROM, messageMetrics, messageMetricsRange, secondsOf, usageMetrics } from '../domain/usageMetrics.js';
 import type { TimeRange } from '../domain/usageMetrics.js';
-import { statsRangeSchema } from './schemas.js';
+import { messageMetricsRangeSchema, usageRangeSchema } from './schemas.js';
 
-const DEFAULT_WINDOW_SECONDS = 30 * 86_400;
 /** A range longer than this would read too much for one request (the metrics are computed on read). */
-const MAX_RANGE_SECONDS = 366 * 86_400;
+const MAX_USAGE_RANGE_SECONDS = 366 * 86_400;
 
 /**
- * Usage metrics, computed from the messages and calls read models (both projected from this service's
- * event stream, so a replay from offset 0 gives the same figures).
+ * Usage metrics, computed from the messages, calls and receipt read models (all projected from
+ * events, so a replay from offset 0 gives the same figures).
  */
 export function statsRouter(readModels: MessagesReadModels, clock: () => Date = () => new Date()): Router {
   const router = Router();
 
-  /** The range asked for: a missing end defaults to now, a missing start to 30 days before the end. */
-  const rangeOf = (query: unknown): TimeRange => {
-    const given = parseQuery(statsRangeSchema, query);
-    const toDate = given.toDate ?? Math.max(epochSeconds(clock()), given.fromDate ?? 0);
-    const fromDate = given.fromDate ?? toDate - DEFAULT_WINDOW_SECONDS;
-    return { fromDate, toDate: Math.min(toDate, fromDate + MAX_RANGE_SECONDS) };
-  };
-
   router.get('/v3/stats', async (req, res) => {
     const { appId } = actorOf(req);
-    const range = rangeOf(req.query);
+    const given = parseQuery(usageRangeSchema, req.query);
+    const fromDate = secondsOf(given.fromDate);
+    const range: TimeRange = { fromDate, toDate: Math.min(secondsOf(given.toDate), fromDate + MAX_USAGE_RANGE_SECONDS) };
     const [messages, calls] = await Promise.all([
       readModels.messageFactsBetween(appId, range.fromDate, range.toDate),
       readModels.callsOverlapping(appId, range.fromDate, range.toDate),
     ]);
-    res.json({ data: usageMetrics(messages, calls, range) });
+    const { metrics } = usageMetrics(messages, calls, range);
+    // The range is echoed as given (seconds or milliseconds), its end cut if it was too long.
+    const unit = given.toDate >= MILLISECONDS_FROM ? 1000 : 1;
+    const toDate = range.toDate < secondsOf(given.toDate) ? range.toDate * unit : given.toDate;
+    res.json({ data: { metrics, time_range: { fromDate: given.fromDate, toDate } } });
   });
 
   router.get('/v3/stats/messages', async (req, res) => {
     const { appId } = actorOf(req);
-    const range = rangeOf(req.query);
-    res.json({ data: messageMetrics(appId, await readModels.messageFactsBetween(appId, range.fromDate, range.toDate), range) });
+    const given = parseQuery(messageMetricsRangeSchema, req.query);
+    const range = messageMetricsRange(given, epochSeconds(clock()));
+    const [messages, receipts] = await Promise.all([
+      readModels.messageFactsBetween(appId, range.fromDate, range.toDate),
+      readModels.receiptFactsBetween(appId, range.fromDate, range.toDate),
+    ]);
+    res.json({ data: messageMetrics(appId, messages, receipts, range) });
   });
 
   return router;

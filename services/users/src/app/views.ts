@@ -70,7 +70,8 @@ export function renderToken(doc: AuthTokenDoc, token?: string): Record<string, u
     ...(doc.platform !== undefined ? { platform: doc.platform } : {}),
     ...(doc.deviceId !== undefined ? { deviceId: doc.deviceId } : {}),
     ...(doc.userAgent !== undefined ? { userAgent: doc.userAgent } : {}),
-    ...(doc.appInfo !== undefined ? { appInfo: JSON.parse(doc.appInfo) as unknown } : {}),
+    // CometChat's schema types a token's `appInfo` as a string: the object the client sent, as JSON text.
+    ...(doc.appInfo !== undefined ? { appInfo: doc.appInfo } : {}),
     createdAt: doc.createdAt,
     ...(doc.updatedAt !== doc.createdAt ? { updatedAt: doc.updatedAt } : {}),
   };
