@@ -12,6 +12,7 @@ import { Deliveries } from './app/deliveries.js';
 import { WebhookDirectory, webhookAppLoader } from './app/directory.js';
 import { Dispatcher } from './app/dispatcher.js';
 import { Redelivery, queuedOf } from './app/redelivery.js';
+import { sourceSelector } from './app/sourceSelector.js';
 import type { WebhooksConfig } from './config.js';
 import { deliveriesRouter } from './http/routes.js';
 
@@ -42,11 +43,15 @@ export function createWebhooksService(config: Readonly<WebhooksConfig>, deps: We
     onError: (error, delivery) => logger.error({ err: error, deliveryId: delivery.deliveryId }, 'delivery attempt could not be recorded; retrying'),
   });
 
+  // The chat topics whose events raise triggers.
+  const sourceTopics = [topics.messages, topics.conversations, topics.users];
   const pipeline = createEventPipeline({
     ...deps,
     publishesTo: topics.webhooks,
-    consumes: [topics.management, topics.messages, topics.conversations, topics.users, topics.webhooks],
+    consumes: [topics.management, ...sourceTopics, topics.webhooks],
     consumerPurpose: 'webhooks.deliveries',
+    // An app without a webhook on an event's trigger costs this process no decoding of the event.
+    select: sourceSelector(sourceTopics, { listenedTriggers: (appId, at) => directory.listenedTriggers(appId, at) }),
     project: async (events) => {
       await readModels.apply(events);
       configuration.applied(events);
