@@ -232,10 +232,10 @@ describe('BatchProcessor', () => {
       expect(partition.resolved).toBe(1);
     });
 
-    it('sees each record\'s topic, type, appId and timestamp; a record without headers is offered as unjudgeable', async () => {
+    it('sees each record\'s topic, type, appId, key id and timestamp; a record without headers is offered as unjudgeable', async () => {
       const offered: RecordHeaders[] = [];
       const partition = new FakePartition(
-        [headed(0, userCreated('a'), 'UserCreated', 'app7'), messageOf(1, userCreated('b'))],
+        [messageOf(0, userCreated('a'), { type: 'UserCreated', appId: 'app7', keyId: '0123456789abcdef' }, '1000'), messageOf(1, userCreated('b'))],
         () => Promise.resolve(),
         1_000,
         (records) => {
@@ -245,8 +245,8 @@ describe('BatchProcessor', () => {
       );
       const before = Date.now();
       await partition.drain();
-      expect(offered[0]).toEqual({ topic: 't', type: 'UserCreated', appId: 'app7', timestamp: 1_000 });
-      expect(offered[1]).toMatchObject({ topic: 't', type: undefined, appId: undefined });
+      expect(offered[0]).toEqual({ topic: 't', type: 'UserCreated', appId: 'app7', keyId: '0123456789abcdef', timestamp: 1_000 });
+      expect(offered[1]).toMatchObject({ topic: 't', type: undefined, appId: undefined, keyId: undefined });
       // No timestamp: judged as of now, which is after it was sent.
       expect(offered[1]!.timestamp).toBeGreaterThanOrEqual(before);
     });

@@ -8,6 +8,8 @@ export interface RecordHeaders {
   /** The event type (absent on a record whose producer did not set the header). */
   type: string | undefined;
   appId: string | undefined;
+  /** The actor's key id (absent on records published before producers set it). */
+  keyId: string | undefined;
   /**
    * The record's timestamp (epoch ms): when the producer sent it, which is after its event occurred
    * (the outbox publishes committed events), so a fence at this time covers the event's time too.
@@ -29,6 +31,7 @@ export function recordHeaders(topic: string, message: KafkaMessage): RecordHeade
     topic,
     type: headerText(message.headers, eventHeaderNames.type),
     appId: headerText(message.headers, eventHeaderNames.appId),
+    keyId: headerText(message.headers, eventHeaderNames.keyId),
     // Without a readable timestamp: it is on the topic now, so it was sent before now.
     timestamp: Number.isFinite(sent) && sent > 0 ? sent : Date.now(),
   };

@@ -2,7 +2,7 @@ import type { RecordHeaders } from '@chat/kafka';
 import { describe, expect, it } from 'vitest';
 import { sourceSelector } from './sourceSelector.js';
 
-const record = (topic: string, type: string | undefined, appId: string | undefined, timestamp = 100): RecordHeaders => ({ topic, type, appId, timestamp });
+const record = (topic: string, type: string | undefined, appId: string | undefined, timestamp = 100): RecordHeaders => ({ topic, type, appId, keyId: undefined, timestamp });
 
 /** Configuration as the directory would answer it, recording what it was asked. */
 function configuration(listening: Record<string, string[]>) {
