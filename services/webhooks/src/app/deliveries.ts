@@ -222,7 +222,8 @@ export class Deliveries {
   /** One attempt: signed POST, then its outcome recorded; a disabled webhook's delivery is closed unsent. */
   async attempt(delivery: QueuedDelivery): Promise<AttemptResult> {
     const tracked = this.tracked.get(delivery.deliveryId) ?? (await this.reload(delivery));
-    if (!tracked) return { done: true };
+    // Finished and not stored yet: handed over again by a run retried after a failed insert.
+    if (!tracked || (tracked.finished && tracked.document.status !== 'pending')) return { done: true };
     let result: AttemptResult;
     try {
       result = await this.attemptOnce(tracked);

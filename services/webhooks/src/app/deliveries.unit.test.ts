@@ -121,6 +121,24 @@ describe('deliveries in the log', () => {
     expect(store.stored().find((d) => d._id === delivery!.deliveryId)).toMatchObject({ status: 'delivered', attempts: 1, responseCode: 204, _rev: 2 });
   });
 
+  it('an insert that fails fails the run; the run again stores what the attempts came to, without a second POST', async () => {
+    const { store, deliveries, posts } = harness([200]);
+    const failing = store.insert.bind(store);
+    let refuse = true;
+    store.insert = (documents) => (refuse ? Promise.reject(new Error('store down')) : failing(documents));
+    const event = sent('a_user_b', 1);
+    const planned = await deliveries.plan([event]);
+    await deliveries.attempt(planned[0]!);
+    await expect(deliveries.secure(planned)).rejects.toThrow('store down');
+    refuse = false;
+    const again = await deliveries.plan([event]);
+    expect(again.map((d) => d.deliveryId)).toEqual(planned.map((d) => d.deliveryId));
+    expect(await deliveries.attempt(again[0]!)).toEqual({ done: true });
+    await deliveries.secure(again);
+    expect(posts).toHaveLength(1);
+    expect(store.stored().find((d) => d._id === planned[0]!.deliveryId)).toMatchObject({ status: 'delivered', attempts: 1, _rev: 1 });
+  });
+
   it('an event that comes again is not planned twice, and a replayed event already stored is not sent again', async () => {
     const { deliveries } = harness([200]);
     const event = sent('a_user_b', 1);
