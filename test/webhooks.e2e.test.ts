@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createApp, createUser, eventually } from './support/api.js';
-import { readBack } from './support/kafka.js';
+import { commitCount, deliveryRevision } from './support/mongo.js';
 import type { TestApp } from './support/api.js';
 import { sendMessage, text } from './support/messages.js';
 import { WebhookReceiver, signatureValid } from './support/webhookReceiver.js';
@@ -50,16 +50,14 @@ describe('webhooks deliver through the real stack', () => {
     expect(signatureValid(request, secret)).toBe(true);
     expect(signatureValid({ ...request, body: request.body.replace('hello', 'HELLO') }, secret)).toBe(false);
     expect(request.headers['authorization']).toBe(`Basic ${Buffer.from('hooks:p4ssw0rd').toString('base64')}`);
-    // Answered at once, so stored once: queued and delivered by the same command (the source event's
-    // correlation and time on both), not a queued record followed by an attempt record.
+    // Answered at once, so stored once: one log document, inserted delivered with the run's other
+    // deliveries and never updated, and no event stream of its own (ADR 0044).
     const deliveryId = String(request.headers['webhook-id']);
-    const ofDelivery = (type: string) => (v: Record<string, unknown>) => v['type'] === type && (v['data'] as any).deliveryId === deliveryId;
-    const [queued, attempted] = await Promise.all([
-      readBack('chat.webhooks.events', ofDelivery('DeliveryQueued')),
-      readBack('chat.webhooks.events', ofDelivery('DeliveryAttempted')),
-    ]);
-    expect(attempted.value).toMatchObject({ version: 2, correlationId: queued.value['correlationId'], occurredAt: queued.value['occurredAt'] });
-    expect(attempted.value['data']).toMatchObject({ attempt: 1, outcome: 'delivered', statusCode: 200 });
+    const logged = await eventually(() => deliveries(app, id), (r) => r.body.data?.[0]?.status === 'delivered');
+    expect(logged.body.data).toHaveLength(1);
+    expect(logged.body.data[0]).toMatchObject({ id: deliveryId, status: 'delivered', attempts: 1, responseCode: 200 });
+    expect(await deliveryRevision(deliveryId)).toBe(1);
+    expect(await commitCount('webhooks', `delivery:${app.appId}:${deliveryId}`)).toBe(0);
 
     // The secret is never shown again, and a rotated one signs from then on.
     const got = await manage('GET', `/apps/${app.appId}/webhooks/${id}`);
@@ -231,6 +229,25 @@ describe('webhooks deliver through the real stack', () => {
     await send(app, 'erin', 'bob', 'still there?');
     await sleep(500);
     expect(hook.received).toHaveLength(1);
+  });
+
+  it('an app without a webhook costs the delivery process no decoding: its events are skipped from their headers', async () => {
+    // Summed over the delivery process's replicas (consumer_skipped_records, ADR 0044).
+    const skipped = async () => {
+      let total = 0;
+      for (const url of inject('replicaUrls')['webhooks'] ?? []) {
+        const text = await (await fetch(`${url}/metrics`)).text();
+        for (const line of text.split('\n')) if (line.startsWith('consumer_skipped_records{') && line.includes('webhooks.deliveries')) total += Number(line.slice(line.lastIndexOf(' ') + 1));
+      }
+      return total;
+    };
+    const quiet = await createApp('no-webhooks');
+    await Promise.all(['ann', 'ben'].map((uid) => createUser(quiet, uid)));
+    const before = await skipped();
+    for (let i = 0; i < 5; i++) await send(quiet, 'ann', 'ben', `unheard #${i}`);
+    // Five sends and the users' creation: at least the five message events are skipped.
+    const after = await eventually(skipped, (n) => n >= before + 5);
+    expect(after).toBeGreaterThanOrEqual(before + 5);
   });
 
   it('deleting the app stops its webhooks and its keys', async () => {

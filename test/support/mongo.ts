@@ -2,7 +2,7 @@ import { BSON, MongoClient } from 'mongodb';
 import { inject } from 'vitest';
 
 /** Counts a stream's commits in a service's event store: proof that a refused or idempotent call wrote nothing. */
-export async function commitCount(service: 'users' | 'conversations' | 'messages' | 'management', streamId: string) {
+export async function commitCount(service: 'users' | 'conversations' | 'messages' | 'management' | 'webhooks', streamId: string) {
   const client = new MongoClient(inject('mongoUrl'));
   try {
     await client.connect();
@@ -10,6 +10,21 @@ export async function commitCount(service: 'users' | 'conversations' | 'messages
       .db(`chat_${service}_${inject('databaseSuffix')}`)
       .collection('commits')
       .countDocuments({ streamId });
+  } finally {
+    await client.close();
+  }
+}
+
+/** A delivery's stored compare-and-set counter in the delivery log: 1 means written once, never updated (ADR 0044). */
+export async function deliveryRevision(deliveryId: string): Promise<number | undefined> {
+  const client = new MongoClient(inject('mongoUrl'));
+  try {
+    await client.connect();
+    const found = await client
+      .db(`chat_webhooks_${inject('databaseSuffix')}`)
+      .collection<{ _id: string; _rev: number }>('deliveries')
+      .findOne({ _id: deliveryId });
+    return found?._rev;
   } finally {
     await client.close();
   }

@@ -40,7 +40,7 @@ export function asyncApiDocument(): Record<string, unknown> {
         name: type,
         headers: {
           type: 'object',
-          properties: { type: { const: type }, appId: { type: 'string' }, schemaVersion: { const: String(version) }, ...traceHeaders },
+          properties: { type: { const: type }, appId: { type: 'string' }, schemaVersion: { const: String(version) }, keyId: { type: 'string' }, ...traceHeaders },
         },
         payload: {
           allOf: [
@@ -58,7 +58,7 @@ export function asyncApiDocument(): Record<string, unknown> {
       version: '1.0.0',
       description:
         'Every service publishes its events on its own topic, keyed by stream id, so one stream\'s events stay in order ' +
-        'in one partition. Values are JSON envelopes; headers carry type, appId and schemaVersion (and traceparent, W3C Trace Context, when the producer exports traces). Delivery is at least ' +
+        'in one partition. Values are JSON envelopes; headers carry type, appId, schemaVersion, keyId (the acting key id) and, when the producer exports traces, traceparent (W3C Trace Context). Delivery is at least ' +
         'once: de-duplicate on (streamId, version). Shapes never change in place: a new shape gets a new schemaVersion. ' +
         'Generated from packages/contracts/src/events (npm run asyncapi).',
     },

@@ -29,5 +29,8 @@ export type EventEnvelope<Type extends string = string, Data = Record<string, un
   'type' | 'data'
 > & { type: Type; data: Data };
 
-/** Kafka headers every published event carries, so consumers can route without parsing the value. */
-export const eventHeaderNames = { type: 'type', appId: 'appId', schemaVersion: 'schemaVersion' } as const;
+/**
+ * Kafka headers every published event carries, so consumers can route without parsing the value;
+ * `keyId` is the actor's key id (who acted: the audit trail keeps only API keys' events).
+ */
+export const eventHeaderNames = { type: 'type', appId: 'appId', schemaVersion: 'schemaVersion', keyId: 'keyId' } as const;

@@ -2,6 +2,8 @@ import { eventEnvelopeSchema, isUnapplicableEventError, parseKnownEvent } from '
 import type { KnownEvent } from '@chat/contracts';
 import type { KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
+import { recordHeaders } from './recordSelector.js';
+import type { RecordSelector } from './recordSelector.js';
 import { withProcessSpans } from './tracing.js';
 
 /** Applies a run of validated events, in partition order. Must be idempotent: delivery is at-least-once. */
@@ -33,6 +35,8 @@ export interface BatchProcessorOptions {
   group?: string;
   /** Events per handler call: between calls the offsets are resolved and the group hears a heartbeat. */
   maxEventsPerCall?: number;
+  /** Skips, from their headers and undecoded, the records the handler has no use for (ADR 0044). */
+  select?: RecordSelector;
   /** Pause before the n-th retry of a failing partition (n ≥ 1). */
   backoffMs?: (attempt: number) => number;
   /** Timers, replaceable in tests. */
@@ -44,6 +48,8 @@ export interface ConsumerCounters {
   deadLettered: number;
   /** Handler failures treated as outages and retried. */
   retriedFailures: number;
+  /** Records the selector skipped undecoded. */
+  skipped: number;
 }
 
 /**
@@ -89,7 +95,7 @@ export function decodeMessage(message: KafkaMessage): Decoded {
  * retries it with capped, jittered backoff until it succeeds; it never dead-letters a valid event.
  */
 export class BatchProcessor {
-  readonly counters: ConsumerCounters = { deadLettered: 0, retriedFailures: 0 };
+  readonly counters: ConsumerCounters = { deadLettered: 0, retriedFailures: 0, skipped: 0 };
   private readonly failures = new Map<string, number>();
   private readonly pendingResumes = new Set<() => void>();
   private readonly maxEventsPerCall: number;
@@ -119,8 +125,12 @@ export class BatchProcessor {
   }
 
   private async processLane(batch: PartitionBatch, lane: string): Promise<void> {
+    const kept = await this.selected(batch, lane);
+    if (!kept) return;
     let run: Array<{ message: KafkaMessage; event: KnownEvent }> = [];
-    for (const decoded of batch.messages.map(decodeMessage)) {
+    for (const [index, message] of batch.messages.entries()) {
+      if (!kept[index]) continue;
+      const decoded = decodeMessage(message);
       if ('reason' in decoded) {
         if (!(await this.applyRun(batch, lane, run))) return;
         run = [];
@@ -134,7 +144,29 @@ export class BatchProcessor {
         run = [];
       }
     }
-    await this.applyRun(batch, lane, run);
+    if (!(await this.applyRun(batch, lane, run))) return;
+    // Skipped records after the last applied one are done too (those before it were resolved with it).
+    const last = batch.messages[batch.messages.length - 1];
+    if (last && !kept[batch.messages.length - 1] && batch.isActive()) {
+      batch.resolveOffset(last.offset);
+      await batch.heartbeat();
+    }
+  }
+
+  /** Per message, whether the handler gets it; null when the selector failed (the partition is paused). */
+  private async selected(batch: PartitionBatch, lane: string): Promise<readonly boolean[] | null> {
+    const select = this.options.select;
+    if (!select) return batch.messages.map(() => true);
+    let kept: readonly boolean[];
+    try {
+      kept = await this.whileBeating(batch, async () => select(batch.messages.map((message) => recordHeaders(batch.topic, message))));
+    } catch (error) {
+      this.pauseAfterFailure(batch, lane, error);
+      return null;
+    }
+    if (kept.length !== batch.messages.length) throw new Error(`record selector answered ${kept.length} of ${batch.messages.length} records`);
+    this.counters.skipped += kept.filter((k) => !k).length;
+    return kept;
   }
 
   /**

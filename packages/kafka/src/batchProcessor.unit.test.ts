@@ -6,17 +6,18 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { BatchProcessor } from './batchProcessor.js';
 import type { BatchHandler } from './batchProcessor.js';
+import type { RecordHeaders, RecordSelector } from './recordSelector.js';
 
 const logger = pino({ level: 'silent' });
 
-function messageOf(offset: number, value: unknown): KafkaMessage {
+function messageOf(offset: number, value: unknown, headers: Record<string, string> = {}, timestamp = '0'): KafkaMessage {
   return {
     key: null,
     value: Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)),
     offset: String(offset),
-    timestamp: '0',
+    timestamp,
     attributes: 0,
-    headers: {},
+    headers,
   };
 }
 
@@ -41,11 +42,13 @@ class FakePartition {
     private readonly log: KafkaMessage[],
     handler: BatchHandler,
     maxEventsPerCall = 1_000,
+    select?: RecordSelector,
   ) {
     this.processor = new BatchProcessor({
       handler,
       logger,
       maxEventsPerCall,
+      ...(select ? { select } : {}),
       backoffMs: (attempt) => attempt * 100,
       schedule: (run, ms) => {
         const timer = { run, ms };
@@ -179,5 +182,121 @@ describe('BatchProcessor', () => {
     expect(seen).toEqual([['a', 'poison', 'c'], ['a', 'c']]);
     expect(partition.deadLettered.map((entry) => entry.offset)).toEqual(['1']);
     expect(partition.resolved).toBe(2);
+  });
+
+  describe('with a record selector', () => {
+    /** A record of `type` for `appId`, as the producer heads it; its value is what the test makes it. */
+    const headed = (offset: number, value: unknown, type: string, appId = 'app1') => messageOf(offset, value, { type, appId }, String(1_000 + offset));
+    const keepType =
+      (type: string): RecordSelector =>
+      (records) =>
+        records.map((r) => r.type === undefined || r.type === type);
+
+    it('skips records from their headers alone: never decoded, never dead-lettered, their offsets resolved', async () => {
+      const applied: string[] = [];
+      const partition = new FakePartition(
+        [
+          headed(0, 'not json, but nobody reads it', 'Skipped'),
+          headed(1, userCreated('a'), 'UserCreated'),
+          headed(2, 'not json either', 'Skipped'),
+          headed(3, userCreated('b'), 'UserCreated'),
+          headed(4, '{"also": "unread"}', 'Skipped'),
+        ],
+        (batch) => {
+          applied.push(...batch.map((event) => uidOf(event)));
+          return Promise.resolve();
+        },
+        1_000,
+        keepType('UserCreated'),
+      );
+      await partition.drain();
+      expect(applied).toEqual(['a', 'b']);
+      expect(partition.deadLettered).toEqual([]);
+      expect(partition.resolved).toBe(4);
+      expect(partition.processor.counters.skipped).toBe(3);
+    });
+
+    it('a batch it skips entirely resolves to its end without calling the handler', async () => {
+      let calls = 0;
+      const partition = new FakePartition(
+        [headed(0, userCreated('a'), 'Other'), headed(1, userCreated('b'), 'Other')],
+        () => {
+          calls += 1;
+          return Promise.resolve();
+        },
+        1_000,
+        keepType('UserCreated'),
+      );
+      await partition.drain();
+      expect(calls).toBe(0);
+      expect(partition.resolved).toBe(1);
+    });
+
+    it('sees each record\'s topic, type, appId, key id and timestamp; a record without headers is offered as unjudgeable', async () => {
+      const offered: RecordHeaders[] = [];
+      const partition = new FakePartition(
+        [messageOf(0, userCreated('a'), { type: 'UserCreated', appId: 'app7', keyId: '0123456789abcdef' }, '1000'), messageOf(1, userCreated('b'))],
+        () => Promise.resolve(),
+        1_000,
+        (records) => {
+          offered.push(...records);
+          return records.map(() => true);
+        },
+      );
+      const before = Date.now();
+      await partition.drain();
+      expect(offered[0]).toEqual({ topic: 't', type: 'UserCreated', appId: 'app7', keyId: '0123456789abcdef', timestamp: 1_000 });
+      expect(offered[1]).toMatchObject({ topic: 't', type: undefined, appId: undefined, keyId: undefined });
+      // No timestamp: judged as of now, which is after it was sent.
+      expect(offered[1]!.timestamp).toBeGreaterThanOrEqual(before);
+    });
+
+    it('a skipped record before a kept one is not resolved while the kept one fails to apply', async () => {
+      let failing = true;
+      const partition = new FakePartition(
+        [headed(0, userCreated('x'), 'Other'), headed(1, userCreated('a'), 'UserCreated'), headed(2, userCreated('y'), 'Other')],
+        () => (failing ? Promise.reject(new Error('store down')) : Promise.resolve()),
+        1_000,
+        keepType('UserCreated'),
+      );
+      await partition.processor.process({
+        topic: 't',
+        partition: 0,
+        messages: [headed(0, userCreated('x'), 'Other'), headed(1, userCreated('a'), 'UserCreated'), headed(2, userCreated('y'), 'Other')],
+        resolveOffset: (offset) => (partition.resolved = Number(offset)),
+        heartbeat: () => Promise.resolve(),
+        isActive: () => true,
+        pause: () => () => undefined,
+      });
+      expect(partition.resolved).toBe(-1);
+      failing = false;
+      await partition.drain();
+      expect(partition.resolved).toBe(2);
+    });
+
+    it('a selector that fails is an outage: the partition pauses and retries, nothing resolved or dead-lettered', async () => {
+      let failuresLeft = 2;
+      const applied: string[] = [];
+      const partition = new FakePartition(
+        [headed(0, userCreated('a'), 'UserCreated'), headed(1, userCreated('b'), 'Other')],
+        (batch) => {
+          applied.push(...batch.map((event) => uidOf(event)));
+          return Promise.resolve();
+        },
+        1_000,
+        async (records) => {
+          if (failuresLeft > 0) {
+            failuresLeft -= 1;
+            throw new Error('configuration unreadable');
+          }
+          return records.map((r) => r.type === 'UserCreated');
+        },
+      );
+      const delays = await partition.drain();
+      expect(delays).toEqual([100, 200]);
+      expect(applied).toEqual(['a']);
+      expect(partition.deadLettered).toEqual([]);
+      expect(partition.resolved).toBe(1);
+    });
   });
 });

@@ -82,7 +82,7 @@ describe('EventConsumer on Kafka', () => {
     expect(parked.map((entry) => entry.key).sort()).toEqual(['x', 'y', 'z']);
     expect(parked.find((entry) => entry.key === 'x')?.reason).toContain('UserTeleported');
     expect(parked.find((entry) => entry.key === 'z')?.reason).toContain('not an event envelope');
-    expect(consumer.counters).toEqual({ deadLettered: 3, retriedFailures: 3 });
+    expect(consumer.counters).toEqual({ deadLettered: 3, retriedFailures: 3, skipped: 0 });
     expect(consumer.health()).toMatchObject({ state: 'running', restarts: 0 });
 
     // Redriven: back on the original topic, where they are still unapplicable and parked again; a

@@ -3,6 +3,7 @@ import type { Consumer, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { BatchProcessor } from './batchProcessor.js';
 import type { BatchHandler, ConsumerCounters } from './batchProcessor.js';
+import type { RecordSelector } from './recordSelector.js';
 import { Supervisor } from './supervisor.js';
 import type { ConsumerHealth } from './supervisor.js';
 
@@ -18,6 +19,11 @@ export interface EventConsumerOptions {
   logger: Logger;
   /** Events per handler call (default 1,000). */
   maxEventsPerCall?: number;
+  /**
+   * Skips records the handler has no use for from their headers (type, appId), without decoding them;
+   * their offsets are committed with the rest (ADR 0044). Default: every record is decoded.
+   */
+  select?: RecordSelector;
   /**
    * For a consumer where lag matters less than writes (an audit trail): the broker holds each fetch
    * until this many bytes are there or `maxWaitMs` has passed, so each handler call carries up to that
@@ -47,6 +53,7 @@ export class EventConsumer {
       group: options.groupId,
       deadLetter: (topic, partition, message, reason) => this.deadLetter(topic, partition, message, reason),
       ...(options.maxEventsPerCall !== undefined ? { maxEventsPerCall: options.maxEventsPerCall } : {}),
+      ...(options.select ? { select: options.select } : {}),
     });
     this.supervisor = new Supervisor({ name: options.groupId, logger: options.logger, launch: (crashed) => this.launch(crashed) });
   }

@@ -6,6 +6,8 @@ export { EventConsumer, consumerGroupFor } from './consumer.js';
 export type { EventConsumerOptions } from './consumer.js';
 export { BatchProcessor, decodeMessage, outageBackoffMs } from './batchProcessor.js';
 export type { BatchHandler, BatchProcessorOptions, ConsumerCounters, PartitionBatch } from './batchProcessor.js';
+export { recordHeaders } from './recordSelector.js';
+export type { RecordHeaders, RecordSelector } from './recordSelector.js';
 export { EventWatch } from './eventWatch.js';
 export type { EventWatchOptions, PartitionProgress } from './eventWatch.js';
 export { Supervisor } from './supervisor.js';

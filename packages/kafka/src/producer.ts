@@ -45,6 +45,7 @@ export class KafkaEventPublisher implements EventPublisher {
         [eventHeaderNames.type]: event.type,
         [eventHeaderNames.appId]: event.appId,
         [eventHeaderNames.schemaVersion]: String(event.schemaVersion),
+        [eventHeaderNames.keyId]: event.actor.keyId,
       };
       const context = traced?.contexts[index];
       if (context) injectTraceHeaders(context, headers);

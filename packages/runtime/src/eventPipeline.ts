@@ -4,7 +4,7 @@ import { CommandRunner } from '@chat/eventsourcing';
 import { recordProducedPositions } from '@chat/http';
 import type { CommandRunnerOptions, OwnReadModels } from '@chat/eventsourcing';
 import { EventConsumer, EventWatch, KafkaEventPublisher, LagReader, consumerGroupFor, ensureTopics } from '@chat/kafka';
-import type { ConsumerCounters, ConsumerHealth } from '@chat/kafka';
+import type { ConsumerCounters, ConsumerHealth, RecordSelector } from '@chat/kafka';
 import { MongoCommitStore } from '@chat/mongo';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
@@ -44,6 +44,11 @@ export interface EventPipelineOptions {
    * outage and the run is retried.
    */
   project(events: readonly KnownEvent[]): Promise<void>;
+  /**
+   * Skips, from their headers (type, appId) and undecoded, the consumed records `project` has no use
+   * for (ADR 0044); their offsets are committed all the same. Default: `project` gets every event.
+   */
+  select?: RecordSelector;
   /** The read models a command's events reach before it answers (read-your-writes). */
   ownReadModels: OwnReadModels;
   /**
@@ -123,6 +128,7 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
       operations.observeBatch(events.length);
       return options.project(events);
     },
+    ...(options.select ? { select: options.select } : {}),
   });
   const operations = new PipelineOperations({ db, kafka, runner, producer, consumer, topic: options.publishesTo });
   if (options.probes) operations.registerChecks(options.probes, options.readinessGates);

@@ -99,6 +99,9 @@ export class PipelineOperations {
       sampledGauge('consumer_retried_failures', 'Projection runs retried after an outage since start, per consumer group.', ['group'], () => [
         { labels: { group }, value: consumer.counters.retriedFailures },
       ]),
+      sampledGauge('consumer_skipped_records', 'Records skipped from their headers, undecoded, since start, per consumer group (ADR 0044).', ['group'], () => [
+        { labels: { group }, value: consumer.counters.skipped },
+      ]),
       sampledGauge('command_conflicts', 'Appends that lost a race with another process (each retried its turn) since start.', ['topic'], () => [
         { labels: { topic }, value: runner.counters.conflicts },
       ]),

@@ -23,6 +23,7 @@ import { webhooksRouter } from './http/webhookRoutes.js';
 import { opsRouter } from './http/opsRoutes.js';
 import { auditRouter } from './http/auditRoutes.js';
 import { AuditQueries } from './app/auditQueries.js';
+import { mayBeAudited } from './domain/auditLog.js';
 
 export const PROJECTION_GROUP = 'management.projections';
 /** The per-key audit trail's consumer group (ADR 0034): every topic, apart from the key projection's group. */
@@ -91,6 +92,9 @@ export function createManagementService(config: Readonly<ManagementConfig>, deps
     topics: auditTopics,
     logger,
     handler: (events) => audit.apply(events),
+    // Events no API key caused (system actors: deliveries, notifications, projections' own streams)
+    // are skipped from the `keyId` header, undecoded (ADR 0044).
+    select: (records) => records.map((r) => mayBeAudited(r.keyId)),
     // Up to a second of events per write: at 150 sends/s the trail took a tenth of the store's single
     // write core with a write per small batch; a trail a second behind costs a handful of writes.
     gather: AUDIT_GATHER,

@@ -2,16 +2,19 @@ import { SecretBox, topics } from '@chat/contracts';
 import type { KnownEvent } from '@chat/contracts';
 import { OutboundHttp } from '@chat/delivery';
 import { createServiceApp } from '@chat/http';
+import { MongoDocumentStore } from '@chat/mongo';
 import { createEventPipeline } from '@chat/runtime';
 import type { PlatformDeps, RunnableService } from '@chat/runtime';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
+import { DELIVERIES_COLLECTION, DeliveryLog } from './adapters/deliveryLog.js';
 import { WebhookReadModels } from './adapters/readModels.js';
 import { Deliveries } from './app/deliveries.js';
 import { WebhookDirectory, webhookAppLoader } from './app/directory.js';
 import { Dispatcher } from './app/dispatcher.js';
-import { Redelivery, queuedOf } from './app/redelivery.js';
+import { Redelivery } from './app/redelivery.js';
+import { sourceSelector } from './app/sourceSelector.js';
 import type { WebhooksConfig } from './config.js';
 import { deliveriesRouter } from './http/routes.js';
 
@@ -24,13 +27,14 @@ export interface WebhooksServiceDeps extends PlatformDeps {
 
 /**
  * Composition root of the delivery process: its own consumer group on the chat topics (and
- * management's, for the webhooks themselves), its own event store for delivery attempts, and the
- * dispatcher that sends them.
+ * management's, for the webhooks themselves), its delivery log, and the dispatcher that sends them.
+ * Its topic carries only the 410 notices management disables webhooks from (ADR 0044).
  */
 export function createWebhooksService(config: Readonly<WebhooksConfig>, deps: WebhooksServiceDeps): RunnableService & { dispatcher: Dispatcher } {
   const { db, logger } = deps;
   const startedAt = Date.now();
   const readModels = new WebhookReadModels(db);
+  const log = new DeliveryLog(new MongoDocumentStore(db, DELIVERIES_COLLECTION));
   const sender = new OutboundHttp({
     timeoutMs: config.requestTimeoutMs,
     policy: config.tenantUrls,
@@ -42,11 +46,15 @@ export function createWebhooksService(config: Readonly<WebhooksConfig>, deps: We
     onError: (error, delivery) => logger.error({ err: error, deliveryId: delivery.deliveryId }, 'delivery attempt could not be recorded; retrying'),
   });
 
+  // The chat topics whose events raise triggers.
+  const sourceTopics = [topics.messages, topics.conversations, topics.users];
   const pipeline = createEventPipeline({
     ...deps,
     publishesTo: topics.webhooks,
-    consumes: [topics.management, topics.messages, topics.conversations, topics.users, topics.webhooks],
+    consumes: [topics.management, ...sourceTopics],
     consumerPurpose: 'webhooks.deliveries',
+    // An app without a webhook on an event's trigger costs this process no decoding of the event.
+    select: sourceSelector(sourceTopics, { listenedTriggers: (appId, at) => directory.listenedTriggers(appId, at) }),
     project: async (events) => {
       await readModels.apply(events);
       configuration.applied(events);
@@ -74,6 +82,7 @@ export function createWebhooksService(config: Readonly<WebhooksConfig>, deps: We
   });
   const directory = new WebhookDirectory(configuration);
   const deliveries = new Deliveries({
+    log,
     runner: pipeline.runner,
     directory,
     sender,
@@ -82,7 +91,7 @@ export function createWebhooksService(config: Readonly<WebhooksConfig>, deps: We
     logger,
     firstAttemptWaitMs: config.firstAttemptWaitMs,
   });
-  const redelivery = new Redelivery({ runner: pipeline.runner, readModels, enqueue: (d) => dispatcher.enqueue(d) });
+  const redelivery = new Redelivery({ readModels, log, deliveries, enqueue: (d) => dispatcher.enqueue(d) });
 
   return {
     dispatcher,
@@ -90,7 +99,7 @@ export function createWebhooksService(config: Readonly<WebhooksConfig>, deps: We
     async start() {
       await readModels.ensureIndexes();
       // What a previous run left pending goes first, ahead of anything new in its lane.
-      for (const pending of await readModels.pendingDeliveries()) dispatcher.enqueue(queuedOf(pending));
+      for (const pending of await readModels.pendingDeliveries()) dispatcher.enqueue(deliveries.resume(pending));
       await pipeline.start();
       dispatcher.start();
     },

@@ -4,7 +4,7 @@ import type { DocumentStore, GuardedWrite, StoredRecord } from '@chat/mongo';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AuditTrail } from './auditTrail.js';
-import { auditEntryOf, chunksNewestFirst } from '../domain/auditLog.js';
+import { auditEntryOf, chunksNewestFirst, mayBeAudited } from '../domain/auditLog.js';
 import type { AuditHead, AuditLimits } from '../domain/auditLog.js';
 
 const KEY_A = 'aaaaaaaaaaaaaaaa';
@@ -76,6 +76,16 @@ describe('audit entries', () => {
     // System actors (the management API, the webhooks process) are no API key.
     expect(auditEntryOf(event(1, { keyId: 'management' }))).toBeNull();
     expect(auditEntryOf(event(1, { keyId: 'webhooks' }))).toBeNull();
+  });
+
+  it('are judged from the keyId header before decoding: a system actor\'s record is skipped, one without the header read', () => {
+    expect(mayBeAudited(KEY_A)).toBe(true);
+    expect(auditEntryOf(event(1, { keyId: KEY_A }))).not.toBeNull();
+    for (const system of ['management', 'webhooks', 'notifications', '']) {
+      expect(mayBeAudited(system)).toBe(false);
+      expect(auditEntryOf(event(1, { keyId: system }))).toBeNull();
+    }
+    expect(mayBeAudited(undefined)).toBe(true);
   });
 });
 

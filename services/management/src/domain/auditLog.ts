@@ -17,6 +17,15 @@ import type { EventEnvelope } from '@chat/contracts';
 /** A key id the management service minted (see app/keys.ts): system actors (`management`, `webhooks`, …) have none. */
 const API_KEY_ID = /^[0-9a-f]{16}$/;
 
+/**
+ * Whether a record whose producer named its actor's key id (the `keyId` header) may leave an entry:
+ * only an API key's. Without the header (published before producers set it) it cannot be told, so it
+ * is read (ADR 0044).
+ */
+export function mayBeAudited(keyId: string | undefined): boolean {
+  return keyId === undefined || API_KEY_ID.test(keyId);
+}
+
 export interface AuditEntry {
   /** Sort key: `occurredAt|eventId` (ISO 8601 times sort as text). */
   k: string;

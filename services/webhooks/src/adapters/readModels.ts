@@ -5,12 +5,14 @@ import { allOf, appliedPositions, ensureIndexes, mongoProjection, stripStoredFie
 import type { EventApplier, Stored } from '@chat/mongo';
 import type { ConfigurationDocuments } from '@chat/runtime';
 import type { Collection, Db, Filter } from 'mongodb';
-import { DELIVERIES_COLLECTION, deliveriesProjection } from '../projections/deliveries.js';
-import type { DeliveryDocument } from '../projections/deliveries.js';
+import type { DeliveryDocument } from '../domain/delivery.js';
+import { DELIVERIES_COLLECTION, storedDelivery } from './deliveryLog.js';
+import type { StoredDelivery } from './deliveryLog.js';
 
 /**
  * The webhooks process's read models, in its own database: the apps and webhooks it delivers for
- * (projected from management's events with management's own projection code) and its delivery log.
+ * (projected from management's events with management's own projection code), and the queries of its
+ * delivery log (written by `DeliveryLog`).
  */
 export class WebhookReadModels implements EventApplier {
   private readonly projections: EventApplier;
@@ -22,7 +24,6 @@ export class WebhookReadModels implements EventApplier {
     this.projections = allOf(
       mongoProjection(db, APPS_COLLECTION, appsProjection),
       mongoProjection(db, WEBHOOKS_COLLECTION, webhooksProjection),
-      mongoProjection(db, DELIVERIES_COLLECTION, deliveriesProjection),
     );
     this.apps = db.collection(APPS_COLLECTION);
     this.webhooks = db.collection(WEBHOOKS_COLLECTION);
@@ -65,14 +66,9 @@ export class WebhookReadModels implements EventApplier {
   }
 
   /** What a restarted process still has to deliver, in the order it was queued. */
-  async pendingDeliveries(): Promise<DeliveryDocument[]> {
+  async pendingDeliveries(): Promise<StoredDelivery[]> {
     const docs = await this.deliveries.find({ status: 'pending' }).sort({ queuedAt: 1, sourceVersion: 1 }).toArray();
-    return docs.map((d) => stripStoredFields<DeliveryDocument>(d));
-  }
-
-  async findDelivery(deliveryId: string): Promise<DeliveryDocument | null> {
-    const doc = await this.deliveries.findOne({ _id: deliveryId });
-    return doc ? stripStoredFields(doc) : null;
+    return docs.map(storedDelivery);
   }
 
   /** A webhook's deliveries, newest first. */
@@ -100,14 +96,13 @@ export class WebhookReadModels implements EventApplier {
     return { items: docs.map((d) => stripStoredFields<DeliveryDocument>(d)), total };
   }
 
-  /** Ids of a webhook's finished deliveries queued since `fromQueuedAt`, oldest first (bulk redelivery). */
-  async finishedDeliveryIds(appId: string, webhookId: string, fromQueuedAt: number, limit: number): Promise<string[]> {
+  /** A webhook's finished deliveries queued since `fromQueuedAt`, oldest first (bulk redelivery). */
+  async finishedDeliveries(appId: string, webhookId: string, fromQueuedAt: number, limit: number): Promise<StoredDelivery[]> {
     const docs = await this.deliveries
       .find({ webhookId, appId, queuedAt: { $gte: fromQueuedAt }, status: { $ne: 'pending' } })
       .sort({ queuedAt: 1, sourceVersion: 1 })
       .limit(limit)
-      .project<{ _id: string }>({ _id: 1 })
       .toArray();
-    return docs.map((d) => d._id);
+    return docs.map(storedDelivery);
   }
 }

@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { webhookSignature } from '@chat/contracts';
-import type { Actor, DeliveryQueued, KnownEvent } from '@chat/contracts';
+import type { Actor, KnownEvent } from '@chat/contracts';
 import type { OutboundHttp } from '@chat/delivery';
 import { RecentlyUsed, backoffDelay } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
 import type { Logger } from 'pino';
-import { deliveryDecider, deliveryStreamId } from '../domain/delivery.js';
-import type { DeliveryCommand } from '../domain/delivery.js';
+import type { DeliveryLog, StoredDelivery } from '../adapters/deliveryLog.js';
+import { afterAttempt, goneDecider, goneStreamId, queuedDelivery, requeuedDelivery, roundOf } from '../domain/delivery.js';
+import type { AttemptRecord, DeliveryDocument } from '../domain/delivery.js';
 import { decideRetry } from '../domain/retrySchedule.js';
 import type { RetryPolicy } from '../domain/retrySchedule.js';
 import { triggerOf, webhookBody } from '../domain/triggers.js';
@@ -22,17 +23,20 @@ import type { AttemptResult, QueuedDelivery } from './dispatcher.js';
  * already made.
  */
 const RECENTLY_PLANNED = 100_000;
-
 /** How a delivered attempt's record is retried when the store refuses it for a moment. */
 const RECORD_RETRY = { baseMs: 200, maxMs: 5_000 };
+/** Guarded writes of one attempt's record lost to another writer before it gives up (then it is retried as an outage). */
+const RECORD_RACES = 3;
 
-/** The delivery process acts as itself in the events it records. */
+/** The delivery process acts as itself in the notices it records. */
 const deliveryActor = (appId: string): Actor => ({ appId, keyId: 'webhooks', scope: 'management' });
 
 export interface DeliveryDeps {
-  runner: CommandRunner;
-  directory: WebhookDirectory;
-  sender: OutboundHttp;
+  log: DeliveryLog;
+  /** Records the one notice other services need: a receiver answered 410 Gone. */
+  runner: Pick<CommandRunner, 'run'>;
+  directory: Pick<WebhookDirectory, 'subscribers' | 'deliverable' | 'markGone'>;
+  sender: Pick<OutboundHttp, 'post'>;
   retry: RetryPolicy;
   region: string;
   logger: Logger;
@@ -42,18 +46,22 @@ export interface DeliveryDeps {
 }
 
 /**
- * A delivery planned from a new source event and handed to the dispatcher before it is stored. If its
- * first attempt succeeds before the run is secured, it is stored once, queued and delivered together.
+ * A delivery this process has in hand: planned from a source event and not stored yet, or stored (read
+ * at start, requeued, or stored by this process) and still being attempted.
  */
-interface Unstored {
+interface Tracked {
   delivery: QueuedDelivery;
-  queued: DeliveryQueued;
-  event: KnownEvent;
-  /** The write that stores it, once one has begun (queued alone, or queued and delivered). */
-  stored: Promise<void> | null;
-  /** Resolves when its first attempt has an answer. */
-  attempted: Promise<void>;
-  markAttempted: () => void;
+  /** As stored at `rev`; or, not stored yet, what its insert will carry (attempts made meanwhile included). */
+  document: DeliveryDocument;
+  /** The stored document's compare-and-set counter; null when stored by someone else at an unknown one. */
+  rev: number | null;
+  /** false: in memory only; a promise: its insert is in flight; true: stored. */
+  stored: boolean | Promise<void>;
+  /** Resolves when its first attempt has an answer (a delivery planned from a new source event). */
+  attempted?: Promise<void>;
+  markAttempted?: () => void;
+  /** The dispatcher is done with it: forgotten as soon as it is stored. */
+  finished: boolean;
 }
 
 /** The same (webhook, event) always gets the same delivery id, so a redelivered event is queued once. */
@@ -62,16 +70,17 @@ export function deliveryIdOf(webhookId: string, eventId: string): string {
 }
 
 /**
- * Queues a delivery per matching webhook for each source event, and makes and records attempts.
- * Every state change is a command on the delivery's stream, so the log and the pending work survive
- * a restart.
+ * Queues a delivery per matching webhook for each source event, and makes and records attempts in the
+ * delivery log (ADR 0044): a run's new deliveries in one grouped insert, carrying the outcome of every
+ * first attempt answered by then; a later attempt as one guarded write. The log is the pending work a
+ * restart resumes.
  */
 export class Deliveries {
   private readonly clock: () => number;
   /** Records of successful attempts still being written. */
   private readonly recording = new Set<Promise<void>>();
-  /** Planned deliveries not yet stored, by delivery id. */
-  private readonly unstored = new Map<string, Unstored>();
+  /** Deliveries in hand, by delivery id. */
+  private readonly tracked = new Map<string, Tracked>();
   /** Ids of the last RECENTLY_PLANNED deliveries planned here. */
   private readonly recentlyPlanned = new RecentlyUsed<string, true>(RECENTLY_PLANNED);
 
@@ -84,9 +93,16 @@ export class Deliveries {
     await Promise.all(this.recording);
   }
 
-  /** Each (matching webhook, source event) pair as a delivery and the record that queues it. */
-  private async planned(events: readonly KnownEvent[]): Promise<Array<{ delivery: QueuedDelivery; queued: DeliveryQueued; event: KnownEvent }>> {
-    const planned: Array<{ delivery: QueuedDelivery; queued: DeliveryQueued; event: KnownEvent }> = [];
+  /** A stored pending delivery (read at start, or requeued) taken in hand; what the dispatcher queues. */
+  resume(stored: StoredDelivery): QueuedDelivery {
+    const delivery = queuedOf(stored.document);
+    this.tracked.set(delivery.deliveryId, { delivery, document: stored.document, rev: stored.rev, stored: true, finished: false });
+    return delivery;
+  }
+
+  /** Each (matching webhook, source event) pair as a delivery and its queued document. */
+  private async planned(events: readonly KnownEvent[]): Promise<Array<{ delivery: QueuedDelivery; document: DeliveryDocument }>> {
+    const planned: Array<{ delivery: QueuedDelivery; document: DeliveryDocument }> = [];
     for (const event of events) {
       const match = triggerOf(event);
       if (!match) continue;
@@ -94,7 +110,7 @@ export class Deliveries {
         const deliveryId = deliveryIdOf(webhook.webhookId, event.id);
         const body = webhookBody(match, event.appId, this.deps.region, webhook.webhookId);
         const delivery = { deliveryId, appId: event.appId, webhookId: webhook.webhookId, orderKey: event.streamId, body, notBefore: 0 };
-        const queued: DeliveryQueued = {
+        const document = queuedDelivery({
           appId: event.appId,
           webhookId: webhook.webhookId,
           deliveryId,
@@ -105,8 +121,8 @@ export class Deliveries {
           body,
           occurredAt: Date.parse(event.occurredAt),
           queuedAt: this.clock(),
-        };
-        planned.push({ delivery, queued, event });
+        });
+        planned.push({ delivery, document });
       }
     }
     return planned;
@@ -118,13 +134,11 @@ export class Deliveries {
    * made before the restart is not sent again.
    */
   async queue(events: readonly KnownEvent[]): Promise<QueuedDelivery[]> {
-    const queued = await Promise.all(
-      (await this.planned(events)).map(async ({ delivery, queued: record, event }) => {
-        const appended = await this.store(delivery, event, { type: 'Queue', delivery: record });
-        return appended ? delivery : null;
-      }),
-    );
-    return queued.filter((d): d is QueuedDelivery => d !== null);
+    const planned = (await this.planned(events)).filter(({ delivery }) => !this.tracked.has(delivery.deliveryId));
+    const existing = await this.deps.log.insert(planned.map(({ document }) => document));
+    return planned
+      .filter(({ delivery }) => !existing.has(delivery.deliveryId))
+      .map(({ document }) => this.resume({ document, rev: 1 }));
   }
 
   /**
@@ -135,86 +149,113 @@ export class Deliveries {
    */
   async plan(events: readonly KnownEvent[]): Promise<QueuedDelivery[]> {
     const deliveries: QueuedDelivery[] = [];
-    for (const { delivery, queued, event } of await this.planned(events)) {
-      const known = this.unstored.get(delivery.deliveryId);
+    for (const { delivery, document } of await this.planned(events)) {
+      const known = this.tracked.get(delivery.deliveryId);
       if (known) {
-        deliveries.push(known.delivery);
+        if (known.stored !== true) deliveries.push(known.delivery);
         continue;
       }
       if (this.recentlyPlanned.has(delivery.deliveryId)) continue;
       this.recentlyPlanned.set(delivery.deliveryId, true);
       let markAttempted!: () => void;
       const attempted = new Promise<void>((resolve) => (markAttempted = resolve));
-      this.unstored.set(delivery.deliveryId, { delivery, queued, event, stored: null, attempted, markAttempted });
+      this.tracked.set(delivery.deliveryId, { delivery, document, rev: null, stored: false, attempted, markAttempted, finished: false });
       deliveries.push(delivery);
     }
     return deliveries;
   }
 
   /**
-   * Makes planned deliveries durable: waits up to `firstAttemptWaitMs` for their first attempts (each
-   * one answered 2xx by then has stored itself as queued and delivered, one document), then stores the
-   * others as queued, and waits for all of it.
+   * Makes planned deliveries durable: waits up to `firstAttemptWaitMs` for their first attempts, then
+   * stores them all in one grouped insert, each with what its attempts came to by then (a delivery
+   * answered 2xx is stored delivered: one statement, never updated).
    */
   async secure(deliveries: readonly QueuedDelivery[]): Promise<void> {
-    const pending = deliveries.map((d) => this.unstored.get(d.deliveryId)).filter((u): u is Unstored => u !== undefined);
+    const pending = deliveries.map((d) => this.tracked.get(d.deliveryId)).filter((t): t is Tracked => t !== undefined && t.stored !== true);
     if (pending.length === 0) return;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      Promise.all(pending.map((u) => u.attempted)),
+      Promise.all(pending.map((t) => t.attempted ?? Promise.resolve())),
       new Promise<void>((resolve) => (timer = setTimeout(resolve, this.deps.firstAttemptWaitMs))),
     ]);
     clearTimeout(timer);
-    await Promise.all(pending.map((u) => this.storeQueued(u)));
+    // An insert begun by an earlier call for the same run is waited for, not repeated.
+    await Promise.all(pending.map((t) => (t.stored instanceof Promise ? t.stored.catch(() => undefined) : Promise.resolve())));
+    const fresh = pending.filter((t) => t.stored === false);
+    if (fresh.length === 0) return;
+    const insert = this.deps.log.insert(fresh.map((t) => t.document));
+    const written = insert.then(() => undefined);
+    // Its failure is reported here, below; attempts waiting on it only need to know when it settled.
+    written.catch(() => undefined);
+    for (const t of fresh) t.stored = written;
+    let existing: Set<string>;
+    try {
+      existing = await insert;
+    } catch (error) {
+      for (const t of fresh) if (t.stored === written) t.stored = false;
+      throw error;
+    }
+    for (const t of fresh) {
+      t.stored = true;
+      // Stored before by someone else (a replica that had the partition, or an insert whose answer was lost).
+      t.rev = existing.has(t.delivery.deliveryId) ? null : 1;
+      if (t.finished) this.tracked.delete(t.delivery.deliveryId);
+    }
   }
 
-  /** Stores an unstored delivery as queued (once; a write that fails may be tried again). */
-  private storeQueued(unstored: Unstored): Promise<void> {
-    unstored.stored ??= this.storeOnce(unstored, { type: 'Queue', delivery: unstored.queued });
-    return unstored.stored;
-  }
-
-  private storeOnce(unstored: Unstored, command: DeliveryCommand): Promise<void> {
-    const write = this.store(unstored.delivery, unstored.event, command).then(
-      () => {
-        this.unstored.delete(unstored.delivery.deliveryId);
-      },
-      (error: unknown) => {
-        if (unstored.stored === write) unstored.stored = null;
-        throw error;
-      },
-    );
-    return write;
-  }
-
-  /** Appends a command to a new delivery's stream; true when it appended events. */
-  private async store(delivery: QueuedDelivery, event: KnownEvent, command: DeliveryCommand): Promise<boolean> {
-    const result = await this.deps.runner.run({
-      decider: deliveryDecider,
-      streamId: deliveryStreamId(delivery.appId, delivery.deliveryId),
-      command,
-      metadata: { appId: delivery.appId, actor: deliveryActor(delivery.appId), correlationId: event.correlationId, causationId: event.id, now: new Date() },
-      // A delivery id is new unless Kafka redelivers its event: no store read for the usual case.
-      expectNew: true,
-    });
-    return result.events.length > 0;
+  /**
+   * A finished delivery sent again from a new retry window (redelivery); null for one still pending
+   * (already on its way). The caller hands the returned delivery to the dispatcher.
+   */
+  async requeue(found: StoredDelivery): Promise<{ delivery: QueuedDelivery; document: DeliveryDocument } | null> {
+    let current: StoredDelivery | null = found;
+    for (let race = 0; current && race < RECORD_RACES; race++) {
+      const next = requeuedDelivery(current.document);
+      if (!next) return null;
+      if (await this.deps.log.replace(next, current.rev)) return { delivery: this.resume({ document: next, rev: current.rev + 1 }), document: next };
+      current = await this.deps.log.find(found.document.deliveryId);
+    }
+    if (!current) return null;
+    throw new Error(`delivery ${found.document.deliveryId} kept changing while it was requeued`);
   }
 
   /** One attempt: signed POST, then its outcome recorded; a disabled webhook's delivery is closed unsent. */
   async attempt(delivery: QueuedDelivery): Promise<AttemptResult> {
-    const unstored = this.unstored.get(delivery.deliveryId);
+    const tracked = this.tracked.get(delivery.deliveryId) ?? (await this.reload(delivery));
+    // Finished and not stored yet: handed over again by a run retried after a failed insert.
+    if (!tracked || (tracked.finished && tracked.document.status !== 'pending')) return { done: true };
+    let result: AttemptResult;
     try {
-      return await this.attemptOnce(delivery, unstored);
+      result = await this.attemptOnce(tracked);
     } finally {
-      unstored?.markAttempted();
+      tracked.markAttempted?.();
     }
+    if (result.done) {
+      tracked.finished = true;
+      if (tracked.stored === true && this.tracked.get(delivery.deliveryId) === tracked) this.tracked.delete(delivery.deliveryId);
+    }
+    return result;
   }
 
-  private async attemptOnce(delivery: QueuedDelivery, unstored: Unstored | undefined): Promise<AttemptResult> {
+  /** A delivery the dispatcher holds that this process no longer has in hand: read from the log. */
+  private async reload(delivery: QueuedDelivery): Promise<Tracked | null> {
+    const found = await this.deps.log.find(delivery.deliveryId);
+    if (!found || found.document.status !== 'pending') return null;
+    this.resume(found);
+    return this.tracked.get(delivery.deliveryId) ?? null;
+  }
+
+  private async attemptOnce(tracked: Tracked): Promise<AttemptResult> {
+    const { delivery } = tracked;
     const endpoint = await this.deps.directory.deliverable(delivery.appId, delivery.webhookId);
     if (!endpoint) {
-      if (unstored) await this.storeQueued(unstored);
-      await this.record(delivery, () => ({ outcome: 'failed' }), { error: 'webhook disabled, deleted, or its app deleted', latencyMs: 0, responsePrefix: '' });
+      await this.record(tracked, () => ({
+        outcome: 'failed',
+        error: 'webhook disabled, deleted, or its app deleted',
+        latencyMs: 0,
+        responsePrefix: '',
+        at: this.clock(),
+      }));
       return { done: true };
     }
     const timestamp = Math.floor(this.clock() / 1000);
@@ -227,49 +268,60 @@ export class Deliveries {
     };
     const sent = await this.deps.sender.post(endpoint.webhook.url, headers, delivery.body);
     const now = this.clock();
+    const facts = {
+      ...(sent.status !== undefined ? { statusCode: sent.status } : {}),
+      ...(sent.error !== undefined ? { error: sent.error.slice(0, 256) } : {}),
+      latencyMs: sent.latencyMs,
+      responsePrefix: sent.responsePrefix,
+      at: now,
+    };
     if (sent.status !== undefined && sent.status >= 200 && sent.status < 300) {
-      if (unstored && unstored.stored === null) {
-        // Not stored yet: one commit records it queued and delivered; `secure` waits for it.
-        const { status, ...facts } = sent;
-        unstored.stored = this.storeOnce(unstored, {
-          type: 'QueueDelivered',
-          delivery: unstored.queued,
-          attempt: { outcome: 'delivered', statusCode: status, ...facts, at: now },
-        });
-        // Its failure is `secure`'s to report (the run is consumed again); here only the lane moves on.
-        unstored.stored.catch(() => undefined);
-        return { done: true };
-      }
-      // Delivered: the lane's next delivery may go now. Its record is written behind it (grouped
-      // with the others, after the delivery's queued record); should that fail for good, the
-      // delivery stays pending in the store and a restarted process sends it again, which
-      // at-least-once allows.
-      this.recordInBackground(delivery, sent, unstored);
+      const delivered: AttemptRecord = { outcome: 'delivered', ...facts };
+      // Not stored yet: the run's insert carries it delivered. Stored: the lane's next delivery may go
+      // now, and the record is written behind it; should that fail for good, the delivery stays pending
+      // in the log and a restarted process sends it again, which at-least-once allows.
+      if (tracked.stored === false) await this.record(tracked, () => delivered);
+      else this.recordInBackground(tracked, delivered);
       return { done: true };
     }
-    if (unstored) await this.storeQueued(unstored);
-    const decision = await this.record(
-      delivery,
-      (roundAttempts, roundStartedAt) =>
-        // A refused address stays refused: that attempt is the last (ADR 0038).
-        decideRetry(sent.status, roundAttempts, roundStartedAt ?? now - sent.latencyMs, now, this.deps.retry, endpoint.webhook.retryOnFailure && sent.refused !== true),
-      sent,
-    );
-    if (decision.outcome === 'gone') await this.deps.directory.markGone(delivery.appId, delivery.webhookId);
-    return decision.outcome === 'retrying' && decision.nextAttemptAt !== undefined ? { done: false, retryAt: decision.nextAttemptAt } : { done: true };
+    if (sent.status === 410) {
+      // Management disables the webhook when it reads this notice; recorded before the log, so an
+      // attempt retried after a failed record reports it once (same attempt number, same stream).
+      const { appId, webhookId, deliveryId } = delivery;
+      await this.deps.runner.run({
+        decider: goneDecider,
+        streamId: goneStreamId(appId, deliveryId, tracked.document.attempts + 1),
+        command: { type: 'ReportGone', attempt: { appId, webhookId, deliveryId, attempt: tracked.document.attempts + 1, outcome: 'gone', ...facts } },
+        metadata: { appId, actor: deliveryActor(appId), correlationId: deliveryId, now: new Date(now) },
+        expectNew: true,
+      });
+    }
+    const recorded = await this.record(tracked, (current) => {
+      const round = roundOf(current);
+      // A refused address stays refused: that attempt is the last (ADR 0038).
+      const decision = decideRetry(
+        sent.status,
+        round.attemptInRound,
+        round.roundStartedAt ?? now - sent.latencyMs,
+        now,
+        this.deps.retry,
+        endpoint.webhook.retryOnFailure && sent.refused !== true,
+      );
+      return { ...facts, outcome: decision.outcome, ...(decision.nextAttemptAt !== undefined ? { nextAttemptAt: decision.nextAttemptAt } : {}) };
+    });
+    if (recorded?.outcome === 'gone') await this.deps.directory.markGone(delivery.appId, delivery.webhookId);
+    return recorded?.outcome === 'retrying' && recorded.nextAttemptAt !== undefined ? { done: false, retryAt: recorded.nextAttemptAt } : { done: true };
   }
 
-  private recordInBackground(delivery: QueuedDelivery, sent: { status?: number; latencyMs: number; responsePrefix: string }, unstored?: Unstored): void {
+  private recordInBackground(tracked: Tracked, record: AttemptRecord): void {
     const write = (async () => {
       for (let attempt = 1; ; attempt++) {
         try {
-          // The attempt is recorded on the stored delivery (stored by now, or stored here).
-          if (unstored) await this.storeQueued(unstored);
-          await this.record(delivery, () => ({ outcome: 'delivered' }), sent);
+          await this.record(tracked, () => record);
           return;
         } catch (error) {
           if (attempt >= 5) {
-            this.deps.logger.error({ err: error, deliveryId: delivery.deliveryId }, 'a delivered attempt could not be recorded; it stays pending');
+            this.deps.logger.error({ err: error, deliveryId: tracked.delivery.deliveryId }, 'a delivered attempt could not be recorded; it stays pending');
             return;
           }
           await sleep(backoffDelay(attempt, RECORD_RETRY));
@@ -280,36 +332,45 @@ export class Deliveries {
     void write.finally(() => this.recording.delete(write));
   }
 
-  /** Records the attempt; the decision is made on the stream's current state (attempt numbers, window). */
-  private async record(
-    delivery: QueuedDelivery,
-    decide: (roundAttempts: number, roundStartedAt: number | null) => ReturnType<typeof decideRetry>,
-    sent: { status?: number; error?: string; latencyMs: number; responsePrefix: string },
-  ): Promise<ReturnType<typeof decideRetry>> {
-    let decision: ReturnType<typeof decideRetry> = { outcome: 'failed' };
-    await this.deps.runner.run({
-      decider: deliveryDecider,
-      streamId: deliveryStreamId(delivery.appId, delivery.deliveryId),
-      command: (state): DeliveryCommand => {
-        // Never queued (cannot happen for a delivery the store listed): a Requeue of nothing is a no-op.
-        if (state.status === 'absent') return { type: 'Requeue', at: this.clock() };
-        decision = decide(state.roundAttempts + 1, state.roundStartedAt);
-        return {
-          type: 'RecordAttempt',
-          attempt: {
-            attempt: state.attempts + 1,
-            outcome: decision.outcome,
-            ...(sent.status !== undefined ? { statusCode: sent.status } : {}),
-            ...(sent.error !== undefined ? { error: sent.error.slice(0, 256) } : {}),
-            latencyMs: sent.latencyMs,
-            responsePrefix: sent.responsePrefix,
-            ...(decision.nextAttemptAt !== undefined ? { nextAttemptAt: decision.nextAttemptAt } : {}),
-            at: this.clock(),
-          },
-        };
-      },
-      metadata: { appId: delivery.appId, actor: deliveryActor(delivery.appId), correlationId: delivery.deliveryId, now: new Date() },
-    });
-    return decision;
+  /**
+   * Records the next attempt, decided on the delivery as it stands (attempt numbers, retry window). Not
+   * stored yet: the insert to come carries it. Stored: one write guarded by the document's `_rev`; a
+   * write lost to another process reads the document again and decides again. Null when there is
+   * nothing left to record (no longer pending: another process finished it).
+   */
+  private async record(tracked: Tracked, decide: (current: DeliveryDocument) => AttemptRecord): Promise<AttemptRecord | null> {
+    // An insert in flight decides whether this goes with the next insert or after it.
+    while (tracked.stored instanceof Promise) await tracked.stored.catch(() => undefined);
+    for (let race = 0; ; race++) {
+      const record = decide(tracked.document);
+      const next = afterAttempt(tracked.document, tracked.document.attempts + 1, record);
+      if (!next) return null;
+      if (tracked.stored !== true) {
+        tracked.document = next;
+        return record;
+      }
+      if (tracked.rev !== null && (await this.deps.log.replace(next, tracked.rev))) {
+        tracked.document = next;
+        tracked.rev += 1;
+        return record;
+      }
+      if (race >= RECORD_RACES) throw new Error(`delivery ${tracked.delivery.deliveryId} kept changing while its attempt was recorded`);
+      const found = await this.deps.log.find(tracked.delivery.deliveryId);
+      if (!found) return null;
+      tracked.document = found.document;
+      tracked.rev = found.rev;
+    }
   }
+}
+
+/** What the dispatcher queues for a stored delivery. */
+export function queuedOf(d: DeliveryDocument): QueuedDelivery {
+  return {
+    deliveryId: d.deliveryId,
+    appId: d.appId,
+    webhookId: d.webhookId,
+    orderKey: d.orderKey,
+    body: d.body,
+    notBefore: d.status === 'pending' ? (d.nextAttemptAt ?? 0) : 0,
+  };
 }

@@ -35,6 +35,18 @@ export class WebhookDirectory {
     return [...entry.endpoints.values()].filter((e) => e.webhook.enabled && e.webhook.triggers.includes(trigger));
   }
 
+  /**
+   * The triggers at least one enabled webhook of the app listens to, as configured when an event
+   * occurred (epoch ms) or later: empty for an app without any, or deleted or silenced.
+   */
+  async listenedTriggers(appId: string, occurredAt: number): Promise<ReadonlySet<string>> {
+    const entry = await this.apps.get(appId, occurredAt);
+    const triggers = new Set<string>();
+    if (!entry.delivering) return triggers;
+    for (const { webhook } of entry.endpoints.values()) if (webhook.enabled) for (const trigger of webhook.triggers) triggers.add(trigger);
+    return triggers;
+  }
+
   /** The webhook if deliveries to it may still go out now (as far as this replica's watch has seen). */
   async deliverable(appId: string, webhookId: string): Promise<Endpoint | null> {
     const entry = await this.apps.get(appId);

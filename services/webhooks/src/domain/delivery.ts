@@ -1,99 +1,120 @@
-import type { DeliveryAttempted, DeliveryQueued, DeliveryRequeued } from '@chat/contracts';
+import type { DeliveryAttempted, DeliveryOutcome, DeliveryQueued } from '@chat/contracts';
 import type { Decider, DomainEvent } from '@chat/eventsourcing';
 
-export function deliveryStreamId(appId: string, deliveryId: string): string {
-  return `delivery:${appId}:${deliveryId}`;
-}
-
-/** Plain JSON (stored as the commit's snapshot); the body stays in the event and the read model. */
-export type DeliveryState =
-  | { status: 'absent' }
-  | {
-      status: 'pending' | 'delivered' | 'failed';
-      appId: string;
-      webhookId: string;
-      deliveryId: string;
-      attempts: number;
-      /** Attempts since it was last (re)queued, and when that round's first attempt was: the retry window. */
-      roundAttempts: number;
-      roundStartedAt: number | null;
-    };
-
-export type DeliveryEvent =
-  | DomainEvent<'DeliveryQueued', DeliveryQueued>
-  | DomainEvent<'DeliveryAttempted', DeliveryAttempted>
-  | DomainEvent<'DeliveryRequeued', DeliveryRequeued>;
-
-export type DeliveryCommand =
-  | { type: 'Queue'; delivery: DeliveryQueued }
-  /** `attempt` is the number the sender used; an attempt already recorded is not recorded twice. */
-  | { type: 'RecordAttempt'; attempt: Omit<DeliveryAttempted, 'appId' | 'webhookId' | 'deliveryId'> }
-  | { type: 'Requeue'; at: number }
+/**
+ * One delivery of a source event to one webhook, as the delivery log stores it (ADR 0044: the log is
+ * the record itself, no event stream per delivery): what was sent, where its retry window stands, and
+ * what the receiver last answered.
+ */
+export interface DeliveryDocument {
+  appId: string;
+  webhookId: string;
+  deliveryId: string;
+  trigger: string;
+  eventId: string;
+  orderKey: string;
+  sourceVersion: number;
+  body: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
   /**
-   * A first attempt that succeeded before its delivery was stored: queued and delivered in one
-   * commit (one stored document instead of an insert and an update). If the delivery is stored
-   * already (its source event came again), this is an ordinary attempt record.
+   * Attempts since it was last (re)queued, and when that round's first attempt was: the retry window.
+   * Absent on a document written before ADR 0044 (read as a fresh round).
    */
-  | { type: 'QueueDelivered'; delivery: DeliveryQueued; attempt: Omit<DeliveryAttempted, 'appId' | 'webhookId' | 'deliveryId' | 'attempt'> };
-
-function decide(command: DeliveryCommand, state: DeliveryState): DeliveryEvent[] {
-  switch (command.type) {
-    case 'Queue':
-      // A source event redelivered by Kafka maps to the same delivery id: queued once.
-      return state.status === 'absent' ? [{ type: 'DeliveryQueued', data: command.delivery }] : [];
-    case 'RecordAttempt': {
-      if (state.status !== 'pending' || command.attempt.attempt !== state.attempts + 1) return [];
-      const { appId, webhookId, deliveryId } = state;
-      return [{ type: 'DeliveryAttempted', data: { ...command.attempt, appId, webhookId, deliveryId } }];
-    }
-    case 'QueueDelivered': {
-      const queued = state.status === 'absent' ? decide({ type: 'Queue', delivery: command.delivery }, state) : [];
-      const after = queued.reduce(evolve, state);
-      const attempt = { ...command.attempt, attempt: after.status === 'absent' ? 1 : after.attempts + 1 };
-      return [...queued, ...decide({ type: 'RecordAttempt', attempt }, after)];
-    }
-    case 'Requeue': {
-      // A pending delivery is already on its way; requeueing it would only reset its retry window.
-      if (state.status === 'absent' || state.status === 'pending') return [];
-      const { appId, webhookId, deliveryId } = state;
-      return [{ type: 'DeliveryRequeued', data: { appId, webhookId, deliveryId, at: command.at } }];
-    }
-    default: {
-      const unknown: never = command;
-      throw new Error(`unknown command ${JSON.stringify(unknown)}`);
-    }
-  }
+  roundAttempts?: number;
+  roundStartedAt?: number | null;
+  lastOutcome?: DeliveryOutcome;
+  responseCode?: number;
+  error?: string;
+  latencyMs?: number;
+  responsePrefix?: string;
+  occurredAt: number;
+  queuedAt: number;
+  lastAttemptAt?: number;
+  deliveredAt?: number;
+  nextAttemptAt?: number;
 }
 
-function evolve(state: DeliveryState, event: DeliveryEvent): DeliveryState {
-  switch (event.type) {
-    case 'DeliveryQueued': {
-      const { appId, webhookId, deliveryId } = event.data;
-      return { status: 'pending', appId, webhookId, deliveryId, attempts: 0, roundAttempts: 0, roundStartedAt: null };
-    }
-    case 'DeliveryAttempted': {
-      if (state.status === 'absent') return state;
-      const outcome = event.data.outcome;
-      return {
-        ...state,
-        status: outcome === 'delivered' ? 'delivered' : outcome === 'retrying' ? 'pending' : 'failed',
-        attempts: event.data.attempt,
-        roundAttempts: state.roundAttempts + 1,
-        roundStartedAt: state.roundStartedAt ?? event.data.at - event.data.latencyMs,
-      };
-    }
-    case 'DeliveryRequeued':
-      return state.status === 'absent' ? state : { ...state, status: 'pending', roundAttempts: 0, roundStartedAt: null };
-    default: {
-      const unknown: never = event;
-      throw new Error(`unknown event ${JSON.stringify(unknown)}`);
-    }
-  }
+/** What one attempt came to (the attempt number is the document's next). */
+export type AttemptRecord = Omit<DeliveryAttempted, 'appId' | 'webhookId' | 'deliveryId' | 'attempt'>;
+
+/** A delivery queued and not yet attempted. */
+export function queuedDelivery(queued: DeliveryQueued): DeliveryDocument {
+  return {
+    appId: queued.appId,
+    webhookId: queued.webhookId,
+    deliveryId: queued.deliveryId,
+    trigger: queued.trigger,
+    eventId: queued.sourceEventId,
+    orderKey: queued.orderKey,
+    sourceVersion: queued.sourceVersion,
+    body: queued.body,
+    status: 'pending',
+    attempts: 0,
+    roundAttempts: 0,
+    roundStartedAt: null,
+    occurredAt: queued.occurredAt,
+    queuedAt: queued.queuedAt,
+  };
 }
 
-export const deliveryDecider: Decider<DeliveryState, DeliveryCommand, DeliveryEvent> = {
-  initialState: () => ({ status: 'absent' }),
-  evolve,
-  decide,
+/** The attempt number the next attempt gets, and where its retry window stands. */
+export function roundOf(document: DeliveryDocument): { attempt: number; attemptInRound: number; roundStartedAt: number | null } {
+  return { attempt: document.attempts + 1, attemptInRound: (document.roundAttempts ?? 0) + 1, roundStartedAt: document.roundStartedAt ?? null };
+}
+
+/**
+ * The delivery after an attempt numbered `attempt`; null when there is nothing to record: it is no
+ * longer pending, or that attempt is recorded already (another process got there first).
+ */
+export function afterAttempt(document: DeliveryDocument, attempt: number, record: AttemptRecord): DeliveryDocument | null {
+  if (document.status !== 'pending' || attempt !== document.attempts + 1) return null;
+  // The last attempt's facts replace the previous one's.
+  const rest = { ...document };
+  delete rest.responseCode;
+  delete rest.error;
+  delete rest.nextAttemptAt;
+  return {
+    ...rest,
+    status: record.outcome === 'delivered' ? 'delivered' : record.outcome === 'retrying' ? 'pending' : 'failed',
+    attempts: attempt,
+    roundAttempts: (document.roundAttempts ?? 0) + 1,
+    roundStartedAt: document.roundStartedAt ?? record.at - record.latencyMs,
+    lastOutcome: record.outcome,
+    ...(record.statusCode !== undefined ? { responseCode: record.statusCode } : {}),
+    ...(record.error !== undefined ? { error: record.error } : {}),
+    latencyMs: record.latencyMs,
+    responsePrefix: record.responsePrefix,
+    lastAttemptAt: record.at,
+    ...(record.outcome === 'delivered' ? { deliveredAt: record.at } : {}),
+    ...(record.nextAttemptAt !== undefined ? { nextAttemptAt: record.nextAttemptAt } : {}),
+  };
+}
+
+/** A finished delivery sent again from a new retry window; null for a pending one (already on its way). */
+export function requeuedDelivery(document: DeliveryDocument): DeliveryDocument | null {
+  if (document.status === 'pending') return null;
+  const rest = { ...document };
+  delete rest.nextAttemptAt;
+  return { ...rest, status: 'pending', roundAttempts: 0, roundStartedAt: null };
+}
+
+/**
+ * The one attempt other services hear of: a receiver that answered 410 Gone. Management disables the
+ * webhook when it reads this `DeliveryAttempted` on the webhooks topic, so it goes through the command
+ * runner's outbox (it reaches Kafka even if this process stops right after). One stream per gone
+ * attempt: a webhook enabled again and gone again is reported again.
+ */
+export function goneStreamId(appId: string, deliveryId: string, attempt: number): string {
+  return `delivery-gone:${appId}:${deliveryId}:${attempt}`;
+}
+
+export type GoneEvent = DomainEvent<'DeliveryAttempted', DeliveryAttempted>;
+export type GoneCommand = { type: 'ReportGone'; attempt: DeliveryAttempted };
+
+export const goneDecider: Decider<{ reported: boolean }, GoneCommand, GoneEvent> = {
+  initialState: () => ({ reported: false }),
+  evolve: () => ({ reported: true }),
+  decide: (command, state) => (state.reported ? [] : [{ type: 'DeliveryAttempted', data: command.attempt }]),
   snapshotVersion: 1,
 };

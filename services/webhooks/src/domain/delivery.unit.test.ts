@@ -1,10 +1,9 @@
 import { specFor } from '@chat/eventsourcing';
-import { describe, it } from 'vitest';
-import { deliveryDecider } from './delivery.js';
-import type { DeliveryEvent } from './delivery.js';
+import { describe, expect, it } from 'vitest';
+import { afterAttempt, goneDecider, queuedDelivery, requeuedDelivery, roundOf } from './delivery.js';
+import type { AttemptRecord } from './delivery.js';
 
-const spec = specFor(deliveryDecider);
-const delivery = {
+const queued = queuedDelivery({
   appId: 'a1',
   webhookId: 'w1',
   deliveryId: 'd1',
@@ -15,51 +14,63 @@ const delivery = {
   body: '{}',
   occurredAt: 1_000,
   queuedAt: 1_010,
-};
-const queued: DeliveryEvent = { type: 'DeliveryQueued', data: delivery };
-const attempt = (n: number, outcome: 'delivered' | 'retrying' | 'failed') => ({
-  attempt: n,
+});
+const attempt = (outcome: AttemptRecord['outcome'], at: number, extra: Partial<AttemptRecord> = {}): AttemptRecord => ({
   outcome,
   statusCode: outcome === 'delivered' ? 200 : 500,
   latencyMs: 5,
-  responsePrefix: 'ok',
-  at: 2_000 + n,
-});
-const attempted = (n: number, outcome: 'delivered' | 'retrying' | 'failed'): DeliveryEvent => ({
-  type: 'DeliveryAttempted',
-  data: { appId: 'a1', webhookId: 'w1', deliveryId: 'd1', ...attempt(n, outcome) },
+  responsePrefix: outcome === 'delivered' ? 'ok' : 'oops',
+  at,
+  ...extra,
 });
 
-describe('delivery decider', () => {
-  it('queues a delivery once, whatever Kafka redelivers', () => {
-    spec.given([]).when({ type: 'Queue', delivery }).then([queued]);
-    spec.given([queued]).when({ type: 'Queue', delivery }).thenNothingHappens();
+describe('a delivery in the log', () => {
+  it('starts pending, unattempted, with no retry window yet', () => {
+    expect(queued).toMatchObject({ status: 'pending', attempts: 0, roundAttempts: 0, roundStartedAt: null, eventId: 'e1', queuedAt: 1_010 });
+    expect(roundOf(queued)).toEqual({ attempt: 1, attemptInRound: 1, roundStartedAt: null });
   });
 
-  it('records each attempt once, in sequence', () => {
-    spec.given([queued]).when({ type: 'RecordAttempt', attempt: attempt(1, 'retrying') }).then([attempted(1, 'retrying')]);
-    spec.given([queued, attempted(1, 'retrying')]).when({ type: 'RecordAttempt', attempt: attempt(1, 'retrying') }).thenNothingHappens();
-    spec.given([queued, attempted(1, 'delivered')]).when({ type: 'RecordAttempt', attempt: attempt(2, 'delivered') }).thenNothingHappens();
+  it('records each attempt once, in sequence, the last one\'s facts replacing the previous', () => {
+    const first = afterAttempt(queued, 1, attempt('retrying', 2_000, { nextAttemptAt: 7_000, error: 'HTTP 500' }))!;
+    expect(first).toMatchObject({ status: 'pending', attempts: 1, roundAttempts: 1, roundStartedAt: 1_995, nextAttemptAt: 7_000, error: 'HTTP 500', responseCode: 500 });
+    // The same attempt again (another process recorded it) or one out of sequence: nothing to record.
+    expect(afterAttempt(first, 1, attempt('retrying', 2_001))).toBeNull();
+    expect(afterAttempt(first, 3, attempt('retrying', 2_001))).toBeNull();
+    const second = afterAttempt(first, 2, attempt('delivered', 8_000))!;
+    expect(second).toMatchObject({ status: 'delivered', attempts: 2, roundAttempts: 2, roundStartedAt: 1_995, deliveredAt: 8_000, responseCode: 200 });
+    expect(second).not.toHaveProperty('nextAttemptAt');
+    expect(second).not.toHaveProperty('error');
+    expect(roundOf(second)).toEqual({ attempt: 3, attemptInRound: 3, roundStartedAt: 1_995 });
+    // Finished: no further attempt is recorded.
+    expect(afterAttempt(second, 3, attempt('delivered', 9_000))).toBeNull();
   });
 
-  it('stores a first attempt that succeeded before its delivery was stored as queued and delivered at once', () => {
-    const { attempt: _number, ...first } = attempt(1, 'delivered');
-    void _number;
-    spec.given([]).when({ type: 'QueueDelivered', delivery, attempt: first }).then([queued, attempted(1, 'delivered')]);
-    // Its source event came again after it was queued (a restart): an ordinary attempt record.
-    spec
-      .given([queued, attempted(1, 'retrying')])
-      .when({ type: 'QueueDelivered', delivery, attempt: { ...first, at: 2_002 } })
-      .then([attempted(2, 'delivered')]);
-    spec.given([queued, attempted(1, 'delivered')]).when({ type: 'QueueDelivered', delivery, attempt: first }).thenNothingHappens();
+  it('a gone or failed attempt finishes it as failed', () => {
+    expect(afterAttempt(queued, 1, attempt('gone', 2_000, { statusCode: 410 }))).toMatchObject({ status: 'failed', lastOutcome: 'gone', responseCode: 410 });
+    expect(afterAttempt(queued, 1, attempt('failed', 2_000))).toMatchObject({ status: 'failed', lastOutcome: 'failed' });
   });
 
-  it('requeues only a finished delivery', () => {
-    spec.given([queued]).when({ type: 'Requeue', at: 3_000 }).thenNothingHappens();
-    spec
-      .given([queued, attempted(1, 'failed')])
-      .when({ type: 'Requeue', at: 3_000 })
-      .then([{ type: 'DeliveryRequeued', data: { appId: 'a1', webhookId: 'w1', deliveryId: 'd1', at: 3_000 } }]);
-    spec.given([]).when({ type: 'Requeue', at: 3_000 }).thenNothingHappens();
+  it('requeues only a finished delivery, from a new retry window, its attempt count kept', () => {
+    expect(requeuedDelivery(queued)).toBeNull();
+    const failed = afterAttempt(queued, 1, attempt('failed', 2_000))!;
+    const again = requeuedDelivery(failed)!;
+    expect(again).toMatchObject({ status: 'pending', attempts: 1, roundAttempts: 0, roundStartedAt: null });
+    expect(roundOf(again)).toEqual({ attempt: 2, attemptInRound: 1, roundStartedAt: null });
+  });
+
+  it('reads a document written before the log kept its round as a fresh round', () => {
+    const legacy = { ...queued, status: 'failed' as const, attempts: 4 };
+    delete legacy.roundAttempts;
+    delete legacy.roundStartedAt;
+    expect(roundOf({ ...legacy, status: 'pending' })).toEqual({ attempt: 5, attemptInRound: 1, roundStartedAt: null });
+  });
+});
+
+describe('the 410 notice', () => {
+  const spec = specFor(goneDecider);
+  const notice = { appId: 'a1', webhookId: 'w1', deliveryId: 'd1', attempt: 2, outcome: 'gone' as const, statusCode: 410, latencyMs: 3, responsePrefix: '', at: 5 };
+  it('is reported once per stream (one stream per gone attempt)', () => {
+    spec.given([]).when({ type: 'ReportGone', attempt: notice }).then([{ type: 'DeliveryAttempted', data: notice }]);
+    spec.given([{ type: 'DeliveryAttempted', data: notice }]).when({ type: 'ReportGone', attempt: notice }).thenNothingHappens();
   });
 });

@@ -6,42 +6,50 @@ export interface TriggerMatch {
   data: Record<string, unknown>;
 }
 
-type Raise = { [T in EventType]?: (event: EventOf<T>) => TriggerMatch | null };
+/** The one trigger an event type may raise, and the payload data a given event carries (null: it raises none). */
+type Raise = { [T in EventType]?: { trigger: WebhookTrigger; data: (event: EventOf<T>) => Record<string, unknown> | null } };
 
 /**
  * Which CometChat trigger each event type raises, and the payload data it carries. Group actions
  * have their own `group_*` triggers, so the action messages made from them do not also raise
- * `message_sent`.
+ * `message_sent`. Each type raises one trigger at most, so a record's type header says which
+ * (`triggerOfType`) before its value is read.
  */
 const raises: Raise = {
-  MessageSent: (e) => (e.data.category === 'action' ? null : { trigger: 'message_sent', data: { message: e.data } }),
-  MessageEdited: (e) => ({ trigger: 'message_edited', data: { message: e.data } }),
-  MessageDeleted: (e) => ({ trigger: 'message_deleted', data: { message: e.data } }),
-  MessageReactionAdded: (e) => ({ trigger: 'message_reaction_added', data: { reaction: e.data } }),
-  MessageReactionRemoved: (e) => ({ trigger: 'message_reaction_removed', data: { reaction: e.data } }),
-  ConversationDelivered: (e) => ({
+  MessageSent: { trigger: 'message_sent', data: (e) => (e.data.category === 'action' ? null : { message: e.data }) },
+  MessageEdited: { trigger: 'message_edited', data: (e) => ({ message: e.data }) },
+  MessageDeleted: { trigger: 'message_deleted', data: (e) => ({ message: e.data }) },
+  MessageReactionAdded: { trigger: 'message_reaction_added', data: (e) => ({ reaction: e.data }) },
+  MessageReactionRemoved: { trigger: 'message_reaction_removed', data: (e) => ({ reaction: e.data }) },
+  ConversationDelivered: {
     trigger: 'message_delivery_receipt',
-    data: { ...receiptOf(e.data), receiptType: 'delivered', deliveredAt: e.data.deliveredAt },
-  }),
-  ConversationRead: (e) => ({ trigger: 'message_read_receipt', data: { ...receiptOf(e.data), receiptType: 'read', readAt: e.data.readAt } }),
-  GroupCreated: (e) => ({ trigger: 'group_created', data: { group: e.data } }),
-  GroupUpdated: (e) => ({ trigger: 'group_updated', data: { group: e.data } }),
-  GroupDeleted: (e) => ({ trigger: 'group_deleted', data: { group: e.data } }),
-  GroupMembersAdded: (e) => ({ trigger: 'group_member_added', data: e.data }),
-  GroupMemberJoined: (e) => ({ trigger: 'group_member_joined', data: e.data }),
-  GroupMemberLeft: (e) => ({ trigger: 'group_member_left', data: e.data }),
-  GroupMemberKicked: (e) => ({ trigger: 'group_member_kicked', data: e.data }),
-  GroupMemberBanned: (e) => ({ trigger: 'group_member_banned', data: e.data }),
-  GroupMemberUnbanned: (e) => ({ trigger: 'group_member_unbanned', data: e.data }),
-  GroupMemberScopeChanged: (e) => ({ trigger: 'group_member_scope_changed', data: e.data }),
-  UsersBlocked: (e) => ({ trigger: 'user_blocked', data: e.data }),
-  UsersUnblocked: (e) => ({ trigger: 'user_unblocked', data: e.data }),
+    data: (e) => ({ ...receiptOf(e.data), receiptType: 'delivered', deliveredAt: e.data.deliveredAt }),
+  },
+  ConversationRead: { trigger: 'message_read_receipt', data: (e) => ({ ...receiptOf(e.data), receiptType: 'read', readAt: e.data.readAt }) },
+  GroupCreated: { trigger: 'group_created', data: (e) => ({ group: e.data }) },
+  GroupUpdated: { trigger: 'group_updated', data: (e) => ({ group: e.data }) },
+  GroupDeleted: { trigger: 'group_deleted', data: (e) => ({ group: e.data }) },
+  GroupMembersAdded: { trigger: 'group_member_added', data: (e) => e.data },
+  GroupMemberJoined: { trigger: 'group_member_joined', data: (e) => e.data },
+  GroupMemberLeft: { trigger: 'group_member_left', data: (e) => e.data },
+  GroupMemberKicked: { trigger: 'group_member_kicked', data: (e) => e.data },
+  GroupMemberBanned: { trigger: 'group_member_banned', data: (e) => e.data },
+  GroupMemberUnbanned: { trigger: 'group_member_unbanned', data: (e) => e.data },
+  GroupMemberScopeChanged: { trigger: 'group_member_scope_changed', data: (e) => e.data },
+  UsersBlocked: { trigger: 'user_blocked', data: (e) => e.data },
+  UsersUnblocked: { trigger: 'user_unblocked', data: (e) => e.data },
 };
 
 /** The trigger an event raises, if any. */
 export function triggerOf(event: KnownEvent): TriggerMatch | null {
-  const raise = raises[event.type] as ((e: KnownEvent) => TriggerMatch | null) | undefined;
-  return raise ? raise(event) : null;
+  const raise = raises[event.type] as { trigger: WebhookTrigger; data: (e: KnownEvent) => Record<string, unknown> | null } | undefined;
+  const data = raise?.data(event);
+  return raise && data ? { trigger: raise.trigger, data } : null;
+}
+
+/** The trigger events of this type may raise (from a record's type header, before decoding), if any. */
+export function triggerOfType(type: string): WebhookTrigger | null {
+  return Object.hasOwn(raises, type) ? raises[type as EventType]!.trigger : null;
 }
 
 function receiptOf(data: { uid: string; conversationId: string; conversationType: 'user' | 'group'; conversationWith: string; messageId: string }) {

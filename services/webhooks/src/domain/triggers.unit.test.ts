@@ -1,7 +1,7 @@
 import { testEnvelope } from '@chat/eventsourcing';
 import type { KnownEvent } from '@chat/contracts';
 import { describe, expect, it } from 'vitest';
-import { triggerOf, webhookBody } from './triggers.js';
+import { triggerOf, triggerOfType, webhookBody } from './triggers.js';
 
 const message = { id: '7', conversationId: 'a_user_b', sender: 'a', receiver: 'b', receiverType: 'user', type: 'text', data: { text: 'hi' }, sentAt: 1 };
 
@@ -29,5 +29,14 @@ describe('triggers', () => {
     expect(triggerOf(testEnvelope('GroupMemberLeft', 's', 1, { guid: 'g', uid: 'u', leftAt: 1, membersCount: 2 }) as unknown as KnownEvent)?.trigger).toBe('group_member_left');
     expect(triggerOf(testEnvelope('UsersBlocked', 's', 1, { uid: 'u', blockedUids: ['v'], blockedAt: 1 }) as unknown as KnownEvent)?.trigger).toBe('user_blocked');
     expect(triggerOf(testEnvelope('UserCreated', 's', 1, { uid: 'u' }) as unknown as KnownEvent)).toBeNull();
+  });
+
+  it('names from the type alone the trigger an event may raise, and none for other types', () => {
+    expect(triggerOfType('MessageSent')).toBe('message_sent');
+    expect(triggerOfType('ConversationRead')).toBe('message_read_receipt');
+    expect(triggerOfType('UsersUnblocked')).toBe('user_unblocked');
+    expect(triggerOfType('UserCreated')).toBeNull();
+    expect(triggerOfType('toString')).toBeNull();
+    expect(triggerOfType('')).toBeNull();
   });
 });

@@ -1,10 +1,10 @@
 import { ApiError } from '@chat/contracts';
-import { correlationIdOf, pagination, parseQuery, parseWith, requireManagementCaller } from '@chat/http';
+import { pagination, parseQuery, parseWith, requireManagementCaller } from '@chat/http';
 import { Router } from 'express';
 import { z } from 'zod';
 import type { WebhookReadModels } from '../adapters/readModels.js';
 import type { Redelivery } from '../app/redelivery.js';
-import type { DeliveryDocument } from '../projections/deliveries.js';
+import type { DeliveryDocument } from '../domain/delivery.js';
 
 export const listQuery = z.object({
   status: z.enum(['pending', 'delivered', 'failed']).optional(),
@@ -68,7 +68,7 @@ export function deliveriesRouter(readModels: WebhookReadModels, redelivery: Rede
 
   router.post('/apps/:appId/webhooks/:webhookId/deliveries/:deliveryId/redeliver', async (req, res) => {
     const { appId, webhookId, deliveryId } = req.params;
-    res.json({ data: deliveryBody(await redelivery.redeliver(appId, webhookId, deliveryId, correlationIdOf(req))) });
+    res.json({ data: deliveryBody(await redelivery.redeliver(appId, webhookId, deliveryId)) });
   });
 
   router.post('/apps/:appId/webhooks/:webhookId/redeliver', async (req, res) => {
@@ -76,7 +76,7 @@ export function deliveriesRouter(readModels: WebhookReadModels, redelivery: Rede
     const body = parseWith(bulkBody, req.body ?? {});
     const fromQueuedAt = body.since !== undefined ? body.since * 1000 : body.fromPosition;
     if (fromQueuedAt === undefined) throw new ApiError('ERR_BAD_REQUEST', 'since: exactly one of since and fromPosition');
-    const count = await redelivery.redeliverSince(appId, webhookId, fromQueuedAt, correlationIdOf(req));
+    const count = await redelivery.redeliverSince(appId, webhookId, fromQueuedAt);
     res.json({ data: { success: true, redelivered: count } });
   });
   return router;

@@ -1,0 +1,46 @@
+import { stripStoredFields } from '@chat/mongo';
+import type { DocumentStore, Stored, StoredRecord } from '@chat/mongo';
+import type { DeliveryDocument } from '../domain/delivery.js';
+
+export const DELIVERIES_COLLECTION = 'deliveries';
+
+/** A delivery as stored, with the compare-and-set counter its next write is guarded by. */
+export interface StoredDelivery {
+  document: DeliveryDocument;
+  rev: number;
+}
+
+/**
+ * The delivery log (ADR 0044): one document per delivery, `_id` = delivery id, written through the
+ * store's fast shapes only — new deliveries in grouped inserts (one command per run of source events),
+ * an attempt's outcome as a replace guarded by `{_id, _rev}`, reads by `_id`.
+ */
+export class DeliveryLog {
+  constructor(private readonly store: DocumentStore) {}
+
+  /** Stores new deliveries in one grouped insert; returns the ids that were stored already (left as they are). */
+  async insert(documents: readonly DeliveryDocument[]): Promise<Set<string>> {
+    if (documents.length === 0) return new Set();
+    return new Set(await this.store.insert(documents.map((document) => stored(document, 1))));
+  }
+
+  /** Replaces a delivery if it is still at `expectedRev`; false when another write got there first. */
+  async replace(document: DeliveryDocument, expectedRev: number): Promise<boolean> {
+    const lost = await this.store.writeGuarded([{ kind: 'replace', document: stored(document, expectedRev + 1), expectedRev }]);
+    return lost.length === 0;
+  }
+
+  async find(deliveryId: string): Promise<StoredDelivery | null> {
+    const found = (await this.store.findMany([deliveryId])).get(deliveryId);
+    return found ? storedDelivery(found as unknown as Stored<DeliveryDocument>) : null;
+  }
+}
+
+/** A stored document read by any query of the collection, as the log's own record. */
+export function storedDelivery(found: Stored<DeliveryDocument>): StoredDelivery {
+  return { document: stripStoredFields(found), rev: found._rev };
+}
+
+function stored(document: DeliveryDocument, rev: number): StoredRecord {
+  return { ...document, _id: document.deliveryId, _positions: {}, _rev: rev };
+}
