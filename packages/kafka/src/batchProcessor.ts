@@ -1,7 +1,8 @@
-import { eventEnvelopeSchema, isUnapplicableEventError, parseKnownEvent } from '@chat/contracts';
+import { eventEnvelopeSchema, eventHeaderNames, isUnapplicableEventError, parseKnownEvent } from '@chat/contracts';
 import type { KnownEvent } from '@chat/contracts';
 import type { KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
+import { headerText } from './operatorTools.js';
 import { withProcessSpans } from './tracing.js';
 
 /** Applies a run of validated events, in partition order. Must be idempotent: delivery is at-least-once. */
@@ -9,6 +10,30 @@ import { withProcessSpans } from './tracing.js';
 const HEARTBEAT_DURING_RUN_MS = 1_000;
 
 export type BatchHandler = (events: readonly KnownEvent[]) => Promise<void>;
+
+/** What a message says of itself in its headers (`KafkaEventPublisher` sets them), read without decoding it. */
+export interface EventHeaders {
+  type: string | undefined;
+  appId: string | undefined;
+  /** When it was produced (the Kafka message's timestamp, epoch ms): never before the event occurred. */
+  producedAt: number;
+}
+
+/**
+ * Which messages of a batch the handler does not need, judged from their headers alone (same order,
+ * true = skip): a skipped message is never decoded, and its offset is resolved with the messages
+ * around it. It may wait (for what decides it to be current); a rejection is an outage like the
+ * handler's.
+ */
+export type EventSkip = (headers: readonly EventHeaders[]) => Promise<readonly boolean[]> | readonly boolean[];
+
+export function eventHeadersOf(message: KafkaMessage): EventHeaders {
+  return {
+    type: headerText(message.headers, eventHeaderNames.type),
+    appId: headerText(message.headers, eventHeaderNames.appId),
+    producedAt: Number(message.timestamp),
+  };
+}
 
 /** What one partition's batch offers the processor (kafkajs' `eachBatch` payload, narrowed for testing). */
 export interface PartitionBatch {
@@ -33,6 +58,8 @@ export interface BatchProcessorOptions {
   group?: string;
   /** Events per handler call: between calls the offsets are resolved and the group hears a heartbeat. */
   maxEventsPerCall?: number;
+  /** Messages this group never needs decoded (by type, or by tenant): see `EventSkip`. */
+  skip?: EventSkip;
   /** Pause before the n-th retry of a failing partition (n ≥ 1). */
   backoffMs?: (attempt: number) => number;
   /** Timers, replaceable in tests. */
@@ -63,6 +90,9 @@ class DeadLetterFailure extends Error {
 }
 
 type Decoded = { message: KafkaMessage; event: KnownEvent } | { message: KafkaMessage; reason: string };
+
+/** A message of a run: its event, or none when it was skipped unread (resolved with the run). */
+type RunItem = { message: KafkaMessage; event?: KnownEvent };
 
 /** A message as an event this group can apply, or why it never can be. */
 export function decodeMessage(message: KafkaMessage): Decoded {
@@ -119,8 +149,16 @@ export class BatchProcessor {
   }
 
   private async processLane(batch: PartitionBatch, lane: string): Promise<void> {
-    let run: Array<{ message: KafkaMessage; event: KnownEvent }> = [];
-    for (const decoded of batch.messages.map(decodeMessage)) {
+    let skipped: readonly boolean[] | undefined;
+    try {
+      skipped = this.options.skip ? await this.options.skip(batch.messages.map(eventHeadersOf)) : undefined;
+    } catch (error) {
+      this.pauseAfterFailure(batch, lane, error);
+      return;
+    }
+    let run: RunItem[] = [];
+    for (const [index, message] of batch.messages.entries()) {
+      const decoded: Decoded | RunItem = skipped?.[index] === true ? { message } : decodeMessage(message);
       if ('reason' in decoded) {
         if (!(await this.applyRun(batch, lane, run))) return;
         run = [];
@@ -159,9 +197,9 @@ export class BatchProcessor {
     this.pendingResumes.clear();
   }
 
-  /** True when the run was applied (or was empty); false when the partition was paused or lost. */
-  private async applyRun(batch: PartitionBatch, lane: string, run: Array<{ message: KafkaMessage; event: KnownEvent }>): Promise<boolean> {
-    let remaining = run;
+  /** True when the run was applied (or was empty, or all skipped); false when the partition was paused or lost. */
+  private async applyRun(batch: PartitionBatch, lane: string, run: readonly RunItem[]): Promise<boolean> {
+    let remaining = run.filter((item): item is Required<RunItem> => item.event !== undefined);
     while (remaining.length > 0) {
       if (!batch.isActive()) return false;
       try {

@@ -5,18 +5,18 @@ import type { KafkaMessage } from 'kafkajs';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { BatchProcessor } from './batchProcessor.js';
-import type { BatchHandler } from './batchProcessor.js';
+import type { BatchHandler, EventSkip } from './batchProcessor.js';
 
 const logger = pino({ level: 'silent' });
 
-function messageOf(offset: number, value: unknown): KafkaMessage {
+function messageOf(offset: number, value: unknown, headers: Record<string, string> = {}): KafkaMessage {
   return {
     key: null,
     value: Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)),
     offset: String(offset),
-    timestamp: '0',
+    timestamp: String(1_000 + offset),
     attributes: 0,
-    headers: {},
+    headers,
   };
 }
 
@@ -41,11 +41,13 @@ class FakePartition {
     private readonly log: KafkaMessage[],
     handler: BatchHandler,
     maxEventsPerCall = 1_000,
+    skip?: EventSkip,
   ) {
     this.processor = new BatchProcessor({
       handler,
       logger,
       maxEventsPerCall,
+      ...(skip ? { skip } : {}),
       backoffMs: (attempt) => attempt * 100,
       schedule: (run, ms) => {
         const timer = { run, ms };
@@ -179,5 +181,60 @@ describe('BatchProcessor', () => {
     expect(seen).toEqual([['a', 'poison', 'c'], ['a', 'c']]);
     expect(partition.deadLettered.map((entry) => entry.offset)).toEqual(['1']);
     expect(partition.resolved).toBe(2);
+  });
+
+  it('a message skipped from its headers is never decoded, and its offset is resolved with the run around it', async () => {
+    const seenHeaders: Array<{ type: string | undefined; appId: string | undefined; producedAt: number }> = [];
+    const applied: string[][] = [];
+    const header = (appId: string) => ({ type: 'UserCreated', appId });
+    const partition = new FakePartition(
+      [
+        messageOf(0, userCreated('a'), header('app1')),
+        // Not even JSON: decoded, it would be dead-lettered; skipped, it is only resolved.
+        messageOf(1, 'not json', header('quiet')),
+        messageOf(2, userCreated('c'), header('app1')),
+        messageOf(3, 'not json either', header('quiet')),
+      ],
+      (batch) => {
+        applied.push(batch.map((event) => uidOf(event)));
+        return Promise.resolve();
+      },
+      1_000,
+      (headers) => {
+        seenHeaders.push(...headers);
+        return Promise.resolve(headers.map((h) => h.appId === 'quiet'));
+      },
+    );
+    await partition.drain();
+    expect(seenHeaders.map((h) => [h.type, h.appId, h.producedAt])).toEqual([
+      ['UserCreated', 'app1', 1_000],
+      ['UserCreated', 'quiet', 1_001],
+      ['UserCreated', 'app1', 1_002],
+      ['UserCreated', 'quiet', 1_003],
+    ]);
+    expect(applied).toEqual([['a', 'c']]);
+    expect(partition.deadLettered).toEqual([]);
+    expect(partition.resolved).toBe(3);
+  });
+
+  it('a batch skipped whole calls no handler; a skip that fails is an outage, retried', async () => {
+    let failuresLeft = 1;
+    let handled = 0;
+    const partition = new FakePartition(
+      [messageOf(0, userCreated('a')), messageOf(1, userCreated('b'))],
+      () => {
+        handled += 1;
+        return Promise.resolve();
+      },
+      1_000,
+      (headers) => {
+        if (failuresLeft-- > 0) return Promise.reject(new Error('store away'));
+        return headers.map(() => true);
+      },
+    );
+    const delays = await partition.drain();
+    expect(delays).toEqual([100]);
+    expect(handled).toBe(0);
+    expect(partition.resolved).toBe(1);
   });
 });

@@ -2,7 +2,7 @@ import { deadLetterTopic } from '@chat/contracts';
 import type { Consumer, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { BatchProcessor } from './batchProcessor.js';
-import type { BatchHandler, ConsumerCounters } from './batchProcessor.js';
+import type { BatchHandler, ConsumerCounters, EventSkip } from './batchProcessor.js';
 import { Supervisor } from './supervisor.js';
 import type { ConsumerHealth } from './supervisor.js';
 
@@ -18,6 +18,8 @@ export interface EventConsumerOptions {
   logger: Logger;
   /** Events per handler call (default 1,000). */
   maxEventsPerCall?: number;
+  /** Messages the handler never needs, judged from their headers before decoding (`EventSkip`). */
+  skip?: EventSkip;
   /**
    * For a consumer where lag matters less than writes (an audit trail): the broker holds each fetch
    * until this many bytes are there or `maxWaitMs` has passed, so each handler call carries up to that
@@ -47,6 +49,7 @@ export class EventConsumer {
       group: options.groupId,
       deadLetter: (topic, partition, message, reason) => this.deadLetter(topic, partition, message, reason),
       ...(options.maxEventsPerCall !== undefined ? { maxEventsPerCall: options.maxEventsPerCall } : {}),
+      ...(options.skip ? { skip: options.skip } : {}),
     });
     this.supervisor = new Supervisor({ name: options.groupId, logger: options.logger, launch: (crashed) => this.launch(crashed) });
   }

@@ -3,7 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { KnownEvent } from '@chat/contracts';
 import type { Consumer, Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
-import { decodeMessage } from './batchProcessor.js';
+import { decodeMessage, eventHeadersOf } from './batchProcessor.js';
+import type { EventHeaders } from './batchProcessor.js';
 import { Supervisor } from './supervisor.js';
 import type { ConsumerHealth } from './supervisor.js';
 
@@ -18,6 +19,8 @@ export interface EventWatchOptions {
   startFromGroup: string;
   /** Gets every valid event, in partition order; must not throw (it is in-memory bookkeeping). */
   onEvents(events: readonly KnownEvent[]): void;
+  /** Messages `onEvents` never needs, judged from their headers: not decoded (progress still counts them). */
+  skip?(headers: EventHeaders): boolean;
   /**
    * The next offset the watch will read in a partition: every message before it has been handed to
    * `onEvents` (or was applied by the projection group before the watch started there). Called at each
@@ -85,6 +88,7 @@ export class EventWatch {
         eachBatch: ({ batch }) => {
           const events: KnownEvent[] = [];
           for (const message of batch.messages) {
+            if (this.options.skip?.(eventHeadersOf(message))) continue;
             const decoded = decodeMessage(message);
             if ('event' in decoded) events.push(decoded.event);
           }

@@ -4,7 +4,7 @@ import { CommandRunner } from '@chat/eventsourcing';
 import { recordProducedPositions } from '@chat/http';
 import type { CommandRunnerOptions, OwnReadModels } from '@chat/eventsourcing';
 import { EventConsumer, EventWatch, KafkaEventPublisher, LagReader, consumerGroupFor, ensureTopics } from '@chat/kafka';
-import type { ConsumerCounters, ConsumerHealth } from '@chat/kafka';
+import type { ConsumerCounters, ConsumerHealth, EventHeaders, EventSkip } from '@chat/kafka';
 import { MongoCommitStore } from '@chat/mongo';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
@@ -44,13 +44,18 @@ export interface EventPipelineOptions {
    * outage and the run is retried.
    */
   project(events: readonly KnownEvent[]): Promise<void>;
+  /**
+   * Messages `project` never needs (another tenant's, a type it ignores), judged from their Kafka
+   * headers: they are not decoded at all. It may wait, e.g. on `fence`, for what decides it.
+   */
+  skip?: EventSkip;
   /** The read models a command's events reach before it answers (read-your-writes). */
   ownReadModels: OwnReadModels;
   /**
    * Events every replica must see itself (not shared out like the projection's), for in-memory state
    * such as cached read-model documents: its topics and what to do with each run of events.
    */
-  watch?: { topics: readonly Topic[]; onEvents: (events: readonly KnownEvent[]) => void };
+  watch?: { topics: readonly Topic[]; onEvents: (events: readonly KnownEvent[]) => void; skip?: (headers: EventHeaders) => boolean };
   /**
    * The longest a fence on the watched topics waits for the watch (`EventPipeline.fence`), and a
    * configuration load for the read model; default `CONFIGURATION_FENCE_TIMEOUT_MS`.
@@ -123,6 +128,7 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
       operations.observeBatch(events.length);
       return options.project(events);
     },
+    ...(options.skip ? { skip: options.skip } : {}),
   });
   const operations = new PipelineOperations({ db, kafka, runner, producer, consumer, topic: options.publishesTo });
   if (options.probes) operations.registerChecks(options.probes, options.readinessGates);
@@ -143,6 +149,7 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
         topics: watched.topics,
         startFromGroup: groupId,
         onEvents: watched.onEvents,
+        ...(watched.skip ? { skip: watched.skip } : {}),
         onProgress: (progress) => fence?.advance(progress),
         logger,
       })
