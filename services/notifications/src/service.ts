@@ -83,14 +83,19 @@ export function createNotificationsService(config: Readonly<NotificationsConfig>
   });
   const directory = pipeline.configurationDirectory({ load: appConfigLoader(readModels, secrets), documents: readModels.configurationDocuments() });
   const notifier = new Notifier({
-    runner: pipeline.runner,
     readModels,
     directory,
     region: config.region,
     defaultTimezone: config.defaultTimezone,
     dispatch: (notification) => dispatcher.enqueue(queuedOf(notification)),
   });
-  const deliveries = new Deliveries({ runner: pipeline.runner, directory, providers, retry: config.retry });
+  const deliveries = new Deliveries({
+    runner: pipeline.runner,
+    recordAttempts: (attempts) => readModels.recordAttempts(attempts),
+    directory,
+    providers,
+    retry: config.retry,
+  });
   const configCommands = new ConfigCommands(pipeline.runner, directory);
   const recipientCommands = new RecipientCommands(pipeline.runner, readModels);
 

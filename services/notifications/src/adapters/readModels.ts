@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@chat/contracts';
 import { RecentlyUsed } from '@chat/eventsourcing';
-import { allOf, appliedPositions, ensureIndexes, findByIds, mongoProjection, stripStoredFields } from '@chat/mongo';
-import type { EventApplier, Stored } from '@chat/mongo';
+import { MongoDocumentStore, allOf, appliedPositions, bulkWriteChunked, ensureIndexes, findByIds, mongoProjection, stripStoredFields } from '@chat/mongo';
+import type { EventApplier, Stored, StoredRecord } from '@chat/mongo';
 import type { ConfigurationDocuments } from '@chat/runtime';
 import type { Collection, Db, Filter } from 'mongodb';
 import { APPS_COLLECTION, appsProjection } from '../projections/apps.js';
@@ -15,8 +15,8 @@ import {
   groupVersionsProjection,
 } from '../projections/groupMembers.js';
 import type { GroupMembersDocument, GroupVersionDocument } from '../projections/groupMembers.js';
-import { LOGS_COLLECTION, NOTIFICATIONS_COLLECTION, logsProjection, notificationsProjection } from '../projections/notifications.js';
-import type { LogDocument, NotificationDocument } from '../projections/notifications.js';
+import { attemptEntry, logEntryId } from '../domain/notificationRecord.js';
+import type { AttemptRecord, LogDocument, NotificationDocument } from '../domain/notificationRecord.js';
 import { RECIPIENTS_COLLECTION, recipientId, recipientsProjection } from '../projections/recipients.js';
 import type { RecipientDocument } from '../projections/recipients.js';
 import { SESSIONS_COLLECTION, sessionId, sessionsProjection } from '../projections/sessions.js';
@@ -31,7 +31,25 @@ export type LogFilter = Partial<Record<'messageId' | 'messageCategory' | 'messag
 
 export type LogEntry = LogDocument & { _id: string };
 
-const projections = [appsProjection, recipientsProjection, sessionsProjection, groupMembersProjection, groupVersionsProjection, notificationsProjection, logsProjection] as const;
+export const NOTIFICATIONS_COLLECTION = 'notifications';
+export const LOGS_COLLECTION = 'notification_logs';
+
+const projections = [appsProjection, recipientsProjection, sessionsProjection, groupMembersProjection, groupVersionsProjection] as const;
+
+/** What one provider call came to, and whether its notification is now finished (delivered or given up). */
+export interface RecordedAttempt {
+  notification: NotificationDocument;
+  attempt: AttemptRecord;
+  final: boolean;
+}
+
+/** A document written whole by this service (not by a projection): the stored fields the log reader strips. */
+function written(id: string, doc: LogDocument | NotificationDocument): StoredRecord {
+  return { ...doc, _id: id, _rev: 0, _positions: {} };
+}
+
+/** Ids per delete command (`_id: {$in}`, fetched by key in our FerretDB build). */
+const IDS_PER_DELETE = 500;
 
 /**
  * Member lists kept per process (ADR 0043): groups, and the most members a kept list has. A larger
@@ -43,7 +61,10 @@ const KEPT_MEMBERS_PER_GROUP = 1_000;
 /** Every event type a read model here applies: the consumer need not decode any other (ADR 0043). */
 export const projectedEventTypes: ReadonlySet<string> = new Set(projections.flatMap((p) => [...p.eventTypes]));
 
-/** The notifications service's read models, in its own database. */
+/**
+ * The notifications service's read models, in its own database, and the records of what it decided
+ * and sent (the log and the pending notifications), which it writes itself (ADR 0043).
+ */
 export class NotificationReadModels implements EventApplier {
   private readonly projections: EventApplier;
   private readonly apps: Collection<Stored<AppConfigDocument>>;
@@ -56,6 +77,9 @@ export class NotificationReadModels implements EventApplier {
   private readonly keptMembers = new RecentlyUsed<string, { version: number; members: readonly string[] }>(KEPT_GROUPS);
   private readonly notifications: Collection<Stored<NotificationDocument>>;
   private readonly logs: Collection<Stored<LogDocument>>;
+  /** Idempotent inserts (a duplicate id is reported, not an error) into the two record collections. */
+  private readonly pendingStore: MongoDocumentStore;
+  private readonly logStore: MongoDocumentStore;
 
   constructor(private readonly db: Db) {
     this.projections = allOf(
@@ -63,8 +87,6 @@ export class NotificationReadModels implements EventApplier {
       mongoProjection(db, RECIPIENTS_COLLECTION, recipientsProjection),
       mongoProjection(db, SESSIONS_COLLECTION, sessionsProjection),
       mongoProjection(db, GROUP_MEMBERS_COLLECTION, groupMembersProjection),
-      mongoProjection(db, NOTIFICATIONS_COLLECTION, notificationsProjection),
-      mongoProjection(db, LOGS_COLLECTION, logsProjection),
     );
     this.versionProjection = mongoProjection(db, GROUP_VERSIONS_COLLECTION, groupVersionsProjection);
     this.apps = db.collection(APPS_COLLECTION);
@@ -74,6 +96,8 @@ export class NotificationReadModels implements EventApplier {
     this.groupVersions = db.collection(GROUP_VERSIONS_COLLECTION);
     this.notifications = db.collection(NOTIFICATIONS_COLLECTION);
     this.logs = db.collection(LOGS_COLLECTION);
+    this.pendingStore = new MongoDocumentStore(db, NOTIFICATIONS_COLLECTION);
+    this.logStore = new MongoDocumentStore(db, LOGS_COLLECTION);
   }
 
   async ensureIndexes(): Promise<void> {
@@ -144,6 +168,54 @@ export class NotificationReadModels implements EventApplier {
   async pendingNotifications(): Promise<NotificationDocument[]> {
     const docs = await this.notifications.find({ status: 'pending' }).toArray();
     return docs.map((d) => stripStoredFields<NotificationDocument>(d));
+  }
+
+  /**
+   * The decisions of a run of messages, in one insert each: skips as log entries, sends as pending
+   * notifications. Answers the sends that are new, for the dispatcher. Ids follow from the message,
+   * so a redelivered message finds its sends stored (still pending: not new) or, when they were
+   * finished and deleted, their first attempt logged (an attempt is logged before its notification
+   * is deleted): decided and sent once.
+   */
+  async recordDecisions(skipped: readonly LogDocument[], queued: readonly NotificationDocument[]): Promise<NotificationDocument[]> {
+    const [, duplicates] = await Promise.all([
+      this.logStore.insert(skipped.map((entry) => written(logEntryId(entry.notificationId, null), entry))),
+      this.pendingStore.insert(queued.map((notification) => written(notification.notificationId, notification))),
+    ]);
+    const known = new Set(duplicates);
+    const stored = queued.filter((n) => !known.has(n.notificationId));
+    if (stored.length === 0) return [];
+    const attempted = await findByIds(this.logs, stored.map((n) => logEntryId(n.notificationId, 1)), { _id: 1 });
+    if (attempted.size === 0) return stored;
+    await this.deletePending(stored.filter((n) => attempted.has(logEntryId(n.notificationId, 1))).map((n) => n.notificationId));
+    return stored.filter((n) => !attempted.has(logEntryId(n.notificationId, 1)));
+  }
+
+  /**
+   * Provider calls, recorded together: one insert of their log entries, then the finished
+   * notifications deleted at once and each one to retry given its attempt count and time.
+   */
+  async recordAttempts(attempts: readonly RecordedAttempt[]): Promise<void> {
+    await this.logStore.insert(attempts.map(({ notification, attempt }) => written(logEntryId(notification.notificationId, attempt.attempt), attemptEntry(notification, attempt))));
+    const retries = attempts.filter((a) => !a.final);
+    await Promise.all([
+      this.deletePending(attempts.filter((a) => a.final).map((a) => a.notification.notificationId)),
+      retries.length === 0
+        ? undefined
+        : bulkWriteChunked(
+            this.notifications,
+            retries.map(({ notification, attempt }) => ({
+              updateOne: { filter: { _id: notification.notificationId }, update: { $set: { attempts: attempt.attempt, ...(attempt.nextAttemptAt !== undefined ? { nextAttemptAt: attempt.nextAttemptAt } : {}) } } },
+            })),
+          ),
+    ]);
+  }
+
+  private async deletePending(ids: readonly string[]): Promise<void> {
+    for (let from = 0; from < ids.length; from += IDS_PER_DELETE) {
+      const chunk = ids.slice(from, from + IDS_PER_DELETE);
+      await this.notifications.deleteMany(chunk.length === 1 ? { _id: chunk[0]! } : { _id: { $in: chunk } });
+    }
   }
 
   /**
