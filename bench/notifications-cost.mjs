@@ -142,6 +142,12 @@ async function send(app, count, to) {
 /** Runs one phase and prints its figures. */
 async function phase(label, run) {
   await untilIdle();
+  // What the processes use while nothing happens (polling consumers, timers), per second: subtracted
+  // below, since a phase lasts as long as this shared machine lets the sends go.
+  const idleFrom = [processCpuMs(notificationsPid), processCpuMs(storePid), performance.now()];
+  await pause(5_000);
+  const idleSeconds = (performance.now() - idleFrom[2]) / 1000;
+  const idleRate = [(processCpuMs(notificationsPid) - idleFrom[0]) / idleSeconds, (processCpuMs(storePid) - idleFrom[1]) / idleSeconds];
   const offset = tallied ? statSync(storeLog).size : 0;
   const cpu0 = processCpuMs(notificationsPid);
   const store0 = processCpuMs(storePid);
@@ -151,9 +157,13 @@ async function phase(label, run) {
   // The tally is printed each second: wait for the last one to cover the phase.
   await pause(1_500);
   const seconds = (performance.now() - started) / 1000;
-  const cpu = (processCpuMs(notificationsPid) - cpu0) / messages;
-  const store = (processCpuMs(storePid) - store0) / messages;
-  console.log(`\n${label}: ${messages} messages in ${seconds.toFixed(1)} s — notifications ${cpu.toFixed(2)} ms CPU/message, FerretDB (all services) ${store.toFixed(2)} ms CPU/message`);
+  const cpu = processCpuMs(notificationsPid) - cpu0;
+  const store = processCpuMs(storePid) - store0;
+  const perMessage = (total, rate) => `${((total - rate * seconds) / messages).toFixed(2)} ms CPU/message above idle (${(total / messages).toFixed(2)} in all)`;
+  console.log(
+    `\n${label}: ${messages} messages in ${seconds.toFixed(1)} s — notifications ${perMessage(cpu, idleRate[0])}; ` +
+      `FerretDB, all services' commands: ${perMessage(store, idleRate[1])}; idle: notifications ${idleRate[0].toFixed(0)} ms/s, FerretDB ${idleRate[1].toFixed(0)} ms/s`,
+  );
   if (!tallied) return;
   const rows = [...tallySince(storeLog, offset, database).entries()].sort((a, b) => b[1].busyMs - a[1].busyMs);
   let writeStmts = 0;
