@@ -15,5 +15,6 @@ node bench/conversations-list.mjs
 node bench/import.mjs
 node bench/webhooks.mjs
 node bench/notifications.mjs
+node bench/notifications-cost.mjs
 node bench/moderation.mjs
 node bench/moderation-patterns.mjs

@@ -172,6 +172,29 @@ describe('notifications deliver through the real stack', () => {
     expect(byMember['carol']).toMatchObject({ notificationTriggered: false, reason: 'MUTE_PREFERENCE' });
   });
 
+  it('who a group message notifies follows kicks and joins', async () => {
+    await createUser(app, 'dave');
+    await known(app, 'dave');
+    const created = await app.call('POST', '/v3/groups', { body: { guid: 'crew', name: 'Crew', type: 'public', owner: 'alice', members: { participants: ['bob', 'carol'] } } });
+    expect(created.status).toBe(200);
+    /** The members one new message to the group was decided for, once its log settled. */
+    const notified = async (): Promise<string[]> => {
+      const id = expectOk(await sendMessage(app, 'alice', text('crew', 'hello crew', 'group'))).data.id as string;
+      await new Promise((r) => setTimeout(r, 500));
+      return ((await app.call('GET', `/v3/notifications/v1/logs?messageId=${id}`)).body.data as any[]).map((e) => e.member as string).sort();
+    };
+    expect(await eventually(notified, (members) => members.join() === 'bob,carol', 15_000)).toEqual(['bob', 'carol']);
+    expect((await app.call('DELETE', '/v3/groups/crew/members/carol')).status).toBe(200);
+    expect(await eventually(notified, (members) => members.join() === 'bob', 15_000)).toEqual(['bob']);
+    // Settled: a later message is decided for bob alone too (a member list kept from before the kick would add carol).
+    const after = expectOk(await sendMessage(app, 'alice', text('crew', 'still just bob', 'group'))).data.id as string;
+    await logsOf(app, after);
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(((await app.call('GET', `/v3/notifications/v1/logs?messageId=${after}`)).body.data as any[]).map((e) => e.member)).toEqual(['bob']);
+    expect((await app.call('POST', '/v3/groups/crew/members', { body: { participants: ['dave'] } })).status).toBe(200);
+    expect(await eventually(notified, (members) => members.join() === 'bob,dave', 15_000)).toEqual(['bob', 'dave']);
+  });
+
   it('push tokens are registered with the user’s auth token and listed per session', async () => {
     const issued = await app.call('POST', '/v3/users/bob/auth_tokens', { body: {} });
     expect(issued.status).toBe(200);
@@ -266,5 +289,25 @@ describe('notifications deliver through the real stack', () => {
       expect((await app.call('GET', '/v3/notifications/v1/contact-details', { onBehalfOf: 'carol' })).body.data).toEqual({ email: '', phno: '' });
       expectError(await app.call('GET', '/v3/notifications/v1/logs?channel=pigeon'), 400, 'ERR_BAD_REQUEST', 'channel');
     });
+  });
+});
+
+describe('an app without a notification provider', () => {
+  it('is told nothing, and the provider it saves applies to the very next message', async () => {
+    const quiet = await createApp('notifications, no provider');
+    await Promise.all(['alice', 'bob'].map((uid) => createUser(quiet, uid)));
+    await Promise.all(['alice', 'bob'].map((uid) => known(quiet, uid)));
+    const before = await send(quiet, 'alice', 'bob', 'nobody is told');
+    const receiver = await new WebhookReceiver().start();
+    try {
+      const saved = await quiet.call('POST', '/v3/notifications/push/v1/providers/custom', { body: { isEnabled: true, webhookURL: receiver.url, useBasicAuth: false } });
+      expect(saved.status).toBe(200);
+      // Sent right after the answer: whichever replica decides it must know of the provider by then.
+      const after = await send(quiet, 'alice', 'bob', 'now you are');
+      expect((await logsOf(quiet, after))[0]).toMatchObject({ notificationTriggered: true, member: 'bob' });
+      expect((await quiet.call('GET', `/v3/notifications/v1/logs?messageId=${before}`)).body.data).toEqual([]);
+    } finally {
+      await receiver.stop();
+    }
   });
 });

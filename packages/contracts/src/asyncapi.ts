@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { eventEnvelopeSchema } from './envelope.js';
-import { eventCatalog, topicOf } from './events/registry.js';
+import { eventCatalog, retiredEventTypes, topicOf } from './events/registry.js';
 import type { EventType } from './events/registry.js';
 import { topics } from './topics.js';
 
@@ -36,8 +36,10 @@ export function asyncApiDocument(): Record<string, unknown> {
     for (const [version, schema] of Object.entries(versions)) {
       const name = `${type}.v${version}`;
       channel!.messages[name] = { $ref: `#/components/messages/${name}` };
+      const retired = retiredEventTypes[type];
       messages[name] = {
         name: type,
+        ...(retired ? { summary: 'Retired: no longer published.', description: retired } : {}),
         headers: {
           type: 'object',
           properties: { type: { const: type }, appId: { type: 'string' }, schemaVersion: { const: String(version) }, keyId: { type: 'string' }, ...traceHeaders },

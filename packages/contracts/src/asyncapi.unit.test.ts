@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { asyncApiDocument } from './asyncapi.js';
-import { eventCatalog, topicOf } from './events/registry.js';
+import { eventCatalog, retiredEventTypes, topicOf } from './events/registry.js';
 import type { EventType } from './events/registry.js';
 
 describe('the published AsyncAPI document', () => {
@@ -18,5 +18,11 @@ describe('the published AsyncAPI document', () => {
     }
     expect(topicOf('GroupMembersAdded')).toBe('chat.conversations.events');
     expect(topicOf('UsersBlocked')).toBe('chat.users.events');
+  });
+
+  it('says which event types are no longer published', () => {
+    const document = asyncApiDocument() as { components: { messages: Record<string, { summary?: string; description?: string }> } };
+    expect(document.components.messages['NotificationAttempted.v1']).toMatchObject({ summary: 'Retired: no longer published.', description: retiredEventTypes.NotificationAttempted });
+    expect(document.components.messages['MessageSent.v1']?.summary).toBeUndefined();
   });
 });

@@ -16,7 +16,7 @@ export { deadLetterTopic, topics } from './topics.js';
 export type { Topic } from './topics.js';
 export { actorSchema, eventEnvelopeSchema, eventHeaderNames } from './envelope.js';
 export type { EventEnvelope } from './envelope.js';
-export { currentSchemaVersion, eventCatalog, eventTypeIn, isKnownEventType, parseKnownEvent, topicOf } from './events/registry.js';
+export { currentSchemaVersion, eventCatalog, eventTypeIn, isKnownEventType, parseKnownEvent, retiredEventTypes, topicOf } from './events/registry.js';
 export { asyncApiDocument } from './asyncapi.js';
 export { openApiDocument, openApiPath } from './openapi.js';
 export type { OperationSchemas, RequestSchemas } from './openapi.js';

@@ -4,6 +4,8 @@ import type { KnownEvent } from '@chat/contracts';
 import type { Consumer, Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import { decodeMessage } from './batchProcessor.js';
+import { recordHeaders } from './recordSelector.js';
+import type { RecordHeaders } from './recordSelector.js';
 import { Supervisor } from './supervisor.js';
 import type { ConsumerHealth } from './supervisor.js';
 
@@ -18,6 +20,11 @@ export interface EventWatchOptions {
   startFromGroup: string;
   /** Gets every valid event, in partition order; must not throw (it is in-memory bookkeeping). */
   onEvents(events: readonly KnownEvent[]): void;
+  /**
+   * Whether `onEvents` needs a record, judged from its headers (false: not decoded; progress still
+   * counts it). A record it cannot judge (a header missing) must be kept. Default: every record.
+   */
+  select?(record: RecordHeaders): boolean;
   /**
    * The next offset the watch will read in a partition: every message before it has been handed to
    * `onEvents` (or was applied by the projection group before the watch started there). Called at each
@@ -85,6 +92,7 @@ export class EventWatch {
         eachBatch: ({ batch }) => {
           const events: KnownEvent[] = [];
           for (const message of batch.messages) {
+            if (this.options.select && !this.options.select(recordHeaders(batch.topic, message))) continue;
             const decoded = decodeMessage(message);
             if ('event' in decoded) events.push(decoded.event);
           }

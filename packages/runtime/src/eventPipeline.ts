@@ -4,7 +4,7 @@ import { CommandRunner } from '@chat/eventsourcing';
 import { recordProducedPositions } from '@chat/http';
 import type { CommandRunnerOptions, OwnReadModels } from '@chat/eventsourcing';
 import { EventConsumer, EventWatch, KafkaEventPublisher, LagReader, consumerGroupFor, ensureTopics } from '@chat/kafka';
-import type { ConsumerCounters, ConsumerHealth, RecordSelector } from '@chat/kafka';
+import type { ConsumerCounters, ConsumerHealth, RecordHeaders, RecordSelector } from '@chat/kafka';
 import { MongoCommitStore } from '@chat/mongo';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
@@ -55,7 +55,7 @@ export interface EventPipelineOptions {
    * Events every replica must see itself (not shared out like the projection's), for in-memory state
    * such as cached read-model documents: its topics and what to do with each run of events.
    */
-  watch?: { topics: readonly Topic[]; onEvents: (events: readonly KnownEvent[]) => void };
+  watch?: { topics: readonly Topic[]; onEvents: (events: readonly KnownEvent[]) => void; select?: (record: RecordHeaders) => boolean };
   /**
    * The longest a fence on the watched topics waits for the watch (`EventPipeline.fence`), and a
    * configuration load for the read model; default `CONFIGURATION_FENCE_TIMEOUT_MS`.
@@ -149,6 +149,7 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
         topics: watched.topics,
         startFromGroup: groupId,
         onEvents: watched.onEvents,
+        ...(watched.select ? { select: watched.select } : {}),
         onProgress: (progress) => fence?.advance(progress),
         logger,
       })

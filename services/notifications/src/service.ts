@@ -1,4 +1,4 @@
-import { SecretBox, topics } from '@chat/contracts';
+import { SecretBox, notificationAppEventTypes, topics } from '@chat/contracts';
 import { OutboundHttp } from '@chat/delivery';
 import { createServiceApp } from '@chat/http';
 import { createEventPipeline } from '@chat/runtime';
@@ -8,9 +8,10 @@ import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import { Providers } from './adapters/providers/index.js';
-import { NotificationReadModels } from './adapters/readModels.js';
+import { NotificationReadModels, projectedEventTypes } from './adapters/readModels.js';
 import { ConfigCommands } from './app/configCommands.js';
 import { Deliveries, queuedOf } from './app/deliveries.js';
+import { ConfiguredApps } from './app/configuredApps.js';
 import { appConfigLoader } from './app/directory.js';
 import { Notifier } from './app/notifier.js';
 import { RecipientCommands } from './app/recipientCommands.js';
@@ -20,6 +21,8 @@ import { providerRouter } from './http/providerRoutes.js';
 import { recipientRouter } from './http/recipientRoutes.js';
 import { settingsRouter } from './http/settingsRoutes.js';
 import { tokenRouter } from './http/tokenRoutes.js';
+
+const configurationTypes: ReadonlySet<string> = new Set(notificationAppEventTypes);
 
 /** Probes and topic settings (PlatformDeps) go on to the event pipeline. */
 export interface NotificationsServiceDeps extends PlatformDeps {
@@ -52,6 +55,8 @@ export function createNotificationsService(config: Readonly<NotificationsConfig>
     publishesTo: topics.notifications,
     consumes: [topics.users, topics.conversations, topics.messages, topics.notifications],
     consumerPurpose: 'notifications',
+    // A message of an app with no provider, or an event no read model here applies, is not even decoded.
+    select: (records) => configuredApps.select(records),
     project: async (events) => {
       await readModels.apply(events);
       directory.applied(events);
@@ -60,19 +65,37 @@ export function createNotificationsService(config: Readonly<NotificationsConfig>
     },
     ownReadModels: readModels,
     // Every replica sees every configuration event (the projection shares them out among replicas).
-    watch: { topics: [topics.notifications], onEvents: (events) => directory.observe(events) },
+    watch: {
+      topics: [topics.notifications],
+      onEvents: (events) => {
+        directory.observe(events);
+        configuredApps.observe(events);
+      },
+      // Only configuration events matter to the watch; decisions and attempts are not decoded.
+      select: (record) => record.type === undefined || configurationTypes.has(record.type),
+    },
     fenceTimeoutMs: config.configFenceTimeoutMs,
+  });
+  const configuredApps = new ConfiguredApps({
+    listConfigured: () => readModels.configuredAppIds(),
+    handledTypes: projectedEventTypes,
+    fence: pipeline.fence!,
   });
   const directory = pipeline.configurationDirectory({ load: appConfigLoader(readModels, secrets), documents: readModels.configurationDocuments() });
   const notifier = new Notifier({
-    runner: pipeline.runner,
     readModels,
     directory,
     region: config.region,
     defaultTimezone: config.defaultTimezone,
     dispatch: (notification) => dispatcher.enqueue(queuedOf(notification)),
   });
-  const deliveries = new Deliveries({ runner: pipeline.runner, directory, providers, retry: config.retry });
+  const deliveries = new Deliveries({
+    runner: pipeline.runner,
+    recordAttempts: (attempts) => readModels.recordAttempts(attempts),
+    directory,
+    providers,
+    retry: config.retry,
+  });
   const configCommands = new ConfigCommands(pipeline.runner, directory);
   const recipientCommands = new RecipientCommands(pipeline.runner, readModels);
 

@@ -24,6 +24,16 @@ export const eventCatalog = {
   ...notificationEventSchemas,
 } as const;
 
+/**
+ * Event types no longer published, and why. Their schemas stay in the catalogue: events already on a
+ * topic still decode, and a consumer may meet them when it reads from the topic's start.
+ */
+export const retiredEventTypes: Readonly<Partial<Record<EventType, string>>> = {
+  NotificationQueued: 'No longer published (ADR 0043): the notifications service keeps a pending notification in its own store, not as a stream per recipient; GET /notifications/v1/logs shows every decision and provider call.',
+  NotificationSkipped: 'No longer published (ADR 0043): a decision not to notify is an entry of GET /notifications/v1/logs only.',
+  NotificationAttempted: 'No longer published (ADR 0043): a provider call is an entry of GET /notifications/v1/logs only.',
+};
+
 /** Which topic carries each event type: a service publishes only on its own topic. */
 const eventTypesByTopic: ReadonlyArray<readonly [Topic, Record<string, unknown>]> = [
   [topics.users, userEventSchemas],

@@ -1,14 +1,22 @@
 import type { EventEnvelope } from '@chat/contracts';
-import { allOf, appliedPositions, ensureIndexes, findByIds, mongoProjection, stripStoredFields } from '@chat/mongo';
-import type { EventApplier, Stored } from '@chat/mongo';
+import { RecentlyUsed } from '@chat/eventsourcing';
+import { MongoDocumentStore, allOf, appliedPositions, bulkWriteChunked, ensureIndexes, findByIds, mongoProjection, stripStoredFields } from '@chat/mongo';
+import type { EventApplier, Stored, StoredRecord } from '@chat/mongo';
 import type { ConfigurationDocuments } from '@chat/runtime';
 import type { Collection, Db, Filter } from 'mongodb';
 import { APPS_COLLECTION, appsProjection } from '../projections/apps.js';
 import type { AppConfigDocument } from '../projections/apps.js';
-import { GROUP_MEMBERS_COLLECTION, groupMemberBucketIds, groupMembersProjection } from '../projections/groupMembers.js';
-import type { GroupMembersDocument } from '../projections/groupMembers.js';
-import { LOGS_COLLECTION, NOTIFICATIONS_COLLECTION, logsProjection, notificationsProjection } from '../projections/notifications.js';
-import type { LogDocument, NotificationDocument } from '../projections/notifications.js';
+import {
+  GROUP_MEMBERS_COLLECTION,
+  GROUP_VERSIONS_COLLECTION,
+  groupMemberBucketIds,
+  groupMembersProjection,
+  groupVersionId,
+  groupVersionsProjection,
+} from '../projections/groupMembers.js';
+import type { GroupMembersDocument, GroupVersionDocument } from '../projections/groupMembers.js';
+import { attemptEntry, logEntryId } from '../domain/notificationRecord.js';
+import type { AttemptRecord, LogDocument, NotificationDocument } from '../domain/notificationRecord.js';
 import { RECIPIENTS_COLLECTION, recipientId, recipientsProjection } from '../projections/recipients.js';
 import type { RecipientDocument } from '../projections/recipients.js';
 import { SESSIONS_COLLECTION, sessionId, sessionsProjection } from '../projections/sessions.js';
@@ -23,15 +31,55 @@ export type LogFilter = Partial<Record<'messageId' | 'messageCategory' | 'messag
 
 export type LogEntry = LogDocument & { _id: string };
 
-/** The notifications service's read models, in its own database. */
+export const NOTIFICATIONS_COLLECTION = 'notifications';
+export const LOGS_COLLECTION = 'notification_logs';
+
+const projections = [appsProjection, recipientsProjection, sessionsProjection, groupMembersProjection, groupVersionsProjection] as const;
+
+/** What one provider call came to, and whether its notification is now finished (delivered or given up). */
+export interface RecordedAttempt {
+  notification: NotificationDocument;
+  attempt: AttemptRecord;
+  final: boolean;
+}
+
+/** A document written whole by this service (not by a projection): the stored fields the log reader strips. */
+function written(id: string, doc: LogDocument | NotificationDocument): StoredRecord {
+  return { ...doc, _id: id, _rev: 0, _positions: {} };
+}
+
+/** Ids per delete command (`_id: {$in}`, fetched by key in our FerretDB build). */
+const IDS_PER_DELETE = 500;
+
+/**
+ * Member lists kept per process (ADR 0043): groups, and the most members a kept list has. A larger
+ * group is read afresh for each message (its decisions cost far more than the read).
+ */
+const KEPT_GROUPS = 1_000;
+const KEPT_MEMBERS_PER_GROUP = 1_000;
+
+/** Every event type a read model here applies: the consumer need not decode any other (ADR 0043). */
+export const projectedEventTypes: ReadonlySet<string> = new Set(projections.flatMap((p) => [...p.eventTypes]));
+
+/**
+ * The notifications service's read models, in its own database, and the records of what it decided
+ * and sent (the log and the pending notifications), which it writes itself (ADR 0043).
+ */
 export class NotificationReadModels implements EventApplier {
   private readonly projections: EventApplier;
   private readonly apps: Collection<Stored<AppConfigDocument>>;
   private readonly recipients: Collection<Stored<RecipientDocument>>;
   private readonly sessions: Collection<Stored<SessionDocument>>;
   private readonly groups: Collection<Stored<GroupMembersDocument>>;
+  private readonly groupVersions: Collection<Stored<GroupVersionDocument>>;
+  /** Written after the others: a group's version document never shows a change its buckets lack. */
+  private readonly versionProjection: EventApplier;
+  private readonly keptMembers = new RecentlyUsed<string, { version: number; members: readonly string[] }>(KEPT_GROUPS);
   private readonly notifications: Collection<Stored<NotificationDocument>>;
   private readonly logs: Collection<Stored<LogDocument>>;
+  /** Idempotent inserts (a duplicate id is reported, not an error) into the two record collections. */
+  private readonly pendingStore: MongoDocumentStore;
+  private readonly logStore: MongoDocumentStore;
 
   constructor(private readonly db: Db) {
     this.projections = allOf(
@@ -39,15 +87,17 @@ export class NotificationReadModels implements EventApplier {
       mongoProjection(db, RECIPIENTS_COLLECTION, recipientsProjection),
       mongoProjection(db, SESSIONS_COLLECTION, sessionsProjection),
       mongoProjection(db, GROUP_MEMBERS_COLLECTION, groupMembersProjection),
-      mongoProjection(db, NOTIFICATIONS_COLLECTION, notificationsProjection),
-      mongoProjection(db, LOGS_COLLECTION, logsProjection),
     );
+    this.versionProjection = mongoProjection(db, GROUP_VERSIONS_COLLECTION, groupVersionsProjection);
     this.apps = db.collection(APPS_COLLECTION);
     this.recipients = db.collection(RECIPIENTS_COLLECTION);
     this.sessions = db.collection(SESSIONS_COLLECTION);
     this.groups = db.collection(GROUP_MEMBERS_COLLECTION);
+    this.groupVersions = db.collection(GROUP_VERSIONS_COLLECTION);
     this.notifications = db.collection(NOTIFICATIONS_COLLECTION);
     this.logs = db.collection(LOGS_COLLECTION);
+    this.pendingStore = new MongoDocumentStore(db, NOTIFICATIONS_COLLECTION);
+    this.logStore = new MongoDocumentStore(db, LOGS_COLLECTION);
   }
 
   async ensureIndexes(): Promise<void> {
@@ -55,8 +105,9 @@ export class NotificationReadModels implements EventApplier {
     await ensureIndexes(this.db, LOGS_COLLECTION, [{ keys: { appId: 1, processingStartedAtMS: -1 }, options: { name: 'app_started' } }]);
   }
 
-  apply(events: readonly EventEnvelope[]): Promise<void> {
-    return this.projections.apply(events);
+  async apply(events: readonly EventEnvelope[]): Promise<void> {
+    await this.projections.apply(events);
+    await this.versionProjection.apply(events);
   }
 
   /** The documents an app's notification configuration is loaded from (one per app). */
@@ -69,20 +120,23 @@ export class NotificationReadModels implements EventApplier {
     return doc ? stripStoredFields(doc) : null;
   }
 
+  /** The apps with a provider stored (read once at start: a scan of the apps' documents). */
+  async configuredAppIds(): Promise<string[]> {
+    const docs = await this.apps.find({}, { projection: { providers: 1 } }).toArray();
+    return docs.filter((doc) => Object.keys(doc.providers ?? {}).length > 0).map((doc) => String(doc._id));
+  }
+
   async findRecipient(appId: string, uid: string): Promise<RecipientDocument | null> {
     const doc = await this.recipients.findOne({ _id: recipientId(appId, uid) });
     return doc ? stripStoredFields(doc) : null;
   }
 
-  /** Many recipients in one read (a batch of messages, a group's members). */
+  /** Many recipients in one read (a batch of messages, a group's members): `_id` sets, which our FerretDB build fetches by key. */
   async findRecipients(appId: string, uids: readonly string[]): Promise<Map<string, RecipientDocument>> {
     const found = new Map<string, RecipientDocument>();
-    for (let i = 0; i < uids.length; i += 500) {
-      const ids = uids.slice(i, i + 500).map((uid) => recipientId(appId, uid));
-      for (const doc of await this.recipients.find({ _id: { $in: ids } }).toArray()) {
-        const recipient = stripStoredFields<RecipientDocument>(doc);
-        found.set(recipient.uid, recipient);
-      }
+    for (const doc of (await findByIds(this.recipients, uids.map((uid) => recipientId(appId, uid)))).values()) {
+      const recipient = stripStoredFields<RecipientDocument>(doc);
+      found.set(recipient.uid, recipient);
     }
     return found;
   }
@@ -92,16 +146,76 @@ export class NotificationReadModels implements EventApplier {
     return doc ? stripStoredFields(doc) : null;
   }
 
-  /** Every bucket of the group, in one read by `_id` (only for apps with a provider). */
-  async groupMembers(appId: string, guid: string): Promise<string[]> {
-    const docs = await findByIds(this.groups, groupMemberBucketIds(appId, guid));
-    return [...docs.values()].flatMap((doc) => doc.members);
+  /**
+   * The group's members (only for apps with a provider): its version document by `_id`, and the
+   * member list this process read at that version; else every bucket, each by `_id` (a set of ids
+   * would be one read, but on FerretDB `_id: {$in}` of the buckets cost 35 ms under load: issue 23).
+   */
+  async groupMembers(appId: string, guid: string): Promise<readonly string[]> {
+    const key = groupVersionId(appId, guid);
+    const current = await this.groupVersions.findOne({ _id: key }, { projection: { version: 1 } });
+    const kept = this.keptMembers.get(key);
+    if (current && kept?.version === current.version) return kept.members;
+    const buckets = await Promise.all(groupMemberBucketIds(appId, guid).map((id) => this.groups.findOne({ _id: id })));
+    const members = buckets.flatMap((doc) => doc?.members ?? []);
+    // Without a version document (a group from before it existed, or deleted) nothing is kept.
+    if (current && members.length <= KEPT_MEMBERS_PER_GROUP) this.keptMembers.set(key, { version: current.version, members });
+    else this.keptMembers.delete(key);
+    return members;
   }
 
   /** What a restarted process still has to send. */
   async pendingNotifications(): Promise<NotificationDocument[]> {
     const docs = await this.notifications.find({ status: 'pending' }).toArray();
     return docs.map((d) => stripStoredFields<NotificationDocument>(d));
+  }
+
+  /**
+   * The decisions of a run of messages, in one insert each: skips as log entries, sends as pending
+   * notifications. Answers the sends that are new, for the dispatcher. Ids follow from the message,
+   * so a redelivered message finds its sends stored (still pending: not new) or, when they were
+   * finished and deleted, their first attempt logged (an attempt is logged before its notification
+   * is deleted): decided and sent once.
+   */
+  async recordDecisions(skipped: readonly LogDocument[], queued: readonly NotificationDocument[]): Promise<NotificationDocument[]> {
+    const [, duplicates] = await Promise.all([
+      this.logStore.insert(skipped.map((entry) => written(logEntryId(entry.notificationId, null), entry))),
+      this.pendingStore.insert(queued.map((notification) => written(notification.notificationId, notification))),
+    ]);
+    const known = new Set(duplicates);
+    const stored = queued.filter((n) => !known.has(n.notificationId));
+    if (stored.length === 0) return [];
+    const attempted = await findByIds(this.logs, stored.map((n) => logEntryId(n.notificationId, 1)), { _id: 1 });
+    if (attempted.size === 0) return stored;
+    await this.deletePending(stored.filter((n) => attempted.has(logEntryId(n.notificationId, 1))).map((n) => n.notificationId));
+    return stored.filter((n) => !attempted.has(logEntryId(n.notificationId, 1)));
+  }
+
+  /**
+   * Provider calls, recorded together: one insert of their log entries, then the finished
+   * notifications deleted at once and each one to retry given its attempt count and time.
+   */
+  async recordAttempts(attempts: readonly RecordedAttempt[]): Promise<void> {
+    await this.logStore.insert(attempts.map(({ notification, attempt }) => written(logEntryId(notification.notificationId, attempt.attempt), attemptEntry(notification, attempt))));
+    const retries = attempts.filter((a) => !a.final);
+    await Promise.all([
+      this.deletePending(attempts.filter((a) => a.final).map((a) => a.notification.notificationId)),
+      retries.length === 0
+        ? undefined
+        : bulkWriteChunked(
+            this.notifications,
+            retries.map(({ notification, attempt }) => ({
+              updateOne: { filter: { _id: notification.notificationId }, update: { $set: { attempts: attempt.attempt, ...(attempt.nextAttemptAt !== undefined ? { nextAttemptAt: attempt.nextAttemptAt } : {}) } } },
+            })),
+          ),
+    ]);
+  }
+
+  private async deletePending(ids: readonly string[]): Promise<void> {
+    for (let from = 0; from < ids.length; from += IDS_PER_DELETE) {
+      const chunk = ids.slice(from, from + IDS_PER_DELETE);
+      await this.notifications.deleteMany(chunk.length === 1 ? { _id: chunk[0]! } : { _id: { $in: chunk } });
+    }
   }
 
   /**

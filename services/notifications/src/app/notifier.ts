@@ -1,15 +1,13 @@
 import { createHash } from 'node:crypto';
-import type { Actor, KnownEvent, MessageSent, NotificationProvider, NotificationQueued, NotificationSkipReason, NotificationSubject } from '@chat/contracts';
-import type { CommandRunner } from '@chat/eventsourcing';
+import type { Actor, KnownEvent, MessageSent, NotificationProvider, NotificationSkipReason, NotificationSubject } from '@chat/contracts';
 import type { NotificationReadModels } from '../adapters/readModels.js';
 import { decide } from '../domain/decision.js';
 import type { Decision } from '../domain/decision.js';
-import { notificationDecider, notificationStreamId } from '../domain/notification.js';
-import type { NotificationCommand } from '../domain/notification.js';
+import { skipEntry } from '../domain/notificationRecord.js';
+import type { LogDocument, NotificationDocument } from '../domain/notificationRecord.js';
 import { digestMessage, notificationText, pushDetails } from '../domain/payload.js';
 import { effectivePreferences } from '../domain/preferences.js';
 import type { RecipientDocument } from '../projections/recipients.js';
-import type { NotificationDocument } from '../projections/notifications.js';
 import { enabledProviders, providerOf } from './directory.js';
 import type { AppDirectory, AppEntry } from './directory.js';
 
@@ -33,27 +31,19 @@ interface Target {
 }
 
 export interface NotifierOptions {
-  runner: CommandRunner;
-  readModels: NotificationReadModels;
+  readModels: Pick<NotificationReadModels, 'groupMembers' | 'findRecipients' | 'recordDecisions'>;
   directory: AppDirectory;
   region: string;
   defaultTimezone: string;
-  /** Hands a queued notification to the dispatcher: called as soon as its fact is stored. */
+  /** Hands a queued notification to the dispatcher: called as soon as it is stored. */
   dispatch: (notification: NotificationDocument) => void;
   clock?: () => number;
 }
 
 type MessageEvent = Extract<KnownEvent, { type: 'MessageSent' }>;
 
-interface PlannedCommand {
-  event: MessageEvent;
-  command: NotificationCommand;
-  appId: string;
-  notificationId: string;
-}
-
-/** Decisions recorded at once: well under the runner's bound on commits waiting for a group append. */
-const DECISIONS_IN_FLIGHT = 500;
+/** One decision for one recipient and target: not to notify (logged), or what to send. */
+type Planned = { skipped: LogDocument } | { queued: NotificationDocument };
 
 function isNotifiable(event: KnownEvent): event is MessageEvent {
   // Imported history and group action messages notify nobody.
@@ -61,9 +51,9 @@ function isNotifiable(event: KnownEvent): event is MessageEvent {
 }
 
 /**
- * Decides, per message and recipient, whether and how to notify, and records each decision as a
- * command on the notification's own stream (queued or skipped, with CometChat's reason). The
- * commands of one Kafka batch run concurrently, so the runner groups them into few appends.
+ * Decides, per message and recipient, whether and how to notify. The decisions of a run of events
+ * are stored together (ADR 0043): the skips as log entries, the sends as pending notifications, one
+ * insert of each for the run; a redelivered message maps to the same ids, so it is decided once.
  */
 export class Notifier {
   private readonly clock: () => number;
@@ -73,14 +63,15 @@ export class Notifier {
   }
 
   /**
-   * Decides the notifications a run of events causes. Each queued one goes to the dispatcher the
-   * moment its fact is stored, before the read models catch up: the provider call does not wait for
-   * them, and a crash after the store lost nothing (a restart resumes pending notifications).
+   * Decides the notifications a run of events causes. Each new one goes to the dispatcher once it is
+   * stored, before the offsets move on: a crash after the store lost nothing (a restart resumes
+   * pending notifications).
    */
   async queue(events: readonly KnownEvent[]): Promise<void> {
     const messages = events.filter(isNotifiable);
     if (messages.length === 0) return;
-    const commands: PlannedCommand[] = [];
+    const skipped: LogDocument[] = [];
+    const queued: NotificationDocument[] = [];
     for (const [appId, appMessages] of groupBy(messages, (e) => e.appId)) {
       // Configured as of the app's newest message in the run, or later: a change answered before it applies.
       const entry = await this.options.directory.get(appId, Math.max(...appMessages.map((e) => Date.parse(e.occurredAt))));
@@ -91,31 +82,15 @@ export class Notifier {
         for (const uid of audiences[i]!) {
           const recipient = recipients.get(uid);
           if (!recipient?.exists || !recipient.active) continue;
-          for (const planned of this.plan(event, recipient, entry)) commands.push({ event, appId, ...planned });
+          for (const planned of this.plan(event, recipient, entry)) {
+            if ('skipped' in planned) skipped.push(planned.skipped);
+            else queued.push(planned.queued);
+          }
         }
       });
     }
-    // In slices: a group message to thousands must not queue more commits than the runner takes at once.
-    for (let i = 0; i < commands.length; i += DECISIONS_IN_FLIGHT) await this.record(commands.slice(i, i + DECISIONS_IN_FLIGHT));
-  }
-
-  private async record(commands: readonly PlannedCommand[]): Promise<void> {
-    await Promise.all(
-      commands.map(({ event, command, appId, notificationId }) =>
-        this.options.runner.run({
-          decider: notificationDecider,
-          streamId: notificationStreamId(appId, notificationId),
-          command,
-          metadata: { appId, actor: notifierActor(appId), correlationId: event.correlationId, causationId: event.id, now: new Date(this.clock()) },
-          // A notification id is new unless Kafka redelivers its message: no store read for the usual case.
-          expectNew: true,
-          onAppended: (stored) => {
-            for (const fact of stored) if (fact.type === 'NotificationQueued') this.options.dispatch(documentOf(appId, fact.data as NotificationQueued));
-            return Promise.resolve();
-          },
-        }),
-      ),
-    );
+    const fresh = await this.options.readModels.recordDecisions(skipped, queued);
+    for (const notification of fresh) this.options.dispatch(notification);
   }
 
   /** Who a message may notify: the other user, or the group's members but the sender. */
@@ -125,7 +100,7 @@ export class Notifier {
     return (await this.options.readModels.groupMembers(event.appId, m.receiver)).filter((uid) => uid !== m.sender);
   }
 
-  private plan(event: MessageEvent, recipient: RecipientDocument, entry: AppEntry): { command: NotificationCommand; notificationId: string }[] {
+  private plan(event: MessageEvent, recipient: RecipientDocument, entry: AppEntry): Planned[] {
     const m = event.data;
     const now = this.clock();
     const preferences = effectivePreferences(entry.settings, recipient.preferences ?? undefined);
@@ -137,7 +112,7 @@ export class Notifier {
       entry.settings.preferences.bypassPreferencesForMentions,
       now,
     );
-    return this.targets(event, recipient, entry, preferences.privacy).map((target) => {
+    return this.targets(event, recipient, entry, preferences.privacy).map((target): Planned => {
       const notificationId = notificationIdOf(event.id, recipient.uid, `${target.channel}:${target.provider ?? ''}:${target.providerId ?? ''}:${target.token?.token ?? ''}`);
       const subject: NotificationSubject = {
         notificationId,
@@ -157,10 +132,8 @@ export class Notifier {
         ...(target.token ? { tokenType: target.token.tokenType, pushToken: target.token.token } : {}),
       };
       const reason = decision.notify ? target.unusable : decision.reason;
-      if (reason || !target.payload) {
-        return { notificationId, command: { type: 'Skip', skipped: { ...subject, reason: reason ?? 'NOT_FOUND', decidedAt: now } } };
-      }
-      return { notificationId, command: { type: 'Queue', queued: { ...subject, payload: target.payload, queuedAt: now } } };
+      if (reason || !target.payload) return { skipped: skipEntry(event.appId, subject, reason ?? 'NOT_FOUND', now) };
+      return { queued: { ...subject, appId: event.appId, payload: target.payload, status: 'pending', attempts: 0, queuedAt: now } };
     });
   }
 
@@ -241,9 +214,4 @@ function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
     else groups.set(k, [item]);
   }
   return groups;
-}
-
-export function documentOf(appId: string, queued: NotificationQueued): NotificationDocument {
-  const { payload, queuedAt, ...subject } = queued;
-  return { ...subject, appId, payload, status: 'pending', attempts: 0, queuedAt };
 }

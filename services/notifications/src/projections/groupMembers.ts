@@ -3,12 +3,14 @@ import type { EventOf } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
 
 export const GROUP_MEMBERS_COLLECTION = 'notification_group_members';
+export const GROUP_VERSIONS_COLLECTION = 'notification_groups';
 
 /**
  * A group's members are spread over this many documents by a hash of the uid, so a join or kick in
  * a group of 10,000 rewrites one document of ~300 uids instead of one of 10,000 (measured: ~100 ms of
- * FerretDB's single write core per join or kick, ADR 0009's addendum). A group message reads all of
- * them by `_id` in one query; fixed, because a document's id must follow from the event alone.
+ * FerretDB's single write core per join or kick, ADR 0009's addendum). Fixed, because a document's id
+ * must follow from the event alone. A group message reads them only when the group's version document
+ * (below) names a membership the process has not read yet (ADR 0043).
  */
 export const GROUP_MEMBER_BUCKETS = 32;
 
@@ -92,5 +94,33 @@ export const groupMembersProjection: Projection<GroupMembersDocument, Handled> =
     for (const uid of delta.add) if (mine(uid)) members.add(uid);
     for (const uid of delta.remove) if (mine(uid)) members.delete(uid);
     return { appId, guid, members: [...members] };
+  },
+};
+
+/** The version of a group's stream that last changed who is in it: what a cached member list is checked against. */
+export interface GroupVersionDocument {
+  appId: string;
+  guid: string;
+  version: number;
+}
+
+export function groupVersionId(appId: string, guid: string): string {
+  return `${appId}:${guid}`;
+}
+
+/**
+ * One small document per group (`_id` = `<appId>:<guid>`), rewritten on each membership change and
+ * read by `_id` for each group message. Written only after the buckets (`NotificationReadModels`), so
+ * a version it shows is already in them.
+ */
+export const groupVersionsProjection: Projection<GroupVersionDocument, Handled> = {
+  name: GROUP_VERSIONS_COLLECTION,
+  eventTypes: groupEventTypes,
+  documentIds: (event) => (change(event) === null ? [] : [groupVersionId(event.appId, event.data.guid)]),
+  evolve: (document, event) => {
+    const delta = change(event);
+    if (delta === 'deleted') return null;
+    if (delta === null) return document;
+    return { appId: event.appId, guid: event.data.guid, version: event.version };
   },
 };

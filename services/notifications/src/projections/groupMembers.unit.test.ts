@@ -1,7 +1,7 @@
 import { testEnvelope } from '@chat/eventsourcing';
 import { InMemoryDocumentStore, ProjectionRuntime } from '@chat/mongo';
 import { describe, expect, it } from 'vitest';
-import { GROUP_MEMBER_BUCKETS, groupMemberBucketId, groupMemberBucketIds, groupMembersProjection } from './groupMembers.js';
+import { GROUP_MEMBER_BUCKETS, groupMemberBucketId, groupMemberBucketIds, groupMembersProjection, groupVersionId, groupVersionsProjection } from './groupMembers.js';
 
 type Handled = Parameters<typeof groupMembersProjection.documentIds>[0];
 const stream = 'group:app1:g';
@@ -50,5 +50,25 @@ describe('notification group members, in buckets', () => {
     const store = new InMemoryDocumentStore();
     await new ProjectionRuntime(groupMembersProjection, store).apply([added(1, uids), deleted(2)]);
     expect(await membersIn(store)).toEqual([]);
+  });
+});
+
+describe('a group’s version document, which a kept member list is checked against', () => {
+  const scopeChanged = (version: number) => testEnvelope('GroupMemberScopeChanged', stream, version, { guid: 'g', uid: 'u1', scope: 'admin', changedAt: 1 });
+  const versionOf = async (store: InMemoryDocumentStore) => (await store.findMany([groupVersionId('app1', 'g')])).get(groupVersionId('app1', 'g'))?.['version'];
+
+  it('moves with every change of who is in the group, and only with those', async () => {
+    const store = new InMemoryDocumentStore();
+    const runtime = new ProjectionRuntime(groupVersionsProjection, store);
+    await runtime.apply([added(1, ['u1', 'u2']), joined(2, 'u3')]);
+    expect(await versionOf(store)).toBe(2);
+    await runtime.apply([scopeChanged(3)]);
+    expect(await versionOf(store)).toBe(2);
+    await runtime.apply([kicked(4, 'u2')]);
+    expect(await versionOf(store)).toBe(4);
+    await runtime.apply([added(1, ['u1', 'u2'])]); // redelivered: no step back
+    expect(await versionOf(store)).toBe(4);
+    await runtime.apply([deleted(5)]);
+    expect(await versionOf(store)).toBeUndefined();
   });
 });

@@ -1,0 +1,82 @@
+import type { KnownEvent } from '@chat/contracts';
+import { testEnvelope } from '@chat/eventsourcing';
+import { describe, expect, it } from 'vitest';
+import type { LogDocument, NotificationDocument } from '../domain/notificationRecord.js';
+import { emptyRecipient, muteKey } from '../domain/recipient.js';
+import { effectiveSettings } from '../domain/settings.js';
+import type { RecipientDocument } from '../projections/recipients.js';
+import type { AppDirectory, AppEntry } from './directory.js';
+import { Notifier } from './notifier.js';
+
+const entry: AppEntry = {
+  settings: effectiveSettings(null),
+  providers: new Map([['custom:default', { channel: 'push', provider: 'custom', providerId: 'default', settings: {}, secrets: {} }]]),
+  defaults: {},
+};
+
+function recipient(uid: string, mutedGroup?: string): RecipientDocument {
+  const mutes = mutedGroup ? { [muteKey('group', mutedGroup)]: { id: mutedGroup, type: 'group' as const, until: null } } : {};
+  return { ...emptyRecipient(), mutes, appId: 'app1', uid, exists: true, active: true };
+}
+
+function sent(id: string, receiver: string, receiverType: 'user' | 'group'): KnownEvent {
+  return testEnvelope('MessageSent', `conversation:app1:${receiver}`, 1, {
+    id,
+    conversationId: `c-${receiver}`,
+    sender: 'alice',
+    receiver,
+    receiverType,
+    category: 'message',
+    type: 'text',
+    data: { text: 'hi' },
+    sentAt: 1,
+  }) as KnownEvent;
+}
+
+/** A notifier over fakes; `stored` decides which of the sends the store calls new. */
+function notifier(stored: (queued: readonly NotificationDocument[]) => NotificationDocument[]) {
+  const records: Array<{ skipped: LogDocument[]; queued: NotificationDocument[] }> = [];
+  const dispatched: string[] = [];
+  const subject = new Notifier({
+    readModels: {
+      groupMembers: () => Promise.resolve(['alice', 'bob', 'carol']),
+      findRecipients: (_appId, uids) => Promise.resolve(new Map(uids.map((uid) => [uid, recipient(uid, uid === 'carol' ? 'team' : undefined)]))),
+      recordDecisions: (skipped, queued) => {
+        records.push({ skipped: [...skipped], queued: [...queued] });
+        return Promise.resolve(stored(queued));
+      },
+    },
+    directory: { get: () => Promise.resolve(entry) } as unknown as AppDirectory,
+    region: 'us',
+    defaultTimezone: 'UTC',
+    dispatch: (n) => dispatched.push(`${n.messageId}:${n.recipient}`),
+    clock: () => Date.parse('2026-01-05T12:00:00Z'),
+  });
+  return { subject, records, dispatched };
+}
+
+describe('the notifier records a run of messages’ decisions together', () => {
+  it('one record for the run: the skips logged, the sends pending; only new sends are dispatched', async () => {
+    const { subject, records, dispatched } = notifier((queued) => queued.filter((n) => n.messageId === 'm2'));
+    await subject.queue([sent('m1', 'bob', 'user'), sent('m2', 'team', 'group')]);
+    expect(records).toHaveLength(1);
+    const [record] = records;
+    expect(record!.skipped.map((s) => [s.messageId, s.recipient, s.reason, s.notificationTriggered])).toEqual([['m2', 'carol', 'MUTE_PREFERENCE', false]]);
+    expect(record!.queued.map((q) => [q.messageId, q.recipient, q.status, q.attempts])).toEqual([
+      ['m1', 'bob', 'pending', 0],
+      ['m2', 'bob', 'pending', 0],
+    ]);
+    // m1's send was already stored (a redelivered message): not dispatched twice.
+    expect(dispatched).toEqual(['m2:bob']);
+  });
+
+  it('the same message event decided again (redelivered) gets the same ids', async () => {
+    const { subject, records } = notifier(() => []);
+    const event = sent('m2', 'team', 'group');
+    await subject.queue([event]);
+    await subject.queue([event]);
+    const ids = records.map((r) => [...r.skipped, ...r.queued].map((d) => d.notificationId));
+    expect(ids[0]).toEqual(ids[1]);
+    expect(new Set(ids[0]).size).toBe(2);
+  });
+});
