@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createApp, createUser, eventually } from './support/api.js';
 import type { ApiResponse, TestApp } from './support/api.js';
+import { groupHasConsumed, readBack } from './support/kafka.js';
 import { sendMessage, text } from './support/messages.js';
 import { expectError, expectOk } from './support/users.js';
 import { WebhookReceiver } from './support/webhookReceiver.js';
@@ -298,6 +299,10 @@ describe('an app without a notification provider', () => {
     await Promise.all(['alice', 'bob'].map((uid) => createUser(quiet, uid)));
     await Promise.all(['alice', 'bob'].map((uid) => known(quiet, uid)));
     const before = await send(quiet, 'alice', 'bob', 'nobody is told');
+    // Decided (left undecoded) before the provider exists: on two replicas a lagging consumer would
+    // otherwise decide it after the save, with the provider, which is right but not this test's case.
+    const sent = await readBack('chat.messages.events', (v) => v['type'] === 'MessageSent' && v['appId'] === quiet.appId);
+    await groupHasConsumed(`notifications.chat_notifications_${inject('databaseSuffix')}`, 'chat.messages.events', sent.partition, sent.offset);
     const receiver = await new WebhookReceiver().start();
     try {
       const saved = await quiet.call('POST', '/v3/notifications/push/v1/providers/custom', { body: { isEnabled: true, webhookURL: receiver.url, useBasicAuth: false } });
