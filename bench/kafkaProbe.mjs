@@ -110,8 +110,53 @@ export async function connectKafkaProbe(brokers) {
     return total;
   }
 
+  /**
+   * A fresh consumer (a group of its own, from the log end) on `topic` noting when each event whose
+   * `appId` header is one of `appIds()` first arrived (performance.now()), keyed by `keyOf(event)`;
+   * resolves once it has its partitions, so nothing sent afterwards is missed. Its group's id starts
+   * with `bench-arrivals-`, so it is never one of the stack's groups.
+   *
+   * @param {string} topic
+   * @param {(event: any) => string | undefined} keyOf
+   * @param {() => ReadonlySet<string>} appIds
+   * @param {number} [timeoutMs]  how long joining may take
+   */
+  async function watchArrivals(topic, keyOf, appIds, timeoutMs = 60_000) {
+    const arrivals = new Map();
+    const consumer = kafka.consumer({ groupId: `bench-arrivals-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`, maxWaitTimeInMs: 50 });
+    const joined = new Promise((resolve) => consumer.on(consumer.events.GROUP_JOIN, resolve));
+    await consumer.connect();
+    await consumer.subscribe({ topic, fromBeginning: false });
+    await consumer.run({
+      eachBatchAutoResolve: true,
+      eachBatch: async ({ batch }) => {
+        const at = performance.now();
+        const wanted = appIds();
+        for (const message of batch.messages) {
+          if (!wanted.has(message.headers?.appId?.toString() ?? '')) continue;
+          let key;
+          try {
+            key = keyOf(JSON.parse(message.value.toString('utf8')));
+          } catch {
+            key = undefined;
+          }
+          if (key !== undefined && !arrivals.has(String(key))) arrivals.set(String(key), at);
+        }
+      },
+    });
+    const gaveUp = new AbortController();
+    const outcome = await Promise.race([joined.then(() => 'joined'), sleep(timeoutMs, 'timeout', { signal: gaveUp.signal }).catch(() => 'aborted')]);
+    gaveUp.abort();
+    if (outcome !== 'joined') {
+      await consumer.disconnect().catch(() => undefined);
+      throw new Error(`the consumer on ${topic} did not join its group within ${timeoutMs / 1000} s`);
+    }
+    return { arrivals, close: () => consumer.disconnect() };
+  }
+
   return {
     kafka,
+    watchArrivals,
     groupsMatching,
     progressOf,
     lagOf,

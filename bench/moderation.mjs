@@ -16,6 +16,7 @@
 //   BENCH_SWITCHES (default 20), REPLICAS (per service, default 1)
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createGatewayClient } from './httpClient.mjs';
+import { addBlockingKeywordRule, blockedTerms, word } from './moderationRule.mjs';
 import { percentile, startBenchStack } from './stack.mjs';
 import { formatStoreRaw, measureStoreRaw } from './store-raw.mjs';
 import { ModerationPolicy } from '../services/messages/dist/domain/moderationPolicy.js';
@@ -28,9 +29,8 @@ const LIST_SIZE = 1_000;
 /** Answers in a row that must follow a switch before it counts as everywhere. */
 const IN_A_ROW = 4;
 
-/** Deterministic pseudo-words: the list's terms and the texts' words never meet. */
-const word = (prefix, n) => `${prefix}${n.toString(36)}`;
-const terms = Array.from({ length: LIST_SIZE }, (_, i) => word('bad', i * 7919));
+// The list's terms and the texts' words never meet.
+const terms = blockedTerms(LIST_SIZE);
 const vocabulary = Array.from({ length: 500 }, (_, i) => word('ok', i));
 const sentence = (seed) => Array.from({ length: 14 }, (_, i) => vocabulary[(seed * 31 + i * 17) % vocabulary.length]).join(' ');
 
@@ -44,16 +44,7 @@ async function setUpApp(name, withRules) {
   for (const { sender, receiver } of pairs) {
     for (const uid of [sender, receiver]) await stack.api('POST', '/v3/users', { headers: app.chat, body: { uid, name: uid } });
   }
-  if (withRules) {
-    await stack.api('POST', '/v3/moderation/keywords', { headers: app.chat, body: { id: 'big-list', name: 'big list', category: 'word', searchTerms: terms } });
-    await stack.api('POST', '/v3/moderation/rules', {
-      headers: app.chat,
-      body: { id: 'big-rule', name: 'big rule', action: ['blockMessage'], conditions: [{ operand: 'text', isKeywordsReferencePresent: true, value: ['big-list'] }] },
-    });
-    // The rule acts: a listed term is refused.
-    const refused = await client.request('POST', '/v3/messages', { ...app.chat, onbehalfof: 's0' }, { receiver: 'r0', receiverType: 'user', data: { text: `x ${terms[500]} y` } });
-    if (refused.body?.error?.code !== 'ERR_BLOCKED_BY_EXTENSION') throw new Error(`the rule did not act: ${JSON.stringify(refused.body)}`);
-  }
+  if (withRules) await addBlockingKeywordRule(stack, app, client, { id: 'big-list', terms, sender: 's0', receiver: 'r0' });
   // The messages service learns users from events: wait until every sender can send.
   for (const { sender, receiver } of pairs) {
     for (;;) {
@@ -96,7 +87,7 @@ async function ruleReach(setup) {
   let enabled = true;
   for (let n = 0; n < SWITCHES; n++) {
     enabled = !enabled;
-    const switched = await client.request('PUT', '/v3/moderation/rules/big-rule', setup.app.chat, { enabled });
+    const switched = await client.request('PUT', '/v3/moderation/rules/big-list-rule', setup.app.chat, { enabled });
     if (switched.status !== 200) throw new Error(`the switch failed: ${switched.status} ${JSON.stringify(switched.body)}`);
     const answeredAt = performance.now();
     let firstOfRun = null;

@@ -16,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import { startExtraGateway } from '@chat/devstack';
 import { latencyAtRate } from './openLoop.mjs';
 import { percentile } from './percentile.mjs';
+import { processCpuMs } from './processCpu.mjs';
 import { startBenchStack } from './stack.mjs';
 
 const NOISY_LIMIT = Number(process.env.NOISY_LIMIT_PER_MINUTE ?? 600);
@@ -66,11 +67,7 @@ try {
    * costs the gateway, which the machine's other load does not blur the way it blurs latency.
    */
   const gatewayPid = Number(readFileSync(new URL(`../.infra/run/gateway-extra-${new URL(gateway.url).port}.pid`, import.meta.url), 'utf8'));
-  const ticksPerMs = 100 / 1000; // USER_HZ
-  const gatewayCpuMs = () => {
-    const fields = readFileSync(`/proc/${gatewayPid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / ticksPerMs;
-  };
+  const gatewayCpuMs = () => processCpuMs(gatewayPid);
   const spend = await latencyAtRate(`${gateway.url}/v3/users/nobody`, { method: 'GET', headers: noisy.chat }, NOISY_RATE, spendSeconds);
   await new Promise((resolve) => setTimeout(resolve, 2_000));
 

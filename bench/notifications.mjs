@@ -8,8 +8,8 @@
 //      from the moment POST /messages answered (the message event is stored then) to the custom
 //      push provider's request. Goal: p99 ≤ 200 ms.
 //   Knobs: RATE (default 200), BENCH_SECONDS (10), GROUP_SIZE (200), GROUP_MESSAGES (10), DECISION_WAIT_S (240), STORE_RAW_DURATION_MS (3000).
-import http from 'node:http';
 import os from 'node:os';
+import { startPushProvider } from './fakeReceivers.mjs';
 import { createGatewayClient } from './httpClient.mjs';
 import { percentile, startBenchStack } from './stack.mjs';
 import { formatStoreRaw, measureStoreRaw } from './store-raw.mjs';
@@ -21,31 +21,6 @@ const GROUP_MESSAGES = Number(process.env.GROUP_MESSAGES ?? 10);
 const RECIPIENTS = 50;
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The custom push provider: a loopback endpoint noting when each message's push first arrived. */
-async function pushEndpoint() {
-  const firstCall = new Map();
-  let calls = 0;
-  const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const at = performance.now();
-      calls += 1;
-      const tag = JSON.parse(Buffer.concat(chunks).toString('utf8')).data?.notificationDetails?.tag;
-      if (tag !== undefined && !firstCall.has(tag)) firstCall.set(tag, at);
-      res.writeHead(200).end('{}');
-    });
-  });
-  server.keepAliveTimeout = 65_000;
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${server.address().port}/push`,
-    firstCall,
-    calls: () => calls,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
-  };
-}
 
 const stack = await startBenchStack({ extraEnv: { TENANT_URLS_ALLOW_PRIVATE: '127.0.0.0/8' } });
 const { infra, services, createApp, onStop, stop } = stack;
@@ -75,7 +50,7 @@ async function notifyingApp(label, endpoint, count) {
 /** One message from the sender; its id and when the API answered, or null when refused. */
 async function message(app, to, receiverType = 'user') {
   const answer = await gateway.request('POST', '/v3/messages', { ...app.chat, onbehalfof: 'sender' }, { receiver: to, receiverType, type: 'text', data: { text: 'ping' } });
-  return answer.status === 200 ? { id: answer.body.data.id, answeredAt: performance.now() } : null;
+  return answer.status === 200 ? { id: String(answer.body.data.id), answeredAt: performance.now() } : null;
 }
 
 /** Every log entry of an app, newest first, page by page. */
@@ -96,7 +71,7 @@ try {
   console.log(`machine load (1 min) at start: ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`);
 
   // 1. Decisions per second, half of them skips, from group messages (one message, GROUP_SIZE decisions).
-  const burstEndpoint = await pushEndpoint();
+  const burstEndpoint = await startPushProvider();
   onStop(burstEndpoint.close);
   const burst = await notifyingApp('notification decisions', burstEndpoint, GROUP_SIZE);
   await must('POST', '/v3/groups', burst.app.chat, { guid: 'crowd', name: 'crowd', type: 'public', owner: 'sender' });
@@ -125,9 +100,9 @@ try {
   // The notified half is seen arriving at the provider; the log is read once they all have (and again
   // until the skips are all there too: the log is a read model, written a moment later).
   const notified = burstIds.length * (GROUP_SIZE - muting.length);
-  const before = burstEndpoint.calls();
+  const before = burstEndpoint.requests();
   const waitUntil = Date.now() + Number(process.env.DECISION_WAIT_S ?? 240) * 1000;
-  while (Date.now() < waitUntil && burstEndpoint.calls() - before < notified) await pause(200);
+  while (Date.now() < waitUntil && burstEndpoint.requests() - before < notified) await pause(200);
   // Read at least once, even when the wait ran out: the rate is then over the decisions made so far.
   const deadline = Math.max(waitUntil, Date.now() + 30_000);
   let entries = [];
@@ -138,7 +113,7 @@ try {
   }
   const times = entries.map((e) => e.processingStartedAtMS).sort((a, b) => a - b);
   const skipped = entries.filter((e) => !e.notificationTriggered).length;
-  if (entries.length < expected) console.log(`decisions: only ${entries.length} of ${expected} were logged in time (${burstEndpoint.calls() - before} provider calls)`);
+  if (entries.length < expected) console.log(`decisions: only ${entries.length} of ${expected} were logged in time (${burstEndpoint.requests() - before} provider calls)`);
   const decisionRate = entries.length / ((times.at(-1) - times[0]) / 1000);
   console.log(
     `decisions: ${burstIds.length} messages to a group of ${GROUP_SIZE + 1} sent in ${sendSeconds.toFixed(1)} s; ` +
@@ -148,7 +123,7 @@ try {
   await burstEndpoint.close();
 
   // 2. Latency at RATE msg/s, open loop: sends start on schedule whether or not earlier ones finished.
-  const endpoint = await pushEndpoint();
+  const endpoint = await startPushProvider();
   onStop(endpoint.close);
   const paced = await notifyingApp('notification latency', endpoint, RECIPIENTS);
   const total = Math.round(RATE * SECONDS);
@@ -162,8 +137,8 @@ try {
   }
   await Promise.all(inFlight);
   const until = Date.now() + 60_000;
-  while (Date.now() < until && !sent.every((s) => endpoint.firstCall.has(s.id))) await pause(20);
-  const latencies = sent.map((s) => endpoint.firstCall.get(s.id) - s.answeredAt).filter(Number.isFinite).sort((a, b) => a - b);
+  while (Date.now() < until && !sent.every((s) => endpoint.arrivals.has(s.id))) await pause(20);
+  const latencies = sent.map((s) => endpoint.arrivals.get(s.id) - s.answeredAt).filter(Number.isFinite).sort((a, b) => a - b);
   console.log(
     `latency at ${RATE} msg/s, message event → provider call (API answer → custom push request): ` +
       `p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms ` +

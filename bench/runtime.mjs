@@ -30,14 +30,13 @@
 // BENCH_POLL_BUDGET; BENCH_FIGURES=2,3 runs only the figures named (and 1, the baseline).
 // Exits 1 when a figure could not be measured at all (its error is printed).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { groupConversationId } from '../packages/contracts/dist/index.js';
 import { createGatewayClient } from './httpClient.mjs';
 import { connectKafkaProbe } from './kafkaProbe.mjs';
 import { benchProjectionRebuild } from './projection-rebuild.mjs';
 import { seedStore } from './seedStore.mjs';
 import { percentile, startBenchStack } from './stack.mjs';
 import { measureStoreRaw } from './store-raw.mjs';
-import { createVisibilityWatcher } from './visibilityWatcher.mjs';
+import { LATE_MS, atLeast, createTraffic, errorTally, ok } from './traffic.mjs';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 /** A knob: its environment variable, else the full run's or the quick run's default. */
@@ -77,10 +76,6 @@ const GOALS = {
 const ONE_ON_ONE = 100;
 const GROUPS = 5;
 const GROUP_SIZE = 50;
-/** A send that started this much after its scheduled time is late (the load generator fell behind). */
-const LATE_MS = 5;
-/** Members per add-members request: the API's maximum. */
-const MEMBERS_PER_REQUEST = 1_000;
 const SETUP_CONCURRENCY = 16;
 /** A read answered within this is taken as a sign the system has worked off its queues. */
 const PROMPT_MS = 500;
@@ -151,242 +146,33 @@ async function drain(what) {
   return quiet ? 0 : (lag ?? NaN);
 }
 
-// ------------------------------------------------------------------------------------- the API, bounded
+// ------------------------------------------------------------------------- the traffic (bench/traffic.mjs)
 
-const ok = (answer) => answer.status === 200;
-const describe = (answer) => (answer.status === 0 ? answer.error : `${answer.status} ${answer.body?.error?.code ?? ''}`.trim());
+const traffic = createTraffic({ client, chat, setupTimeoutS: CONFIG.setupTimeoutS, setupConcurrency: SETUP_CONCURRENCY });
+const { must, createUsers, addMembers, send } = traffic;
 
-/** Errors by cause, e.g. `3× 503 ERR_OVERLOADED, 1× timeout`. */
-function errorTally() {
-  const counts = new Map();
-  return {
-    add(answer) {
-      const key = describe(answer);
-      counts.set(key, (counts.get(key) ?? 0) + 1);
-    },
-    get total() {
-      return [...counts.values()].reduce((a, b) => a + b, 0);
-    },
-    toString() {
-      return counts.size === 0 ? '0 errors' : [...counts].map(([key, n]) => `${n}× ${key}`).join(', ');
-    },
-  };
-}
-
-/** A request that must succeed (set-up): retried while the services catch up, at most `patienceMs`. */
-async function must(method, path, headers, body, patienceMs = 60_000) {
-  const deadline = performance.now() + patienceMs;
-  for (;;) {
-    const answer = await client.request(method, path, headers, body);
-    if (ok(answer)) return answer.body;
-    if (performance.now() >= deadline) throw new Error(`${method} ${path}: ${describe(answer)} ${JSON.stringify(answer.body ?? '')}`);
-    await sleep(100);
-  }
-}
-
-async function inParallel(items, concurrency, task) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-      while (next < items.length) await task(items[next++]);
-    }),
-  );
-}
-
-/**
- * Creates users through POST /users, each tried up to three times, for at most BENCH_SETUP_TIMEOUT s
- * in all; resolves with the uids created (or already there). `strict`: fail unless every one was.
- */
-async function createUsers(uids, { strict = true } = {}) {
-  const created = [];
-  const errors = errorTally();
-  const deadline = performance.now() + CONFIG.setupTimeoutS * 1000;
-  await inParallel(uids, SETUP_CONCURRENCY, async (uid) => {
-    for (let attempt = 1; attempt <= 3; attempt++) {
-      if (performance.now() >= deadline) return void errors.add({ status: 0, error: `not tried: past the ${CONFIG.setupTimeoutS} s set-up allowance` });
-      const answer = await client.request('POST', '/v3/users', chat, { uid, name: uid });
-      if (ok(answer) || answer.body?.error?.code === 'ERR_UID_ALREADY_EXISTS') return void created.push(uid);
-      if (attempt === 3) errors.add(answer);
-      else await sleep(200 * attempt);
-    }
-  });
-  if (errors.total > 0) {
-    if (strict) throw new Error(`POST /v3/users: ${errors.total} of ${uids.length} users could not be created (${errors})`);
-    console.log(`  ${errors.total} of ${uids.length} users could not be created (${errors})`);
-  }
-  return new Set(created);
-}
-
-/**
- * Adds `uids` to a group, MEMBERS_PER_REQUEST at a time, retrying the uids the conversations service
- * does not know yet (its users projection may lag) until `patienceMs` is spent. Resolves with the
- * number of members added.
- */
-async function addMembers(guid, uids, patienceMs) {
-  const deadline = performance.now() + patienceMs;
-  let missing = [...uids];
-  while (missing.length > 0) {
-    const refused = [];
-    for (let i = 0; i < missing.length; i += MEMBERS_PER_REQUEST) {
-      const chunk = missing.slice(i, i + MEMBERS_PER_REQUEST);
-      const answer = await client.request('POST', `/v3/groups/${guid}/members`, chat, { participants: chunk });
-      const outcomes = ok(answer) ? (answer.body.data.participants ?? {}) : {};
-      for (const uid of chunk) {
-        const outcome = outcomes[uid];
-        if (!outcome || !(outcome.success || outcome.error?.code === 'ERR_ALREADY_JOINED')) refused.push(uid);
-      }
-    }
-    missing = refused;
-    if (missing.length === 0 || performance.now() >= deadline) break;
-    await sleep(500);
-  }
-  return uids.length - missing.length;
-}
-
-/** A numeric id (CometChat's are) is seen once the last message's id is at least it. */
-function atLeast(lastId, id) {
-  if (lastId === undefined || lastId === null) return false;
-  const numeric = /^\d+$/;
-  return numeric.test(String(lastId)) && numeric.test(String(id)) ? BigInt(lastId) >= BigInt(id) : String(lastId) === String(id);
-}
-
-// ----------------------------------------------------------------------------------- the conversations
-
-/**
- * @typedef {{ kind: 'user', a: string, b: string } | { kind: 'group', guid: string, members: string[] }} Target
- * @typedef {{ target: Target, sender: string, receiver: string, id: string }} Sent
- */
-
-/** The `n`-th send to `target`: its sender and the user who should then see it. */
-function partiesOf(target, n) {
-  if (target.kind === 'user') return n % 2 === 0 ? { sender: target.a, receiver: target.b } : { sender: target.b, receiver: target.a };
-  const sender = target.members[n % target.members.length];
-  const receiver = target.members[(n + 1) % target.members.length];
-  return { sender, receiver };
-}
-
-function send(target, sender, text) {
-  const body =
-    target.kind === 'user'
-      ? { receiver: sender === target.a ? target.b : target.a, receiverType: 'user', type: 'text', data: { text } }
-      : { receiver: target.guid, receiverType: 'group', type: 'text', data: { text } };
-  return client.request('POST', '/v3/messages', { ...chat, onbehalfof: sender }, body);
-}
-
-/** One poll: does the receiver's view of the conversation show `sent` (or a later message) as its last? */
-async function isVisible(/** @type {Sent} */ sent) {
-  const path = sent.target.kind === 'user' ? `/v3/users/${sent.sender}/conversation` : `/v3/conversations/${groupConversationId(sent.target.guid)}`;
-  const answer = await client.request('GET', path, { ...chat, onbehalfof: sent.receiver });
-  return ok(answer) && atLeast(answer.body?.data?.lastMessage?.id, sent.id);
-}
+/** @typedef {import('./traffic.mjs').Target} Target */
 
 /** Creates the 100 one-on-one conversations' and the 5 groups' users and groups; the targets to send to. */
-async function createTrafficTargets(prefix) {
-  const uids = Array.from({ length: Math.max(2 * ONE_ON_ONE, GROUPS * GROUP_SIZE) }, (_, i) => `${prefix}${String(i).padStart(3, '0')}`);
-  await createUsers(uids);
-  /** @type {Target[]} */
-  const targets = Array.from({ length: ONE_ON_ONE }, (_, i) => ({ kind: 'user', a: uids[2 * i], b: uids[2 * i + 1] }));
-  for (let g = 0; g < GROUPS; g++) {
-    const guid = `${prefix}group-${g}`;
-    const members = uids.slice(g * GROUP_SIZE, (g + 1) * GROUP_SIZE);
-    await must('POST', '/v3/groups', { ...chat, onbehalfof: members[0] }, { guid, name: guid, type: 'public' });
-    const added = await addMembers(guid, members.slice(1), CONFIG.drainTimeoutS * 1000 + 30_000);
-    if (added !== members.length - 1) throw new Error(`${guid}: only ${added} of ${members.length - 1} members could be added`);
-    targets.push({ kind: 'group', guid, members });
-  }
-  // The messages service learns users and memberships from events: one send per target waits for them.
-  await inParallel(targets, SETUP_CONCURRENCY, async (target) => {
-    const { sender } = partiesOf(target, 0);
-    const deadline = performance.now() + 60_000;
-    for (;;) {
-      const answer = await send(target, sender, 'warm-up');
-      if (ok(answer)) return;
-      if (performance.now() >= deadline) throw new Error(`warm-up send to ${target.guid ?? target.b}: ${describe(answer)}`);
-      await sleep(100);
-    }
-  });
-  return targets;
+function createTrafficTargets(prefix) {
+  return traffic.createTargets({ prefix, pairs: ONE_ON_ONE, groups: GROUPS, groupSize: GROUP_SIZE, patienceMs: CONFIG.drainTimeoutS * 1000 + 30_000 });
 }
 
 // ------------------------------------------------------------------------------------------ the figures
 
 /** Figure 2: closed loop, CONFIG.clients clients, each sending as soon as its previous send is answered. */
-async function sustainedSends(targets) {
-  const latencies = [];
-  const errors = errorTally();
-  let next = 0;
-  const started = performance.now();
-  const end = started + CONFIG.sustainedSeconds * 1000;
-  await Promise.all(
-    Array.from({ length: CONFIG.clients }, async () => {
-      while (performance.now() < end) {
-        const n = next++;
-        const target = targets[n % targets.length];
-        const { sender } = partiesOf(target, Math.floor(n / targets.length));
-        const t0 = performance.now();
-        const answer = await send(target, sender, `sustained ${n}`);
-        if (ok(answer)) latencies.push(performance.now() - t0);
-        else errors.add(answer);
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return { perSecond: latencies.length / seconds, sent: latencies.length, errors, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+function sustainedSends(targets) {
+  return traffic.sustainedSends(targets, { clients: CONFIG.clients, seconds: CONFIG.sustainedSeconds });
 }
 
 /** Figure 3: sends started on a fixed schedule at `rate`, a sample watched until visible. */
-async function openLoop(targets, rate) {
-  const total = Math.round(rate * CONFIG.openSeconds);
-  const sampleEvery = Math.max(1, Math.round(rate / CONFIG.visibleSamplesPerSecond));
-  const watcher = createVisibilityWatcher({ isVisible, budgetPerSecond: CONFIG.pollBudgetPerSecond });
-  const sendTimes = [];
-  const visibleTimes = [];
-  const errors = errorTally();
-  let late = 0;
-  let notVisible = 0;
-  const inFlight = [];
-  const started = performance.now();
-  for (let i = 0; i < total; i++) {
-    const scheduledAt = started + (i * 1000) / rate;
-    const wait = scheduledAt - performance.now();
-    if (wait > 1) await sleep(wait);
-    if (performance.now() - scheduledAt > LATE_MS) late += 1;
-    const target = targets[i % targets.length];
-    const parties = partiesOf(target, Math.floor(i / targets.length));
-    inFlight.push(
-      (async () => {
-        const answer = await send(target, parties.sender, `open ${rate} ${i}`);
-        const answeredAt = performance.now();
-        if (!ok(answer)) return errors.add(answer);
-        sendTimes.push(answeredAt - scheduledAt);
-        if (i % sampleEvery !== 0) return;
-        const seenAt = await watcher.watch({ target, ...parties, id: answer.body.data.id }, answeredAt + CONFIG.visibleTimeoutS * 1000);
-        if (seenAt === null) notVisible += 1;
-        else visibleTimes.push(seenAt - scheduledAt);
-      })(),
-    );
-  }
-  const scheduleSeconds = (performance.now() - started) / 1000;
-  await Promise.all(inFlight);
-  await watcher.stop();
-  const seconds = (performance.now() - started) / 1000;
-  sendTimes.sort((a, b) => a - b);
-  visibleTimes.sort((a, b) => a - b);
-  return {
-    rate,
-    offered: total,
-    achieved: sendTimes.length / scheduleSeconds,
-    errors,
-    late,
-    sendP50: percentile(sendTimes, 50),
-    sendP99: percentile(sendTimes, 99),
-    visibleP50: percentile(visibleTimes, 50),
-    visibleP99: percentile(visibleTimes, 99),
-    samples: visibleTimes.length,
-    notVisible,
-    pollsPerSecond: watcher.polls() / seconds,
-  };
+function openLoop(targets, rate) {
+  return traffic.openLoop(targets, rate, {
+    seconds: CONFIG.openSeconds,
+    visibleSamplesPerSecond: CONFIG.visibleSamplesPerSecond,
+    pollBudgetPerSecond: CONFIG.pollBudgetPerSecond,
+    visibleTimeoutS: CONFIG.visibleTimeoutS,
+  });
 }
 
 function printOpenLoop(r, backlog) {

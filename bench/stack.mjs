@@ -6,6 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { registerShutdown, startInfrastructure, startServices } from '@chat/devstack';
 
+const API_TIMEOUT_MS = 30_000;
+
 /**
  * @typedef {object} BenchApp
  * @property {string} appId
@@ -19,7 +21,7 @@ import { registerShutdown, startInfrastructure, startServices } from '@chat/devs
  * @property {import('@chat/devstack').RunningServices} services
  * @property {string} databaseSuffix  each service's database is `chat_<service>_<databaseSuffix>`
  * @property {(method: string, path: string, options?: { headers?: Record<string, string>, body?: unknown }) => Promise<any>} api
- *   one JSON request to the gateway; resolves with the parsed body, throws on a non-2xx answer
+ *   one JSON request to the gateway; resolves with the parsed body, throws on a non-2xx answer and after 30 s
  * @property {(name: string) => Promise<BenchApp>} createApp  a new app through the management API
  * @property {BenchApp | undefined} app  the app created at start when `name` was given
  * @property {(fn: () => unknown) => void} onStop
@@ -76,6 +78,8 @@ export async function startBenchStack({ name, freshKafkaData = true, extraEnv = 
       method,
       headers: { 'content-type': 'application/json', ...headers },
       ...(body ? { body: JSON.stringify(body) } : {}),
+      // A stalled stack fails the benchmark's set-up instead of hanging it.
+      signal: AbortSignal.timeout(API_TIMEOUT_MS),
     });
     const json = await response.json();
     if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);

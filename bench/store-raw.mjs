@@ -11,15 +11,14 @@
 // Importable too: measureStoreRaw({ mongoUrl }) returns the figures; the main benchmark prints them
 // first as the baseline a send's cost is compared to.
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MongoClient } from 'mongodb';
+import { processCpuMs } from './processCpu.mjs';
 
 const BATCH = 100;
 /** Ids per `$in` read: about what a projection batch or an import request reads at once. */
 const ID_SET = 50;
-// Linux reports process CPU times in USER_HZ, 100 on every common configuration.
-const CLOCK_TICKS_PER_SECOND = 100;
 
 /**
  * @typedef {object} Rate
@@ -190,19 +189,6 @@ async function localStorePid(db) {
   const status = await db.admin().command({ serverStatus: 1 }).catch(() => ({}));
   const pid = Number(status.pid);
   return Number.isInteger(pid) && existsSync(`/proc/${pid}/stat`) ? pid : undefined;
-}
-
-/** CPU time (user + system) a process has used, in ms; NaN when it cannot be read. */
-function processCpuMs(pid) {
-  if (pid === undefined) return NaN;
-  try {
-    // Fields after the parenthesised command name; utime and stime are the 14th and 15th overall.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
-  } catch {
-    return NaN;
-  }
 }
 
 /** Inserts documents `from`..`to`-1 into the sized collection in commands of 100, 4 in flight. */

@@ -10,7 +10,7 @@
 //   configuration fence cost there (ADR 0035): watermark reads per message, and rounds that gave up.
 //   Knobs: RATE (default 200), BENCH_SECONDS (10), WEBHOOK_FANOUT (10), BURST_MESSAGES (300),
 //   SLOW_MS (5000), STORE_RAW_DURATION_MS (3000).
-import http from 'node:http';
+import { addMessageSentWebhook, startWebhookReceiver as startReceiver } from './fakeReceivers.mjs';
 import { createGatewayClient } from './httpClient.mjs';
 import { percentile, startBenchStack } from './stack.mjs';
 import { formatStoreRaw, measureStoreRaw } from './store-raw.mjs';
@@ -22,52 +22,11 @@ const BURST = Number(process.env.BURST_MESSAGES ?? 300);
 const SLOW_MS = Number(process.env.SLOW_MS ?? 5_000);
 const CONVERSATIONS = 50;
 
-/** A receiver on loopback that records when each message's delivery arrived (first arrival only). */
-async function startReceiver(delayMs = 0) {
-  const arrivals = new Map();
-  let requests = 0;
-  const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const at = performance.now();
-      requests += 1;
-      const id = JSON.parse(Buffer.concat(chunks).toString('utf8')).data?.message?.id;
-      if (id !== undefined && !arrivals.has(id)) arrivals.set(id, at);
-      const answer = () => res.writeHead(200).end('ok');
-      if (delayMs > 0) setTimeout(answer, delayMs).unref();
-      else answer();
-    });
-  });
-  server.keepAliveTimeout = 65_000;
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${server.address().port}/hook`,
-    arrivals,
-    requests: () => requests,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
-  };
-}
-
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const stack = await startBenchStack({ extraEnv: { TENANT_URLS_ALLOW_PRIVATE: '127.0.0.0/8' } });
-const { infra, services, api, createApp, onStop, stop } = stack;
-const management = { key: services.managementKey, secret: services.managementSecret };
+const { infra, services, createApp, onStop, stop } = stack;
 const client = createGatewayClient(services.gatewayUrl);
-
-/** Creates a webhook on `message_sent` and waits until the delivery process has it. */
-async function webhook(app, id, url) {
-  await api('POST', `/apps/${app.appId}/webhooks`, { headers: management, body: { id, name: id, webhookURL: url } });
-  await api('POST', `/apps/${app.appId}/webhooks/${id}/triggers`, { headers: management, body: { triggerIds: ['message_sent'] } });
-  for (let i = 0; i < 400; i++) {
-    const log = await fetch(`${services.gatewayUrl}/apps/${app.appId}/webhooks/${id}/deliveries?perPage=1`, { headers: management });
-    const body = await log.json();
-    if (log.ok && body.meta.webhook.triggers.includes('message_sent')) return;
-    await sleep(25);
-  }
-  throw new Error(`the delivery process never saw webhook ${id}`);
-}
 
 /** Creates users, retrying a refused or timed-out call (a stack still busy with the previous phase). */
 async function usersFor(app, count) {
@@ -87,7 +46,7 @@ async function usersFor(app, count) {
 async function send(app, from, to) {
   const answer = await client.request('POST', '/v3/messages', { ...app.chat, onbehalfof: from }, { receiver: to, receiverType: 'user', type: 'text', data: { text: 'hook' } });
   if (answer.status !== 200) return null;
-  return { id: answer.body.data.id, answeredAt: performance.now() };
+  return { id: String(answer.body.data.id), answeredAt: performance.now() };
 }
 
 /** Open-loop sends at `rate`/s for `seconds`, round robin over the conversations. */
@@ -143,7 +102,7 @@ try {
     const receiver = await startReceiver();
     onStop(receiver.close);
     burstReceivers.push(receiver);
-    await webhook(burstApp, `burst-${i}`, receiver.url);
+    await addMessageSentWebhook(stack, burstApp, `burst-${i}`, receiver.url);
   }
   const roundsBefore = await webhooksMetric('configuration_fence_rounds');
   const burstStarted = performance.now();
@@ -184,8 +143,8 @@ try {
     const second = await startReceiver(secondDelayMs);
     onStop(fast.close);
     onStop(second.close);
-    await webhook(app, 'fast', fast.url);
-    await webhook(app, 'second', second.url);
+    await addMessageSentWebhook(stack, app, 'fast', fast.url);
+    await addMessageSentWebhook(stack, app, 'second', second.url);
     const sent = await sendAtRate(app, pairs, RATE, SECONDS);
     await waitFor(() => sent.every((s) => fast.arrivals.has(s.id)), 60_000);
     const values = latencies(sent, fast);

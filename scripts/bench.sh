@@ -6,6 +6,7 @@ bash scripts/setup.sh
 node bench/store-raw.mjs
 node bench/gateway-overhead.mjs "$@"
 node bench/runtime.mjs
+node bench/cost.mjs
 node bench/users-list.mjs
 node bench/groups-operations.mjs
 node bench/messages-send.mjs

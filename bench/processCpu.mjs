@@ -1,0 +1,72 @@
+// CPU time of local processes from /proc (Linux), and the processes a bench stack runs: the gateway,
+// every service replica, and Kafka, FerretDB and Redis. Shared by the store's raw rates (store-raw.mjs:
+// the store's CPU per operation) and the cost of a message (cost.mjs: CPU per message by process).
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// Linux reports process CPU times in USER_HZ, 100 on every common configuration.
+const CLOCK_TICKS_PER_SECOND = 100;
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** CPU time (user + system, all threads) a process has used, in ms; NaN when it cannot be read. */
+export function processCpuMs(pid) {
+  if (pid === undefined) return NaN;
+  try {
+    // Fields after the parenthesised command name; utime and stime are the 14th and 15th overall.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return NaN;
+  }
+}
+
+/** The pid the devstack wrote for a process it spawned (`.infra/run/<name>.pid`), else undefined. */
+function pidFromFile(name) {
+  const file = join(REPO_ROOT, '.infra', 'run', `${name}.pid`);
+  if (!existsSync(file)) return undefined;
+  const pid = Number.parseInt(readFileSync(file, 'utf8'), 10);
+  return Number.isInteger(pid) && existsSync(`/proc/${pid}/stat`) ? pid : undefined;
+}
+
+const portOf = (url) => new URL(url.includes('://') ? url : `tcp://${url}`).port;
+
+/**
+ * The processes of a bench stack (bench/stack.mjs), by name: `gateway`, each service (`messages`, or
+ * `messages-2` for a second replica), `ferretdb`, `kafka`, `redis`. A part the stack reused rather than
+ * spawned is found by the pid file of whoever started it on that port; one that runs where /proc cannot
+ * see it (a container, another host) has no pid and is left out, and said so in `missing`.
+ *
+ * @param {import('./stack.mjs').BenchStack} stack
+ * @returns {{ processes: { name: string, pid: number }[], missing: string[] }}
+ */
+export function stackProcesses(stack) {
+  const { infra, services } = stack;
+  const candidates = [
+    ['gateway', pidFromFile(`gateway-${portOf(services.gatewayUrl)}`)],
+    ...services.instances.map((i) => [services.instances.some((o) => o.service === i.service && o.replica > 1) ? `${i.service}-${i.replica}` : i.service, i.pid()]),
+    ['ferretdb', pidFromFile(`ferretdb-${portOf(infra.mongoUrl)}`)],
+    ['kafka', pidFromFile(`kafka-${portOf(infra.kafkaBrokers.split(',')[0])}`)],
+    ['redis', pidFromFile(`redis-${portOf(infra.redisUrl)}`)],
+  ];
+  return {
+    processes: candidates.filter(([, pid]) => pid !== undefined).map(([name, pid]) => ({ name, pid })),
+    missing: candidates.filter(([, pid]) => pid === undefined).map(([name]) => name),
+  };
+}
+
+/**
+ * The CPU ms each of `processes` has used so far; `since(earlier)` gives the ms used between two
+ * snapshots (NaN for a process that exited in between).
+ */
+export function cpuSnapshot(processes) {
+  const taken = new Map(processes.map(({ name, pid }) => [name, processCpuMs(pid)]));
+  return {
+    taken,
+    /** @returns {Map<string, number>} */
+    since(earlier) {
+      return new Map([...taken].map(([name, ms]) => [name, ms - (earlier.taken.get(name) ?? NaN)]));
+    },
+  };
+}
