@@ -19,26 +19,15 @@ import { fileURLToPath } from 'node:url';
 import { MongoClient } from 'mongodb';
 import { createGatewayClient } from './httpClient.mjs';
 import { startBenchStack } from './stack.mjs';
+import { processCpuMs } from './processCpu.mjs';
 
 const MESSAGES = Number(process.env.MESSAGES ?? 500);
 const RECIPIENTS = Number(process.env.RECIPIENTS ?? 20);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 8);
-const CLOCK_TICKS_PER_SECOND = 100;
 process.env.FERRETDB_STATS_INTERVAL ??= '1s';
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const root = fileURLToPath(new URL('..', import.meta.url));
-
-/** CPU time (user + system) a process has used, in ms; NaN when it cannot be read. */
-function processCpuMs(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
-  } catch {
-    return NaN;
-  }
-}
 
 /** The custom push provider: a loopback endpoint counting calls per app (the path names the app). */
 async function pushEndpoint() {
