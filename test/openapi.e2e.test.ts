@@ -5,6 +5,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { requestSchemas as conversations } from '../services/conversations/src/http/openapi.js';
 import { requestSchemas as management } from '../services/management/src/http/openapi.js';
 import { requestSchemas as messages } from '../services/messages/src/http/openapi.js';
+import { requestSchemas as notifications } from '../services/notifications/src/http/openapi.js';
 import { requestSchemas as users } from '../services/users/src/http/openapi.js';
 import { requestSchemas as webhooks } from '../services/webhooks/src/http/openapi.js';
 
@@ -35,7 +36,7 @@ async function callService(route: Pick<RouteSpec, 'api' | 'method' | 'path' | 's
 
 describe('the OpenAPI description', () => {
   it('is the one the route catalogue and the services\' schemas generate (run `npm run openapi` after changing either)', () => {
-    const generated = openApiDocument({ ...users, ...conversations, ...messages, ...management, ...webhooks });
+    const generated = openApiDocument({ ...users, ...conversations, ...messages, ...management, ...webhooks, ...notifications });
     expect(JSON.parse(committedText)).toEqual(generated);
   });
 

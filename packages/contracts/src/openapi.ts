@@ -11,6 +11,17 @@ export interface OperationSchemas {
 }
 export type RequestSchemas = Readonly<Record<string, OperationSchemas>>;
 
+/**
+ * The "now" an import record's times are described against: whether a time is in the future depends on
+ * the clock of the request, which a document cannot state, so it states only the integer range.
+ */
+export const DESCRIBED_NOW_SECONDS = Number.MAX_SAFE_INTEGER - 60;
+
+/** A data import body, `{ "<property>": { "<record key>": record, … } }`, as the import routes read it. */
+export function importRequest(property: string, record: z.ZodType): z.ZodType {
+  return z.object({ [property]: z.record(z.string(), record) });
+}
+
 type JsonSchema = Record<string, unknown>;
 
 /** The schema a client must send: the input side of transforms, refinements it cannot express left out. */

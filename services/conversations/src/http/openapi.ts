@@ -1,8 +1,11 @@
+import { DESCRIBED_NOW_SECONDS, importRequest } from '@chat/contracts';
 import type { RequestSchemas } from '@chat/contracts';
 import {
   addMembersSchema,
   changeScopeSchema,
   createGroupSchema,
+  importGroupSchema,
+  importMemberSchema,
   listGroupsSchema,
   listMembersSchema,
   pagingSchema,
@@ -35,4 +38,6 @@ export const requestSchemas: RequestSchemas = {
   'mark-group-conversation-as-delivered': { body: markSchema },
   'mark-group-conversation-as-read': { body: markSchema },
   'mark-group-conversation-as-unread': { body: markSchema },
+  'import-groups': { body: importRequest('groups', importGroupSchema(DESCRIBED_NOW_SECONDS)) },
+  'import-members': { body: importRequest('members', importMemberSchema(DESCRIBED_NOW_SECONDS)) },
 };

@@ -1,4 +1,21 @@
+import { DESCRIBED_NOW_SECONDS, importRequest } from '@chat/contracts';
 import type { RequestSchemas } from '@chat/contracts';
+import {
+  createAgentBody,
+  createKeywordsBody,
+  createReasonBody,
+  createRuleBody,
+  createToolBody,
+  flagBody,
+  reviewBlockedBody,
+  reviewFlaggedBody,
+  settingsPageQuery,
+  updateAgentBody,
+  updateKeywordsBody,
+  updateReasonBody,
+  updateRuleBody,
+  updateToolBody,
+} from './moderationSchemas.js';
 import {
   allMessagesSchema,
   callsListSchema,
@@ -6,6 +23,7 @@ import {
   deleteSchema,
   editSchema,
   envelopeSchema,
+  importEnvelopeSchema,
   messageMetricsRangeSchema,
   threadPageSchema,
   transcriptionsPageSchema,
@@ -28,4 +46,30 @@ export const requestSchemas: RequestSchemas = {
   'retrieve-call-transcriptions': { query: transcriptionsPageSchema },
   'usage-metrics': { query: usageRangeSchema },
   'message-receipt-metrics': { query: messageMetricsRangeSchema },
+  // A record is an envelope of its own (muid, sender, times) around the content of a send.
+  'import-messages': { body: importRequest('messages', importEnvelopeSchema(DESCRIBED_NOW_SECONDS).and(envelopeSchema)) },
+  // moderation settings and review queues
+  'list-reasons': { query: settingsPageQuery },
+  'create-reason': { body: createReasonBody },
+  'update-reason-details': { body: updateReasonBody },
+  'list-rules': { query: settingsPageQuery },
+  'create-rule': { body: createRuleBody },
+  'update-rule': { body: updateRuleBody },
+  'list-rule-revisions': { query: settingsPageQuery },
+  'list-rule-keywords': { query: settingsPageQuery },
+  'create-rule-keyword': { body: createKeywordsBody },
+  'update-rule-keyword': { body: updateKeywordsBody },
+  'flag-a-message': { body: flagBody },
+  'list-flagged-messages': { query: settingsPageQuery },
+  'blockreview-flagged-message': { body: reviewFlaggedBody },
+  'list-reviewed-messages': { query: settingsPageQuery },
+  'list-moderation-blocked-messages': { query: settingsPageQuery },
+  'review-blocked-message': { body: reviewBlockedBody },
+  // BYO agents and their tools
+  'create-byo-agent': { body: createAgentBody },
+  'list-byo-agents': { query: settingsPageQuery },
+  'update-byo-agent': { body: updateAgentBody },
+  'create-tool': { body: createToolBody },
+  'list-tools': { query: settingsPageQuery },
+  'update-tool': { body: updateToolBody },
 };

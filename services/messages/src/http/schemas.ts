@@ -295,7 +295,7 @@ export interface ImportedMessage extends ParsedSend {
   readAt?: number;
 }
 
-function importEnvelopeSchema(nowSeconds: number) {
+export function importEnvelopeSchema(nowSeconds: number) {
   const at = pastEpochSeconds(nowSeconds);
   return z.object({
     muid: z.string('muid is required').trim().min(1, 'muid is required').max(100, 'muid is at most 100 characters'),

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { LogEntry, LogFilter, NotificationReadModels } from '../adapters/readModels.js';
 
 const flag = z.enum(['true', 'false']).transform((v) => v === 'true');
-const logQuery = z.object({
+export const logQuery = z.object({
   messageId: z.string().max(64).optional(),
   from: z.coerce.number().int().min(0).optional(),
   to: z.coerce.number().int().min(0).optional(),

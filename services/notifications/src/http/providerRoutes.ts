@@ -42,8 +42,8 @@ const fcmFields = {
     .loose(),
   notificationInPayload: z.strictObject({ ios: silent.optional(), android: silent.optional(), web: silent.optional() }).optional(),
 };
-const fcmCreate = z.strictObject(fcmFields);
-const fcmUpdate = z.strictObject({ ...fcmFields, serviceAccountCreds: fcmFields.serviceAccountCreds.optional() });
+export const fcmCreate = z.strictObject(fcmFields);
+export const fcmUpdate = z.strictObject({ ...fcmFields, serviceAccountCreds: fcmFields.serviceAccountCreds.optional() });
 
 const apnsFields = {
   providerId: PROVIDER_ID.optional(),
@@ -56,8 +56,8 @@ const apnsFields = {
   includeMutableContent: z.boolean().optional(),
   productionMode: z.boolean().optional(),
 };
-const apnsCreate = z.strictObject(apnsFields);
-const apnsUpdate = z.strictObject(apnsFields).partial();
+export const apnsCreate = z.strictObject(apnsFields);
+export const apnsUpdate = z.strictObject(apnsFields).partial();
 
 const webhookFields = {
   isEnabled: z.boolean(),
@@ -66,17 +66,17 @@ const webhookFields = {
   basicAuthUsername: text(),
   basicAuthPassword: text(),
 };
-const customPushCreate = z.strictObject({ ...webhookFields, basicAuthUsername: text().optional(), basicAuthPassword: text().optional() });
-const customPushUpdate = z.strictObject(webhookFields).partial();
-const customSmsCreate = z.strictObject({ ...customPushCreate.shape, isEnabled: z.boolean().optional(), useBasicAuth: z.boolean().optional(), useStoredPhNo: z.boolean().default(false) });
-const customSmsUpdate = z.strictObject({ ...webhookFields, useStoredPhNo: z.boolean() }).partial();
-const customEmailCreate = z.strictObject({ ...customPushCreate.shape, isEnabled: z.boolean().optional(), useBasicAuth: z.boolean().optional(), useStoredEmailID: z.boolean().optional() });
-const customEmailUpdate = z.strictObject({ ...webhookFields, useStoredEmailID: z.boolean() }).partial();
+export const customPushCreate = z.strictObject({ ...webhookFields, basicAuthUsername: text().optional(), basicAuthPassword: text().optional() });
+export const customPushUpdate = z.strictObject(webhookFields).partial();
+export const customSmsCreate = z.strictObject({ ...customPushCreate.shape, isEnabled: z.boolean().optional(), useBasicAuth: z.boolean().optional(), useStoredPhNo: z.boolean().default(false) });
+export const customSmsUpdate = z.strictObject({ ...webhookFields, useStoredPhNo: z.boolean() }).partial();
+export const customEmailCreate = z.strictObject({ ...customPushCreate.shape, isEnabled: z.boolean().optional(), useBasicAuth: z.boolean().optional(), useStoredEmailID: z.boolean().optional() });
+export const customEmailUpdate = z.strictObject({ ...webhookFields, useStoredEmailID: z.boolean() }).partial();
 
 const phone = z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 phone number');
-const twilioCreate = z.strictObject({ twilioAccountSID: text(64).min(1), twilioAuthToken: text().min(1), twilioSenderPhoneNumber: phone, isEnabled: z.boolean().optional() });
-const twilioUpdate = twilioCreate.partial();
-const sendgridCreate = z.strictObject({
+export const twilioCreate = z.strictObject({ twilioAccountSID: text(64).min(1), twilioAuthToken: text().min(1), twilioSenderPhoneNumber: phone, isEnabled: z.boolean().optional() });
+export const twilioUpdate = twilioCreate.partial();
+export const sendgridCreate = z.strictObject({
   sendGridApiKey: text().min(1),
   sendGridTemplateID: text().min(1),
   sendGridUnsubscribeGroupID: z.union([text(64).min(1), z.number().int().min(0).transform(String)]),
@@ -86,7 +86,7 @@ const sendgridCreate = z.strictObject({
   senderEmailForReplies: z.email().optional(),
   isEnabled: z.boolean().optional(),
 });
-const sendgridUpdate = z.strictObject({ ...sendgridCreate.shape, allowEmailReplies: z.boolean() }).partial();
+export const sendgridUpdate = z.strictObject({ ...sendgridCreate.shape, allowEmailReplies: z.boolean() }).partial();
 
 /** What is sealed per provider kind: never stored, published or shown in the clear. */
 const secretFields: Record<NotificationProvider, readonly string[]> = {

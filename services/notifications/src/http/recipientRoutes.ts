@@ -9,7 +9,7 @@ import { effectivePreferences, userPreferencesSchema, userShapeOf } from '../dom
 import { isTimezone } from '../domain/quietHours.js';
 import type { RecipientDocument } from '../projections/recipients.js';
 
-const uidQuery = z.object({
+export const uidQuery = z.object({
   uid: z
     .string()
     .min(1)
@@ -18,12 +18,12 @@ const uidQuery = z.object({
     .pipe(z.string().regex(UID_PATTERN, 'must be a valid UID (a-z, 0-9, _ and -)')),
 });
 const conversation = z.strictObject({ id: z.string().min(1).max(100), type: z.enum(['oneOnOne', 'group']) });
-const muteBody = z.strictObject({
+export const muteBody = z.strictObject({
   conversations: z.array(conversation.extend({ until: z.number().int().min(0).max(8_640_000_000_000_000).optional() })).min(1).max(100),
 });
-const unmuteBody = z.strictObject({ conversations: z.array(conversation).min(1).max(100) });
-const timezoneBody = z.strictObject({ timezone: z.string().min(1).max(64) });
-const contactBody = z
+export const unmuteBody = z.strictObject({ conversations: z.array(conversation).min(1).max(100) });
+export const timezoneBody = z.strictObject({ timezone: z.string().min(1).max(64) });
+export const contactBody = z
   .strictObject({
     email: z.email().max(254).optional(),
     phno: z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 phone number, e.g. +14155550100').optional(),

@@ -29,14 +29,14 @@ const apnsVoipPlatforms = ['apns_ios_voip', 'apns_flutter_voip', 'apns_ionic_cor
 const token = z.string().min(1).max(4096);
 const authToken = z.string().min(1).max(512);
 const common = { providerId: z.string().min(1).max(100).optional(), authToken, timezone: z.string().max(64).optional() };
-const registerBody = z.discriminatedUnion('platform', [
+export const registerBody = z.discriminatedUnion('platform', [
   z.strictObject({ platform: z.enum(fcmPlatforms), fcmToken: token, ...common }),
   z.strictObject({ platform: z.enum(apnsDevicePlatforms), deviceToken: token, ...common }),
   z.strictObject({ platform: z.enum(apnsVoipPlatforms), voipToken: token, ...common }),
 ]);
-const listQuery = z.object({ authToken, all: z.enum(['true', 'false']).default('false') });
-const allQuery = z.object({ all: z.enum(['true', 'false']).default('false') });
-const sessionBody = z.strictObject({ authToken });
+export const listQuery = z.object({ authToken, all: z.enum(['true', 'false']).default('false') });
+export const allQuery = z.object({ all: z.enum(['true', 'false']).default('false') });
+export const sessionBody = z.strictObject({ authToken });
 
 /** `/v3/notifications/push/v1/tokens`: a signed-in user's push tokens, named by their auth token. */
 export function tokenRouter(commands: RecipientCommands, readModels: NotificationReadModels, directory: AppDirectory): Router {

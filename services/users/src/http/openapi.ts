@@ -1,11 +1,15 @@
+import { DESCRIBED_NOW_SECONDS, importRequest } from '@chat/contracts';
 import type { RequestSchemas } from '@chat/contracts';
 import {
   addFriendsSchema,
   allowFeaturesSchema,
   blockedUidsSchema,
+  createAuthTokenSchema,
   createRoleSchema,
   createUserSchema,
   deactivateUsersSchema,
+  deleteUserSchema,
+  importUserSchema,
   listFriendsSchema,
   listUsersSchema,
   pagingSchema,
@@ -25,6 +29,8 @@ export const requestSchemas: RequestSchemas = {
   'deactivate-users': { body: deactivateUsersSchema },
   'reactivate-users': { body: reactivateUsersSchema },
   'update-user': { body: updateUserSchema },
+  'delete-user': { body: deleteUserSchema },
+  'create-authtoken': { body: createAuthTokenSchema },
   'list-authtokens': { query: pagingSchema },
   'update-authtoken': { body: updateAuthTokenSchema },
   'list-all-friends': { query: listFriendsSchema },
@@ -39,4 +45,5 @@ export const requestSchemas: RequestSchemas = {
   'set-role-permissions': { body: setPermissionsSchema },
   'restrict-features': { body: restrictFeaturesSchema },
   'allow-features': { body: allowFeaturesSchema },
+  'import-users': { body: importRequest('users', importUserSchema(DESCRIBED_NOW_SECONDS)) },
 };
