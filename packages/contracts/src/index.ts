@@ -18,8 +18,9 @@ export { actorSchema, eventEnvelopeSchema, eventHeaderNames } from './envelope.j
 export type { EventEnvelope } from './envelope.js';
 export { currentSchemaVersion, eventCatalog, eventTypeIn, isKnownEventType, parseKnownEvent, retiredEventTypes, topicOf } from './events/registry.js';
 export { asyncApiDocument } from './asyncapi.js';
-export { DESCRIBED_NOW_SECONDS, importRequest, openApiDocument, openApiPath } from './openapi.js';
-export type { OperationSchemas, RequestSchemas } from './openapi.js';
+export { DESCRIBED_NOW_SECONDS, commonErrors, importRequest, openApiDocument, openApiPath } from './openapi.js';
+export * from './responseShapes.js';
+export type { OperationResponse, OperationSchemas, RequestSchemas, ResponseSchemas } from './openapi.js';
 export type { EventData, EventOf, EventType, KnownEvent } from './events/registry.js';
 // Each event module is a published contract: its schemas and types are all public.
 export * from './events/users.js';

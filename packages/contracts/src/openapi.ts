@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { errorStatus } from './errors.js';
+import type { ErrorCode } from './errors.js';
 import { CHAT_API_PREFIX, routeCatalog } from './routes.js';
 import { operationGates } from './roleAccess.js';
 import type { RouteSpec } from './routes.js';
@@ -10,6 +11,17 @@ export interface OperationSchemas {
   query?: z.ZodType;
 }
 export type RequestSchemas = Readonly<Record<string, OperationSchemas>>;
+
+/** What an operation answers, as the service's handler writes it. */
+export interface OperationResponse {
+  /** The success status: 200 unless the operation answers a create with 201. */
+  status?: 200 | 201;
+  /** The whole JSON body of the success answer (most are `{ data: … }`). */
+  body: z.ZodType;
+  /** The codes the operation's own rules answer, beyond those every operation of its kind can (`commonErrors`). */
+  errors?: readonly ErrorCode[];
+}
+export type ResponseSchemas = Readonly<Record<string, OperationResponse>>;
 
 /**
  * The "now" an import record's times are described against: whether a time is in the future depends on
@@ -24,12 +36,76 @@ export function importRequest(property: string, record: z.ZodType): z.ZodType {
 
 type JsonSchema = Record<string, unknown>;
 
-/** The schema a client must send: the input side of transforms, refinements it cannot express left out. */
-function jsonSchemaOf(schema: z.ZodType): JsonSchema {
-  const converted = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as JsonSchema;
+/**
+ * A request schema as a client must send it (the input side of transforms), a response schema as the
+ * service answers it (the output side); refinements JSON Schema cannot express are left out.
+ */
+function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output' = 'input'): JsonSchema {
+  const converted = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
   delete converted['$schema'];
   return converted;
 }
+
+/** 5xx answers any operation can give: a fault, an unreachable or slow service, a full queue. */
+const SERVER_ERRORS: readonly ErrorCode[] = ['ERR_EXCEPTION', 'ERR_UPSTREAM_UNAVAILABLE', 'ERR_UPSTREAM_TIMEOUT', 'ERR_SERVICE_UNAVAILABLE'];
+
+/**
+ * The codes the gateway and the shared request handling answer for an operation, from its route:
+ * credentials, the app, rate limits, onBehalfOf and the role gate, and malformed input.
+ */
+export function commonErrors(route: RouteSpec, request: OperationSchemas | undefined): ErrorCode[] {
+  const codes: ErrorCode[] = [];
+  if (route.api === 'management') codes.push('AUTH_ERR_EMPTY_AUTH_HEADER', 'AUTH_ERR_INVALID_CREDENTIALS');
+  else {
+    codes.push('AUTH_ERR_EMPTY_APIKEY', 'AUTH_ERR_APIKEY_NOT_FOUND', 'AUTH_ERR_EMPTY_APPID', 'AUTH_ERR_INVALID_APPID');
+    if (route.scope === 'fullAccess') codes.push('AUTH_ERR_NO_ACCESS');
+    if (route.onBehalfOf === 'required') codes.push('ERR_EMPTY_ON_BEHALF_OF');
+    if (route.onBehalfOf !== 'ignored' || Object.hasOwn(operationGates, route.operationId)) codes.push('ERR_UID_NOT_FOUND', 'ERR_PERMISSION_DENIED');
+  }
+  // Malformed JSON, an unparsable path id or query, a body past the size limit; writes take an Idempotency-Key.
+  codes.push('ERR_BAD_REQUEST', 'ERR_TOO_MANY_REQUESTS');
+  if (route.method !== 'GET') codes.push('ERR_PAYLOAD_TOO_LARGE', 'ERR_INVALID_IDEMPOTENCY_KEY', 'ERR_IDEMPOTENCY_KEY_REUSED');
+  if (request?.query && 'shape' in request.query && Object.hasOwn((request.query as z.ZodObject).shape, 'asOf')) codes.push('ERR_HISTORY_TOO_LONG');
+  return codes;
+}
+
+/** One response per error status the operation can answer, its `code` limited to that status' codes. */
+function errorResponses(codes: readonly ErrorCode[]): Record<string, JsonSchema> {
+  const byStatus = new Map<number, Set<ErrorCode>>();
+  for (const code of [...codes, ...SERVER_ERRORS]) {
+    const status = errorStatus[code];
+    if (!byStatus.has(status)) byStatus.set(status, new Set());
+    byStatus.get(status)?.add(code);
+  }
+  return Object.fromEntries(
+    [...byStatus.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([status, set]) => [
+        String(status),
+        {
+          description: `An error in CometChat's shape: ${[...set].sort().join(', ')}.`,
+          content: { 'application/json': { schema: errorSchema([...set].sort()) } },
+        },
+      ]),
+  );
+}
+
+function errorSchema(codes: readonly string[]): JsonSchema {
+  return {
+    type: 'object',
+    required: ['error'],
+    properties: {
+      error: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: { code: { type: 'string', enum: codes }, message: { type: 'string' }, details: {} },
+      },
+    },
+  };
+}
+
+/** Where an operation has no response schema yet: any JSON, so a client is told nothing false. */
+const UNDESCRIBED = { description: 'Success (its shape is not described yet).', content: { 'application/json': { schema: {} } } };
 
 /** `/users/:uid` → `/v3/users/{uid}` for the chat API; management paths have no prefix. */
 export function openApiPath(route: Pick<RouteSpec, 'api' | 'path'>): string {
@@ -80,7 +156,11 @@ function security(route: RouteSpec): JsonSchema[] {
   return [{ apiKey: [] }];
 }
 
-function operationOf(route: RouteSpec, schemas: OperationSchemas | undefined): JsonSchema {
+function operationOf(route: RouteSpec, schemas: OperationSchemas | undefined, response: OperationResponse | undefined): JsonSchema {
+  const success = response
+    ? { description: 'Success.', content: { 'application/json': { schema: jsonSchemaOf(response.body, 'output') } } }
+    : UNDESCRIBED;
+  const errors = [...new Set([...commonErrors(route, schemas), ...(response?.errors ?? [])])];
   const operation: JsonSchema = {
     operationId: route.operationId,
     tags: [route.service],
@@ -88,7 +168,8 @@ function operationOf(route: RouteSpec, schemas: OperationSchemas | undefined): J
     parameters: [...pathParameters(route), ...headerParameters(route), ...queryParameters(schemas?.query)],
     security: security(route),
     responses: {
-      '200': { description: 'Success.', content: { 'application/json': { schema: { type: 'object', properties: { data: {} } } } } },
+      [String(response?.status ?? 200)]: success,
+      ...errorResponses(errors),
       default: { description: 'An error in CometChat\'s shape.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
     },
   };
@@ -103,13 +184,13 @@ function operationOf(route: RouteSpec, schemas: OperationSchemas | undefined): J
  * with the request schemas its service parses (zod, converted to JSON Schema 2020-12). Deterministic,
  * so `docs/openapi.json` can be checked for staleness like the AsyncAPI document.
  */
-export function openApiDocument(requests: RequestSchemas, routes: readonly RouteSpec[] = routeCatalog): JsonSchema {
-  const unknown = Object.keys(requests).filter((operationId) => !routes.some((route) => route.operationId === operationId));
-  if (unknown.length > 0) throw new Error(`request schemas for operations not in the route catalogue: ${unknown.join(', ')}`);
+export function openApiDocument(requests: RequestSchemas, responses: ResponseSchemas = {}, routes: readonly RouteSpec[] = routeCatalog): JsonSchema {
+  const unknown = [...Object.keys(requests), ...Object.keys(responses)].filter((operationId) => !routes.some((route) => route.operationId === operationId));
+  if (unknown.length > 0) throw new Error(`schemas for operations not in the route catalogue: ${unknown.join(', ')}`);
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes) {
     const path = openApiPath(route);
-    (paths[path] ??= {})[route.method.toLowerCase()] = operationOf(route, requests[route.operationId]);
+    (paths[path] ??= {})[route.method.toLowerCase()] = operationOf(route, requests[route.operationId], responses[route.operationId]);
   }
   const sortedPaths = Object.fromEntries(Object.keys(paths).sort().map((path) => [path, paths[path]]));
   return {

@@ -1,5 +1,6 @@
-import { DESCRIBED_NOW_SECONDS, importRequest } from '@chat/contracts';
-import type { RequestSchemas } from '@chat/contracts';
+import { DESCRIBED_NOW_SECONDS, dataOf, importAnswerShape, importRequest, listOf, outcomeShape } from '@chat/contracts';
+import type { ErrorCode, RequestSchemas, ResponseSchemas } from '@chat/contracts';
+import { z } from 'zod';
 import {
   createAgentBody,
   createKeywordsBody,
@@ -16,6 +17,21 @@ import {
   updateRuleBody,
   updateToolBody,
 } from './moderationSchemas.js';
+import {
+  agentAcknowledgement,
+  agentResource,
+  callResource,
+  integrationResource,
+  keywordListResource,
+  messageResource,
+  reactionResource,
+  reasonResource,
+  reviewEntryResource,
+  ruleResource,
+  settingDeleted,
+  toolResource,
+  transcriptionResource,
+} from './resourceSchemas.js';
 import {
   allMessagesSchema,
   callsListSchema,
@@ -72,4 +88,100 @@ export const requestSchemas: RequestSchemas = {
   'create-tool': { body: createToolBody },
   'list-tools': { query: settingsPageQuery },
   'update-tool': { body: updateToolBody },
+};
+
+const message = dataOf(messageResource);
+const messages = listOf(messageResource);
+const SEND: ErrorCode[] = [
+  'ERR_EMPTY_RECEIVER',
+  'ERR_INVALID_RECEIVER_TYPE',
+  'ERR_UID_NOT_FOUND',
+  'ERR_GUID_NOT_FOUND',
+  'ERR_EMPTY_MESSAGE_TEXT',
+  'ERR_INVALID_MESSAGE_TEXT',
+  'ERR_INVALID_MESSAGE_TYPE',
+  'ERR_INVALID_MESSAGE_CATEGORY',
+  'ERR_INVALID_MESSAGE_DATA',
+  'ERR_EMPTY_MESSAGE_TYPE',
+  'ERR_EMPTY_MESSAGE_FILE',
+  'ERR_INVALID_MEDIA_MESSAGE',
+  'ERR_EMPTY_CUSTOM_DATA',
+  'ERR_INVALID_CUSTOM_DATA',
+  'ERR_INVALID_METADATA',
+  'ERR_MESSAGE_TO_SELF',
+  'ERR_BLOCKED_RECEIVER',
+  'ERR_BLOCKED_SENDER',
+  'ERR_GROUP_NOT_JOINED',
+  'ERR_BANNED_GROUPMEMBER',
+  'ERR_BLOCKED_BY_EXTENSION',
+  'ERR_MESSAGE_ID_NOT_FOUND',
+  'ERR_INVALID_MESSAGE_ID',
+];
+const ONE_MESSAGE: ErrorCode[] = ['ERR_INVALID_MESSAGE_ID', 'ERR_MESSAGE_ID_NOT_FOUND', 'ERR_MESSAGE_NO_ACCESS'];
+const CHANGE_MESSAGE: ErrorCode[] = [...ONE_MESSAGE, 'ERR_MESSAGE_NOT_A_SENDER', 'ERR_MESSAGE_ACTION_NOT_ALLOWED'];
+const settings = <T extends z.ZodType>(resource: T, missing: ErrorCode, taken: ErrorCode) => ({
+  list: { body: listOf(resource) },
+  create: { body: dataOf(resource), errors: [taken] },
+  get: { body: dataOf(resource), errors: [missing] },
+  update: { body: dataOf(resource), errors: [missing] },
+  delete: { body: dataOf(settingDeleted), errors: [missing] },
+});
+const reasons = settings(reasonResource, 'ERR_REASON_NOT_FOUND', 'ERR_REASON_ALREADY_EXISTS');
+const rules = settings(ruleResource, 'ERR_RULE_NOT_FOUND', 'ERR_RULE_ALREADY_EXISTS');
+const keywords = settings(keywordListResource, 'ERR_KEYWORD_NOT_FOUND', 'ERR_KEYWORD_ALREADY_EXISTS');
+const reviewed = dataOf(z.object({ success: z.literal(true), message: z.string() }));
+
+/** What each operation of this service answers (beyond the codes `commonErrors` gives every operation). */
+export const responseSchemas: ResponseSchemas = {
+  'send-message': { body: message, errors: SEND },
+  'send-bot-message': { body: message, errors: SEND },
+  'send-thread-message': { body: message, errors: [...SEND, ...ONE_MESSAGE, 'ERR_WRONG_MESSAGE_THREAD', 'ERR_MESSAGE_THREAD_NESTING'] },
+  'list-all-messages': { body: messages },
+  'get-message-details': { body: message, errors: ONE_MESSAGE },
+  'update-message': { body: message, errors: [...CHANGE_MESSAGE, 'ERR_INVALID_MESSAGE_DATA', 'ERR_EMPTY_MESSAGE_TEXT', 'ERR_INVALID_MESSAGE_TEXT'] },
+  'delete-message': { body: message, errors: CHANGE_MESSAGE },
+  'list-all-reactions': { body: listOf(reactionResource), errors: ONE_MESSAGE },
+  'get-message-reactions': { body: listOf(reactionResource), errors: [...ONE_MESSAGE, 'ERR_INVALID_REACTION'] },
+  'add-message-reactions': { body: message, errors: [...ONE_MESSAGE, 'ERR_INVALID_REACTION', 'ERR_MESSAGE_ACTION_NOT_ALLOWED'] },
+  'remove-message-reactions': { body: message, errors: [...ONE_MESSAGE, 'ERR_INVALID_REACTION', 'ERR_REACTION_NOT_FOUND', 'ERR_MESSAGE_ACTION_NOT_ALLOWED'] },
+  'list-all-thread-messages': { body: messages, errors: ONE_MESSAGE },
+  'user-list-user-messages': { body: messages, errors: ['ERR_UID_NOT_FOUND'] },
+  'user-list-group-messages': { body: messages, errors: ['ERR_GUID_NOT_FOUND', 'ERR_GROUP_NOT_JOINED'] },
+  'pin-message': { body: message, errors: [...ONE_MESSAGE, 'ERR_PINNED_MESSAGES_LIMIT_EXCEEDED'] },
+  'unpin-message': { body: message, errors: ONE_MESSAGE },
+  'list-calls': { body: listOf(callResource) },
+  'retrieve-call-details': { body: dataOf(callResource), errors: ['ERR_CALL_NOT_FOUND'] },
+  'retrieve-call-transcriptions': { body: listOf(transcriptionResource), errors: ['ERR_CALL_NOT_FOUND'] },
+  'import-messages': { body: importAnswerShape, errors: ['ERR_IMPORT_INVALID_MESSAGE_FORMAT', 'ERR_IMPORT_TOO_MANY_RECORDS'] },
+  'list-reasons': reasons.list,
+  'create-reason': reasons.create,
+  'get-reason-details': reasons.get,
+  'update-reason-details': reasons.update,
+  'delete-reason': reasons.delete,
+  'list-rules': rules.list,
+  'create-rule': rules.create,
+  'get-rule': rules.get,
+  'update-rule': rules.update,
+  'delete-rule': rules.delete,
+  'list-rule-revisions': { body: listOf(ruleResource), errors: ['ERR_RULE_NOT_FOUND'] },
+  'list-rule-keywords': keywords.list,
+  'create-rule-keyword': keywords.create,
+  'get-rule-keyword': keywords.get,
+  'update-rule-keyword': keywords.update,
+  'delete-rule-keyword': { ...keywords.delete, errors: ['ERR_KEYWORD_NOT_FOUND', 'ERR_KEYWORD_IN_USE'] },
+  'flag-a-message': { body: dataOf(outcomeShape), errors: [...ONE_MESSAGE, 'ERR_REASON_NOT_FOUND'] },
+  'list-flagged-messages': { body: listOf(reviewEntryResource) },
+  'blockreview-flagged-message': { body: reviewed, errors: [...ONE_MESSAGE, 'ERR_MESSAGE_NOT_IN_REVIEW', 'ERR_MESSAGE_ALREADY_REVIEWED'] },
+  'list-reviewed-messages': { body: listOf(reviewEntryResource) },
+  'list-moderation-blocked-messages': { body: listOf(reviewEntryResource) },
+  'review-blocked-message': { body: reviewed, errors: [...ONE_MESSAGE, 'ERR_MESSAGE_NOT_IN_REVIEW', 'ERR_MESSAGE_ALREADY_REVIEWED'] },
+  'create-byo-agent': { status: 201, body: z.object({ agent: agentResource }), errors: ['ERR_AGENT_ALREADY_EXISTS', 'ERR_AGENT_URL_NOT_ALLOWED', 'ERR_TOOL_NOT_FOUND', 'ERR_UID_NOT_FOUND'] },
+  'list-byo-agents': { body: listOf(agentResource) },
+  'update-byo-agent': { body: agentAcknowledgement, errors: ['ERR_AGENT_NOT_FOUND', 'ERR_AGENT_URL_NOT_ALLOWED', 'ERR_TOOL_NOT_FOUND'] },
+  'delete-byo-agent': { body: agentAcknowledgement, errors: ['ERR_AGENT_NOT_FOUND'] },
+  'create-tool': { status: 201, body: toolResource, errors: ['ERR_TOOL_ALREADY_EXISTS'] },
+  'list-tools': { body: listOf(toolResource) },
+  'update-tool': { body: toolResource, errors: ['ERR_TOOL_NOT_FOUND'] },
+  'delete-tool': { body: agentAcknowledgement, errors: ['ERR_TOOL_NOT_FOUND', 'ERR_TOOL_IN_USE'] },
+  'list-integrations': { body: dataOf(z.array(integrationResource)) },
 };

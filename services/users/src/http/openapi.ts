@@ -1,5 +1,17 @@
-import { DESCRIBED_NOW_SECONDS, importRequest } from '@chat/contracts';
-import type { RequestSchemas } from '@chat/contracts';
+import { DESCRIBED_NOW_SECONDS, dataOf, importAnswerShape, importRequest, listOf, outcomesByKeyShape, succeededShape } from '@chat/contracts';
+import type { RequestSchemas, ResponseSchemas } from '@chat/contracts';
+import { z } from 'zod';
+import {
+  authTokenResource,
+  deactivatedUids,
+  effectivePermissions,
+  nonDeactivatedUids,
+  relatedUserResource,
+  restrictedFeatureResource,
+  roleResource,
+  rolePermissionResource,
+  userResource,
+} from './resourceSchemas.js';
 import {
   addFriendsSchema,
   allowFeaturesSchema,
@@ -46,4 +58,43 @@ export const requestSchemas: RequestSchemas = {
   'restrict-features': { body: restrictFeaturesSchema },
   'allow-features': { body: allowFeaturesSchema },
   'import-users': { body: importRequest('users', importUserSchema(DESCRIBED_NOW_SECONDS)) },
+};
+
+const user = dataOf(userResource);
+const deleted = succeededShape;
+const perUid = dataOf(outcomesByKeyShape);
+
+/** What each operation of this service answers (beyond the codes `commonErrors` gives every operation). */
+export const responseSchemas: ResponseSchemas = {
+  'create-user': { body: user, errors: ['ERR_UID_ALREADY_EXISTS', 'ERR_ROLE_NOT_FOUND'] },
+  'list-users': { body: listOf(userResource) },
+  'reactivate-users': { body: dataOf(nonDeactivatedUids) },
+  'deactivate-users': { body: dataOf(deactivatedUids) },
+  'get-user': { body: user, errors: ['ERR_UID_NOT_FOUND'] },
+  'update-user': { body: user, errors: ['ERR_UID_NOT_FOUND', 'ERR_ROLE_NOT_FOUND'] },
+  'delete-user': { body: deleted, errors: ['ERR_UID_NOT_FOUND'] },
+  'create-authtoken': { body: dataOf(authTokenResource), errors: ['ERR_UID_NOT_FOUND'] },
+  'list-authtokens': { body: listOf(authTokenResource), errors: ['ERR_UID_NOT_FOUND'] },
+  'flush-authtokens': { body: deleted, errors: ['ERR_UID_NOT_FOUND'] },
+  'get-authtoken': { body: dataOf(authTokenResource), errors: ['ERR_UID_NOT_FOUND', 'ERR_AUTH_TOKEN_NOT_FOUND'] },
+  'update-authtoken': { body: dataOf(authTokenResource), errors: ['ERR_UID_NOT_FOUND', 'ERR_AUTH_TOKEN_NOT_FOUND'] },
+  'delete-authtoken': { body: deleted, errors: ['ERR_UID_NOT_FOUND', 'ERR_AUTH_TOKEN_NOT_FOUND'] },
+  'list-all-friends': { body: listOf(relatedUserResource), errors: ['ERR_UID_NOT_FOUND'] },
+  'add-friend': { body: dataOf(z.object({ accepted: outcomesByKeyShape })), errors: ['ERR_UID_NOT_FOUND', 'ERR_CANNOT_FORM_SELF_RELATION'] },
+  'remove-friend': { body: deleted, errors: ['ERR_UID_NOT_FOUND'] },
+  'list-blocked-users': { body: listOf(relatedUserResource), errors: ['ERR_UID_NOT_FOUND'] },
+  'block-users': { body: perUid, errors: ['ERR_UID_NOT_FOUND', 'ERR_CANNOT_BLOCK_SELF'] },
+  'unblock-users': { body: perUid, errors: ['ERR_UID_NOT_FOUND'] },
+  'list-roles': { body: listOf(roleResource) },
+  'create-role': { body: dataOf(roleResource), errors: ['ERR_ROLE_ALREADY_EXISTS', 'ERR_ROLES_LIMIT_EXCEEDED'] },
+  'get-role': { body: dataOf(roleResource), errors: ['ERR_ROLE_NOT_FOUND'] },
+  'update-role': { body: dataOf(roleResource), errors: ['ERR_ROLE_NOT_FOUND'] },
+  'delete-role': { body: deleted, errors: ['ERR_ROLE_NOT_FOUND', 'ERR_ROLE_DELETE_DENIED', 'ERR_ROLE_IN_USE'] },
+  'list-role-permissions': { body: listOf(rolePermissionResource), errors: ['ERR_ROLE_NOT_FOUND'] },
+  'set-role-permissions': { body: dataOf(effectivePermissions), errors: ['ERR_ROLE_NOT_FOUND'] },
+  'unset-role-permissions': { body: dataOf(effectivePermissions), errors: ['ERR_ROLE_NOT_FOUND', 'ERR_PERMISSION_NOT_FOUND'] },
+  'get-restrictedfeatures': { body: listOf(restrictedFeatureResource), errors: ['ERR_ROLE_NOT_FOUND'] },
+  'restrict-features': { body: perUid, errors: ['ERR_ROLE_NOT_FOUND'] },
+  'allow-features': { body: deleted, errors: ['ERR_ROLE_NOT_FOUND'] },
+  'import-users': { body: importAnswerShape, errors: ['ERR_IMPORT_INVALID_USER_FORMAT', 'ERR_IMPORT_TOO_MANY_RECORDS'] },
 };

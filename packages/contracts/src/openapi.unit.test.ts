@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { commonErrors, openApiDocument } from './openapi.js';
+import { dataOf } from './responseShapes.js';
+import type { RouteSpec } from './routes.js';
+
+const routes: RouteSpec[] = [
+  { api: 'chat', method: 'GET', path: '/things/:id', operationId: 'get-thing', service: 'users', scope: 'fullAccess', onBehalfOf: 'required' },
+  { api: 'chat', method: 'POST', path: '/things', operationId: 'create-thing', service: 'users', scope: 'authOnly', onBehalfOf: 'ignored' },
+  { api: 'management', method: 'GET', path: '/apps', operationId: 'list-apps', service: 'management', scope: 'management', onBehalfOf: 'ignored' },
+];
+type Responses = Record<string, { content?: { 'application/json': { schema: Record<string, unknown> } } }>;
+const responsesOf = (document: Record<string, unknown>, path: string, method: string) =>
+  (document['paths'] as Record<string, Record<string, { responses: Responses }>>)[path]?.[method]?.responses ?? {};
+const codesOf = (responses: Responses, status: string) =>
+  ((responses[status]?.content?.['application/json'].schema['properties'] as { error: { properties: { code: { enum: string[] } } } }).error.properties.code.enum);
+
+describe('openApiDocument', () => {
+  const document = openApiDocument(
+    {},
+    {
+      'get-thing': { body: dataOf(z.looseObject({ id: z.string() })), errors: ['ERR_UID_NOT_FOUND'] },
+      'create-thing': { status: 201, body: dataOf(z.object({ id: z.string() })) },
+    },
+    routes,
+  );
+
+  it('describes the success answer with the response schema, at its status', () => {
+    const get = responsesOf(document, '/v3/things/{id}', 'get');
+    expect(get['200']?.content?.['application/json'].schema).toMatchObject({ type: 'object', required: ['data'], properties: { data: { required: ['id'] } } });
+    const create = responsesOf(document, '/v3/things', 'post');
+    expect(create['201']).toBeDefined();
+    expect(create['200']).toBeUndefined();
+  });
+
+  it('answers each error status with exactly the codes the route and the operation can give', () => {
+    const get = responsesOf(document, '/v3/things/{id}', 'get');
+    expect(codesOf(get, '404')).toEqual(['ERR_UID_NOT_FOUND']);
+    expect(codesOf(get, '400')).toEqual(['AUTH_ERR_EMPTY_APPID', 'ERR_BAD_REQUEST', 'ERR_EMPTY_ON_BEHALF_OF']);
+    expect(codesOf(get, '403')).toEqual(['AUTH_ERR_NO_ACCESS', 'ERR_PERMISSION_DENIED']);
+    expect(codesOf(get, '500')).toEqual(['ERR_EXCEPTION']);
+    const management = responsesOf(document, '/apps', 'get');
+    expect(codesOf(management, '401')).toEqual(['AUTH_ERR_EMPTY_AUTH_HEADER', 'AUTH_ERR_INVALID_CREDENTIALS']);
+    expect(management['200']?.content?.['application/json'].schema).toEqual({});
+  });
+
+  it('gives writes the payload and idempotency codes, and an authOnly route no scope refusal', () => {
+    const codes = commonErrors(routes[1] as RouteSpec, undefined);
+    expect(codes).toEqual(expect.arrayContaining(['ERR_PAYLOAD_TOO_LARGE', 'ERR_IDEMPOTENCY_KEY_REUSED']));
+    expect(codes).not.toContain('AUTH_ERR_NO_ACCESS');
+    expect(commonErrors(routes[0] as RouteSpec, undefined)).not.toContain('ERR_PAYLOAD_TOO_LARGE');
+  });
+
+  it('refuses schemas for an operation the catalogue does not have', () => {
+    expect(() => openApiDocument({}, { 'no-such-op': { body: z.object({}) } }, routes)).toThrow(/no-such-op/);
+  });
+});

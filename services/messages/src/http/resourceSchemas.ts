@@ -1,0 +1,122 @@
+import { keywordListV1, moderationReasonV1, moderationRuleV1 } from '@chat/contracts';
+import { z } from 'zod';
+
+/*
+ * The resources this service answers with, as its views render them (domain/messageView.ts,
+ * domain/callRecord.ts, the moderation and agent routes): the response side of the OpenAPI
+ * description (openapi.ts). Loose objects: the fields a view always writes are required, the rest typed.
+ */
+
+const epoch = z.number().int();
+
+/** `messageView` (and the action message an edit or delete answers with). */
+export const messageResource = z.looseObject({
+  id: z.string(),
+  conversationId: z.string(),
+  sender: z.string(),
+  receiverType: z.enum(['user', 'group']),
+  receiver: z.string(),
+  category: z.string(),
+  type: z.string(),
+  data: z.record(z.string(), z.unknown()),
+  tags: z.array(z.string()).optional(),
+  muid: z.string().optional(),
+  parentId: z.string().optional(),
+  quotedMessageId: z.string().optional(),
+  mentionedUids: z.array(z.string()).optional(),
+  mentionedUsers: z.array(z.unknown()).optional(),
+  replyCount: z.number().int().optional(),
+  sentAt: epoch,
+  deliveredAt: epoch.optional(),
+  readAt: epoch.optional(),
+  editedAt: epoch.optional(),
+  editedBy: z.string().optional(),
+  deletedAt: epoch.optional(),
+  deletedBy: z.string().optional(),
+  pinnedAt: epoch.optional(),
+  pinnedBy: z.string().optional(),
+  updatedAt: epoch,
+});
+
+/** One user's reaction to a message. */
+export const reactionResource = z.looseObject({
+  id: z.string(),
+  messageId: z.string(),
+  reaction: z.string(),
+  uid: z.string(),
+  reactedAt: epoch,
+  reactedBy: z.looseObject({ uid: z.string() }),
+});
+
+/** `callView`: one call folded from its call messages. */
+export const callResource = z.looseObject({
+  sessionId: z.string(),
+  totalAudioMinutes: z.number(),
+  totalVideoMinutes: z.number(),
+  hasRecording: z.boolean(),
+  hasTranscription: z.boolean(),
+  initiatedAt: epoch,
+  initiator: z.string(),
+  mode: z.string(),
+  receiver: z.string(),
+  receiverType: z.enum(['user', 'group']),
+});
+
+/** `transcriptionView`: one transcription of a call (its room is the call's session id). */
+export const transcriptionResource = z.looseObject({ roomName: z.string(), tid: z.string(), transcriptUrl: z.string() });
+
+/** `reasonView`: the stored reason as the events carry it. */
+export const reasonResource = moderationReasonV1.loose();
+
+/** `ruleView`: the stored rule without its revision number; `active` tells a revision list's current one. */
+export const ruleResource = moderationRuleV1.omit({ revision: true }).extend({ active: z.boolean() }).loose();
+
+/** `keywordListView`. */
+export const keywordListResource = keywordListV1.extend({ active: z.boolean() }).loose();
+
+/** An entry of a review queue (`entryView`): the message (in full while it can be shown), its queue and state. */
+export const reviewEntryResource = z.looseObject({
+  message: z.looseObject({ id: z.string(), conversationId: z.string() }),
+  queue: z.enum(['flagged', 'blocked']),
+  status: z.string(),
+  createdAt: epoch,
+  updatedAt: epoch,
+});
+
+/** The `{success, message}` a delete of a setting answers, inside `data`. */
+export const settingDeleted = z.object({ success: z.literal(true), message: z.string() });
+
+const isoTime = z.string();
+
+/** `agentView`: header values are shown as asterisks. */
+export const agentResource = z.looseObject({
+  uid: z.string(),
+  appId: z.string(),
+  name: z.string(),
+  icon: z.string().optional(),
+  isActive: z.boolean(),
+  integrateWith: z.string(),
+  integrationType: z.string(),
+  integrationMeta: z.looseObject({ url: z.string(), headers: z.record(z.string(), z.string()) }),
+  tools: z.array(z.unknown()),
+  actions: z.array(z.unknown()),
+  deletedAt: z.null(),
+  createdAt: isoTime,
+  updatedAt: isoTime,
+});
+
+/** `toolView`. */
+export const toolResource = z.looseObject({
+  _id: z.string(),
+  appId: z.string(),
+  name: z.string(),
+  type: z.literal('action'),
+  tool: z.looseObject({ name: z.string() }),
+  createdAt: isoTime,
+  updatedAt: isoTime,
+});
+
+export const integrationResource = z.looseObject({ id: z.string(), name: z.string(), integrationType: z.string() });
+
+/** The agent routes' acknowledgement: not inside `data`, as CometChat's agent API answers. */
+export const agentAcknowledgement = z.object({ success: z.literal(true) });
