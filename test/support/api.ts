@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeConsistencyToken, encodeConsistencyToken } from '@chat/contracts';
 import { inject } from 'vitest';
+import { checkResponse } from './responseContract.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -31,7 +32,9 @@ export async function call<T = any>(method: string, path: string, options: Reque
   if (body !== undefined) headers['content-type'] ??= 'application/json';
   const response = await fetch(`${options.baseUrl ?? inject('gatewayUrl')}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
   const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as T) : (undefined as T), headers: response.headers };
+  const parsed = text ? (JSON.parse(text) as T) : (undefined as T);
+  checkResponse(method, path, response.status, parsed);
+  return { status: response.status, body: parsed, headers: response.headers };
 }
 
 export interface TestApp {
