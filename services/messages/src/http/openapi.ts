@@ -145,8 +145,9 @@ export const responseSchemas: ResponseSchemas = {
   'add-message-reactions': { body: message, errors: [...ONE_MESSAGE, 'ERR_INVALID_REACTION', 'ERR_MESSAGE_ACTION_NOT_ALLOWED'] },
   'remove-message-reactions': { body: message, errors: [...ONE_MESSAGE, 'ERR_INVALID_REACTION', 'ERR_REACTION_NOT_FOUND', 'ERR_MESSAGE_ACTION_NOT_ALLOWED'] },
   'list-all-thread-messages': { body: messages, errors: ONE_MESSAGE },
-  'user-list-user-messages': { body: messages, errors: ['ERR_UID_NOT_FOUND'] },
-  'user-list-group-messages': { body: messages, errors: ['ERR_GUID_NOT_FOUND', 'ERR_GROUP_NOT_JOINED'] },
+  // `asOf` reads one user's view of the conversation: refused without onBehalfOf.
+  'user-list-user-messages': { body: messages, errors: ['ERR_UID_NOT_FOUND', 'ERR_EMPTY_ON_BEHALF_OF'] },
+  'user-list-group-messages': { body: messages, errors: ['ERR_GUID_NOT_FOUND', 'ERR_GROUP_NOT_JOINED', 'ERR_EMPTY_ON_BEHALF_OF'] },
   'pin-message': { body: message, errors: [...ONE_MESSAGE, 'ERR_PINNED_MESSAGES_LIMIT_EXCEEDED'] },
   'unpin-message': { body: message, errors: ONE_MESSAGE },
   'list-calls': { body: listOf(callResource) },
