@@ -52,7 +52,9 @@ const tally = { checked: 0, undescribed: new Map<string, number>() };
 function validatorFor(operation: Operation, status: number): { key: string; validate: ValidateFunction | null } {
   const response = operation.responses[String(status)] ?? operation.responses['default'];
   let schema = response?.content?.['application/json']?.schema;
-  if (schema && schema['$ref'] === '#/components/schemas/Error') schema = document.components.schemas['Error'];
+  // Error schemas are shared components (one per set of codes); success schemas are inline.
+  const ref = schema?.['$ref'];
+  if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) schema = document.components.schemas[ref.slice('#/components/schemas/'.length)];
   const key = `${operation.operationId} ${status}`;
   // `{}`: the operation has no response schema yet (scripts/openapi.mjs lists them).
   if (!schema || Object.keys(schema).length === 0) return { key, validate: null };

@@ -69,8 +69,31 @@ export function commonErrors(route: RouteSpec, request: OperationSchemas | undef
   return codes;
 }
 
+/**
+ * The error schemas of the document, one per distinct set of codes (most operations share theirs), named
+ * `Error<status>_<n>` in order of first use: the document references them instead of repeating them.
+ */
+class ErrorSchemas {
+  readonly schemas: Record<string, JsonSchema> = {};
+  private readonly names = new Map<string, string>();
+  private readonly counts = new Map<number, number>();
+
+  ref(status: number, codes: readonly string[]): JsonSchema {
+    const key = `${status}:${codes.join(',')}`;
+    let name = this.names.get(key);
+    if (!name) {
+      const n = (this.counts.get(status) ?? 0) + 1;
+      this.counts.set(status, n);
+      name = `Error${status}_${n}`;
+      this.names.set(key, name);
+      this.schemas[name] = errorSchema(codes);
+    }
+    return { $ref: `#/components/schemas/${name}` };
+  }
+}
+
 /** One response per error status the operation can answer, its `code` limited to that status' codes. */
-function errorResponses(codes: readonly ErrorCode[]): Record<string, JsonSchema> {
+function errorResponses(codes: readonly ErrorCode[], errorSchemas: ErrorSchemas): Record<string, JsonSchema> {
   const byStatus = new Map<number, Set<ErrorCode>>();
   for (const code of [...codes, ...SERVER_ERRORS]) {
     const status = errorStatus[code];
@@ -84,7 +107,7 @@ function errorResponses(codes: readonly ErrorCode[]): Record<string, JsonSchema>
         String(status),
         {
           description: `An error in CometChat's shape: ${[...set].sort().join(', ')}.`,
-          content: { 'application/json': { schema: errorSchema([...set].sort()) } },
+          content: { 'application/json': { schema: errorSchemas.ref(status, [...set].sort()) } },
         },
       ]),
   );
@@ -156,7 +179,7 @@ function security(route: RouteSpec): JsonSchema[] {
   return [{ apiKey: [] }];
 }
 
-function operationOf(route: RouteSpec, schemas: OperationSchemas | undefined, response: OperationResponse | undefined): JsonSchema {
+function operationOf(route: RouteSpec, schemas: OperationSchemas | undefined, response: OperationResponse | undefined, errorSchemas: ErrorSchemas): JsonSchema {
   const success = response
     ? { description: 'Success.', content: { 'application/json': { schema: jsonSchemaOf(response.body, 'output') } } }
     : UNDESCRIBED;
@@ -169,7 +192,7 @@ function operationOf(route: RouteSpec, schemas: OperationSchemas | undefined, re
     security: security(route),
     responses: {
       [String(response?.status ?? 200)]: success,
-      ...errorResponses(errors),
+      ...errorResponses(errors, errorSchemas),
       default: { description: 'An error in CometChat\'s shape.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
     },
   };
@@ -188,9 +211,10 @@ export function openApiDocument(requests: RequestSchemas, responses: ResponseSch
   const unknown = [...Object.keys(requests), ...Object.keys(responses)].filter((operationId) => !routes.some((route) => route.operationId === operationId));
   if (unknown.length > 0) throw new Error(`schemas for operations not in the route catalogue: ${unknown.join(', ')}`);
   const paths: Record<string, Record<string, JsonSchema>> = {};
+  const errorSchemas = new ErrorSchemas();
   for (const route of routes) {
     const path = openApiPath(route);
-    (paths[path] ??= {})[route.method.toLowerCase()] = operationOf(route, requests[route.operationId], responses[route.operationId]);
+    (paths[path] ??= {})[route.method.toLowerCase()] = operationOf(route, requests[route.operationId], responses[route.operationId], errorSchemas);
   }
   const sortedPaths = Object.fromEntries(Object.keys(paths).sort().map((path) => [path, paths[path]]));
   return {
@@ -220,6 +244,7 @@ export function openApiDocument(requests: RequestSchemas, responses: ResponseSch
             },
           },
         },
+        ...errorSchemas.schemas,
       },
     },
   };

@@ -12,8 +12,12 @@ const routes: RouteSpec[] = [
 type Responses = Record<string, { content?: { 'application/json': { schema: Record<string, unknown> } } }>;
 const responsesOf = (document: Record<string, unknown>, path: string, method: string) =>
   (document['paths'] as Record<string, Record<string, { responses: Responses }>>)[path]?.[method]?.responses ?? {};
-const codesOf = (responses: Responses, status: string) =>
-  ((responses[status]?.content?.['application/json'].schema['properties'] as { error: { properties: { code: { enum: string[] } } } }).error.properties.code.enum);
+/** The codes of an error response: its schema is a shared component. */
+const codesOf = (responses: Responses, status: string, document: Record<string, unknown>) => {
+  const ref = String(responses[status]?.content?.['application/json'].schema['$ref']);
+  const schemas = (document['components'] as { schemas: Record<string, { properties: { error: { properties: { code: { enum: string[] } } } } }> }).schemas;
+  return schemas[ref.replace('#/components/schemas/', '')]?.properties.error.properties.code.enum;
+};
 
 describe('openApiDocument', () => {
   const document = openApiDocument(
@@ -35,12 +39,12 @@ describe('openApiDocument', () => {
 
   it('answers each error status with exactly the codes the route and the operation can give', () => {
     const get = responsesOf(document, '/v3/things/{id}', 'get');
-    expect(codesOf(get, '404')).toEqual(['ERR_UID_NOT_FOUND']);
-    expect(codesOf(get, '400')).toEqual(['AUTH_ERR_EMPTY_APPID', 'ERR_BAD_REQUEST', 'ERR_EMPTY_ON_BEHALF_OF']);
-    expect(codesOf(get, '403')).toEqual(['AUTH_ERR_NO_ACCESS', 'ERR_PERMISSION_DENIED']);
-    expect(codesOf(get, '500')).toEqual(['ERR_EXCEPTION']);
+    expect(codesOf(get, '404', document)).toEqual(['ERR_UID_NOT_FOUND']);
+    expect(codesOf(get, '400', document)).toEqual(['AUTH_ERR_EMPTY_APPID', 'ERR_BAD_REQUEST', 'ERR_EMPTY_ON_BEHALF_OF']);
+    expect(codesOf(get, '403', document)).toEqual(['AUTH_ERR_NO_ACCESS', 'ERR_PERMISSION_DENIED']);
+    expect(codesOf(get, '500', document)).toEqual(['ERR_EXCEPTION']);
     const management = responsesOf(document, '/apps', 'get');
-    expect(codesOf(management, '401')).toEqual(['AUTH_ERR_EMPTY_AUTH_HEADER', 'AUTH_ERR_INVALID_CREDENTIALS']);
+    expect(codesOf(management, '401', document)).toEqual(['AUTH_ERR_EMPTY_AUTH_HEADER', 'AUTH_ERR_INVALID_CREDENTIALS']);
     expect(management['200']?.content?.['application/json'].schema).toEqual({});
   });
 
