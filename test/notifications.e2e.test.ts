@@ -200,10 +200,8 @@ describe('notifications deliver through the real stack', () => {
     const issued = await app.call('POST', '/v3/users/bob/auth_tokens', { body: {} });
     expect(issued.status).toBe(200);
     const authToken = issued.body.data.authToken as string;
-    const registered = await eventually(
-      () => app.call('POST', '/v3/notifications/push/v1/tokens', { body: { platform: 'fcm_android', fcmToken: 'device-token-1', authToken } }),
-      (r) => r.status === 200,
-    );
+    // Registered straight after the sign-in, as an app does: the service waits for the session to reach it.
+    const registered = await app.call('POST', '/v3/notifications/push/v1/tokens', { body: { platform: 'fcm_android', fcmToken: 'device-token-1', authToken } });
     expect(registered.body).toEqual({ data: { success: true } });
     const listed = await app.call('GET', `/v3/notifications/push/v1/tokens?authToken=${encodeURIComponent(authToken)}`);
     expect(listed.body.data.pushTokens).toEqual([expect.objectContaining({ pushToken: 'device-token-1', platform: 'fcm_android', type: 'fcm' })]);
@@ -217,6 +215,25 @@ describe('notifications deliver through the real stack', () => {
     expect(removed.status).toBe(200);
     expect(removed.body.data.pushTokens).toEqual([]);
     expectError(await app.call('DELETE', '/v3/notifications/push/v1/tokens/device-token-1', { body: { authToken } }), 404, 'ERR_PUSH_TOKEN_NOT_FOUND');
+  });
+
+  it('a push token registered the moment its auth token is issued is accepted, every time', async () => {
+    await createUser(app, 'erin');
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const issued = await app.call('POST', '/v3/users/erin/auth_tokens', { body: {} });
+        expect(issued.status).toBe(200);
+        const body = { platform: 'fcm_web', fcmToken: `fresh-session-${i}`, authToken: issued.body.data.authToken as string };
+        return (await app.call('POST', '/v3/notifications/push/v1/tokens', { body })).status;
+      }),
+    );
+    expect(answers).toEqual(answers.map(() => 200));
+    // An auth token nobody issued is still refused (after the wait), and registers nothing.
+    expectError(
+      await app.call('POST', '/v3/notifications/push/v1/tokens', { body: { platform: 'fcm_web', fcmToken: 'never', authToken: 'not-a-token' } }),
+      404,
+      'ERR_AUTH_TOKEN_NOT_FOUND',
+    );
   });
 
   it('provider credentials are never shown in full', async () => {
