@@ -3,6 +3,7 @@ import { loadKafkaSecurity } from '@chat/kafka';
 import type { KafkaSecurity } from '@chat/kafka';
 import type { AdmissionLimits } from '@chat/http';
 import { z } from 'zod';
+import type { BacklogLimits } from './backlogPolicy.js';
 
 export interface ServiceConfig {
   port: number;
@@ -26,6 +27,12 @@ export interface ServiceConfig {
    * (CONFIG_FENCE_TIMEOUT_MS, ADR 0035).
    */
   configFenceTimeoutMs: number;
+  /**
+   * When a service that produces fan-out (the send path) refuses writes because the deployment's
+   * consumers fall behind it (BACKLOG_MAX_DRAIN_MS, 0 = never; BACKLOG_MIN_LAG; read every
+   * BACKLOG_CHECK_INTERVAL_MS; ADR 0054).
+   */
+  backlog: BacklogLimits & { intervalMs: number };
 }
 
 export interface TopicSettings {
@@ -57,6 +64,9 @@ export function loadServiceConfig(
       KAFKA_PARTITIONS: z.coerce.number().int().min(1).max(1_000).default(3),
       KAFKA_REPLICATION_FACTOR: z.coerce.number().int().min(1).max(10).default(1),
       CONFIG_FENCE_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
+      BACKLOG_MAX_DRAIN_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
+      BACKLOG_MIN_LAG: z.coerce.number().int().min(1).default(1_000),
+      BACKLOG_CHECK_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(1_000),
     })
     .parse(env);
   return Object.freeze({
@@ -76,5 +86,6 @@ export function loadServiceConfig(
     },
     topicSettings: { partitions: parsed.KAFKA_PARTITIONS, replicationFactor: parsed.KAFKA_REPLICATION_FACTOR },
     configFenceTimeoutMs: parsed.CONFIG_FENCE_TIMEOUT_MS,
+    backlog: { maxDrainMs: parsed.BACKLOG_MAX_DRAIN_MS, minLag: parsed.BACKLOG_MIN_LAG, intervalMs: parsed.BACKLOG_CHECK_INTERVAL_MS },
   });
 }

@@ -152,5 +152,7 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
       await pipeline.stop();
       agentHttp.close();
     },
+    // Every send fans out to the other services' consumers: past what they carry, sends are refused.
+    backlogTopics: [topics.messages],
   };
 }
