@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -33,19 +35,22 @@ func main() {
 			"full syncs every commit")
 	statsInterval := flag.Duration("stats-interval", 0,
 		"when above 0, print every interval which commands ran on which collections and how long they took")
+	pprofAddr := flag.String("pprof-addr", "",
+		"when set (e.g. 127.0.0.1:6060), serve Go's profiler at http://<addr>/debug/pprof/ to see where the "+
+			"runner's CPU goes; off by default, as it exposes the process's internals")
 	flag.Parse()
 
 	if *synchronous != "normal" && *synchronous != "full" {
 		fmt.Fprintln(os.Stderr, "ferretdb-runner: --sqlite-synchronous must be normal or full")
 		os.Exit(2)
 	}
-	if err := run(*listenAddr, *sqliteDir, *serializeWrites, *synchronous, *statsInterval); err != nil {
+	if err := run(*listenAddr, *sqliteDir, *serializeWrites, *synchronous, *statsInterval, *pprofAddr); err != nil {
 		fmt.Fprintln(os.Stderr, "ferretdb-runner:", err)
 		os.Exit(1)
 	}
 }
 
-func run(listenAddr, sqliteDir string, serializeWrites bool, synchronous string, statsInterval time.Duration) error {
+func run(listenAddr, sqliteDir string, serializeWrites bool, synchronous string, statsInterval time.Duration, pprofAddr string) error {
 	if !filepath.IsAbs(sqliteDir) {
 		return fmt.Errorf("--sqlite-dir must be an absolute path, got %q", sqliteDir)
 	}
@@ -92,6 +97,11 @@ func run(listenAddr, sqliteDir string, serializeWrites bool, synchronous string,
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return f.Run(ctx) })
 	g.Go(func() error { return keepIDIndexes(ctx, sqliteDir, logger) })
+	if pprofAddr != "" {
+		if err := serveProfiler(ctx, g, pprofAddr); err != nil {
+			return err
+		}
+	}
 	if front != nil {
 		var stats *wireproxy.Stats
 		if statsInterval > 0 {
@@ -118,4 +128,32 @@ func reportStats(ctx context.Context, stats *wireproxy.Stats, interval time.Dura
 			stats.Report(os.Stderr, interval)
 		}
 	}
+}
+
+// serveProfiler serves Go's pprof handlers on their own listener and mux (never the default mux, so
+// nothing else can add handlers to it) until ctx ends.
+func serveProfiler(ctx context.Context, g *errgroup.Group, addr string) error {
+	listener, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("--pprof-addr: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	server := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(os.Stderr, "ferretdb-runner: profiler at http://%s/debug/pprof/\n", listener.Addr())
+	g.Go(func() error {
+		if err := server.Serve(listener); !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	})
+	g.Go(func() error {
+		<-ctx.Done()
+		return server.Close()
+	})
+	return nil
 }
