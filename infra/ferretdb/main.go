@@ -33,6 +33,9 @@ func main() {
 		"SQLite's synchronous setting: normal syncs the write-ahead log at checkpoints (a crash of the "+
 			"process loses nothing; a power loss may lose the last commits, as MongoDB's default write concern may), "+
 			"full syncs every commit")
+	writeLock := flag.String("write-lock", "store",
+		"with --serialize-writes, which writes wait for each other: store (one write at a time in the whole "+
+			"store) or database (one at a time in each database; measured slower on 2 cores, ADR 0046)")
 	statsInterval := flag.Duration("stats-interval", 0,
 		"when above 0, print every interval which commands ran on which collections and how long they took")
 	pprofAddr := flag.String("pprof-addr", "",
@@ -40,17 +43,36 @@ func main() {
 			"runner's CPU goes; off by default, as it exposes the process's internals")
 	flag.Parse()
 
+	if *writeLock != "database" && *writeLock != "store" {
+		fmt.Fprintln(os.Stderr, "ferretdb-runner: --write-lock must be database or store")
+		os.Exit(2)
+	}
 	if *synchronous != "normal" && *synchronous != "full" {
 		fmt.Fprintln(os.Stderr, "ferretdb-runner: --sqlite-synchronous must be normal or full")
 		os.Exit(2)
 	}
-	if err := run(*listenAddr, *sqliteDir, *serializeWrites, *synchronous, *statsInterval, *pprofAddr); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	err := run(ctx, config{
+		listenAddr: *listenAddr, sqliteDir: *sqliteDir, serializeWrites: *serializeWrites,
+		lockPerDatabase: *writeLock == "database", synchronous: *synchronous, statsInterval: *statsInterval, pprofAddr: *pprofAddr,
+	})
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "ferretdb-runner:", err)
 		os.Exit(1)
 	}
 }
 
-func run(listenAddr, sqliteDir string, serializeWrites bool, synchronous string, statsInterval time.Duration, pprofAddr string) error {
+// config is the runner's command line.
+type config struct {
+	listenAddr, sqliteDir, synchronous, pprofAddr string
+	serializeWrites, lockPerDatabase              bool
+	statsInterval                                 time.Duration
+}
+
+// run serves until ctx ends.
+func run(ctx context.Context, cfg config) error {
+	listenAddr, sqliteDir, serializeWrites, synchronous := cfg.listenAddr, cfg.sqliteDir, cfg.serializeWrites, cfg.synchronous
 	if !filepath.IsAbs(sqliteDir) {
 		return fmt.Errorf("--sqlite-dir must be an absolute path, got %q", sqliteDir)
 	}
@@ -61,6 +83,10 @@ func run(listenAddr, sqliteDir string, serializeWrites bool, synchronous string,
 	// FerretDB logs every unimplemented command at warn level with a full message dump (the Node
 	// driver sends endSessions on each close), which would flood the log during tests.
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+
+	if err := dropIDPathIndexes(context.Background(), sqliteDir); err != nil {
+		return fmt.Errorf("dropping the old _id path indexes: %w", err)
+	}
 
 	listener := ferretdb.ListenerConfig{TCP: listenAddr}
 	var front net.Listener
@@ -88,27 +114,25 @@ func run(listenAddr, sqliteDir string, serializeWrites bool, synchronous string,
 		return err
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
-
-	fmt.Fprintf(os.Stderr, "ferretdb-runner: listening on %s, data in %s, serialize writes: %t\n",
-		listenAddr, sqliteDir, serializeWrites)
+	fmt.Fprintf(os.Stderr, "ferretdb-runner: listening on %s, data in %s, serialize writes: %t, a write lock per database: %t\n",
+		listenAddr, sqliteDir, serializeWrites, cfg.lockPerDatabase)
 
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return f.Run(ctx) })
-	g.Go(func() error { return keepIDIndexes(ctx, sqliteDir, logger) })
-	if pprofAddr != "" {
-		if err := serveProfiler(ctx, g, pprofAddr); err != nil {
+	if cfg.pprofAddr != "" {
+		if err := serveProfiler(ctx, g, cfg.pprofAddr); err != nil {
 			return err
 		}
 	}
 	if front != nil {
 		var stats *wireproxy.Stats
-		if statsInterval > 0 {
+		if cfg.statsInterval > 0 {
 			stats = wireproxy.NewStats()
-			g.Go(func() error { return reportStats(ctx, stats, statsInterval) })
+			g.Go(func() error { return reportStats(ctx, stats, cfg.statsInterval) })
 		}
-		g.Go(func() error { return wireproxy.Serve(ctx, front, listener.Unix, stats) })
+		g.Go(func() error {
+			return wireproxy.Serve(ctx, front, listener.Unix, wireproxy.NewWriteLocks(cfg.lockPerDatabase), stats)
+		})
 	}
 	if err = g.Wait(); errors.Is(err, context.Canceled) {
 		err = nil
