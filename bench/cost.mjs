@@ -231,7 +231,7 @@ async function measurePhase({ on, client, probe, events, benchApps, drain, proce
   if (tally) {
     console.log(
       `  write lock per message (the store's tally, ${tally.reports} reports): ${fmt(writeLockPerMessage, 2)} ms in all; ` +
-        `the busiest database's ${fmt(busiestDatabase.busyMs / sent, 2)} ms (${busiestDatabase.database}: with a lock per database, ADR 0046, the one that bounds throughput)`,
+        `the busiest database's ${fmt(busiestDatabase.busyMs / sent, 2)} ms (${busiestDatabase.database}: the bound with a lock per database, the runner's --write-lock=database, ADR 0046)`,
     );
     for (const kind of ['write', 'read']) {
       const rows = tally.rows.filter((r) => r.kind === kind).sort((a, b) => b.busyMs - a.busyMs);
