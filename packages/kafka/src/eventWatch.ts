@@ -4,6 +4,7 @@ import type { KnownEvent } from '@chat/contracts';
 import type { Consumer, Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import { decodeMessage } from './batchProcessor.js';
+import { IDLE_FETCH_WAIT_MS } from './consumer.js';
 import { recordHeaders } from './recordSelector.js';
 import type { RecordHeaders } from './recordSelector.js';
 import { Supervisor } from './supervisor.js';
@@ -76,7 +77,8 @@ export class EventWatch {
       groupId: `${this.options.purpose}.watch.${randomUUID()}`,
       sessionTimeout: 30_000,
       heartbeatInterval: 1_000,
-      maxWaitTimeInMs: 100,
+      // New records end a fetch at once; only an idle one waits this long (ADR 0047).
+      maxWaitTimeInMs: IDLE_FETCH_WAIT_MS,
     });
     consumer.on(consumer.events.CRASH, (event) => {
       this.options.logger.error({ err: event.payload.error, restart: event.payload.restart }, `event watch ${this.options.purpose} crashed`);
