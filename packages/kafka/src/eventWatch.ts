@@ -35,6 +35,17 @@ export interface EventWatchOptions {
   logger: Logger;
 }
 
+/**
+ * Whether an admin call failed as a broker that has just started fails: kafkajs's retriable errors
+ * ("coordinator loading"), and no group coordinator found yet, which kafkajs reports as not retriable
+ * once its own few retries are spent.
+ */
+export function brokerStillStarting(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { retriable, name } = error as { retriable?: unknown; name?: unknown };
+  return retriable === true || name === 'KafkaJSGroupCoordinatorNotFound';
+}
+
 export interface PartitionProgress {
   topic: string;
   partition: number;
@@ -115,8 +126,8 @@ export class EventWatch {
 
   /**
    * Per partition, the first offset the projection group had not committed (the log's start if none).
-   * A broker that has just started answers "coordinator loading" for a while: retried, as kafkajs's
-   * consumers do, for up to a minute.
+   * A broker that has just started (`brokerStillStarting`) is retried, as kafkajs's consumers do, for
+   * up to a minute.
    */
   private async startOffsets(): Promise<Array<{ topic: string; partition: number; offset: string }>> {
     const deadline = Date.now() + 60_000;
@@ -124,8 +135,7 @@ export class EventWatch {
       try {
         return await this.committedOffsets();
       } catch (error) {
-        const retriable = typeof error === 'object' && error !== null && (error as { retriable?: unknown }).retriable === true;
-        if (!retriable || Date.now() > deadline) throw error;
+        if (!brokerStillStarting(error) || Date.now() > deadline) throw error;
         await sleep(Math.min(100 * attempt, 1_000));
       }
     }
