@@ -11,7 +11,7 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
 /** Variable names the processes' config schemas read (their upper-case keys). */
-const configSources = ['packages/runtime/src/config.ts', 'packages/kafka/src/security.ts', 'services/conversations/src/config.ts', 'services/messages/src/config.ts', 'services/management/src/config.ts', 'services/webhooks/src/config.ts', 'services/notifications/src/config.ts', 'gateway/src/config.ts'];
+const configSources = ['packages/runtime/src/config.ts', 'packages/kafka/src/security.ts', 'packages/kafka/src/topicSettings.ts', 'services/conversations/src/config.ts', 'services/messages/src/config.ts', 'services/management/src/config.ts', 'services/webhooks/src/config.ts', 'services/notifications/src/config.ts', 'gateway/src/config.ts'];
 const knownVariables = new Set(configSources.flatMap((file) => [...read(file).matchAll(/^\s+([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1] as string)));
 
 function entryPointExists(command: unknown): boolean {

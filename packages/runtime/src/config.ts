@@ -1,6 +1,6 @@
 import { DEFAULT_ADMISSION } from '@chat/http';
-import { loadKafkaSecurity } from '@chat/kafka';
-import type { KafkaSecurity } from '@chat/kafka';
+import { loadKafkaSecurity, loadTopicSettings } from '@chat/kafka';
+import type { KafkaSecurity, TopicSettings } from '@chat/kafka';
 import type { AdmissionLimits } from '@chat/http';
 import { z } from 'zod';
 
@@ -16,8 +16,8 @@ export interface ServiceConfig {
   /** Bounds on the requests the service works on and lets wait (503 past them). */
   admission: AdmissionLimits;
   /**
-   * How the topics this service creates are laid out: partitions (KAFKA_PARTITIONS, the most replicas
-   * that share its consumption) and replication (a production cluster replicates them).
+   * How the topics this service creates are laid out and kept: partitions (KAFKA_PARTITIONS, the most
+   * replicas that share its consumption), replication and retention (for good by default; ADR 0051).
    */
   topicSettings: TopicSettings;
   /**
@@ -28,10 +28,7 @@ export interface ServiceConfig {
   configFenceTimeoutMs: number;
 }
 
-export interface TopicSettings {
-  partitions: number;
-  replicationFactor: number;
-}
+export type { TopicSettings };
 
 /**
  * What every event-sourced service reads from its environment. Each service's own config.ts calls
@@ -54,8 +51,6 @@ export function loadServiceConfig(
       TARGET_LATENCY_MS: z.coerce.number().int().min(1).default(DEFAULT_ADMISSION.targetLatencyMs),
       MAX_QUEUED_REQUESTS: z.coerce.number().int().min(0).default(DEFAULT_ADMISSION.maxQueued),
       MAX_QUEUE_WAIT_MS: z.coerce.number().int().min(0).default(DEFAULT_ADMISSION.maxQueueWaitMs),
-      KAFKA_PARTITIONS: z.coerce.number().int().min(1).max(1_000).default(3),
-      KAFKA_REPLICATION_FACTOR: z.coerce.number().int().min(1).max(10).default(1),
       CONFIG_FENCE_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
     })
     .parse(env);
@@ -74,7 +69,7 @@ export function loadServiceConfig(
       maxQueued: parsed.MAX_QUEUED_REQUESTS,
       maxQueueWaitMs: parsed.MAX_QUEUE_WAIT_MS,
     },
-    topicSettings: { partitions: parsed.KAFKA_PARTITIONS, replicationFactor: parsed.KAFKA_REPLICATION_FACTOR },
+    topicSettings: loadTopicSettings(env),
     configFenceTimeoutMs: parsed.CONFIG_FENCE_TIMEOUT_MS,
   });
 }
