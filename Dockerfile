@@ -14,7 +14,9 @@ ARG PNPM_VERSION=10.34.9
 FROM ${NODE_IMAGE} AS build
 ARG PNPM_VERSION
 WORKDIR /src
-# re2 (moderation patterns, ADR 0037) compiles its bundled sources when no prebuilt binary is fetched.
+# re2 (moderation patterns, ADR 0037) compiles its bundled sources when no prebuilt binary is fetched,
+# against the headers this Node ships (nothing downloaded for them).
+ENV npm_config_nodedir=/usr/local
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ binutils \
  && rm -rf /var/lib/apt/lists/* \
