@@ -165,12 +165,14 @@ describe('thread subscriptions and GET /threads', () => {
   });
 
   it('lists the app’s threads without onBehalfOf, narrowed by conversation and paged', async () => {
+    const cleosThread = await send('cleo', 'dan', 'a thread dan does not follow');
+    await reply('cleo', cleosThread.id, 'talking to myself');
     await createUser(app, 'eve');
     await done(app.call('POST', '/v3/groups', { body: { guid: 'reading-club', name: 'Reading club', type: 'public', owner: 'eve' } }));
     await done(app.call('POST', '/v3/groups/reading-club/members', { onBehalfOf: 'eve', body: { participants: ['amy'] } }));
     const groupParent = (await sendWhenAllowed(app, 'eve', text('reading-club', 'chapter one', 'group'))).body.data;
     await eventually(() => app.call('POST', `/v3/messages/${groupParent.id}/thread`, { onBehalfOf: 'amy', body: { type: 'text', data: { text: 'loved it' } } }), (r) => r.status === 200);
-    const all = await eventually(() => threadsOf(undefined, '?perPage=100'), (r) => threadIds(r).includes(groupParent.id));
+    const all = await eventually(() => threadsOf(undefined, '?limit=100'), (r) => threadIds(r).includes(groupParent.id));
     expect(all.body.data.every((t: any) => t.replyCount > 0 && t.subscribed === undefined)).toBe(true);
     const ids = threadIds(all).map(Number);
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
@@ -179,7 +181,12 @@ describe('thread subscriptions and GET /threads', () => {
     expect(evesGroup.body.data).toMatchObject([{ parentMessageId: groupParent.id, receiverType: 'group', receiverId: 'reading-club', lastReply: { sender: 'amy' } }]);
     const oneOnOne = await threadsOf('amy', '?uid=bill');
     expect(oneOnOne.body.data.every((t: any) => t.conversationId === 'amy_user_bill')).toBe(true);
-    const paged = await threadsOf(undefined, '?perPage=1&page=2');
+    // On someone's behalf `participatedByMe=false` lists every thread they can see, followed or not.
+    expect(threadIds(await threadsOf('dan'))).not.toContain(cleosThread.id);
+    const visible = await threadsOf('dan', '?participatedByMe=false&limit=100');
+    expect(threadIds(visible)).toContain(cleosThread.id);
+    expect(visible.body.data.every((t: any) => t.conversationId === 'cleo_user_dan' && t.subscribed === undefined)).toBe(true);
+    const paged = await threadsOf(undefined, '?limit=1&page=2');
     expect(paged.body.data).toHaveLength(1);
     expect(paged.body.meta.pagination).toMatchObject({ per_page: 1, current_page: 2, total: all.body.data.length });
   });
@@ -193,7 +200,8 @@ describe('thread subscriptions and GET /threads', () => {
     expectError(await subscribe('99999999', 'amy'), 404, 'ERR_MESSAGE_ID_NOT_FOUND');
     expectError(await app.call('POST', `/v3/messages/${parent.id}/thread/subscription`), 400, 'ERR_EMPTY_ON_BEHALF_OF');
     expectError(await threadsOf('amy', '?uid=bill&guid=club'), 400, 'ERR_BAD_REQUEST', 'guid');
-    expectError(await threadsOf('amy', '?perPage=0'), 400, 'ERR_BAD_REQUEST', 'perPage');
+    expectError(await threadsOf('amy', '?limit=0'), 400, 'ERR_BAD_REQUEST', 'limit');
+    expectError(await threadsOf(undefined, '?participatedByMe=true'), 400, 'ERR_BAD_REQUEST', 'participatedByMe');
     expectError(await threadsOf('amy', '?unreadOnly=true'), 400, 'ERR_BAD_REQUEST', 'unreadOnly');
     expectError(await threadsOf('amy', '?uid=amy'), 400, 'ERR_BAD_REQUEST', 'uid');
   });

@@ -16,6 +16,8 @@ export interface ThreadScope {
   conversationId?: string;
   /** One-on-one threads this user sent or received. */
   oneOnOneOf?: string;
+  /** Only threads this user can see: their one-on-one conversations and their groups'. */
+  visibleTo?: { uid: string; guids: readonly string[] } | undefined;
 }
 
 /**
@@ -79,7 +81,12 @@ export class PersonalReadModels implements EventApplier {
   async pageThreads(scope: ThreadScope, position: PagePosition, perPage: number): Promise<{ total: number; items: MessageDoc[] }> {
     const filter: Record<string, unknown> = { appId: scope.appId, replyCount: { $gt: 0 } };
     if (scope.conversationId !== undefined) filter['conversationId'] = scope.conversationId;
-    if (scope.oneOnOneOf !== undefined) filter['$or'] = [{ receiverType: 'user', sender: scope.oneOnOneOf }, { receiverType: 'user', receiver: scope.oneOnOneOf }];
+    const partiesOf = (uid: string) => [{ receiverType: 'user', sender: uid }, { receiverType: 'user', receiver: uid }];
+    if (scope.oneOnOneOf !== undefined) filter['$or'] = partiesOf(scope.oneOnOneOf);
+    if (scope.visibleTo !== undefined) {
+      const { uid, guids } = scope.visibleTo;
+      filter['$or'] = [...partiesOf(uid), ...(guids.length > 0 ? [{ receiverType: 'group', receiver: { $in: [...guids] } }] : [])];
+    }
     const { total, items } = await findPage(this.messages, filter as Filter<Stored<MessageDoc>>, [['seq', -1]], position, perPage);
     return { total, items: items.map((doc) => stripStoredFields(doc as Stored<MessageDoc>)) };
   }

@@ -18,10 +18,12 @@ export interface ThreadSubscriptionsDeps {
   clock?: () => Date;
 }
 
-/** `GET /threads`: one conversation (`uid` or `guid`) or all; `perPage`/`page`. */
+/** `GET /threads`: one conversation (`uid` or `guid`) or all; the threads the user follows, or all they can see. */
 export interface ThreadListQuery {
   uid?: string;
   guid?: string;
+  /** Only the threads the acting user follows (needs one). */
+  participatedByMe: boolean;
   perPage: number;
   page: number;
 }
@@ -68,14 +70,19 @@ export class ThreadSubscriptions {
     const position: PagePosition = { after: undefined, skip: (query.page - 1) * query.perPage };
     const conversationId =
       query.guid !== undefined ? groupConversationId(query.guid) : query.uid !== undefined && uid !== undefined ? userConversationId(uid, query.uid) : undefined;
-    if (uid === undefined) {
-      const scope: ThreadScope = { appId, ...(conversationId !== undefined ? { conversationId } : {}), ...(query.uid !== undefined ? { oneOnOneOf: query.uid } : {}) };
+    if (uid === undefined || !query.participatedByMe) {
+      const scope: ThreadScope = {
+        appId,
+        ...(conversationId !== undefined ? { conversationId } : {}),
+        ...(query.uid !== undefined && uid === undefined ? { oneOnOneOf: query.uid } : {}),
+        ...(uid !== undefined ? { visibleTo: await this.deps.messages.visibilityOf(context) } : {}),
+      };
       const { total, items } = await this.deps.personal.pageThreads(scope, position, query.perPage);
-      return { total, items: await this.rows(appId, undefined, items) };
+      return { total, items: await this.rows(appId, uid, items, false) };
     }
     const followed = await this.followedBy(appId, uid, conversationId);
     const page = followed.slice(position.skip, position.skip + query.perPage);
-    return { total: followed.length, items: await this.rows(appId, uid, page) };
+    return { total: followed.length, items: await this.rows(appId, uid, page, true) };
   }
 
   /** The threads `uid` follows now, newest thread first (ids grow), optionally of one conversation. */
@@ -90,7 +97,8 @@ export class ThreadSubscriptions {
       .sort((a, b) => b.seq - a.seq);
   }
 
-  private async rows(appId: string, viewer: string | undefined, parents: readonly MessageDoc[]): Promise<ApiObject[]> {
+  /** `followed`: every row is a thread the viewer follows (the inbox); otherwise nothing is said about it. */
+  private async rows(appId: string, viewer: string | undefined, parents: readonly MessageDoc[], followed: boolean): Promise<ApiObject[]> {
     const last = await this.deps.personal.lastReplies(appId, parents.map((parent) => parent.id));
     return parents.map((parent) => {
       const reply = last.get(parent.id);
@@ -100,8 +108,7 @@ export class ThreadSubscriptions {
         parentMessage: messageView(parent, viewer),
         replyCount: parent.replyCount,
         ...(reply ? { lastReply: messageView(reply, viewer) } : {}),
-        // On someone's behalf every row is a thread they follow; the app follows none.
-        ...(viewer !== undefined ? { subscribed: true } : {}),
+        ...(followed ? { subscribed: true } : {}),
         updatedAt: Math.max(parent.updatedAt, reply?.sentAt ?? 0),
         conversationId: parent.conversationId,
         receiverType: parent.receiverType,

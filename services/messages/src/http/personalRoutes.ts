@@ -24,9 +24,17 @@ export const interactedBodySchema = z.object(
   'an object with interactions',
 );
 
-/** `GET /threads`: page-numbered; `uid` (a one-on-one conversation) or `guid` (a group), not both. */
+const flag = z
+  .union([z.boolean(), z.enum(['true', 'false', '1', '0'], 'true or false')])
+  .transform((v) => v === true || v === 'true' || v === '1')
+  .optional();
+
+/**
+ * `GET /threads`: the SDKs' wire names (`limit`, `participatedByMe`), numbered pages (`page`); `uid` (a
+ * one-on-one conversation) or `guid` (a group), not both.
+ */
 export const threadListSchema = z
-  .object({ uid: uidOrGuid.optional(), guid: uidOrGuid.optional(), perPage: count(100).default(30), page: count(1_000_000).default(1) })
+  .object({ uid: uidOrGuid.optional(), guid: uidOrGuid.optional(), participatedByMe: flag, limit: count(1000).default(30), page: count(1_000_000).default(1) })
   .refine((q) => q.uid === undefined || q.guid === undefined, { message: 'uid and guid name different conversations; give one', path: ['guid'] });
 
 /** A user's own marks on messages: saves, interactions, thread subscriptions, and the thread inbox. */
@@ -84,13 +92,19 @@ export function personalRouter(saved: SavedMessages, interactions: MessageIntera
         fields: [{ field: 'uid', problem: 'the acting user' }],
       });
     }
+    if (query.participatedByMe === true && context.actor.uid === undefined) {
+      throw new ApiError('ERR_BAD_REQUEST', 'participatedByMe: is about one user; send onBehalfOf', {
+        fields: [{ field: 'participatedByMe', problem: 'needs onBehalfOf' }],
+      });
+    }
     const { total, items } = await threads.list(context, {
-      perPage: query.perPage,
+      perPage: query.limit,
       page: query.page,
+      participatedByMe: query.participatedByMe ?? context.actor.uid !== undefined,
       ...(query.uid !== undefined ? { uid: query.uid } : {}),
       ...(query.guid !== undefined ? { guid: query.guid } : {}),
     });
-    res.json({ data: items, meta: { pagination: pagination(total, items.length, query.perPage, query.page) } });
+    res.json({ data: items, meta: { pagination: pagination(total, items.length, query.limit, query.page) } });
   });
 
   return router;
