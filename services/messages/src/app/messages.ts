@@ -39,7 +39,7 @@ export interface RequestContext {
 type CommandBuilder = () => Promise<ConversationLogCommand>;
 
 /** An existing message with what a command about it needs to know. */
-interface MessageContext {
+export interface MessageContext {
   doc: MessageDoc;
   facts: Facts;
   actor: MessageActor;
@@ -294,7 +294,7 @@ export class MessagesApp {
   }
 
   /** The message, its conversation's facts, and where the acting user stands in that conversation. */
-  private async messageContext(context: RequestContext, id: string): Promise<MessageContext> {
+  async messageContext(context: RequestContext, id: string): Promise<MessageContext> {
     const { appId, uid } = context.actor;
     const doc = await this.existingMessage(appId, id);
     const toGroup = doc.receiverType === 'group';

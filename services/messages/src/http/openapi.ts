@@ -12,6 +12,7 @@ import {
   usageRangeSchema,
   userMessagesSchema,
 } from './schemas.js';
+import { interactedBodySchema, threadListSchema } from './personalRoutes.js';
 
 /** What each operation of this service parses, for the generated OpenAPI description (npm run openapi). */
 export const requestSchemas: RequestSchemas = {
@@ -28,4 +29,6 @@ export const requestSchemas: RequestSchemas = {
   'retrieve-call-transcriptions': { query: transcriptionsPageSchema },
   'usage-metrics': { query: usageRangeSchema },
   'message-receipt-metrics': { query: messageMetricsRangeSchema },
+  'mark-message-as-interacted': { body: interactedBodySchema },
+  'list-threads': { query: threadListSchema },
 };
