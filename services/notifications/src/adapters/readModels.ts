@@ -17,8 +17,8 @@ import {
 import type { GroupMembersDocument, GroupVersionDocument } from '../projections/groupMembers.js';
 import { attemptEntry, logEntryId } from '../domain/notificationRecord.js';
 import type { AttemptRecord, LogDocument, NotificationDocument } from '../domain/notificationRecord.js';
-import { RECIPIENTS_COLLECTION, recipientId, recipientsProjection } from '../projections/recipients.js';
-import type { RecipientDocument } from '../projections/recipients.js';
+import { RECIPIENTS_COLLECTION, RECIPIENT_EPOCHS_COLLECTION, recipientEpochsProjection, recipientId, recipientsProjection } from '../projections/recipients.js';
+import type { RecipientDocument, RecipientEpochDocument } from '../projections/recipients.js';
 import { SESSIONS_COLLECTION, sessionId, sessionsProjection } from '../projections/sessions.js';
 import type { SessionDocument } from '../projections/sessions.js';
 
@@ -34,7 +34,7 @@ export type LogEntry = LogDocument & { _id: string };
 export const NOTIFICATIONS_COLLECTION = 'notifications';
 export const LOGS_COLLECTION = 'notification_logs';
 
-const projections = [appsProjection, recipientsProjection, sessionsProjection, groupMembersProjection, groupVersionsProjection] as const;
+const projections = [appsProjection, recipientsProjection, sessionsProjection, groupMembersProjection, groupVersionsProjection, recipientEpochsProjection] as const;
 
 /** What one provider call came to, and whether its notification is now finished (delivered or given up). */
 export interface RecordedAttempt {
@@ -43,10 +43,23 @@ export interface RecordedAttempt {
   final: boolean;
 }
 
+/** A log entry and its id (`logEntryId`). */
+export interface IdentifiedEntry {
+  id: string;
+  entry: LogDocument;
+}
+
 /** A document written whole by this service (not by a projection): the stored fields the log reader strips. */
 function written(id: string, doc: LogDocument | NotificationDocument): StoredRecord {
   return { ...doc, _id: id, _rev: 0, _positions: {} };
 }
+
+/**
+ * Recipients kept per process (ADR 0049): apps, and users per app (past it, the app's kept users
+ * start afresh).
+ */
+const KEPT_RECIPIENT_APPS = 1_000;
+const KEPT_RECIPIENTS_PER_APP = 10_000;
 
 /** Ids per delete command (`_id: {$in}`, fetched by key in our FerretDB build). */
 const IDS_PER_DELETE = 500;
@@ -75,6 +88,9 @@ export class NotificationReadModels implements EventApplier {
   /** Written after the others: a group's version document never shows a change its buckets lack. */
   private readonly versionProjection: EventApplier;
   private readonly keptMembers = new RecentlyUsed<string, { version: number; members: readonly string[] }>(KEPT_GROUPS);
+  private readonly recipientEpochs: Collection<Stored<RecipientEpochDocument>>;
+  /** What this process read of an app's recipients at an epoch (null: no such user then). */
+  private readonly keptRecipients = new RecentlyUsed<string, { epoch: number; recipients: Map<string, RecipientDocument | null> }>(KEPT_RECIPIENT_APPS);
   private readonly notifications: Collection<Stored<NotificationDocument>>;
   private readonly logs: Collection<Stored<LogDocument>>;
   /** Idempotent inserts (a duplicate id is reported, not an error) into the two record collections. */
@@ -88,7 +104,11 @@ export class NotificationReadModels implements EventApplier {
       mongoProjection(db, SESSIONS_COLLECTION, sessionsProjection),
       mongoProjection(db, GROUP_MEMBERS_COLLECTION, groupMembersProjection),
     );
-    this.versionProjection = mongoProjection(db, GROUP_VERSIONS_COLLECTION, groupVersionsProjection);
+    this.versionProjection = allOf(
+      mongoProjection(db, GROUP_VERSIONS_COLLECTION, groupVersionsProjection),
+      mongoProjection(db, RECIPIENT_EPOCHS_COLLECTION, recipientEpochsProjection),
+    );
+    this.recipientEpochs = db.collection(RECIPIENT_EPOCHS_COLLECTION);
     this.apps = db.collection(APPS_COLLECTION);
     this.recipients = db.collection(RECIPIENTS_COLLECTION);
     this.sessions = db.collection(SESSIONS_COLLECTION);
@@ -131,12 +151,31 @@ export class NotificationReadModels implements EventApplier {
     return doc ? stripStoredFields(doc) : null;
   }
 
-  /** Many recipients in one read (a batch of messages, a group's members): `_id` sets, which our FerretDB build fetches by key. */
+  /**
+   * The recipients of a run of messages (ADR 0049): the app's epoch document by `_id`, and what this
+   * process read of them at that epoch; only users not read at it are read (an `_id` set). An app
+   * without an epoch document (no recipient event applied since it existed) is read afresh each time.
+   */
   async findRecipients(appId: string, uids: readonly string[]): Promise<Map<string, RecipientDocument>> {
-    const found = new Map<string, RecipientDocument>();
-    for (const doc of (await findByIds(this.recipients, uids.map((uid) => recipientId(appId, uid)))).values()) {
+    const current = await this.recipientEpochs.findOne({ _id: appId }, { projection: { epoch: 1 } });
+    let kept = current ? this.keptRecipients.get(appId) : undefined;
+    if (!current) this.keptRecipients.delete(appId);
+    else if (kept?.epoch !== current.epoch || kept.recipients.size + uids.length > KEPT_RECIPIENTS_PER_APP) {
+      kept = { epoch: current.epoch, recipients: new Map() };
+      this.keptRecipients.set(appId, kept);
+    }
+    const unread = kept ? uids.filter((uid) => !kept.recipients.has(uid)) : uids;
+    const read = unread.length === 0 ? new Map<string, Stored<RecipientDocument>>() : await findByIds(this.recipients, unread.map((uid) => recipientId(appId, uid)));
+    const fresh = new Map<string, RecipientDocument>();
+    for (const doc of read.values()) {
       const recipient = stripStoredFields<RecipientDocument>(doc);
-      found.set(recipient.uid, recipient);
+      fresh.set(recipient.uid, recipient);
+    }
+    if (kept) for (const uid of unread) kept.recipients.set(uid, fresh.get(uid) ?? null);
+    const found = new Map<string, RecipientDocument>();
+    for (const uid of uids) {
+      const recipient = kept ? kept.recipients.get(uid) : fresh.get(uid);
+      if (recipient) found.set(uid, recipient);
     }
     return found;
   }
@@ -171,24 +210,27 @@ export class NotificationReadModels implements EventApplier {
   }
 
   /**
-   * The decisions of a run of messages, in one insert each: skips as log entries, sends as pending
-   * notifications. Answers the sends that are new, for the dispatcher. Ids follow from the message,
-   * so a redelivered message finds its sends stored (still pending: not new) or, when they were
-   * finished and deleted, their first attempt logged (an attempt is logged before its notification
-   * is deleted): decided and sent once.
+   * Of these sends, the ones decided before (ADR 0049): their first attempt is logged (an attempt is
+   * logged before its notification is deleted), or they are stored pending. Two `_id` set reads.
    */
-  async recordDecisions(skipped: readonly LogDocument[], queued: readonly NotificationDocument[]): Promise<NotificationDocument[]> {
-    const [, duplicates] = await Promise.all([
-      this.logStore.insert(skipped.map((entry) => written(logEntryId(entry.notificationId, null), entry))),
-      this.pendingStore.insert(queued.map((notification) => written(notification.notificationId, notification))),
+  async knownSends(notificationIds: readonly string[]): Promise<Set<string>> {
+    if (notificationIds.length === 0) return new Set();
+    const [attempted, stored] = await Promise.all([
+      findByIds(this.logs, notificationIds.map((id) => logEntryId(id, 1)), { _id: 1 }),
+      findByIds(this.notifications, notificationIds, { _id: 1 }),
     ]);
-    const known = new Set(duplicates);
-    const stored = queued.filter((n) => !known.has(n.notificationId));
-    if (stored.length === 0) return [];
-    const attempted = await findByIds(this.logs, stored.map((n) => logEntryId(n.notificationId, 1)), { _id: 1 });
-    if (attempted.size === 0) return stored;
-    await this.deletePending(stored.filter((n) => attempted.has(logEntryId(n.notificationId, 1))).map((n) => n.notificationId));
-    return stored.filter((n) => !attempted.has(logEntryId(n.notificationId, 1)));
+    return new Set(notificationIds.filter((id) => attempted.has(logEntryId(id, 1)) || stored.has(id)));
+  }
+
+  /**
+   * What a run of messages came to, in one insert each (both idempotent by id): its log entries (skips
+   * and the first attempts answered within the wait) and the sends still to be made or retried.
+   */
+  async recordRun(entries: readonly IdentifiedEntry[], pending: readonly NotificationDocument[]): Promise<void> {
+    await Promise.all([
+      entries.length === 0 ? undefined : this.logStore.insert(entries.map(({ id, entry }) => written(id, entry))),
+      pending.length === 0 ? undefined : this.pendingStore.insert(pending.map((notification) => written(notification.notificationId, notification))),
+    ]);
   }
 
   /**
