@@ -91,8 +91,8 @@ export function createNotificationsService(config: Readonly<NotificationsConfig>
   });
   const deliveries = new Deliveries({
     runner: pipeline.runner,
-    knownSends: (ids) => readModels.knownSends(ids),
-    recordRun: (entries, pending) => readModels.recordRun(entries, pending),
+    decidedBefore: (messages, ids) => readModels.decidedBefore(messages, ids),
+    recordRun: (records, pending, decidedAt) => readModels.recordRun(records, pending, decidedAt),
     recordAttempts: (attempts) => readModels.recordAttempts(attempts),
     dispatch: (queued) => dispatcher.enqueue(queued),
     directory,

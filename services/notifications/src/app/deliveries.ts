@@ -3,7 +3,9 @@ import { Coalescer, backoffDelay } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
 import type { AttemptResult, QueuedDelivery } from '@chat/webhooks';
 import type { ProviderAnswer, Providers } from '../adapters/providers/index.js';
-import type { IdentifiedEntry, RecordedAttempt } from '../adapters/readModels.js';
+import type { MessageRecord, RecordedAttempt } from '../adapters/readModels.js';
+import { messageLogId } from '../domain/logPage.js';
+import type { LogEntry } from '../domain/logPage.js';
 import type { RetryPolicy } from '../config.js';
 import { attemptEntry, logEntryId } from '../domain/notificationRecord.js';
 import type { AttemptRecord, LogDocument, NotificationDocument } from '../domain/notificationRecord.js';
@@ -46,10 +48,10 @@ const ATTEMPTS_PER_RECORD = 500;
 export interface DeliveryDeps {
   /** Removes a token a provider said is dead (the recipient's stream). */
   runner: CommandRunner;
-  /** Of a run's sends, those decided before (`NotificationReadModels.knownSends`). */
-  knownSends(notificationIds: readonly string[]): Promise<Set<string>>;
-  /** Stores a run's log entries and the sends still pending (`NotificationReadModels.recordRun`). */
-  recordRun(entries: readonly IdentifiedEntry[], pending: readonly NotificationDocument[]): Promise<void>;
+  /** What of a run was decided before (`NotificationReadModels.decidedBefore`). */
+  decidedBefore(messages: ReadonlyArray<{ appId: string; messageId: string }>, notificationIds: readonly string[]): Promise<{ messages: Set<string>; sends: Set<string> }>;
+  /** Stores a run's log documents, one per message, and the sends still pending (`NotificationReadModels.recordRun`). */
+  recordRun(messages: readonly MessageRecord[], pending: readonly NotificationDocument[], decidedAt: number): Promise<void>;
   /** Stores provider calls of stored notifications, many at once (`NotificationReadModels.recordAttempts`). */
   recordAttempts(attempts: readonly RecordedAttempt[]): Promise<void>;
   /** Hands a notification to the dispatcher. */
@@ -117,29 +119,48 @@ export class Deliveries {
 
   /**
    * Makes a run's decisions durable before the consumer moves on: new sends dispatched at once, then
-   * the skips and what the sends came to within the wait stored together. A send decided before
-   * (stored, logged, or still in hand here: the run came again after a failed record) is not sent
-   * again; one still in hand and unstored is stored by this run.
+   * per message one log document (its skips and what its sends came to within the wait) and the
+   * sends still pending, stored together. A message recorded before (its log document is there) is
+   * not recorded or sent again, nor is a send whose first call an older build logged, or one still
+   * in hand here (the run came again after a failed record: this run stores it).
    */
   async take(skipped: readonly LogDocument[], sends: readonly NotificationDocument[]): Promise<void> {
+    const messages = new Map<string, { appId: string; messageId: string; skipped: LogDocument[]; sends: NotificationDocument[] }>();
+    const messageOf = (d: { appId: string; messageId: string }) => {
+      const id = messageLogId(d.appId, d.messageId);
+      let m = messages.get(id);
+      if (!m) messages.set(id, (m = { appId: d.appId, messageId: d.messageId, skipped: [], sends: [] }));
+      return m;
+    };
+    for (const entry of skipped) messageOf(entry).skipped.push(entry);
     const unique = new Map(sends.map((n) => [n.notificationId, n]));
-    const inHand = [...unique.keys()].flatMap((id) => {
-      const t = this.tracked.get(id);
-      return t && t.stored !== true ? [t] : [];
-    });
-    const unknown = [...unique.values()].filter((n) => !this.tracked.has(n.notificationId));
-    const known = unknown.length === 0 ? new Set<string>() : await this.deps.knownSends(unknown.map((n) => n.notificationId));
-    const taken = [...inHand];
-    for (const notification of unknown) {
-      // Taken meanwhile by another run of this process (the same event twice on Kafka).
-      if (known.has(notification.notificationId) || this.tracked.has(notification.notificationId)) continue;
-      let markAttempted!: () => void;
-      const attempted = new Promise<void>((resolve) => (markAttempted = resolve));
-      const t: Tracked = { notification, attempts: 0, stored: false, unrecorded: [], attempted, markAttempted, finished: false };
-      this.tracked.set(notification.notificationId, t);
-      taken.push(t);
-      this.deps.dispatch(queuedOf(notification));
+    for (const n of unique.values()) messageOf(n).sends.push(n);
+    const unknown = [...unique.keys()].filter((id) => !this.tracked.has(id));
+    const decided = await this.deps.decidedBefore([...messages.values()], unknown);
+    const taken: Tracked[] = [];
+    for (const [id, m] of messages) {
+      if (decided.messages.has(id)) {
+        // Recorded already (by a record whose answer was lost): what is in hand of it is stored.
+        for (const n of m.sends) this.markStored(this.tracked.get(n.notificationId));
+        messages.delete(id);
+        continue;
+      }
+      for (const notification of m.sends) {
+        const t = this.tracked.get(notification.notificationId);
+        if (t) {
+          if (t.stored !== true) taken.push(t);
+          continue;
+        }
+        if (decided.sends.has(notification.notificationId)) continue;
+        let markAttempted!: () => void;
+        const attempted = new Promise<void>((resolve) => (markAttempted = resolve));
+        const fresh: Tracked = { notification, attempts: 0, stored: false, unrecorded: [], attempted, markAttempted, finished: false };
+        this.tracked.set(notification.notificationId, fresh);
+        taken.push(fresh);
+        this.deps.dispatch(queuedOf(notification));
+      }
     }
+    if (messages.size === 0) return;
     if (taken.length > 0 && this.deps.firstAttemptWaitMs > 0) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
@@ -151,12 +172,22 @@ export class Deliveries {
     // A record begun by an earlier call for the same run is waited for, not repeated.
     await Promise.all(taken.map((t) => (t.stored instanceof Promise ? t.stored.catch(() => undefined) : Promise.resolve())));
     const fresh = taken.filter((t) => t.stored === false);
-    const entries: IdentifiedEntry[] = skipped.map((entry) => ({ id: logEntryId(entry.notificationId, null), entry }));
-    for (const t of fresh) for (const attempt of t.unrecorded) entries.push({ id: logEntryId(t.notification.notificationId, attempt.attempt), entry: attemptEntry(t.notification, attempt) });
+    const records: MessageRecord[] = [...messages.values()].map((m) => ({
+      appId: m.appId,
+      messageId: m.messageId,
+      entries: [
+        ...m.skipped.map((entry): LogEntry => ({ ...entry, _id: logEntryId(entry.notificationId, null) })),
+        ...m.sends.flatMap((n) => {
+          const t = this.tracked.get(n.notificationId);
+          if (!t || t.stored !== false) return [];
+          return t.unrecorded.map((attempt): LogEntry => ({ ...attemptEntry(t.notification, attempt), _id: logEntryId(n.notificationId, attempt.attempt) }));
+        }),
+      ],
+    }));
     const pending = fresh
       .filter((t) => !t.finished)
       .map((t): NotificationDocument => ({ ...t.notification, attempts: t.attempts, ...(t.nextAttemptAt !== undefined ? { nextAttemptAt: t.nextAttemptAt } : {}) }));
-    const recording = this.deps.recordRun(entries, pending);
+    const recording = this.deps.recordRun(records, pending, this.clock());
     const written = recording.then(() => undefined);
     // Its failure is reported below; calls waiting on it only need to know when it settled.
     written.catch(() => undefined);
@@ -167,11 +198,14 @@ export class Deliveries {
       for (const t of fresh) if (t.stored === written) t.stored = false;
       throw error;
     }
-    for (const t of fresh) {
-      t.stored = true;
-      t.unrecorded = [];
-      if (t.finished) this.tracked.delete(t.notification.notificationId);
-    }
+    for (const t of fresh) this.markStored(t);
+  }
+
+  private markStored(t: Tracked | undefined): void {
+    if (!t) return;
+    t.stored = true;
+    t.unrecorded = [];
+    if (t.finished) this.tracked.delete(t.notification.notificationId);
   }
 
   async attempt(queued: QueuedDelivery): Promise<AttemptResult> {

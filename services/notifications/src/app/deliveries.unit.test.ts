@@ -1,7 +1,8 @@
 import type { CommandRunner } from '@chat/eventsourcing';
 import { describe, expect, it } from 'vitest';
 import type { ProviderAnswer, Providers } from '../adapters/providers/index.js';
-import type { IdentifiedEntry, RecordedAttempt } from '../adapters/readModels.js';
+import type { MessageRecord, RecordedAttempt } from '../adapters/readModels.js';
+import { messageLogId } from '../domain/logPage.js';
 import type { NotificationDocument } from '../domain/notificationRecord.js';
 import { Deliveries, outcomeOf, queuedOf } from './deliveries.js';
 import type { AppDirectory, AppEntry } from './directory.js';
@@ -52,15 +53,21 @@ function pending(id: string, attempts = 0): NotificationDocument {
 /** What the store holds: log entry ids and pending notifications (shared by every "process" of a test). */
 class FakeStore {
   readonly logged = new Map<string, string>();
+  /** Messages whose run record is stored. */
+  readonly messages = new Set<string>();
   readonly pending = new Map<string, NotificationDocument>();
   readonly timeline: string[] = [];
   runFailures = 0;
 
-  knownSends(ids: readonly string[]): Promise<Set<string>> {
-    return Promise.resolve(new Set(ids.filter((id) => this.logged.has(`${id}-1`) || this.pending.has(id))));
+  decidedBefore(messages: ReadonlyArray<{ appId: string; messageId: string }>, ids: readonly string[]): Promise<{ messages: Set<string>; sends: Set<string> }> {
+    return Promise.resolve({
+      messages: new Set(messages.map((m) => messageLogId(m.appId, m.messageId)).filter((id) => this.messages.has(id))),
+      sends: new Set(ids.filter((id) => this.logged.has(`${id}-1`))),
+    });
   }
 
-  async recordRun(entries: readonly IdentifiedEntry[], pending: readonly NotificationDocument[], delayMs: number): Promise<void> {
+  async recordRun(records: readonly MessageRecord[], pending: readonly NotificationDocument[], delayMs: number): Promise<void> {
+    const entries = records.flatMap((r) => r.entries);
     this.timeline.push('run record begins');
     await new Promise((resolve) => setTimeout(resolve, delayMs));
     if (this.runFailures > 0) {
@@ -68,9 +75,10 @@ class FakeStore {
       this.timeline.push('run record failed');
       throw new Error('the store refused the write');
     }
-    for (const { id, entry } of entries) this.logged.set(id, entry.outcome ?? entry.reason ?? '');
+    for (const entry of entries) this.logged.set(entry._id, entry.outcome ?? entry.reason ?? '');
     for (const n of pending) this.pending.set(n.notificationId, n);
-    this.timeline.push(`run record: ${entries.map((e) => e.id).join(',')} pending ${pending.map((n) => `${n.notificationId}@${n.attempts}`).join(',')}`);
+    for (const r of records) this.messages.add(messageLogId(r.appId, r.messageId));
+    this.timeline.push(`run record: ${entries.map((e) => e._id).join(',')} pending ${pending.map((n) => `${n.notificationId}@${n.attempts}`).join(',')}`);
   }
 
   async recordAttempts(attempts: readonly RecordedAttempt[], delayMs: number): Promise<void> {
@@ -108,8 +116,8 @@ function deliveries({ answers = [], firstAttemptWaitMs = 1_000, recordDelayMs = 
   const results: Array<Promise<unknown>> = [];
   const subject: Deliveries = new Deliveries({
     runner: {} as CommandRunner,
-    knownSends: (ids) => store.knownSends(ids),
-    recordRun: (entries, pending) => store.recordRun(entries, pending, runDelayMs),
+    decidedBefore: (messages, ids) => store.decidedBefore(messages, ids),
+    recordRun: (records, pending) => store.recordRun(records, pending, runDelayMs),
     recordAttempts: (attempts) => store.recordAttempts(attempts, recordDelayMs),
     dispatch: (queued) => dispatching && results.push(subject.attempt(queued)),
     directory: { get: () => Promise.resolve(entry) } as unknown as AppDirectory,
