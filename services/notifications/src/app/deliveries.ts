@@ -140,8 +140,12 @@ export class Deliveries {
     const taken: Tracked[] = [];
     for (const [id, m] of messages) {
       if (decided.messages.has(id)) {
-        // Recorded already (by a record whose answer was lost): what is in hand of it is stored.
-        for (const n of m.sends) this.markStored(this.tracked.get(n.notificationId));
+        // Recorded already (by a record whose answer was lost): what is in hand of it is stored. One
+        // whose record is still being written is left to that write.
+        for (const n of m.sends) {
+          const t = this.tracked.get(n.notificationId);
+          if (t?.stored === false) this.markStored(t);
+        }
         messages.delete(id);
         continue;
       }
@@ -201,8 +205,7 @@ export class Deliveries {
     for (const t of fresh) this.markStored(t);
   }
 
-  private markStored(t: Tracked | undefined): void {
-    if (!t) return;
+  private markStored(t: Tracked): void {
     t.stored = true;
     t.unrecorded = [];
     if (t.finished) this.tracked.delete(t.notification.notificationId);
