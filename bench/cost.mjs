@@ -212,6 +212,7 @@ async function measurePhase({ on, client, probe, events, benchApps, drain, proce
   const idlePerMessage = new Map([...idleRate].map(([name, rate]) => [name, (rate * windowS) / sent]));
   const idleTotal = [...idlePerMessage.values()].reduce((a, b) => a + b, 0);
   const writeLockPerMessage = tally ? tally.writeBusyMs / sent : NaN;
+  const busiestDatabase = tally ? busiestLock(tally) : null;
   console.log(
     `  sustained: ${fmt(sustained.perSecond)} sends/s, ${sustained.errors} (send p50 ${ms(sustained.p50)}, p99 ${ms(sustained.p99)}); ` +
       `÷ raw insertOne ${fmt(sustained.perSecond / rawInsertOne, 3)}`,
@@ -228,7 +229,10 @@ async function measurePhase({ on, client, probe, events, benchApps, drain, proce
     console.log(`    ${name.padEnd(16)} ${fmt(perMessage, 2).padStart(7)} ms  (idle ${fmt(idlePerMessage.get(name), 2)})`);
   }
   if (tally) {
-    console.log(`  write lock per message (the store's tally, ${tally.reports} reports): ${fmt(writeLockPerMessage, 2)} ms in all`);
+    console.log(
+      `  write lock per message (the store's tally, ${tally.reports} reports): ${fmt(writeLockPerMessage, 2)} ms in all; ` +
+        `the busiest database's ${fmt(busiestDatabase.busyMs / sent, 2)} ms (${busiestDatabase.database}: the bound with a lock per database, the runner's --write-lock=database, ADR 0046)`,
+    );
     for (const kind of ['write', 'read']) {
       const rows = tally.rows.filter((r) => r.kind === kind).sort((a, b) => b.busyMs - a.busyMs);
       for (const row of rows.slice(0, TALLY_ROWS[kind])) {
@@ -279,7 +283,7 @@ async function measurePhase({ on, client, probe, events, benchApps, drain, proce
     );
   }
   await drain('the open loops', CONFIG.drainTimeoutS);
-  return { sustained, idle, cpuPerMessage, cpuTotal, idleTotal, writeLockPerMessage, tally, open };
+  return { sustained, idle, cpuPerMessage, cpuTotal, idleTotal, writeLockPerMessage, busiestDatabase, tally, open };
 }
 
 // ------------------------------------------------------------------------------------------- figures
@@ -350,6 +354,18 @@ function readTally(path, from, to, databaseSuffix) {
   return { reports, writeBusyMs: all.filter((r) => r.kind === 'write').reduce((a, r) => a + r.busyMs, 0), rows: all };
 }
 
+/** The database whose writes held the store's write lock longest: `<service>` for the stack's own. */
+function busiestLock(tally) {
+  const byDatabase = new Map();
+  for (const row of tally.rows) {
+    if (row.kind !== 'write') continue;
+    const database = row.collection.split('.')[0];
+    byDatabase.set(database, (byDatabase.get(database) ?? 0) + row.busyMs);
+  }
+  const [database, busyMs] = [...byDatabase].sort((a, b) => b[1] - a[1])[0] ?? ['none', 0];
+  return { database, busyMs };
+}
+
 // -------------------------------------------------------------------------------------------- output
 
 function fmt(value, digits = 0) {
@@ -387,6 +403,10 @@ function printSummary(results, rawInsertOne) {
   both('write-lock ms per message', `≤${GOALS.writeLockPerMessage.on} on`, (p) => {
     const value = results[p]?.writeLockPerMessage;
     return p === 'on' ? [fmt(value, 2), results[p]?.idle.quiet && value <= GOALS.writeLockPerMessage.on] : [fmt(value, 2)];
+  });
+  both('  of it the busiest database', '', (p) => {
+    const busiest = results[p]?.busiestDatabase;
+    return [busiest ? `${fmt(busiest.busyMs / results[p].sustained.sent, 2)} ${busiest.database}` : 'n/a'];
   });
   const collections = new Map();
   for (const [phase, r] of Object.entries(results)) {

@@ -8,6 +8,9 @@
 //      receivers (one provider call each).
 //   3. group: the same app gets MESSAGES / 5 messages to a group of RECIPIENTS members (RECIPIENTS
 //      provider calls each).
+//   Every user of the configured app has an FCM push token (no FCM provider: each is logged as a skip,
+//   as in bench/cost.mjs's features-on mix). Then, apart from the tallied phases, one-on-one messages
+//   paced at RATE/s for LATENCY_SECONDS: send started → provider call p50/p99.
 //   A phase ends when the provider has every call it expects and the notifications process is idle.
 //   Knobs: MESSAGES (default 500), RECIPIENTS (20), CONCURRENCY (8 sends in flight). The FerretDB we
 //   start gets FERRETDB_STATS_INTERVAL=1s unless it is set; a reused or given store has no tally here.
@@ -20,10 +23,13 @@ import { MongoClient } from 'mongodb';
 import { createGatewayClient } from './httpClient.mjs';
 import { startBenchStack } from './stack.mjs';
 import { processCpuMs } from './processCpu.mjs';
+import { percentile } from './percentile.mjs';
 
 const MESSAGES = Number(process.env.MESSAGES ?? 500);
 const RECIPIENTS = Number(process.env.RECIPIENTS ?? 20);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 8);
+const RATE = Number(process.env.RATE ?? 100);
+const LATENCY_SECONDS = Number(process.env.LATENCY_SECONDS ?? 10);
 process.env.FERRETDB_STATS_INTERVAL ??= '1s';
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -32,10 +38,16 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 /** The custom push provider: a loopback endpoint counting calls per app (the path names the app). */
 async function pushEndpoint() {
   const calls = new Map();
+  /** When the first call for each message (the payload's tag) arrived. */
+  const arrivals = new Map();
   const server = http.createServer((req, res) => {
-    req.resume();
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
+      const at = performance.now();
       calls.set(req.url, (calls.get(req.url) ?? 0) + 1);
+      const tag = JSON.parse(Buffer.concat(chunks).toString() || '{}').data?.notificationDetails?.tag;
+      if (tag && !arrivals.has(tag)) arrivals.set(tag, at);
       res.writeHead(200).end('{}');
     });
   });
@@ -44,6 +56,7 @@ async function pushEndpoint() {
   return {
     urlFor: (label) => `http://127.0.0.1:${server.address().port}/${label}`,
     calls: (label) => calls.get(`/${label}`) ?? 0,
+    arrivals,
     close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }
@@ -108,6 +121,12 @@ async function benchApp(name, provider) {
   for (const uid of uids) await must('GET', `/v3/notifications/v1/preferences?uid=${uid}`, app.chat);
   await must('POST', '/v3/groups', app.chat, { guid: 'crowd', name: 'crowd', type: 'public', owner: 'sender' });
   await must('POST', '/v3/groups/crowd/members', app.chat, { participants: uids.slice(1) });
+  if (provider) {
+    for (const uid of uids) {
+      const { data } = await must('POST', `/v3/users/${uid}/auth_tokens`, app.chat, {});
+      await must('POST', '/v3/notifications/push/v1/tokens', app.chat, { platform: 'fcm_android', fcmToken: `bench-${uid}`, authToken: data.authToken });
+    }
+  }
   return { app, recipients: uids.slice(1) };
 }
 
@@ -202,6 +221,31 @@ try {
     await untilCalls(before + sent * RECIPIENTS);
     return sent;
   });
+
+  // Provider-call latency below capacity: one-on-one sends paced at RATE/s, none waiting for another.
+  await untilIdle();
+  const started = new Map();
+  const sends = [];
+  const total = RATE * LATENCY_SECONDS;
+  const t0 = performance.now();
+  for (let i = 0; i < total; i++) {
+    const due = t0 + (i * 1000) / RATE;
+    if (due > performance.now()) await pause(due - performance.now());
+    const at = performance.now();
+    sends.push(
+      gateway
+        .request('POST', '/v3/messages', { ...loud.app.chat, onbehalfof: 'sender' }, { receiver: loud.recipients[i % RECIPIENTS], receiverType: 'user', type: 'text', data: { text: `p${i}` } })
+        .then((answer) => answer.status === 200 && started.set(String(answer.body.data.id), at)),
+    );
+  }
+  await Promise.all(sends);
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline && [...started.keys()].some((id) => !endpoint.arrivals.has(id))) await pause(100);
+  const delays = [...started].flatMap(([id, at]) => (endpoint.arrivals.has(id) ? [endpoint.arrivals.get(id) - at] : [])).sort((a, b) => a - b);
+  console.log(
+    `\nprovider-call latency at ${RATE} msg/s for ${LATENCY_SECONDS} s (one-on-one, send started → provider call): ` +
+      `p50 ${percentile(delays, 50).toFixed(1)} ms, p99 ${percentile(delays, 99).toFixed(1)} ms; ${started.size} answered, ${started.size - delays.length} never called within 30 s`,
+  );
 } finally {
   await stop();
 }

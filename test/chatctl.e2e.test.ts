@@ -161,7 +161,8 @@ describe('chatctl', () => {
     const unknown = await cli('frobnicate');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/^chatctl: unknown command "frobnicate"\n/);
-  });
+    // Eleven starts of the CLI, each a fresh Node process: on a shared 2-core machine that alone took over 30 s.
+  }, 120_000);
 
   it('runs as the package bin: npx chatctl --help', async () => {
     const root = fileURLToPath(new URL('..', import.meta.url));

@@ -80,4 +80,23 @@ describe('POST and DELETE /messages/{id}/pin', () => {
     expect(byOwner.status, JSON.stringify(byOwner.body)).toBe(200);
     expect(byOwner.body.data.pinnedBy).toBe('ann');
   });
+
+  it('holds at most 100 pinned messages per conversation, pins by users and the app together', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i <= 100; i += 1) ids.push((await done(sendMessage(app, 'ben', text('cat', `note ${i}`)))).body.data.id as string);
+    for (const [i, id] of ids.slice(0, 100).entries()) {
+      const pinned = await app.call('POST', `/v3/messages/${id}/pin`, i % 2 === 0 ? { onBehalfOf: 'cat' } : {});
+      expect(pinned.status, JSON.stringify(pinned.body)).toBe(200);
+    }
+    const last = ids[100]!;
+    expectError(await app.call('POST', `/v3/messages/${last}/pin`, { onBehalfOf: 'ben' }), 400, 'ERR_PINNED_MESSAGES_LIMIT_EXCEEDED');
+    expect((await app.call('GET', `/v3/messages/${last}`, { onBehalfOf: 'ben' })).body.data).not.toHaveProperty('pinnedAt');
+    // Re-pinning one already pinned is not a new pin; after an unpin there is room again.
+    expect((await app.call('POST', `/v3/messages/${ids[0]!}/pin`, { onBehalfOf: 'ben' })).status).toBe(200);
+    expect((await app.call('DELETE', `/v3/messages/${ids[1]!}/pin`, { onBehalfOf: 'ben' })).status).toBe(200);
+    expect((await app.call('POST', `/v3/messages/${last}/pin`, { onBehalfOf: 'ben' })).status).toBe(200);
+    // Another conversation has its own hundred.
+    const elsewhere = (await done(sendMessage(app, 'ann', text('cat', 'other conversation')))).body.data.id as string;
+    expect((await app.call('POST', `/v3/messages/${elsewhere}/pin`, { onBehalfOf: 'cat' })).status).toBe(200);
+  });
 });

@@ -1,11 +1,40 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, createApp, createUser, eventually } from './support/api.js';
 import type { TestApp } from './support/api.js';
+import { randomUUID } from 'node:crypto';
+import { Kafka, logLevel } from 'kafkajs';
+import { inject } from 'vitest';
 import { readBack } from './support/kafka.js';
 import { done, sendMessage, text } from './support/messages.js';
 
 let app: TestApp;
 let other: TestApp;
+
+/** Reads chat.messages.events from the beginning until `count` events match (first arrival of each offset). */
+async function collectEvents(match: (value: Record<string, unknown>) => boolean, count: number, timeoutMs = 20_000): Promise<Record<string, unknown>[]> {
+  const kafka = new Kafka({ clientId: 'e2e-burst', brokers: inject('kafkaBrokers').split(','), logLevel: logLevel.NOTHING });
+  const consumer = kafka.consumer({ groupId: `e2e-${randomUUID()}`, maxWaitTimeInMs: 100 });
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topic: 'chat.messages.events', fromBeginning: true });
+    const found: Record<string, unknown>[] = [];
+    return await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${found.length} of ${count} events within ${timeoutMs} ms`)), timeoutMs);
+      void consumer.run({
+        eachMessage: async ({ message }) => {
+          const value = JSON.parse(message.value?.toString('utf8') ?? 'null') as Record<string, unknown>;
+          if (value && match(value)) found.push(value);
+          if (found.length >= count) {
+            clearTimeout(timer);
+            resolve(found);
+          }
+        },
+      });
+    });
+  } finally {
+    await consumer.disconnect();
+  }
+}
 
 beforeAll(async () => {
   [app, other] = await Promise.all([createApp('messages send'), createApp('other tenant')]);
@@ -55,6 +84,20 @@ describe('POST /v3/messages to a user', () => {
     const listedIds = listed.body.data.map((m: any) => Number(m.id));
     expect(listedIds).toEqual([...listedIds].sort((a, b) => a - b));
     for (const id of ids) expect(listedIds).toContain(id);
+  });
+
+  it('a burst of concurrent sends reaches Kafka complete, each conversation’s events in version order', async () => {
+    const pairs = [['alice', 'bob'], ['carol', 'dave'], ['bob', 'carol']] as const;
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => sendMessage(app, pairs[i % 3]![0], text(pairs[i % 3]![1], `burst ${i}`))));
+    expect(results.every((r) => r.status === 200)).toBe(true);
+    const ids = new Set(results.map((r) => String(r.body.data.id)));
+    const arrived = await collectEvents((v) => v['type'] === 'MessageSent' && v['appId'] === app.appId && ids.has(String((v['data'] as any).id)), ids.size);
+    expect(new Set(arrived.map((v) => String((v['data'] as any).id)))).toEqual(ids);
+    // One stream's events share a partition: they arrive as they were produced, versions rising.
+    const versions = new Map<string, number[]>();
+    for (const v of arrived) versions.set(String(v['streamId']), [...(versions.get(String(v['streamId'])) ?? []), Number(v['version'])]);
+    expect(versions.size).toBe(3);
+    for (const list of versions.values()) expect(list).toEqual([...list].sort((a, b) => a - b));
   });
 
   it('sends media by URL and custom messages', async () => {

@@ -196,14 +196,54 @@ describe('notifications deliver through the real stack', () => {
     expect(await eventually(notified, (members) => members.join() === 'bob,dave', 15_000)).toEqual(['bob', 'dave']);
   });
 
+  it('the log pages entry by entry both ways and filters as one list, whatever documents hold its entries', async () => {
+    const group = await app.call('POST', '/v3/groups', { body: { guid: 'pages', name: 'Pages', type: 'public', owner: 'alice', members: { participants: ['bob', 'carol'] } } });
+    expect(group.status).toBe(200);
+    // A group message's entries are written together; one-on-one ones each on their own.
+    const last = await eventually(
+      async () => {
+        const id = expectOk(await sendMessage(app, 'alice', text('pages', 'hello pages', 'group'))).data.id as string;
+        await new Promise((r) => setTimeout(r, 300));
+        return { id, entries: (await app.call('GET', `/v3/notifications/v1/logs?messageId=${id}`)).body.data as any[] };
+      },
+      (found) => found.entries.length >= 2,
+      15_000,
+    );
+    const one = await send(app, 'bob', 'alice', 'one more');
+    const two = await send(app, 'carol', 'alice', 'and one more');
+    await logsOf(app, one);
+    await logsOf(app, two);
+    const all = expectOk(await app.call('GET', '/v3/notifications/v1/logs?limit=1000')).data as any[];
+    expect(all.length).toBeGreaterThanOrEqual(4);
+    expect(all.map((e) => e._id)).toContain(last.entries[0]._id);
+    const ids = all.map((e) => e._id as string);
+    expect(new Set(ids).size).toBe(ids.length);
+    // Newest first: by start time, then by id.
+    for (let i = 1; i < all.length; i++) {
+      const [a, b] = [all[i - 1], all[i]];
+      expect(a.processingStartedAtMS > b.processingStartedAtMS || (a.processingStartedAtMS === b.processingStartedAtMS && a._id > b._id)).toBe(true);
+    }
+    const paged: string[] = [];
+    let next = '';
+    for (;;) {
+      const page = expectOk(await app.call('GET', `/v3/notifications/v1/logs?limit=2${next}`));
+      paged.push(...(page.data as any[]).map((e) => e._id as string));
+      if (!page.meta.next) break;
+      next = `&affix=append&logId=${page.meta.next.logId}`;
+    }
+    expect(paged).toEqual(ids);
+    const above = expectOk(await app.call('GET', `/v3/notifications/v1/logs?limit=2&affix=prepend&logId=${ids[3]}`)).data as any[];
+    expect(above.map((e) => e._id)).toEqual(ids.slice(1, 3));
+    const bobNotified = expectOk(await app.call('GET', '/v3/notifications/v1/logs?limit=1000&member=bob&notificationTriggered=true')).data as any[];
+    expect(bobNotified.map((e) => e._id)).toEqual(all.filter((e) => e.member === 'bob' && e.notificationTriggered === true).map((e) => e._id));
+  });
+
   it('push tokens are registered with the user’s auth token and listed per session', async () => {
     const issued = await app.call('POST', '/v3/users/bob/auth_tokens', { body: {} });
     expect(issued.status).toBe(200);
     const authToken = issued.body.data.authToken as string;
-    const registered = await eventually(
-      () => app.call('POST', '/v3/notifications/push/v1/tokens', { body: { platform: 'fcm_android', fcmToken: 'device-token-1', authToken } }),
-      (r) => r.status === 200,
-    );
+    // Registered straight after the sign-in, as an app does: the service waits for the session to reach it.
+    const registered = await app.call('POST', '/v3/notifications/push/v1/tokens', { body: { platform: 'fcm_android', fcmToken: 'device-token-1', authToken } });
     expect(registered.body).toEqual({ data: { success: true } });
     const listed = await app.call('GET', `/v3/notifications/push/v1/tokens?authToken=${encodeURIComponent(authToken)}`);
     expect(listed.body.data.pushTokens).toEqual([expect.objectContaining({ pushToken: 'device-token-1', platform: 'fcm_android', type: 'fcm' })]);
@@ -217,6 +257,25 @@ describe('notifications deliver through the real stack', () => {
     expect(removed.status).toBe(200);
     expect(removed.body.data.pushTokens).toEqual([]);
     expectError(await app.call('DELETE', '/v3/notifications/push/v1/tokens/device-token-1', { body: { authToken } }), 404, 'ERR_PUSH_TOKEN_NOT_FOUND');
+  });
+
+  it('a push token registered the moment its auth token is issued is accepted, every time', async () => {
+    await createUser(app, 'erin');
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const issued = await app.call('POST', '/v3/users/erin/auth_tokens', { body: {} });
+        expect(issued.status).toBe(200);
+        const body = { platform: 'fcm_web', fcmToken: `fresh-session-${i}`, authToken: issued.body.data.authToken as string };
+        return (await app.call('POST', '/v3/notifications/push/v1/tokens', { body })).status;
+      }),
+    );
+    expect(answers).toEqual(answers.map(() => 200));
+    // An auth token nobody issued is still refused (after the wait), and registers nothing.
+    expectError(
+      await app.call('POST', '/v3/notifications/push/v1/tokens', { body: { platform: 'fcm_web', fcmToken: 'never', authToken: 'not-a-token' } }),
+      404,
+      'ERR_AUTH_TOKEN_NOT_FOUND',
+    );
   });
 
   it('provider credentials are never shown in full', async () => {

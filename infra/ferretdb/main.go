@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -31,21 +33,46 @@ func main() {
 		"SQLite's synchronous setting: normal syncs the write-ahead log at checkpoints (a crash of the "+
 			"process loses nothing; a power loss may lose the last commits, as MongoDB's default write concern may), "+
 			"full syncs every commit")
+	writeLock := flag.String("write-lock", "store",
+		"with --serialize-writes, which writes wait for each other: store (one write at a time in the whole "+
+			"store) or database (one at a time in each database; measured slower on 2 cores, ADR 0046)")
 	statsInterval := flag.Duration("stats-interval", 0,
 		"when above 0, print every interval which commands ran on which collections and how long they took")
+	pprofAddr := flag.String("pprof-addr", "",
+		"when set (e.g. 127.0.0.1:6060), serve Go's profiler at http://<addr>/debug/pprof/ to see where the "+
+			"runner's CPU goes; off by default, as it exposes the process's internals")
 	flag.Parse()
 
+	if *writeLock != "database" && *writeLock != "store" {
+		fmt.Fprintln(os.Stderr, "ferretdb-runner: --write-lock must be database or store")
+		os.Exit(2)
+	}
 	if *synchronous != "normal" && *synchronous != "full" {
 		fmt.Fprintln(os.Stderr, "ferretdb-runner: --sqlite-synchronous must be normal or full")
 		os.Exit(2)
 	}
-	if err := run(*listenAddr, *sqliteDir, *serializeWrites, *synchronous, *statsInterval); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	err := run(ctx, config{
+		listenAddr: *listenAddr, sqliteDir: *sqliteDir, serializeWrites: *serializeWrites,
+		lockPerDatabase: *writeLock == "database", synchronous: *synchronous, statsInterval: *statsInterval, pprofAddr: *pprofAddr,
+	})
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "ferretdb-runner:", err)
 		os.Exit(1)
 	}
 }
 
-func run(listenAddr, sqliteDir string, serializeWrites bool, synchronous string, statsInterval time.Duration) error {
+// config is the runner's command line.
+type config struct {
+	listenAddr, sqliteDir, synchronous, pprofAddr string
+	serializeWrites, lockPerDatabase              bool
+	statsInterval                                 time.Duration
+}
+
+// run serves until ctx ends.
+func run(ctx context.Context, cfg config) error {
+	listenAddr, sqliteDir, serializeWrites, synchronous := cfg.listenAddr, cfg.sqliteDir, cfg.serializeWrites, cfg.synchronous
 	if !filepath.IsAbs(sqliteDir) {
 		return fmt.Errorf("--sqlite-dir must be an absolute path, got %q", sqliteDir)
 	}
@@ -56,6 +83,10 @@ func run(listenAddr, sqliteDir string, serializeWrites bool, synchronous string,
 	// FerretDB logs every unimplemented command at warn level with a full message dump (the Node
 	// driver sends endSessions on each close), which would flood the log during tests.
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+
+	if err := dropIDPathIndexes(context.Background(), sqliteDir); err != nil {
+		return fmt.Errorf("dropping the old _id path indexes: %w", err)
+	}
 
 	listener := ferretdb.ListenerConfig{TCP: listenAddr}
 	var front net.Listener
@@ -83,22 +114,25 @@ func run(listenAddr, sqliteDir string, serializeWrites bool, synchronous string,
 		return err
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
-
-	fmt.Fprintf(os.Stderr, "ferretdb-runner: listening on %s, data in %s, serialize writes: %t\n",
-		listenAddr, sqliteDir, serializeWrites)
+	fmt.Fprintf(os.Stderr, "ferretdb-runner: listening on %s, data in %s, serialize writes: %t, a write lock per database: %t\n",
+		listenAddr, sqliteDir, serializeWrites, cfg.lockPerDatabase)
 
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return f.Run(ctx) })
-	g.Go(func() error { return keepIDIndexes(ctx, sqliteDir, logger) })
+	if cfg.pprofAddr != "" {
+		if err := serveProfiler(ctx, g, cfg.pprofAddr); err != nil {
+			return err
+		}
+	}
 	if front != nil {
 		var stats *wireproxy.Stats
-		if statsInterval > 0 {
+		if cfg.statsInterval > 0 {
 			stats = wireproxy.NewStats()
-			g.Go(func() error { return reportStats(ctx, stats, statsInterval) })
+			g.Go(func() error { return reportStats(ctx, stats, cfg.statsInterval) })
 		}
-		g.Go(func() error { return wireproxy.Serve(ctx, front, listener.Unix, stats) })
+		g.Go(func() error {
+			return wireproxy.Serve(ctx, front, listener.Unix, wireproxy.NewWriteLocks(cfg.lockPerDatabase), stats)
+		})
 	}
 	if err = g.Wait(); errors.Is(err, context.Canceled) {
 		err = nil
@@ -118,4 +152,32 @@ func reportStats(ctx context.Context, stats *wireproxy.Stats, interval time.Dura
 			stats.Report(os.Stderr, interval)
 		}
 	}
+}
+
+// serveProfiler serves Go's pprof handlers on their own listener and mux (never the default mux, so
+// nothing else can add handlers to it) until ctx ends.
+func serveProfiler(ctx context.Context, g *errgroup.Group, addr string) error {
+	listener, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("--pprof-addr: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	server := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(os.Stderr, "ferretdb-runner: profiler at http://%s/debug/pprof/\n", listener.Addr())
+	g.Go(func() error {
+		if err := server.Serve(listener); !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	})
+	g.Go(func() error {
+		<-ctx.Done()
+		return server.Close()
+	})
+	return nil
 }

@@ -7,7 +7,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 // too many statements is refused at once instead of hanging every writer, and a filter with an `_id`
 // equality (or a set of ids, `_id: {$in}`) beside other conditions is fetched by `_id` (FerretDB reports it
 // as filter pushdown).
-// Both are properties of our runner only; against another server (MONGO_URL) the cases are skipped.
+// And concurrent writes to one document keep MongoDB's single-document guarantees while another database
+// is written at the same time (the write lock, ADR 0005/0046; the build's patches, ADR 0046).
+// All are properties of our runner only; against another server (MONGO_URL) the cases are skipped.
 
 interface Doc { _id: string; _rev: number; n: number }
 
@@ -18,6 +20,7 @@ describe('the FerretDB runner', () => {
   let db: Db;
   let docs: Collection<Doc>;
   let isFerretDB = false;
+  let other: Db | undefined;
 
   beforeAll(async () => {
     await client.connect();
@@ -28,6 +31,7 @@ describe('the FerretDB runner', () => {
     await docs.insertMany(Array.from({ length: 200 }, (_, i) => ({ _id: `d${i}`, _rev: 0, n: 0 })));
   });
   afterAll(async () => {
+    await other?.dropDatabase();
     await db.dropDatabase();
     await client.close();
   });
@@ -91,5 +95,27 @@ describe('the FerretDB runner', () => {
     expect(await docs.countDocuments({ _id: 'd9', _rev: 0 })).toBe(0);
     await expect(docs.deleteOne({ _id: 'd9', _rev: 0 })).resolves.toMatchObject({ deletedCount: 0 });
     await expect(docs.findOneAndUpdate({ _id: 'd9', _rev: 1 }, { $set: { _rev: 2 } }, { returnDocument: 'after' })).resolves.toMatchObject({ _rev: 2 });
+  });
+
+  it('keeps concurrent writes to one document exact while another database is written', async () => {
+    other = client.db(`${db.databaseName}_other`);
+    const notes = other.collection<Doc>('notes');
+    const counters = db.collection<{ _id: string; n: number }>('counters');
+    const racers = 40;
+    const [, increments, sequence, guarded, duplicates] = await Promise.all([
+      Promise.all(Array.from({ length: racers }, (_, i) => notes.insertOne({ _id: `n${i}`, _rev: 0, n: i }))),
+      Promise.all(Array.from({ length: racers }, () => counters.updateOne({ _id: 'shared' }, { $inc: { n: 1 } }, { upsert: true }))),
+      Promise.all(Array.from({ length: racers }, () => counters.findOneAndUpdate({ _id: 'seq' }, { $inc: { n: 1 } }, { upsert: true, returnDocument: 'after' }))),
+      Promise.all(Array.from({ length: racers }, () => docs.updateOne({ _id: 'd20', _rev: 0 }, { $set: { _rev: 1 } }))),
+      Promise.allSettled(Array.from({ length: racers }, () => docs.insertOne({ _id: 'dup', _rev: 0, n: 0 }))),
+    ]);
+    expect(increments.every((r) => r.acknowledged)).toBe(true);
+    expect((await counters.findOne({ _id: 'shared' }))?.n).toBe(racers);
+    expect(sequence.map((doc) => doc?.n).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(Array.from({ length: racers }, (_, i) => i + 1));
+    expect(guarded.filter((r) => r.modifiedCount === 1)).toHaveLength(1);
+    expect(duplicates.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const refused = duplicates.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(refused.map((r) => (r.reason as MongoServerError).code)).toEqual(Array.from({ length: racers - 1 }, () => 11000));
+    expect(await notes.countDocuments()).toBe(racers);
   });
 });

@@ -17,8 +17,10 @@ import (
 // FerretDB v1 runs every update as "query, modify in Go, write back" without a transaction, so two
 // concurrent $inc on one document lose increments, two upserts of one _id collide with E11000, and
 // a version-guarded update can succeed twice. MongoDB guarantees single-document atomicity and the
-// services rely on it, so the proxy below lets only one write command at a time reach FerretDB.
-// Reads stay concurrent: SQLite writes each document atomically, so a reader sees before or after.
+// services rely on it, so the proxy below lets only one write command at a time reach FerretDB, or,
+// with a lock per database (ADR 0046), each database: FerretDB keeps each database in a SQLite file
+// and connection pool of its own, so writes to two databases never touch one document. Reads stay
+// concurrent: SQLite writes each document atomically, so a reader sees before or after.
 
 const (
 	opMsg          = 2013
@@ -41,8 +43,8 @@ var nonWriteCommands = map[string]bool{
 // Serve accepts client connections on front and pairs each with its own connection to
 // FerretDB's Unix socket, so cursors and other per-connection state behave as with a direct connection.
 // stats, when not nil, tallies every forwarded command.
-func Serve(ctx context.Context, front net.Listener, backendSocket string, stats *Stats) error {
-	var writeMu sync.Mutex
+// locks decides which writes may run at once.
+func Serve(ctx context.Context, front net.Listener, backendSocket string, locks *WriteLocks, stats *Stats) error {
 	var conns sync.WaitGroup
 	defer conns.Wait()
 
@@ -71,14 +73,14 @@ func Serve(ctx context.Context, front net.Listener, backendSocket string, stats 
 			// Closing both ends unblocks the reads of a connection that is idle at shutdown.
 			stop := context.AfterFunc(ctx, func() { client.Close(); backend.Close() })
 			defer stop()
-			_ = relay(client, backend, &writeMu, stats)
+			_ = relay(client, backend, locks, stats)
 		}()
 	}
 }
 
 // relay forwards request/response exchanges one at a time; MongoDB clients never pipeline
 // requests on one connection, so this matches the protocol.
-func relay(client, backend net.Conn, writeMu *sync.Mutex, stats *Stats) error {
+func relay(client, backend net.Conn, locks *WriteLocks, stats *Stats) error {
 	for {
 		req, err := readMessage(client)
 		if err != nil {
@@ -94,8 +96,9 @@ func relay(client, backend net.Conn, writeMu *sync.Mutex, stats *Stats) error {
 			continue
 		}
 		write := isWrite(req)
+		var unlock func()
 		if write {
-			writeMu.Lock()
+			unlock = locks.Lock(commandDatabase(req))
 		}
 		var started time.Time
 		if stats != nil {
@@ -106,7 +109,7 @@ func relay(client, backend net.Conn, writeMu *sync.Mutex, stats *Stats) error {
 			stats.record(req, write, time.Since(started))
 		}
 		if write {
-			writeMu.Unlock()
+			unlock()
 		}
 		if err != nil {
 			return err

@@ -27,6 +27,7 @@ export * from './events/users.js';
 export * from './events/groups.js';
 export * from './events/messages.js';
 export * from './events/moderation.js';
+export * from './events/personalMessages.js';
 export * from './events/conversations.js';
 export type {
   ApiKeyCreated,

@@ -16,8 +16,8 @@ export type RequestSchemas = Readonly<Record<string, OperationSchemas>>;
 export interface OperationResponse {
   /** The success status: 200 unless the operation answers a create with 201. */
   status?: 200 | 201;
-  /** The whole JSON body of the success answer (most are `{ data: … }`). */
-  body: z.ZodType;
+  /** The whole JSON body of the success answer (most are `{ data: … }`); absent: not described yet. */
+  body?: z.ZodType;
   /** The codes the operation's own rules answer, beyond those every operation of its kind can (`commonErrors`). */
   errors?: readonly ErrorCode[];
 }
@@ -180,7 +180,7 @@ function security(route: RouteSpec): JsonSchema[] {
 }
 
 function operationOf(route: RouteSpec, schemas: OperationSchemas | undefined, response: OperationResponse | undefined, errorSchemas: ErrorSchemas): JsonSchema {
-  const success = response
+  const success = response?.body
     ? { description: 'Success.', content: { 'application/json': { schema: jsonSchemaOf(response.body, 'output') } } }
     : UNDESCRIBED;
   const errors = [...new Set([...commonErrors(route, schemas), ...(response?.errors ?? [])])];

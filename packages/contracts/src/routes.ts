@@ -124,6 +124,13 @@ export const routeCatalog: readonly RouteSpec[] = [
   // message pins (docs pages): the app pins as itself, a user on their own behalf
   chat('POST', '/messages/:id/pin', 'pin-message', 'messages', 'fullAccess', 'optional'),
   chat('DELETE', '/messages/:id/pin', 'unpin-message', 'messages', 'fullAccess', 'optional'),
+  // a user's own marks on messages (docs pages, 2025): saves, interactions, thread subscriptions; the inbox of threads
+  chat('POST', '/messages/:id/save', 'save-message', 'messages', 'fullAccess', 'required'),
+  chat('DELETE', '/messages/:id/save', 'unsave-message', 'messages', 'fullAccess', 'required'),
+  chat('PATCH', '/messages/:id/interacted', 'mark-message-as-interacted', 'messages', 'fullAccess', 'required'),
+  chat('POST', '/messages/:id/thread/subscription', 'subscribe-thread', 'messages', 'fullAccess', 'required'),
+  chat('DELETE', '/messages/:id/thread/subscription', 'unsubscribe-thread', 'messages', 'fullAccess', 'required'),
+  chat('GET', '/threads', 'list-threads', 'messages', 'fullAccess', 'optional'),
   chat('POST', '/bots/:uid/messages', 'send-bot-message', 'messages', 'fullAccess', 'ignored'),
   // conversations
   chat('GET', '/conversations', 'list-all-conversations', 'conversations', 'fullAccess', 'optional'),
@@ -190,6 +197,7 @@ export const routeCatalog: readonly RouteSpec[] = [
   chat('DELETE', '/ai-agents/agents/:uid', 'delete-byo-agent', 'messages', 'fullAccess', 'ignored'),
   chat('POST', '/ai-agents/tools', 'create-tool', 'messages', 'fullAccess', 'ignored'),
   chat('GET', '/ai-agents/tools', 'list-tools', 'messages', 'fullAccess', 'ignored'),
+  chat('GET', '/ai-agents/tools/:name', 'get-tool', 'messages', 'fullAccess', 'ignored'),
   chat('PATCH', '/ai-agents/tools/:name', 'update-tool', 'messages', 'fullAccess', 'ignored'),
   chat('DELETE', '/ai-agents/tools/:name', 'delete-tool', 'messages', 'fullAccess', 'ignored'),
   chat('GET', '/ai-agents/integrations', 'list-integrations', 'messages', 'fullAccess', 'ignored'),

@@ -56,6 +56,26 @@ export function inStreamOrder(commits: readonly Commit[]): Commit[] {
 }
 
 
+function eventsIn(commits: readonly Commit[]): number {
+  return commits.reduce((sum, commit) => sum + commit.events.length, 0);
+}
+
+/**
+ * The queued batches the next produce carries, from the front: at least one, and then as many as
+ * keep it within `maxEvents` (a larger batch still goes alone; publishCommits splits it).
+ */
+export function takeBatches<T extends { commits: readonly Commit[] }>(queue: readonly T[], maxEvents: number): T[] {
+  const taken: T[] = [];
+  let events = 0;
+  for (const pending of queue) {
+    const size = eventsIn(pending.commits);
+    if (taken.length > 0 && events + size > maxEvents) break;
+    taken.push(pending);
+    events += size;
+  }
+  return taken;
+}
+
 function uniqueSlots(commits: readonly Commit[]): readonly Commit[] {
   const seen = new Set<string>();
   return commits.filter((commit) => {
@@ -140,7 +160,7 @@ export class Outbox {
   enqueue(entry: number, commits: readonly Commit[]): void {
     this.pendingEntries.add(entry);
     if (!this.catchingUp) {
-      const events = commits.reduce((sum, c) => sum + c.events.length, 0);
+      const events = eventsIn(commits);
       if (this.buffered + events > this.maxBufferedEvents) {
         this.catchingUp = true;
         this.logger.warn({ buffered: this.buffered }, 'kafka is far behind; further batches will be read back from the journal');
@@ -179,12 +199,15 @@ export class Outbox {
 
   private async drain(): Promise<void> {
     for (;;) {
-      const next = this.queue[0];
-      if (next) {
-        await this.publishCommits(next.commits, true);
-        this.queue.shift();
-        this.buffered -= next.commits.reduce((sum, c) => sum + c.events.length, 0);
-        this.markPublished([next.entry]);
+      // Every batch that queued while the last produce was in flight goes in the next one (group
+      // commit, as the appends do): one produce per batch let the queue grow whenever batches came
+      // faster than the broker's acks, and each event waited for every produce before its own.
+      const taken = takeBatches(this.queue, this.maxEventsPerPublish);
+      if (taken.length > 0) {
+        await this.publishCommits(taken.flatMap((pending) => pending.commits), true);
+        this.queue.splice(0, taken.length);
+        this.buffered -= taken.reduce((sum, pending) => sum + eventsIn(pending.commits), 0);
+        this.markPublished(taken.map((pending) => pending.entry));
         continue;
       }
       if (!this.catchingUp) return;

@@ -6,7 +6,7 @@ import { CommandRunner } from './commandRunner.js';
 import type { Decider, DomainEvent } from './decider.js';
 import { InMemoryCommitStore } from './memoryStore.js';
 import { testEnvelope } from './testEnvelope.js';
-import { Outbox, inStreamOrder } from './outbox.js';
+import { Outbox, inStreamOrder, takeBatches } from './outbox.js';
 import type { Commit, EventPublisher } from './store.js';
 
 type Added = DomainEvent<'Added', { n: number }>;
@@ -193,5 +193,38 @@ describe('inStreamOrder', () => {
   it('orders each stream by version within the slots its commits hold in position order', () => {
     const ordered = inStreamOrder([commit('s', 1, 5), commit('s', 3, 6), commit('t', 1, 7), commit('s', 2, 1001)]);
     expect(ordered.map((c) => `${c.streamId}${c.startVersion}@${c.position}`)).toEqual(['s1@5', 's2@1001', 't1@7', 's3@6']);
+  });
+});
+
+describe('the outbox’s produce requests', () => {
+  it('carries every batch that queued during a produce in the next one, in position order, and releases them all', async () => {
+    const store = new InMemoryCommitStore();
+    const produces: number[][] = [];
+    let firstAcked!: () => void;
+    const firstAck = new Promise<void>((resolve) => (firstAcked = resolve));
+    const slowFirst: EventPublisher = {
+      publish: async (events) => {
+        produces.push(events.map((e) => e.version));
+        if (produces.length === 1) await firstAck;
+      },
+    };
+    const runner = new CommandRunner({ store, publisher: slowFirst, readModels: { apply: () => Promise.resolve() }, logger, outbox: { releaseIntervalMs: 10 } });
+    await runner.start();
+    await runner.run({ decider: tally, streamId: 's', command: { n: 1 }, metadata });
+    // Three appends while the first produce waits for its acks: one produce, not three, follows it.
+    for (const n of [2, 3, 4]) await runner.run({ decider: tally, streamId: 's', command: { n }, metadata });
+    expect(produces).toEqual([[1]]);
+    firstAcked();
+    await runner.stop();
+    expect(produces).toEqual([[1], [2, 3, 4]]);
+    expect(await store.unpublished()).toEqual([]);
+  });
+
+  it('takes queued batches up to the produce size, and a larger one alone', () => {
+    const batch = (events: number) => ({ commits: [{ events: Array.from({ length: events }) } as unknown as Commit] });
+    const queue = [batch(3), batch(4), batch(5), batch(1)];
+    expect(takeBatches(queue, 8)).toEqual([queue[0], queue[1]]);
+    expect(takeBatches(queue, 2)).toEqual([queue[0]]);
+    expect(takeBatches([], 8)).toEqual([]);
   });
 });

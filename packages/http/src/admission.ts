@@ -156,10 +156,15 @@ export class Admission {
 
   private refuse(res: ServerResponse): void {
     this.refusedCount += 1;
-    const error = new ApiError('ERR_SERVICE_UNAVAILABLE', 'The service is at capacity; retry the request shortly.');
-    res.writeHead(error.status, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' });
-    res.end(JSON.stringify(error.toBody()));
+    refuseUnavailable(res, 'The service is at capacity; retry the request shortly.', 1);
   }
+}
+
+/** Answers `503 ERR_SERVICE_UNAVAILABLE` with `Retry-After` before any handler ran: nothing changed. */
+export function refuseUnavailable(res: ServerResponse, message: string, retryAfterSeconds: number): void {
+  const error = new ApiError('ERR_SERVICE_UNAVAILABLE', message);
+  res.writeHead(error.status, { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(retryAfterSeconds) });
+  res.end(JSON.stringify(error.toBody()));
 }
 
 /**

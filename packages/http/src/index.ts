@@ -9,7 +9,7 @@ export { CONSISTENCY_WAIT_MS, awaitConsistency, consistencyTokens, recordProduce
 export type { ServiceAppOptions } from './app.js';
 export { listen, onShutdownSignal } from './server.js';
 export type { RunningServer } from './server.js';
-export { Admission, DEFAULT_ADMISSION } from './admission.js';
+export { Admission, DEFAULT_ADMISSION, refuseUnavailable } from './admission.js';
 export type { AdmissionLimits } from './admission.js';
 export { ListCursor, compareKeys, cursorParameter, listMeta, pageInMemory } from './cursor.js';
 export type { CursorKey, KeyOrder } from './cursor.js';

@@ -4,6 +4,8 @@ import type { LogEntry } from 'kafkajs';
 import type { Logger } from 'pino';
 import { describeKafkaSecurity } from './security.js';
 import type { KafkaSecurity } from './security.js';
+import { DEFAULT_TOPIC_SETTINGS, alignTopicConfigs, topicConfigEntries } from './topicSettings.js';
+import type { TopicSettings } from './topicSettings.js';
 
 /**
  * The one place a Kafka client of the platform is built. `security` comes from `loadKafkaSecurity`
@@ -33,16 +35,18 @@ export function createKafka(clientId: string, brokers: readonly string[], logger
 /**
  * Creates the topics a service produces to or consumes from, and waits until every partition has a
  * leader. Several services start at once against a fresh broker and race to create the same topics,
- * so any failure (already exists, no leader yet, unknown topic) is retried from the top.
+ * so any failure (already exists, no leader yet, unknown topic) is retried from the top. `layout` is
+ * the process's TopicSettings (KAFKA_PARTITIONS, KAFKA_REPLICATION_FACTOR, KAFKA_TOPIC_RETENTION_MS),
+ * or a partition count with the defaults for the rest (tests). Topics that already exist are brought
+ * to the settings' retention (ADR 0051).
  */
 export async function ensureTopics(
   kafka: Kafka,
   topicNames: readonly string[],
-  numPartitions = 3,
+  layout: number | Readonly<TopicSettings> = DEFAULT_TOPIC_SETTINGS,
   attempts = 15,
-  /** 1 on one broker (development, tests); a production cluster of three wants 3 (KAFKA_REPLICATION_FACTOR). */
-  replicationFactor = 1,
 ): Promise<void> {
+  const settings = typeof layout === 'number' ? { ...DEFAULT_TOPIC_SETTINGS, partitions: layout } : layout;
   const admin = kafka.admin();
   await admin.connect();
   try {
@@ -51,12 +55,20 @@ export async function ensureTopics(
         const existing = new Set(await admin.listTopics());
         const missing = topicNames.filter((t) => !existing.has(t));
         if (missing.length > 0) {
-          await admin.createTopics({ topics: missing.map((topic) => ({ topic, numPartitions, replicationFactor })) });
+          await admin.createTopics({
+            topics: missing.map((topic) => ({
+              topic,
+              numPartitions: settings.partitions,
+              replicationFactor: settings.replicationFactor,
+              configEntries: topicConfigEntries(settings),
+            })),
+          });
         }
         const { topics } = await admin.fetchTopicMetadata({ topics: [...topicNames] });
         const ready = topics.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0));
-        if (ready) return;
-        throw new Error(`topics ${topicNames.join(', ')} have no leader yet`);
+        if (!ready) throw new Error(`topics ${topicNames.join(', ')} have no leader yet`);
+        await alignTopicConfigs(admin, topicNames, settings);
+        return;
       } catch (error) {
         if (attempt >= attempts) throw error;
         await sleep(Math.min(2_000, 100 * attempt));

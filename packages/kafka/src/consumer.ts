@@ -7,6 +7,15 @@ import type { RecordSelector } from './recordSelector.js';
 import { Supervisor } from './supervisor.js';
 import type { ConsumerHealth } from './supervisor.js';
 
+/**
+ * How long the broker holds a fetch that finds nothing new (ADR 0047). A fetch is answered as soon as
+ * any requested partition has a record (`minBytes` 1), so this bounds only the idle polling: one fetch
+ * a second per consumer instead of five. What it delays is what a fetch in flight cannot see: a
+ * partition resumed after an outage's pause (its backoff is up to 2 s on top) and a rebalance, which a
+ * member hears of at its next heartbeat, sent between fetches.
+ */
+export const IDLE_FETCH_WAIT_MS = 1_000;
+
 export function consumerGroupFor(purpose: string, databaseName: string): string {
   return `${purpose}.${databaseName}`;
 }
@@ -27,7 +36,8 @@ export interface EventConsumerOptions {
   /**
    * For a consumer where lag matters less than writes (an audit trail): the broker holds each fetch
    * until this many bytes are there or `maxWaitMs` has passed, so each handler call carries up to that
-   * long of events and the store is written once for them. Default: answer at once (within 200 ms).
+   * long of events and the store is written once for them. Default: answer at once (an idle fetch
+   * waits `IDLE_FETCH_WAIT_MS`).
    */
   gather?: { minBytes: number; maxWaitMs: number };
 }
@@ -104,7 +114,7 @@ export class EventConsumer {
       // heartbeats every second while they apply, so 10 s evicts only a member that is gone or frozen.
       sessionTimeout: 10_000,
       heartbeatInterval: 1_000,
-      maxWaitTimeInMs: this.options.gather?.maxWaitMs ?? 200,
+      maxWaitTimeInMs: this.options.gather?.maxWaitMs ?? IDLE_FETCH_WAIT_MS,
       ...(this.options.gather ? { minBytes: this.options.gather.minBytes } : {}),
       retry: { initialRetryTime: 100, maxRetryTime: 2_000, retries: 10 },
     });

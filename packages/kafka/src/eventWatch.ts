@@ -4,6 +4,7 @@ import type { KnownEvent } from '@chat/contracts';
 import type { Consumer, Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import { decodeMessage } from './batchProcessor.js';
+import { IDLE_FETCH_WAIT_MS } from './consumer.js';
 import { recordHeaders } from './recordSelector.js';
 import type { RecordHeaders } from './recordSelector.js';
 import { Supervisor } from './supervisor.js';
@@ -32,6 +33,17 @@ export interface EventWatchOptions {
    */
   onProgress?(progress: PartitionProgress): void;
   logger: Logger;
+}
+
+/**
+ * Whether an admin call failed as a broker that has just started fails: kafkajs's retriable errors
+ * ("coordinator loading"), and no group coordinator found yet, which kafkajs reports as not retriable
+ * once its own few retries are spent.
+ */
+export function brokerStillStarting(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { retriable, name } = error as { retriable?: unknown; name?: unknown };
+  return retriable === true || name === 'KafkaJSGroupCoordinatorNotFound';
 }
 
 export interface PartitionProgress {
@@ -76,7 +88,8 @@ export class EventWatch {
       groupId: `${this.options.purpose}.watch.${randomUUID()}`,
       sessionTimeout: 30_000,
       heartbeatInterval: 1_000,
-      maxWaitTimeInMs: 100,
+      // New records end a fetch at once; only an idle one waits this long (ADR 0047).
+      maxWaitTimeInMs: IDLE_FETCH_WAIT_MS,
     });
     consumer.on(consumer.events.CRASH, (event) => {
       this.options.logger.error({ err: event.payload.error, restart: event.payload.restart }, `event watch ${this.options.purpose} crashed`);
@@ -113,8 +126,8 @@ export class EventWatch {
 
   /**
    * Per partition, the first offset the projection group had not committed (the log's start if none).
-   * A broker that has just started answers "coordinator loading" for a while: retried, as kafkajs's
-   * consumers do, for up to a minute.
+   * A broker that has just started (`brokerStillStarting`) is retried, as kafkajs's consumers do, for
+   * up to a minute.
    */
   private async startOffsets(): Promise<Array<{ topic: string; partition: number; offset: string }>> {
     const deadline = Date.now() + 60_000;
@@ -122,8 +135,7 @@ export class EventWatch {
       try {
         return await this.committedOffsets();
       } catch (error) {
-        const retriable = typeof error === 'object' && error !== null && (error as { retriable?: unknown }).retriable === true;
-        if (!retriable || Date.now() > deadline) throw error;
+        if (!brokerStillStarting(error) || Date.now() > deadline) throw error;
         await sleep(Math.min(100 * attempt, 1_000));
       }
     }

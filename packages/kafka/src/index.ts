@@ -1,6 +1,8 @@
 export { createKafka, ensureTopics } from './client.js';
 export { KAFKA_SECURITY_VARIABLES, describeKafkaSecurity, loadKafkaSecurity } from './security.js';
 export type { KafkaSecurity } from './security.js';
+export { DEFAULT_TOPIC_SETTINGS, RETAIN_FOREVER, TOPIC_SETTINGS_VARIABLES, alignTopicConfigs, loadTopicSettings, readTopicConfigs, topicConfigEntries } from './topicSettings.js';
+export type { TopicSettings } from './topicSettings.js';
 export { KafkaEventPublisher } from './producer.js';
 export { EventConsumer, consumerGroupFor } from './consumer.js';
 export type { EventConsumerOptions } from './consumer.js';

@@ -57,6 +57,44 @@ export class LagReader {
     }
   }
 
+  /** Every consumer group the brokers know, by id. */
+  async groupIds(): Promise<string[]> {
+    const admin = await this.connected();
+    try {
+      return (await admin.listGroups()).groups.map((group) => group.groupId);
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
+  }
+
+  /**
+   * Several groups' positions on the same topics: the watermarks are read once for all of them, then
+   * each group's committed offsets. Where a group committed nothing, `committed` is −1 and `lag` 0: a
+   * group that has not started on a partition is not counted as behind there.
+   */
+  async measureGroups(groupIds: readonly string[], topics: readonly string[]): Promise<PartitionLag[]> {
+    const ends = await this.highWatermarks(topics);
+    const admin = await this.connected();
+    try {
+      const lags: PartitionLag[] = [];
+      for (const groupId of groupIds) {
+        const committedAt = new Map<string, number>();
+        for (const { topic, partitions } of await admin.fetchOffsets({ groupId, topics: [...topics] })) {
+          for (const { partition, offset } of partitions) committedAt.set(`${topic}:${partition}`, Number(offset));
+        }
+        for (const { topic, partition, offset: end } of ends) {
+          const at = committedAt.get(`${topic}:${partition}`) ?? -1;
+          lags.push({ groupId, topic, partition, end, committed: at, lag: at < 0 ? 0 : Math.max(0, end - at) });
+        }
+      }
+      return lags;
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
+  }
+
   /** Each partition's next offset (high watermark) now: one `fetchTopicOffsets` per topic. */
   async highWatermarks(topics: readonly string[]): Promise<Watermark[]> {
     const admin = await this.connected();

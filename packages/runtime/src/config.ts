@@ -1,8 +1,9 @@
 import { DEFAULT_ADMISSION } from '@chat/http';
-import { loadKafkaSecurity } from '@chat/kafka';
-import type { KafkaSecurity } from '@chat/kafka';
+import { loadKafkaSecurity, loadTopicSettings } from '@chat/kafka';
+import type { KafkaSecurity, TopicSettings } from '@chat/kafka';
 import type { AdmissionLimits } from '@chat/http';
 import { z } from 'zod';
+import type { BacklogLimits } from './backlogPolicy.js';
 
 export interface ServiceConfig {
   port: number;
@@ -16,8 +17,8 @@ export interface ServiceConfig {
   /** Bounds on the requests the service works on and lets wait (503 past them). */
   admission: AdmissionLimits;
   /**
-   * How the topics this service creates are laid out: partitions (KAFKA_PARTITIONS, the most replicas
-   * that share its consumption) and replication (a production cluster replicates them).
+   * How the topics this service creates are laid out and kept: partitions (KAFKA_PARTITIONS, the most
+   * replicas that share its consumption), replication and retention (for good by default; ADR 0051).
    */
   topicSettings: TopicSettings;
   /**
@@ -26,12 +27,15 @@ export interface ServiceConfig {
    * (CONFIG_FENCE_TIMEOUT_MS, ADR 0035).
    */
   configFenceTimeoutMs: number;
+  /**
+   * When a service that produces fan-out (the send path) refuses writes because the deployment's
+   * consumers fall behind it (BACKLOG_MAX_DRAIN_MS, 0 = never; BACKLOG_MIN_LAG; read every
+   * BACKLOG_CHECK_INTERVAL_MS; ADR 0054).
+   */
+  backlog: BacklogLimits & { intervalMs: number };
 }
 
-export interface TopicSettings {
-  partitions: number;
-  replicationFactor: number;
-}
+export type { TopicSettings };
 
 /**
  * What every event-sourced service reads from its environment. Each service's own config.ts calls
@@ -54,9 +58,10 @@ export function loadServiceConfig(
       TARGET_LATENCY_MS: z.coerce.number().int().min(1).default(DEFAULT_ADMISSION.targetLatencyMs),
       MAX_QUEUED_REQUESTS: z.coerce.number().int().min(0).default(DEFAULT_ADMISSION.maxQueued),
       MAX_QUEUE_WAIT_MS: z.coerce.number().int().min(0).default(DEFAULT_ADMISSION.maxQueueWaitMs),
-      KAFKA_PARTITIONS: z.coerce.number().int().min(1).max(1_000).default(3),
-      KAFKA_REPLICATION_FACTOR: z.coerce.number().int().min(1).max(10).default(1),
       CONFIG_FENCE_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
+      BACKLOG_MAX_DRAIN_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
+      BACKLOG_MIN_LAG: z.coerce.number().int().min(1).default(1_000),
+      BACKLOG_CHECK_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(1_000),
     })
     .parse(env);
   return Object.freeze({
@@ -74,7 +79,8 @@ export function loadServiceConfig(
       maxQueued: parsed.MAX_QUEUED_REQUESTS,
       maxQueueWaitMs: parsed.MAX_QUEUE_WAIT_MS,
     },
-    topicSettings: { partitions: parsed.KAFKA_PARTITIONS, replicationFactor: parsed.KAFKA_REPLICATION_FACTOR },
+    topicSettings: loadTopicSettings(env),
     configFenceTimeoutMs: parsed.CONFIG_FENCE_TIMEOUT_MS,
+    backlog: { maxDrainMs: parsed.BACKLOG_MAX_DRAIN_MS, minLag: parsed.BACKLOG_MIN_LAG, intervalMs: parsed.BACKLOG_CHECK_INTERVAL_MS },
   });
 }

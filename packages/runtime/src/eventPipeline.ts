@@ -193,8 +193,7 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
     consumerCounters: () => consumer.counters,
     async start() {
       await store.ensureIndexes();
-      const layout = options.topicSettings ?? { partitions: 3, replicationFactor: 1 };
-      await ensureTopics(kafka, [...new Set([options.publishesTo, ...options.consumes])], layout.partitions, undefined, layout.replicationFactor);
+      await ensureTopics(kafka, [...new Set([options.publishesTo, ...options.consumes])], options.topicSettings);
       await producer.connect();
       // Before any new command: what a crashed predecessor appended reaches Kafka first, in order.
       await runner.start();

@@ -9,4 +9,7 @@ export type { TopicFenceCounters, TopicFenceOptions } from './topicFence.js';
 export type { EventPipeline, EventPipelineOptions } from './eventPipeline.js';
 export type { ReadinessGates } from './pipelineOperations.js';
 export { runService } from './runService.js';
+export { BacklogPolicy } from './backlogPolicy.js';
+export type { BacklogLimits, BacklogVerdict, GroupPosition } from './backlogPolicy.js';
+export { BacklogGate, deploymentGroups } from './backlogGate.js';
 export type { RunnableService } from './runService.js';

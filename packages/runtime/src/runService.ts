@@ -1,10 +1,11 @@
-import { Admission, Probes, collectProcessMetrics, createLogger, listen, onShutdownSignal, startTracing, withOperations } from '@chat/http';
-import { createKafka } from '@chat/kafka';
+import { Admission, Probes, collectProcessMetrics, createLogger, listen, onShutdownSignal, refuseUnavailable, startTracing, withOperations } from '@chat/http';
+import { LagReader, createKafka } from '@chat/kafka';
 import { connectMongo } from '@chat/mongo';
 import type { RequestListener } from 'node:http';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
+import { BacklogGate, deploymentGroups } from './backlogGate.js';
 import type { ServiceConfig } from './config.js';
 import type { PlatformDeps } from './platformDeps.js';
 
@@ -12,6 +13,11 @@ export interface RunnableService {
   http: RequestListener;
   start(): Promise<void>;
   stop(): Promise<void>;
+  /**
+   * The topics whose consumers must keep up with this service's writes: while the deployment's
+   * consumer groups fall behind on them, writes are refused with 503 and Retry-After (ADR 0054).
+   */
+  backlogTopics?: readonly string[];
 }
 
 /**
@@ -35,11 +41,14 @@ export async function runService(
   await service.start();
   // Past capacity the service answers a fast 503 instead of queueing until clients time out; the
   // probes and /metrics stand in front of that, so an overloaded process is not restarted for it.
-  const server = await listen(withOperations(new Admission(config.admission).wrap(service.http), probes), config.port, config.host);
+  const backlog = service.backlogTopics && config.backlog.maxDrainMs > 0 ? startBacklogGate(name, config, kafka, service.backlogTopics, logger) : null;
+  const admitted = new Admission(config.admission).wrap(backlog ? refusingWritesWhileBehind(backlog.gate, service.http) : service.http);
+  const server = await listen(withOperations(admitted, probes), config.port, config.host);
   logger.info({ port: server.port }, `${name} service listening`);
   onShutdownSignal(
     async () => {
       await server.close();
+      await backlog?.stop();
       await service.stop();
       await mongo.close();
       // Last: the spans of the shutdown's own work are exported too.
@@ -47,4 +56,26 @@ export async function runService(
     },
     (message) => logger.info(message),
   );
+}
+
+function startBacklogGate(name: string, config: Readonly<ServiceConfig>, kafka: Kafka, topics: readonly string[], logger: Logger) {
+  const lags = new LagReader(kafka);
+  const gate = new BacklogGate({ ...config.backlog, topics, countsGroup: deploymentGroups(config.mongoDb, name), lags, logger });
+  gate.start();
+  return {
+    gate,
+    async stop() {
+      await gate.stop();
+      await lags.close();
+    },
+  };
+}
+
+/** Reads pass; a write while the consumers are behind is refused before any handler runs. */
+function refusingWritesWhileBehind(gate: BacklogGate, listener: RequestListener): RequestListener {
+  return (req, res) => {
+    const refusal = req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS' ? null : gate.refusal();
+    if (refusal) return refuseUnavailable(res, refusal.message, refusal.retryAfterSeconds);
+    listener(req, res);
+  };
 }

@@ -1,9 +1,8 @@
 import { privateAddressPolicy } from '@chat/delivery';
 import type { PrivateAddressPolicy } from '@chat/delivery';
 import { secretKeysSetting } from '@chat/contracts';
-import { loadKafkaSecurity } from '@chat/kafka';
-import type { KafkaSecurity } from '@chat/kafka';
-import type { TopicSettings } from '@chat/runtime';
+import { loadKafkaSecurity, loadTopicSettings } from '@chat/kafka';
+import type { KafkaSecurity, TopicSettings } from '@chat/kafka';
 import { z } from 'zod';
 
 const schema = z.object({
@@ -24,8 +23,6 @@ const schema = z.object({
   AUDIT_RETENTION_ENTRIES: z.coerce.number().int().min(1_000).max(1_000_000).default(10_000),
   /** Audit trail: entries per chunk document. */
   AUDIT_CHUNK_ENTRIES: z.coerce.number().int().min(10).max(1_000).default(200),
-  KAFKA_PARTITIONS: z.coerce.number().int().min(1).max(1_000).default(3),
-  KAFKA_REPLICATION_FACTOR: z.coerce.number().int().min(1).max(10).default(1),
 });
 
 export interface ManagementConfig {
@@ -66,6 +63,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Manag
     tenantUrls: privateAddressPolicy(e.TENANT_URLS_ALLOW_PRIVATE),
     logLevel: e.LOG_LEVEL,
     audit: Object.freeze({ retainedEntries: e.AUDIT_RETENTION_ENTRIES, chunkEntries: e.AUDIT_CHUNK_ENTRIES }),
-    topicSettings: { partitions: e.KAFKA_PARTITIONS, replicationFactor: e.KAFKA_REPLICATION_FACTOR },
+    topicSettings: loadTopicSettings(env),
   });
 }

@@ -119,8 +119,7 @@ export function createManagementService(config: Readonly<ManagementConfig>, deps
     async start() {
       await readModels.ensureIndexes();
       await pipeline.start();
-      const layout = deps.topicSettings ?? { partitions: 3, replicationFactor: 1 };
-      await ensureTopics(kafka, auditTopics, layout.partitions, undefined, layout.replicationFactor);
+      await ensureTopics(kafka, auditTopics, deps.topicSettings);
       await auditConsumer.start();
     },
     async stop() {

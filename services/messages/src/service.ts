@@ -11,19 +11,24 @@ import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import { DEFAULT_AGENT_LIMITS, runAgUiAgent } from './adapters/agUiClient.js';
 import { ModerationReadModels } from './adapters/moderationReadModels.js';
+import { PersonalReadModels } from './adapters/personalReadModels.js';
 import { MessagesReadModels } from './adapters/readModels.js';
 import { MessageImport } from './app/messageImport.js';
 import { MessageReview } from './app/messageReview.js';
+import { MessageInteractions } from './app/messageInteractions.js';
 import { MessagesApp } from './app/messages.js';
 import { MessagesAsOf } from './app/messagesAsOf.js';
 import { AgentCredentials } from './app/agentCredentials.js';
 import { ModerationSettingsApp } from './app/moderationSettings.js';
+import { SavedMessages } from './app/savedMessages.js';
+import { ThreadSubscriptions } from './app/threadSubscriptions.js';
 import { AgentReplies } from './consumers/agentReplies.js';
 import { GroupActionMessages } from './consumers/groupActions.js';
 import { agentsRouter } from './http/agentRoutes.js';
 import { callsRouter } from './http/calls.js';
 import { internalRouter } from './http/internalRoutes.js';
 import { moderationRouter } from './http/moderationRoutes.js';
+import { personalRouter } from './http/personalRoutes.js';
 import { statsRouter } from './http/stats.js';
 import { messagesRouter } from './http/router.js';
 import { isGroupEvent } from './projections/groups.js';
@@ -54,10 +59,12 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
   // Sends' facts stay in memory while the pipeline's watch is known to keep up (ADR 0020).
   const readModels = new MessagesReadModels(db, { watchCurrentAsOf: () => pipeline.watchCurrentAsOf() });
   const moderation = new ModerationReadModels(db, logger);
+  const personal = new PersonalReadModels(db);
   const ownReadModels = {
     apply: async (events: readonly KnownEvent[]) => {
       await readModels.apply(events);
       await moderation.apply(events);
+      await personal.apply(events);
     },
   };
   let groupActions: GroupActionMessages | null = null;
@@ -104,6 +111,12 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
   // Time-travel lists replay a conversation's stream from this service's own commit store (ADR 0033).
   const asOf = new MessagesAsOf({ events: pipeline.store, readModels, maxEvents: deps.maxReplayEvents });
   const review = new MessageReview({ messages: app, readModels, moderation });
+  // A user's own marks on messages: each on a stream of its own, never the conversation's (ADR 0053).
+  const personalApps = {
+    saved: new SavedMessages({ runner: pipeline.runner, messages: app, readModels, personal }),
+    interactions: new MessageInteractions({ runner: pipeline.runner, messages: app, personal }),
+    threads: new ThreadSubscriptions({ runner: pipeline.runner, messages: app, readModels, personal }),
+  };
   // Agent replies in a consumer group of their own (ADR 0026): a slow agent never holds up projections.
   // Agents are called through the tenant URL guard (ADR 0038), within a time and size budget per run.
   const agentHttp = new OutboundHttp({ policy: deps.tenantUrls, timeoutMs: deps.agentTimeoutMs, maxSocketsPerHost: 16 });
@@ -131,6 +144,8 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
     http: createServiceApp({
       logger,
       routers: [
+        // Before the message lists: it answers `GET /messages?saved=true` and passes every other list on.
+        personalRouter(personalApps.saved, personalApps.interactions, personalApps.threads),
         messagesRouter(app, new MessageImport(app, readModels), asOf),
         moderationRouter(settings, review),
         agentsRouter(settings, deps.tenantUrls),
@@ -144,6 +159,7 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
     start: async () => {
       await readModels.ensureIndexes();
       await moderation.ensureIndexes();
+      await personal.ensureIndexes();
       await pipeline.start();
       await agentConsumer.start();
     },
@@ -152,5 +168,7 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
       await pipeline.stop();
       agentHttp.close();
     },
+    // Every send fans out to the other services' consumers: past what they carry, sends are refused.
+    backlogTopics: [topics.messages],
   };
 }

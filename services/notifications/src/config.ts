@@ -22,6 +22,8 @@ export interface NotificationsConfig extends ServiceConfig {
   /** Provider calls in flight per provider of an app: a slow provider holds only its own slots. */
   concurrencyPerProvider: number;
   requestTimeoutMs: number;
+  /** How long a run of messages waits for its sends' first provider calls before storing the rest as pending. */
+  firstAttemptWaitMs: number;
   /** Where the FCM, APNs, Twilio and SendGrid adapters send (tests point them at local fakes). */
   endpoints: ProviderEndpoints;
   /** The timezone of a user who never set one. */
@@ -41,6 +43,7 @@ const schema = z.object({
   NOTIFICATION_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
   NOTIFICATION_CONCURRENCY_PER_PROVIDER: z.coerce.number().int().min(1).max(512).default(64),
   NOTIFICATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  NOTIFICATION_FIRST_ATTEMPT_WAIT_MS: z.coerce.number().int().min(0).max(5_000).default(200),
   NOTIFICATION_DEFAULT_TIMEZONE: z.string().default('UTC'),
   FCM_BASE_URL: url.default('https://fcm.googleapis.com'),
   FCM_TOKEN_URL: url.default('https://oauth2.googleapis.com/token'),
@@ -67,6 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Notif
     retry: Object.freeze({ baseMs: e.NOTIFICATION_RETRY_BASE_MS, maxMs: e.NOTIFICATION_RETRY_MAX_MS, maxAttempts: e.NOTIFICATION_MAX_ATTEMPTS }),
     concurrencyPerProvider: e.NOTIFICATION_CONCURRENCY_PER_PROVIDER,
     requestTimeoutMs: e.NOTIFICATION_TIMEOUT_MS,
+    firstAttemptWaitMs: e.NOTIFICATION_FIRST_ATTEMPT_WAIT_MS,
     endpoints: Object.freeze({
       fcm: e.FCM_BASE_URL,
       fcmToken: e.FCM_TOKEN_URL,

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import { Providers } from './adapters/providers/index.js';
 import { NotificationReadModels, projectedEventTypes } from './adapters/readModels.js';
 import { ConfigCommands } from './app/configCommands.js';
-import { Deliveries, queuedOf } from './app/deliveries.js';
+import { Deliveries } from './app/deliveries.js';
 import { ConfiguredApps } from './app/configuredApps.js';
 import { appConfigLoader } from './app/directory.js';
 import { Notifier } from './app/notifier.js';
@@ -87,14 +87,18 @@ export function createNotificationsService(config: Readonly<NotificationsConfig>
     directory,
     region: config.region,
     defaultTimezone: config.defaultTimezone,
-    dispatch: (notification) => dispatcher.enqueue(queuedOf(notification)),
+    take: (skipped, sends) => deliveries.take(skipped, sends),
   });
   const deliveries = new Deliveries({
     runner: pipeline.runner,
+    decidedBefore: (messages, ids) => readModels.decidedBefore(messages, ids),
+    recordRun: (records, pending, decidedAt) => readModels.recordRun(records, pending, decidedAt),
     recordAttempts: (attempts) => readModels.recordAttempts(attempts),
+    dispatch: (queued) => dispatcher.enqueue(queued),
     directory,
     providers,
     retry: config.retry,
+    firstAttemptWaitMs: config.firstAttemptWaitMs,
   });
   const configCommands = new ConfigCommands(pipeline.runner, directory);
   const recipientCommands = new RecipientCommands(pipeline.runner, readModels);
@@ -121,7 +125,7 @@ export function createNotificationsService(config: Readonly<NotificationsConfig>
     async start() {
       await readModels.ensureIndexes();
       // What a previous run left pending goes first.
-      for (const pending of await readModels.pendingNotifications()) dispatcher.enqueue(queuedOf(pending));
+      for (const pending of await readModels.pendingNotifications()) deliveries.resume(pending);
       await pipeline.start();
       dispatcher.start();
     },

@@ -18,5 +18,6 @@ export const messagesErrorStatus = {
   ERR_REACTION_NOT_FOUND: 404, // ours: removing a reaction the user has not made
   ERR_INVALID_MESSAGE_ID: 400,
   ERR_PINNED_MESSAGES_LIMIT_EXCEEDED: 400, // ours: CometChat's SDK docs cap a conversation at 100 pinned messages // ours: a message id (or `id` cursor) must be a positive decimal
+  ERR_SAVED_MESSAGES_LIMIT_EXCEEDED: 400, // CometChat states no status; 400 like the pin limits: a user saves at most 100 messages
   ERR_CALL_NOT_FOUND: 404, // ours: no call with that session id (for the acting user)
 } as const satisfies Record<string, number>;

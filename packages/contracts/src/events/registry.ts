@@ -4,6 +4,7 @@ import { groupEventSchemas } from './groups.js';
 import { managementEventSchemas } from './management.js';
 import { messageEventSchemas } from './messages.js';
 import { notificationEventSchemas } from './notifications.js';
+import { personalMessageEventSchemas } from './personalMessages.js';
 import { messageModerationEventSchemas, moderationSettingsEventSchemas } from './moderation.js';
 import { userEventSchemas } from './users.js';
 import { webhookDeliveryEventSchemas } from './webhooks.js';
@@ -17,6 +18,7 @@ export const eventCatalog = {
   ...messageEventSchemas,
   ...messageModerationEventSchemas,
   ...moderationSettingsEventSchemas,
+  ...personalMessageEventSchemas,
   ...conversationEventSchemas,
   ...groupEventSchemas,
   ...managementEventSchemas,
@@ -37,7 +39,7 @@ export const retiredEventTypes: Readonly<Partial<Record<EventType, string>>> = {
 /** Which topic carries each event type: a service publishes only on its own topic. */
 const eventTypesByTopic: ReadonlyArray<readonly [Topic, Record<string, unknown>]> = [
   [topics.users, userEventSchemas],
-  [topics.messages, { ...messageEventSchemas, ...messageModerationEventSchemas, ...moderationSettingsEventSchemas }],
+  [topics.messages, { ...messageEventSchemas, ...messageModerationEventSchemas, ...moderationSettingsEventSchemas, ...personalMessageEventSchemas }],
   [topics.conversations, { ...conversationEventSchemas, ...groupEventSchemas }],
   [topics.management, managementEventSchemas],
   [topics.webhooks, webhookDeliveryEventSchemas],

@@ -9,6 +9,8 @@ import { ConversationReadModel } from '../projections/conversationReadModel.js';
 import type { ConversationFilter, ConversationScans, ConversationStores } from '../projections/conversationReadModel.js';
 import { globalPinsProjection } from '../projections/globalPins.js';
 import type { GlobalPinsDoc } from '../projections/globalPins.js';
+import { CompactInboxStore } from '../projections/compactInboxStore.js';
+import { ListCopyOnReadStore, withListedLastMessage } from '../projections/listCopyStore.js';
 import { TextFieldsStore } from '../projections/timelineStores.js';
 import { userDocId, usersProjection } from '../projections/users.js';
 
@@ -37,16 +39,17 @@ export const CONVERSATION_COLLECTIONS = {
   history: { name: 'conversation_history', text: ['before', 'entries'] },
   members: { name: 'conversation_members', text: ['membership'] },
   copies: { name: 'conversation_message_copies', text: [] },
-  inboxes: { name: 'conversation_inboxes', text: ['recent', 'groups', 'pins'] },
+  inboxes: { name: 'conversation_inboxes', text: ['recent', 'hidden', 'groups', 'pins'] },
 } as const;
 
-/** The app-wide list reads the timeline's shared fields only, not its entries. */
+/** The app-wide list reads the timeline's shared fields only, not its entries; its last message from `last` (ADR 0048). */
 const APP_CONVERSATION_FIELDS = {
   conversationId: 1,
   conversationType: 1,
   participants: 1,
   group: 1,
-  lastMessage: 1,
+  last: 1,
+  clearedUpTo: 1,
   lastMessageSeq: 1,
   createdAt: 1,
   updatedAt: 1,
@@ -60,6 +63,14 @@ export function storeOf(db: Db, collection: { name: string; text: readonly strin
   return new TextFieldsStore(new MongoDocumentStore(db, collection.name), collection.text);
 }
 
+/** A timeline as the app-wide list shows it: its shared fields, the last message put back. */
+function appConversationOf(stored: StoredRecord): AppConversation {
+  const { last, clearedUpTo, ...shared } = withListedLastMessage(stored);
+  void last;
+  void clearedUpTo;
+  return stripStoredFields(shared as unknown as Stored<AppConversation>);
+}
+
 /** The two scans, decoding what the stores encode. */
 class MongoScans implements ConversationScans {
   constructor(
@@ -70,7 +81,7 @@ class MongoScans implements ConversationScans {
 
   async timelinesWith(appId: string, uid: string): Promise<TimelineDoc[]> {
     const found = await this.db.collection<StoredRecord>(CONVERSATION_COLLECTIONS.timelines.name).find({ appId, conversationType: 'user', participants: uid }).toArray();
-    return found.map((stored) => stripStoredFields(this.timelines.decode(stored) as unknown as Stored<TimelineDoc>));
+    return found.map((stored) => stripStoredFields(withListedLastMessage(this.timelines.decode(stored)) as unknown as Stored<TimelineDoc>));
   }
 
   async membersOf(appId: string, uid: string): Promise<ConversationMemberDoc[]> {
@@ -89,16 +100,18 @@ export class ConversationReadModels implements EventApplier {
   private readonly users: Collection<Stored<PeerUserDoc>>;
   private readonly globalPins: Collection<Stored<GlobalPinsDoc>>;
   private readonly timelines: Collection<StoredRecord>;
+  private readonly timelineFields: TextFieldsStore;
 
   constructor(private readonly db: Db) {
     const timelines = storeOf(db, CONVERSATION_COLLECTIONS.timelines);
     const members = storeOf(db, CONVERSATION_COLLECTIONS.members);
+    this.timelineFields = timelines;
     const stores: ConversationStores = {
-      timelines,
+      timelines: new ListCopyOnReadStore(timelines),
       history: storeOf(db, CONVERSATION_COLLECTIONS.history),
       members,
       copies: storeOf(db, CONVERSATION_COLLECTIONS.copies),
-      inboxes: storeOf(db, CONVERSATION_COLLECTIONS.inboxes),
+      inboxes: new CompactInboxStore(storeOf(db, CONVERSATION_COLLECTIONS.inboxes)),
       scans: new MongoScans(db, timelines, members),
     };
     this.conversations = new ConversationReadModel(stores);
@@ -173,7 +186,7 @@ export class ConversationReadModels implements EventApplier {
     const last = items.at(-1);
     return {
       total,
-      items: items.map((doc) => stripStoredFields(doc as unknown as Stored<AppConversation>)),
+      items: items.map((doc) => appConversationOf(this.timelineFields.decode(doc))),
       more,
       last: last ? keysetKeyOf(APP_CONVERSATION_ORDER, last) : undefined,
     };

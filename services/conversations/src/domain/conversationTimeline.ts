@@ -14,13 +14,13 @@ import type { ConversationType, GroupProfile } from './conversationView.js';
 /**
  * Entries per chunk: a sealed chunk is one small immutable document. Every message rewrites the
  * timeline document, which holds up to twice this many entries, and FerretDB's cost of a rewrite grows
- * with the document: 32 (was 64) halves it for one more small insert per 32 messages and one more step
- * in a reader's search of old chunks. A timeline keeps the size it was created with (`chunkSize`).
+ * with the document: 16 (was 64, then 32; ADR 0048) for one more small insert per 16 messages and one
+ * more step in a reader's search of old chunks. A timeline keeps the size it was created with (`chunkSize`).
  */
-export const CHUNK_SIZE = 32;
+export const CHUNK_SIZE = 16;
 
-/** Earlier sealed chunks a document carries until it is written: a handler call's 500 events seal at most 16. */
-const SEALS_KEPT = 16;
+/** Earlier sealed chunks a document carries until it is written: a handler call's 500 events seal at most 32. */
+const SEALS_KEPT = 32;
 
 /** One message of the conversation's own timeline (thread replies are not part of it). */
 export interface TimelineEntry {
@@ -209,11 +209,16 @@ function lastStanding(doc: TimelineDoc): LastMessage | undefined {
   return entry.i === doc.last?.id ? doc.last : { id: entry.i, sentAt: entry.t };
 }
 
+/** The app-wide list's last message: `last`, unless the conversation was deleted for everyone past it. */
+export function listedLastMessage(doc: Pick<TimelineDoc, 'last' | 'clearedUpTo'>): LastMessage | undefined {
+  return doc.last && doc.last.id > doc.clearedUpTo ? doc.last : undefined;
+}
+
 /** The app-wide list's fields, recomputed so they never depend on arrival order. */
 function summarize(doc: TimelineDoc): TimelineDoc {
   const { lastMessage, ...rest } = doc;
   void lastMessage;
-  const last = doc.last && doc.last.id > doc.clearedUpTo ? doc.last : undefined;
+  const last = listedLastMessage(doc);
   const createdAt = doc.conversationType === 'group' ? (doc.group?.createdAt ?? doc.createdAt) : (doc.firstSentAt ?? doc.createdAt);
   return {
     ...rest,

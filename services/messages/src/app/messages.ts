@@ -39,7 +39,7 @@ export interface RequestContext {
 type CommandBuilder = () => Promise<ConversationLogCommand>;
 
 /** An existing message with what a command about it needs to know. */
-interface MessageContext {
+export interface MessageContext {
   doc: MessageDoc;
   facts: Facts;
   actor: MessageActor;
@@ -178,11 +178,6 @@ export class MessagesApp {
 
   async send(context: RequestContext, input: SendInput): Promise<ApiObject> {
     const { appId } = context.actor;
-    // CometChat clients resend with the same `muid` after a lost answer: the first message is the answer.
-    if (input.muid !== undefined) {
-      const earlier = await this.deps.readModels.findBySenderMuid(appId, input.sender, input.muid);
-      if (earlier) return messageView(earlier, input.sender);
-    }
     const toGroup = input.receiverType === 'group';
     const byApp = input.byApp === true;
     const senders = byApp ? [] : [input.sender];
@@ -263,8 +258,13 @@ export class MessagesApp {
       };
     };
 
-    // The dry run and the first attempt share one read of the facts; every retry reads them again.
+    // The dry run and the first attempt share one read of the facts (every retry reads them again). It
+    // starts beside the `muid` look-up: CometChat clients resend with the same `muid` after a lost
+    // answer, and the first message is the answer (the read is then dropped).
     const first = gather();
+    first.catch(() => undefined);
+    const earlier = input.muid !== undefined ? await this.deps.readModels.findBySenderMuid(appId, input.sender, input.muid) : null;
+    if (earlier) return messageView(earlier, input.sender);
     // A send reads users and memberships, never the messages before it: concurrent sends to one
     // conversation are decided together and appended as one commit.
     const events = await this.appendWithIds(
@@ -294,7 +294,7 @@ export class MessagesApp {
   }
 
   /** The message, its conversation's facts, and where the acting user stands in that conversation. */
-  private async messageContext(context: RequestContext, id: string): Promise<MessageContext> {
+  async messageContext(context: RequestContext, id: string): Promise<MessageContext> {
     const { appId, uid } = context.actor;
     const doc = await this.existingMessage(appId, id);
     const toGroup = doc.receiverType === 'group';

@@ -1,3 +1,4 @@
+import { ApiError } from '@chat/contracts';
 import type { Agent, AgentTool } from '@chat/contracts';
 import type { PrivateAddressPolicy } from '@chat/delivery';
 import { parseWith } from '@chat/http';
@@ -101,6 +102,14 @@ export function agentsRouter(settings: ModerationSettingsApp, tenantUrls: Privat
     const context = requestContextOf(req);
     const { items, meta } = settingsPage(req, 'list-tools', (await settings.settings(context)).tools, (t) => t.name);
     res.json({ data: items.map((tool) => toolView(context.actor.appId, tool)), meta });
+  });
+
+  router.get('/v3/ai-agents/tools/:name', async (req, res) => {
+    const context = requestContextOf(req);
+    const name = String(req.params['name'] ?? '');
+    const tool = (await settings.settings(context)).tools.find((t) => t.name === name);
+    if (!tool) throw new ApiError('ERR_TOOL_NOT_FOUND', `No tool is named ${name}.`);
+    res.json(toolView(context.actor.appId, tool));
   });
 
   router.patch('/v3/ai-agents/tools/:name', async (req, res) => {

@@ -46,6 +46,7 @@ import {
   usageRangeSchema,
   userMessagesSchema,
 } from './schemas.js';
+import { interactedBodySchema, threadListSchema } from './personalRoutes.js';
 
 /** What each operation of this service parses, for the generated OpenAPI description (npm run openapi). */
 export const requestSchemas: RequestSchemas = {
@@ -88,6 +89,8 @@ export const requestSchemas: RequestSchemas = {
   'create-tool': { body: createToolBody },
   'list-tools': { query: settingsPageQuery },
   'update-tool': { body: updateToolBody },
+  'mark-message-as-interacted': { body: interactedBodySchema },
+  'list-threads': { query: threadListSchema },
 };
 
 const message = dataOf(messageResource);
@@ -136,7 +139,8 @@ export const responseSchemas: ResponseSchemas = {
   'send-message': { body: message, errors: SEND },
   'send-bot-message': { body: message, errors: SEND },
   'send-thread-message': { body: message, errors: [...SEND, ...ONE_MESSAGE, 'ERR_WRONG_MESSAGE_THREAD', 'ERR_MESSAGE_THREAD_NESTING'] },
-  'list-all-messages': { body: messages },
+  // `saved=true` lists the acting user's saved messages: refused without onBehalfOf.
+  'list-all-messages': { body: messages, errors: ['ERR_EMPTY_ON_BEHALF_OF'] },
   'get-message-details': { body: message, errors: ONE_MESSAGE },
   'update-message': { body: message, errors: [...CHANGE_MESSAGE, 'ERR_INVALID_MESSAGE_DATA', 'ERR_EMPTY_MESSAGE_TEXT', 'ERR_INVALID_MESSAGE_TEXT'] },
   'delete-message': { body: message, errors: CHANGE_MESSAGE },
@@ -182,7 +186,14 @@ export const responseSchemas: ResponseSchemas = {
   'delete-byo-agent': { body: agentAcknowledgement, errors: ['ERR_AGENT_NOT_FOUND'] },
   'create-tool': { status: 201, body: toolResource, errors: ['ERR_TOOL_ALREADY_EXISTS'] },
   'list-tools': { body: listOf(toolResource) },
+  'get-tool': { body: toolResource, errors: ['ERR_TOOL_NOT_FOUND'] },
   'update-tool': { body: toolResource, errors: ['ERR_TOOL_NOT_FOUND'] },
   'delete-tool': { body: agentAcknowledgement, errors: ['ERR_TOOL_NOT_FOUND', 'ERR_TOOL_IN_USE'] },
   'list-integrations': { body: dataOf(z.array(integrationResource)) },
+  // The 2025 personal marks: their codes are known, their answers not described yet.
+  'save-message': { errors: [...ONE_MESSAGE, 'ERR_SAVED_MESSAGES_LIMIT_EXCEEDED'] },
+  'unsave-message': { errors: ONE_MESSAGE },
+  'mark-message-as-interacted': { errors: ONE_MESSAGE },
+  'subscribe-thread': { errors: [...ONE_MESSAGE, 'ERR_MESSAGE_THREAD_NESTING'] },
+  'unsubscribe-thread': { errors: [...ONE_MESSAGE, 'ERR_MESSAGE_THREAD_NESTING'] },
 };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { EventEnvelope } from '@chat/contracts';
 import { RecentlyUsed } from '@chat/eventsourcing';
 import { MongoDocumentStore, allOf, appliedPositions, bulkWriteChunked, ensureIndexes, findByIds, mongoProjection, stripStoredFields } from '@chat/mongo';
@@ -15,26 +16,21 @@ import {
   groupVersionsProjection,
 } from '../projections/groupMembers.js';
 import type { GroupMembersDocument, GroupVersionDocument } from '../projections/groupMembers.js';
+import { LogPager, logBatchOf, messageLogId } from '../domain/logPage.js';
+import type { LogBatchDocument, LogEntry, LogFilter, LogPageRequest, StoredLogDocument } from '../domain/logPage.js';
 import { attemptEntry, logEntryId } from '../domain/notificationRecord.js';
-import type { AttemptRecord, LogDocument, NotificationDocument } from '../domain/notificationRecord.js';
-import { RECIPIENTS_COLLECTION, recipientId, recipientsProjection } from '../projections/recipients.js';
-import type { RecipientDocument } from '../projections/recipients.js';
+import type { AttemptRecord, NotificationDocument } from '../domain/notificationRecord.js';
+import { RECIPIENTS_COLLECTION, RECIPIENT_EPOCHS_COLLECTION, recipientEpochsProjection, recipientId, recipientsProjection } from '../projections/recipients.js';
+import type { RecipientDocument, RecipientEpochDocument } from '../projections/recipients.js';
 import { SESSIONS_COLLECTION, sessionId, sessionsProjection } from '../projections/sessions.js';
 import type { SessionDocument } from '../projections/sessions.js';
 
-export type LogFilter = Partial<Record<'messageId' | 'messageCategory' | 'messageType' | 'trigger' | 'sender' | 'receiver' | 'receiverType' | 'recipient' | 'channel' | 'provider' | 'reason', string | undefined>> & {
-  notificationTriggered?: boolean | undefined;
-  success?: boolean | undefined;
-  from?: number | undefined;
-  to?: number | undefined;
-};
-
-export type LogEntry = LogDocument & { _id: string };
+export type { LogEntry, LogFilter } from '../domain/logPage.js';
 
 export const NOTIFICATIONS_COLLECTION = 'notifications';
 export const LOGS_COLLECTION = 'notification_logs';
 
-const projections = [appsProjection, recipientsProjection, sessionsProjection, groupMembersProjection, groupVersionsProjection] as const;
+const projections = [appsProjection, recipientsProjection, sessionsProjection, groupMembersProjection, groupVersionsProjection, recipientEpochsProjection] as const;
 
 /** What one provider call came to, and whether its notification is now finished (delivered or given up). */
 export interface RecordedAttempt {
@@ -43,10 +39,27 @@ export interface RecordedAttempt {
   final: boolean;
 }
 
+/** A message's log entries written by the run that decided it (its skips and the first calls answered). */
+export interface MessageRecord {
+  appId: string;
+  messageId: string;
+  entries: LogEntry[];
+}
+
+/** Entries per log document: a message to a large group spills into continuation documents. */
+const ENTRIES_PER_LOG_DOCUMENT = 250;
+
 /** A document written whole by this service (not by a projection): the stored fields the log reader strips. */
-function written(id: string, doc: LogDocument | NotificationDocument): StoredRecord {
+function written(id: string, doc: LogBatchDocument | NotificationDocument): StoredRecord {
   return { ...doc, _id: id, _rev: 0, _positions: {} };
 }
+
+/**
+ * Recipients kept per process (ADR 0049): apps, and users per app (past it, the app's kept users
+ * start afresh).
+ */
+const KEPT_RECIPIENT_APPS = 1_000;
+const KEPT_RECIPIENTS_PER_APP = 10_000;
 
 /** Ids per delete command (`_id: {$in}`, fetched by key in our FerretDB build). */
 const IDS_PER_DELETE = 500;
@@ -75,8 +88,11 @@ export class NotificationReadModels implements EventApplier {
   /** Written after the others: a group's version document never shows a change its buckets lack. */
   private readonly versionProjection: EventApplier;
   private readonly keptMembers = new RecentlyUsed<string, { version: number; members: readonly string[] }>(KEPT_GROUPS);
+  private readonly recipientEpochs: Collection<Stored<RecipientEpochDocument>>;
+  /** What this process read of an app's recipients at an epoch (null: no such user then). */
+  private readonly keptRecipients = new RecentlyUsed<string, { epoch: number; recipients: Map<string, RecipientDocument | null> }>(KEPT_RECIPIENT_APPS);
   private readonly notifications: Collection<Stored<NotificationDocument>>;
-  private readonly logs: Collection<Stored<LogDocument>>;
+  private readonly logs: Collection<StoredLogDocument>;
   /** Idempotent inserts (a duplicate id is reported, not an error) into the two record collections. */
   private readonly pendingStore: MongoDocumentStore;
   private readonly logStore: MongoDocumentStore;
@@ -88,7 +104,11 @@ export class NotificationReadModels implements EventApplier {
       mongoProjection(db, SESSIONS_COLLECTION, sessionsProjection),
       mongoProjection(db, GROUP_MEMBERS_COLLECTION, groupMembersProjection),
     );
-    this.versionProjection = mongoProjection(db, GROUP_VERSIONS_COLLECTION, groupVersionsProjection);
+    this.versionProjection = allOf(
+      mongoProjection(db, GROUP_VERSIONS_COLLECTION, groupVersionsProjection),
+      mongoProjection(db, RECIPIENT_EPOCHS_COLLECTION, recipientEpochsProjection),
+    );
+    this.recipientEpochs = db.collection(RECIPIENT_EPOCHS_COLLECTION);
     this.apps = db.collection(APPS_COLLECTION);
     this.recipients = db.collection(RECIPIENTS_COLLECTION);
     this.sessions = db.collection(SESSIONS_COLLECTION);
@@ -131,12 +151,31 @@ export class NotificationReadModels implements EventApplier {
     return doc ? stripStoredFields(doc) : null;
   }
 
-  /** Many recipients in one read (a batch of messages, a group's members): `_id` sets, which our FerretDB build fetches by key. */
+  /**
+   * The recipients of a run of messages (ADR 0049): the app's epoch document by `_id`, and what this
+   * process read of them at that epoch; only users not read at it are read (an `_id` set). An app
+   * without an epoch document (no recipient event applied since it existed) is read afresh each time.
+   */
   async findRecipients(appId: string, uids: readonly string[]): Promise<Map<string, RecipientDocument>> {
-    const found = new Map<string, RecipientDocument>();
-    for (const doc of (await findByIds(this.recipients, uids.map((uid) => recipientId(appId, uid)))).values()) {
+    const current = await this.recipientEpochs.findOne({ _id: appId }, { projection: { epoch: 1 } });
+    let kept = current ? this.keptRecipients.get(appId) : undefined;
+    if (!current) this.keptRecipients.delete(appId);
+    else if (kept?.epoch !== current.epoch || kept.recipients.size + uids.length > KEPT_RECIPIENTS_PER_APP) {
+      kept = { epoch: current.epoch, recipients: new Map() };
+      this.keptRecipients.set(appId, kept);
+    }
+    const unread = kept ? uids.filter((uid) => !kept.recipients.has(uid)) : uids;
+    const read = unread.length === 0 ? new Map<string, Stored<RecipientDocument>>() : await findByIds(this.recipients, unread.map((uid) => recipientId(appId, uid)));
+    const fresh = new Map<string, RecipientDocument>();
+    for (const doc of read.values()) {
       const recipient = stripStoredFields<RecipientDocument>(doc);
-      found.set(recipient.uid, recipient);
+      fresh.set(recipient.uid, recipient);
+    }
+    if (kept) for (const uid of unread) kept.recipients.set(uid, fresh.get(uid) ?? null);
+    const found = new Map<string, RecipientDocument>();
+    for (const uid of uids) {
+      const recipient = kept ? kept.recipients.get(uid) : fresh.get(uid);
+      if (recipient) found.set(uid, recipient);
     }
     return found;
   }
@@ -171,24 +210,40 @@ export class NotificationReadModels implements EventApplier {
   }
 
   /**
-   * The decisions of a run of messages, in one insert each: skips as log entries, sends as pending
-   * notifications. Answers the sends that are new, for the dispatcher. Ids follow from the message,
-   * so a redelivered message finds its sends stored (still pending: not new) or, when they were
-   * finished and deleted, their first attempt logged (an attempt is logged before its notification
-   * is deleted): decided and sent once.
+   * What a run finds decided before (ADR 0049): messages whose record is stored (their log document,
+   * written after the rest of the record: the sends it left pending are stored), and sends whose
+   * first call an older build logged as a document of its own. One `_id` set read of the log.
    */
-  async recordDecisions(skipped: readonly LogDocument[], queued: readonly NotificationDocument[]): Promise<NotificationDocument[]> {
-    const [, duplicates] = await Promise.all([
-      this.logStore.insert(skipped.map((entry) => written(logEntryId(entry.notificationId, null), entry))),
-      this.pendingStore.insert(queued.map((notification) => written(notification.notificationId, notification))),
+  async decidedBefore(messages: ReadonlyArray<{ appId: string; messageId: string }>, notificationIds: readonly string[]): Promise<{ messages: Set<string>; sends: Set<string> }> {
+    const messageIds = messages.map((m) => messageLogId(m.appId, m.messageId));
+    const logged = await findByIds(this.logs, [...messageIds, ...notificationIds.map((id) => logEntryId(id, 1))], { _id: 1 });
+    return {
+      messages: new Set(messageIds.filter((id) => logged.has(id))),
+      sends: new Set(notificationIds.filter((id) => logged.has(logEntryId(id, 1)))),
+    };
+  }
+
+  /**
+   * What a run of messages came to: one log document per message (its skips and the first calls
+   * answered within the wait; a large group's spill into continuation documents) and the sends still
+   * to be made or retried, all idempotent by id. A message's own document is written last, so its
+   * presence says the rest is stored.
+   */
+  async recordRun(messages: readonly MessageRecord[], pending: readonly NotificationDocument[], decidedAt: number): Promise<void> {
+    const heads: StoredRecord[] = [];
+    const rest: StoredRecord[] = [];
+    for (const { appId, messageId, entries } of messages) {
+      const id = messageLogId(appId, messageId);
+      heads.push(written(id, logBatchOf(appId, entries.slice(0, ENTRIES_PER_LOG_DOCUMENT), decidedAt)));
+      for (let from = ENTRIES_PER_LOG_DOCUMENT; from < entries.length; from += ENTRIES_PER_LOG_DOCUMENT) {
+        rest.push(written(`${id}:${from / ENTRIES_PER_LOG_DOCUMENT}`, logBatchOf(appId, entries.slice(from, from + ENTRIES_PER_LOG_DOCUMENT), decidedAt)));
+      }
+    }
+    await Promise.all([
+      rest.length === 0 ? undefined : this.logStore.insert(rest),
+      pending.length === 0 ? undefined : this.pendingStore.insert(pending.map((notification) => written(notification.notificationId, notification))),
     ]);
-    const known = new Set(duplicates);
-    const stored = queued.filter((n) => !known.has(n.notificationId));
-    if (stored.length === 0) return [];
-    const attempted = await findByIds(this.logs, stored.map((n) => logEntryId(n.notificationId, 1)), { _id: 1 });
-    if (attempted.size === 0) return stored;
-    await this.deletePending(stored.filter((n) => attempted.has(logEntryId(n.notificationId, 1))).map((n) => n.notificationId));
-    return stored.filter((n) => !attempted.has(logEntryId(n.notificationId, 1)));
+    if (heads.length > 0) await this.logStore.insert(heads);
   }
 
   /**
@@ -196,7 +251,19 @@ export class NotificationReadModels implements EventApplier {
    * notifications deleted at once and each one to retry given its attempt count and time.
    */
   async recordAttempts(attempts: readonly RecordedAttempt[]): Promise<void> {
-    await this.logStore.insert(attempts.map(({ notification, attempt }) => written(logEntryId(notification.notificationId, attempt.attempt), attemptEntry(notification, attempt))));
+    // One log document per app and chunk, named by its entries: a write retried whole is a duplicate.
+    const documents: StoredRecord[] = [];
+    for (const [appId, ofApp] of groupBy(attempts, (a) => a.notification.appId)) {
+      for (let from = 0; from < ofApp.length; from += ENTRIES_PER_LOG_DOCUMENT) {
+        const entries = ofApp.slice(from, from + ENTRIES_PER_LOG_DOCUMENT).map(({ notification, attempt }): LogEntry => ({
+          ...attemptEntry(notification, attempt),
+          _id: logEntryId(notification.notificationId, attempt.attempt),
+        }));
+        const id = `a:${createHash('sha256').update(entries.map((e) => e._id).join('\n')).digest('hex').slice(0, 32)}`;
+        documents.push(written(id, logBatchOf(appId, entries, entries[0]!.processingStartedAtMS)));
+      }
+    }
+    await this.logStore.insert(documents);
     const retries = attempts.filter((a) => !a.final);
     await Promise.all([
       this.deletePending(attempts.filter((a) => a.final).map((a) => a.notification.notificationId)),
@@ -220,35 +287,41 @@ export class NotificationReadModels implements EventApplier {
 
   /**
    * Log entries, newest first. `after` continues below an entry (older ones), `before` above it
-   * (newer ones, still listed newest first).
+   * (newer ones, still listed newest first). The log's documents hold many entries each (ADR 0049):
+   * they are read newest first and the page gathered from their entries (`LogPager`).
    */
-  async listLogs(appId: string, filter: LogFilter, page: { limit: number; after?: string | undefined; before?: string | undefined }): Promise<LogEntry[]> {
-    const query: Filter<Stored<LogDocument>> = { appId };
-    for (const key of ['messageId', 'messageCategory', 'messageType', 'trigger', 'sender', 'receiver', 'receiverType', 'recipient', 'channel', 'provider', 'reason'] as const) {
-      const value = filter[key];
-      if (value !== undefined) Object.assign(query, { [key]: value });
-    }
-    if (filter.notificationTriggered !== undefined) query.notificationTriggered = filter.notificationTriggered;
-    if (filter.success !== undefined) Object.assign(query, filter.success ? { success: true } : { success: { $ne: true } });
-    const range: Record<string, number> = {};
-    if (filter.from !== undefined) range['$gte'] = filter.from;
-    if (filter.to !== undefined) range['$lte'] = filter.to;
+  async listLogs(appId: string, filter: LogFilter, page: LogPageRequest): Promise<LogEntry[]> {
     const anchorId = page.after ?? page.before;
-    const anchor = anchorId ? await this.logs.findOne({ _id: anchorId, appId }) : null;
-    let sort: Record<string, 1 | -1> = { processingStartedAtMS: -1, _id: -1 };
-    if (anchor) {
-      const at = anchor.processingStartedAtMS;
-      const older = page.after !== undefined;
-      Object.assign(query, {
-        $or: older
-          ? [{ processingStartedAtMS: { $lt: at } }, { processingStartedAtMS: at, _id: { $lt: anchor._id } }]
-          : [{ processingStartedAtMS: { $gt: at } }, { processingStartedAtMS: at, _id: { $gt: anchor._id } }],
-      });
-      if (!older) sort = { processingStartedAtMS: 1, _id: 1 };
+    const anchor = anchorId ? await this.findLogEntry(appId, anchorId) : null;
+    const pager = new LogPager(filter, page, anchor);
+    const lower = pager.lowerBound();
+    const query: Filter<StoredLogDocument> = { appId, ...(lower !== undefined ? { processingStartedAtMS: { $gte: lower } } : {}) };
+    const cursor = this.logs.find(query).sort({ processingStartedAtMS: -1, _id: -1 });
+    try {
+      for await (const doc of cursor) if (!pager.offer(doc)) break;
+    } finally {
+      await cursor.close();
     }
-    if (Object.keys(range).length > 0) Object.assign(query, { processingStartedAtMS: { ...range, ...(query.processingStartedAtMS as object | undefined) } });
-    const docs = await this.logs.find(query).sort(sort).limit(page.limit).toArray();
-    const entries = docs.map((d) => ({ ...stripStoredFields<LogDocument>(d), _id: d._id }));
-    return sort['_id'] === 1 ? entries.reverse() : entries;
+    return pager.entries();
   }
+
+  /** One log entry by its id: a document of its own (before ADR 0049), or in a document of many. */
+  private async findLogEntry(appId: string, entryId: string): Promise<LogEntry | null> {
+    const own = await this.logs.findOne({ _id: entryId, appId });
+    if (own && !('entries' in own)) return own;
+    const holder = await this.logs.findOne({ appId, entryIds: entryId } as Filter<StoredLogDocument>);
+    const entries = holder && 'entries' in holder ? holder.entries : [];
+    return entries.find((e) => e._id === entryId) ?? null;
+  }
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = groups.get(k);
+    if (list) list.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
 }

@@ -3,22 +3,28 @@ import { Coalescer, backoffDelay } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
 import type { AttemptResult, QueuedDelivery } from '@chat/webhooks';
 import type { ProviderAnswer, Providers } from '../adapters/providers/index.js';
-import type { RecordedAttempt } from '../adapters/readModels.js';
+import type { MessageRecord, RecordedAttempt } from '../adapters/readModels.js';
+import { messageLogId } from '../domain/logPage.js';
+import type { LogEntry } from '../domain/logPage.js';
 import type { RetryPolicy } from '../config.js';
-import type { AttemptRecord, NotificationDocument } from '../domain/notificationRecord.js';
+import { attemptEntry, logEntryId } from '../domain/notificationRecord.js';
+import type { AttemptRecord, LogDocument, NotificationDocument } from '../domain/notificationRecord.js';
 import { recipientDecider, recipientStreamId } from '../domain/recipient.js';
 import { providerOf } from './directory.js';
 import type { AppDirectory } from './directory.js';
 import { notifierActor } from './notifier.js';
 
-/** A notification in the dispatcher: one lane per recipient device, one slot pool per provider. */
+/**
+ * A notification in the dispatcher: one lane per recipient device, one slot pool per provider. The
+ * notification itself stays in `Deliveries` (the body is not read back).
+ */
 export function queuedOf(notification: NotificationDocument): QueuedDelivery {
   return {
     deliveryId: notification.notificationId,
     appId: notification.appId,
     webhookId: `${notification.provider ?? 'none'}:${notification.providerId ?? ''}`,
     orderKey: `${notification.recipient}:${notification.channel}:${notification.pushToken ?? ''}`,
-    body: JSON.stringify(notification),
+    body: '',
     notBefore: notification.nextAttemptAt ?? 0,
   };
 }
@@ -42,23 +48,51 @@ const ATTEMPTS_PER_RECORD = 500;
 export interface DeliveryDeps {
   /** Removes a token a provider said is dead (the recipient's stream). */
   runner: CommandRunner;
-  /** Stores provider calls, many at once (`NotificationReadModels.recordAttempts`). */
+  /** What of a run was decided before (`NotificationReadModels.decidedBefore`). */
+  decidedBefore(messages: ReadonlyArray<{ appId: string; messageId: string }>, notificationIds: readonly string[]): Promise<{ messages: Set<string>; sends: Set<string> }>;
+  /** Stores a run's log documents, one per message, and the sends still pending (`NotificationReadModels.recordRun`). */
+  recordRun(messages: readonly MessageRecord[], pending: readonly NotificationDocument[], decidedAt: number): Promise<void>;
+  /** Stores provider calls of stored notifications, many at once (`NotificationReadModels.recordAttempts`). */
   recordAttempts(attempts: readonly RecordedAttempt[]): Promise<void>;
+  /** Hands a notification to the dispatcher. */
+  dispatch(queued: QueuedDelivery): void;
   directory: AppDirectory;
   providers: Providers;
   retry: RetryPolicy;
+  /** How long a run waits for its sends' first calls before it stores the rest as pending. */
+  firstAttemptWaitMs: number;
   clock?: () => number;
 }
 
+/** A notification this process has in the dispatcher. */
+interface Tracked {
+  notification: NotificationDocument;
+  /** Calls made so far (a retry's number follows from it). */
+  attempts: number;
+  /** When the last call asked to be retried. */
+  nextAttemptAt?: number;
+  /** false: decided but not stored yet; a promise: its run's record is being written; true: stored pending. */
+  stored: boolean | Promise<void>;
+  /** Calls made while not stored: the run's record carries them. */
+  unrecorded: AttemptRecord[];
+  /** Resolves once its first call has an answer (a notification decided by this process). */
+  attempted?: Promise<void>;
+  markAttempted?: () => void;
+  /** Delivered or given up: forgotten once its record is stored. */
+  finished: boolean;
+}
+
 /**
- * Makes a provider call for a pending notification and records it. Calls that end while others are
- * being recorded are recorded together, in one write (ADR 0043); an attempt counts as made once it
- * is recorded, so the dispatcher's lane waits for that.
+ * Makes provider calls and records them (ADR 0043, 0049). A run's new sends go to the dispatcher at
+ * once, unstored; the run waits up to `firstAttemptWaitMs` for their first calls, then writes one
+ * insert of log entries (its skips and the calls answered) and one of the sends still to be made or
+ * retried — so a send answered within the wait is never stored as pending. A call on a stored
+ * notification is recorded with the others that end while a record is being written, in one write.
  */
 export class Deliveries {
   private readonly clock: () => number;
-  /** Calls made per notification still in the dispatcher (a retry's number follows from it). */
-  private readonly attemptsMade = new Map<string, number>();
+  /** Notifications in the dispatcher, by id. */
+  private readonly tracked = new Map<string, Tracked>();
   private readonly recorder: Coalescer<RecordedAttempt, void>;
 
   constructor(private readonly deps: DeliveryDeps) {
@@ -69,8 +103,118 @@ export class Deliveries {
     }, ATTEMPTS_PER_RECORD);
   }
 
+  /** A stored pending notification (read at start) handed to the dispatcher. */
+  resume(notification: NotificationDocument): void {
+    if (this.tracked.has(notification.notificationId)) return;
+    this.tracked.set(notification.notificationId, {
+      notification,
+      attempts: notification.attempts,
+      ...(notification.nextAttemptAt !== undefined ? { nextAttemptAt: notification.nextAttemptAt } : {}),
+      stored: true,
+      unrecorded: [],
+      finished: false,
+    });
+    this.deps.dispatch(queuedOf(notification));
+  }
+
+  /**
+   * Makes a run's decisions durable before the consumer moves on: new sends dispatched at once, then
+   * per message one log document (its skips and what its sends came to within the wait) and the
+   * sends still pending, stored together. A message recorded before (its log document is there) is
+   * not recorded or sent again, nor is a send whose first call an older build logged, or one still
+   * in hand here (the run came again after a failed record: this run stores it).
+   */
+  async take(skipped: readonly LogDocument[], sends: readonly NotificationDocument[]): Promise<void> {
+    const messages = new Map<string, { appId: string; messageId: string; skipped: LogDocument[]; sends: NotificationDocument[] }>();
+    const messageOf = (d: { appId: string; messageId: string }) => {
+      const id = messageLogId(d.appId, d.messageId);
+      let m = messages.get(id);
+      if (!m) messages.set(id, (m = { appId: d.appId, messageId: d.messageId, skipped: [], sends: [] }));
+      return m;
+    };
+    for (const entry of skipped) messageOf(entry).skipped.push(entry);
+    const unique = new Map(sends.map((n) => [n.notificationId, n]));
+    for (const n of unique.values()) messageOf(n).sends.push(n);
+    const unknown = [...unique.keys()].filter((id) => !this.tracked.has(id));
+    const decided = await this.deps.decidedBefore([...messages.values()], unknown);
+    const taken: Tracked[] = [];
+    for (const [id, m] of messages) {
+      if (decided.messages.has(id)) {
+        // Recorded already (by a record whose answer was lost): what is in hand of it is stored. One
+        // whose record is still being written is left to that write.
+        for (const n of m.sends) {
+          const t = this.tracked.get(n.notificationId);
+          if (t?.stored === false) this.markStored(t);
+        }
+        messages.delete(id);
+        continue;
+      }
+      for (const notification of m.sends) {
+        const t = this.tracked.get(notification.notificationId);
+        if (t) {
+          if (t.stored !== true) taken.push(t);
+          continue;
+        }
+        if (decided.sends.has(notification.notificationId)) continue;
+        let markAttempted!: () => void;
+        const attempted = new Promise<void>((resolve) => (markAttempted = resolve));
+        const fresh: Tracked = { notification, attempts: 0, stored: false, unrecorded: [], attempted, markAttempted, finished: false };
+        this.tracked.set(notification.notificationId, fresh);
+        taken.push(fresh);
+        this.deps.dispatch(queuedOf(notification));
+      }
+    }
+    if (messages.size === 0) return;
+    if (taken.length > 0 && this.deps.firstAttemptWaitMs > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.all(taken.map((t) => t.attempted ?? Promise.resolve())),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, this.deps.firstAttemptWaitMs))),
+      ]);
+      clearTimeout(timer);
+    }
+    // A record begun by an earlier call for the same run is waited for, not repeated.
+    await Promise.all(taken.map((t) => (t.stored instanceof Promise ? t.stored.catch(() => undefined) : Promise.resolve())));
+    const fresh = taken.filter((t) => t.stored === false);
+    const records: MessageRecord[] = [...messages.values()].map((m) => ({
+      appId: m.appId,
+      messageId: m.messageId,
+      entries: [
+        ...m.skipped.map((entry): LogEntry => ({ ...entry, _id: logEntryId(entry.notificationId, null) })),
+        ...m.sends.flatMap((n) => {
+          const t = this.tracked.get(n.notificationId);
+          if (!t || t.stored !== false) return [];
+          return t.unrecorded.map((attempt): LogEntry => ({ ...attemptEntry(t.notification, attempt), _id: logEntryId(n.notificationId, attempt.attempt) }));
+        }),
+      ],
+    }));
+    const pending = fresh
+      .filter((t) => !t.finished)
+      .map((t): NotificationDocument => ({ ...t.notification, attempts: t.attempts, ...(t.nextAttemptAt !== undefined ? { nextAttemptAt: t.nextAttemptAt } : {}) }));
+    const recording = this.deps.recordRun(records, pending, this.clock());
+    const written = recording.then(() => undefined);
+    // Its failure is reported below; calls waiting on it only need to know when it settled.
+    written.catch(() => undefined);
+    for (const t of fresh) t.stored = written;
+    try {
+      await recording;
+    } catch (error) {
+      for (const t of fresh) if (t.stored === written) t.stored = false;
+      throw error;
+    }
+    for (const t of fresh) this.markStored(t);
+  }
+
+  private markStored(t: Tracked): void {
+    t.stored = true;
+    t.unrecorded = [];
+    if (t.finished) this.tracked.delete(t.notification.notificationId);
+  }
+
   async attempt(queued: QueuedDelivery): Promise<AttemptResult> {
-    const notification = JSON.parse(queued.body) as NotificationDocument;
+    const tracked = this.tracked.get(queued.deliveryId);
+    if (!tracked || tracked.finished) return { done: true };
+    const { notification } = tracked;
     const entry = await this.deps.directory.get(notification.appId);
     const provider = notification.provider && notification.providerId ? providerOf(entry, notification.provider, notification.providerId) : undefined;
     const startedAt = this.clock();
@@ -78,7 +222,7 @@ export class Deliveries {
       provider && provider.settings['isEnabled'] !== false
         ? await this.deps.providers.send(notification, provider)
         : { error: 'the provider was removed or disabled after the notification was queued', latencyMs: 0, responsePrefix: '', status: 404 };
-    const number = (this.attemptsMade.get(notification.notificationId) ?? notification.attempts) + 1;
+    const number = tracked.attempts + 1;
     const outcome = outcomeOf(answer, number, this.deps.retry);
     const at = this.clock();
     const nextAttemptAt = outcome === 'retrying' ? at + backoffDelay(number, this.deps.retry) : undefined;
@@ -92,12 +236,25 @@ export class Deliveries {
       at,
       ...(nextAttemptAt !== undefined ? { nextAttemptAt } : {}),
     };
-    // A failed record throws to the dispatcher, which tries the call again: the same number, the same log entry.
-    await this.recorder.submit('attempts', { notification, attempt, final: nextAttemptAt === undefined });
-    if (nextAttemptAt === undefined) this.attemptsMade.delete(notification.notificationId);
-    else this.attemptsMade.set(notification.notificationId, number);
+    const final = nextAttemptAt === undefined;
+    // Its run's record being written: this call is recorded after it (a delete before the insert would leave it pending).
+    if (tracked.stored instanceof Promise) await tracked.stored.catch(() => undefined);
+    if (tracked.stored === true) {
+      // A failed record throws to the dispatcher, which tries the call again: the same number, the same log entry.
+      await this.recorder.submit('attempts', { notification, attempt, final });
+    } else {
+      // Not stored yet: its run's record carries this call (and, unless final, the notification as pending).
+      tracked.unrecorded.push(attempt);
+    }
+    tracked.attempts = number;
+    if (nextAttemptAt !== undefined) tracked.nextAttemptAt = nextAttemptAt;
+    if (final) {
+      tracked.finished = true;
+      if (tracked.stored === true) this.tracked.delete(notification.notificationId);
+    }
+    tracked.markAttempted?.();
     if (outcome === 'invalidToken' && notification.pushToken) await this.removeToken(notification);
-    return nextAttemptAt === undefined ? { done: true } : { done: false, retryAt: nextAttemptAt };
+    return final ? { done: true } : { done: false, retryAt: nextAttemptAt };
   }
 
   private async removeToken(notification: NotificationDocument): Promise<void> {

@@ -1,7 +1,8 @@
 import type { CommandRunner } from '@chat/eventsourcing';
 import { describe, expect, it } from 'vitest';
 import type { ProviderAnswer, Providers } from '../adapters/providers/index.js';
-import type { RecordedAttempt } from '../adapters/readModels.js';
+import type { MessageRecord, RecordedAttempt } from '../adapters/readModels.js';
+import { messageLogId } from '../domain/logPage.js';
 import type { NotificationDocument } from '../domain/notificationRecord.js';
 import { Deliveries, outcomeOf, queuedOf } from './deliveries.js';
 import type { AppDirectory, AppEntry } from './directory.js';
@@ -49,50 +50,179 @@ function pending(id: string, attempts = 0): NotificationDocument {
   };
 }
 
-/** Deliveries over a provider answering `statuses` in turn and a recorder that notes each write. */
-function deliveries(statuses: number[], recordDelayMs = 0) {
-  const writes: RecordedAttempt[][] = [];
+/** What the store holds: log entry ids and pending notifications (shared by every "process" of a test). */
+class FakeStore {
+  readonly logged = new Map<string, string>();
+  /** Messages whose run record is stored. */
+  readonly messages = new Set<string>();
+  readonly pending = new Map<string, NotificationDocument>();
+  readonly timeline: string[] = [];
+  runFailures = 0;
+
+  decidedBefore(messages: ReadonlyArray<{ appId: string; messageId: string }>, ids: readonly string[]): Promise<{ messages: Set<string>; sends: Set<string> }> {
+    return Promise.resolve({
+      messages: new Set(messages.map((m) => messageLogId(m.appId, m.messageId)).filter((id) => this.messages.has(id))),
+      sends: new Set(ids.filter((id) => this.logged.has(`${id}-1`))),
+    });
+  }
+
+  async recordRun(records: readonly MessageRecord[], pending: readonly NotificationDocument[], delayMs: number): Promise<void> {
+    const entries = records.flatMap((r) => r.entries);
+    this.timeline.push('run record begins');
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    if (this.runFailures > 0) {
+      this.runFailures -= 1;
+      this.timeline.push('run record failed');
+      throw new Error('the store refused the write');
+    }
+    for (const entry of entries) this.logged.set(entry._id, entry.outcome ?? entry.reason ?? '');
+    for (const n of pending) this.pending.set(n.notificationId, n);
+    for (const r of records) this.messages.add(messageLogId(r.appId, r.messageId));
+    this.timeline.push(`run record: ${entries.map((e) => e._id).join(',')} pending ${pending.map((n) => `${n.notificationId}@${n.attempts}`).join(',')}`);
+  }
+
+  async recordAttempts(attempts: readonly RecordedAttempt[], delayMs: number): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    for (const { notification, attempt, final } of attempts) {
+      this.logged.set(`${notification.notificationId}-${attempt.attempt}`, attempt.outcome);
+      if (final) this.pending.delete(notification.notificationId);
+    }
+    this.timeline.push(`attempts: ${attempts.map((a) => `${a.notification.notificationId}-${a.attempt.attempt}`).join(',')}`);
+  }
+}
+
+interface Harness {
+  /** Provider answers in turn (a status, or a delay then a status). */
+  answers?: Array<number | { afterMs: number; status: number }>;
+  firstAttemptWaitMs?: number;
+  recordDelayMs?: number;
+  runDelayMs?: number;
+  store?: FakeStore;
+  /** false: the fake dispatcher only takes notifications; the test makes the calls. */
+  dispatching?: boolean;
+}
+
+/**
+ * Deliveries over a scripted provider and a fake store; the dispatcher is a fake that makes each
+ * queued call at once (and a retry when asked).
+ */
+function deliveries({ answers = [], firstAttemptWaitMs = 1_000, recordDelayMs = 0, runDelayMs = 0, store = new FakeStore(), dispatching = true }: Harness = {}) {
+  const calls: string[] = [];
   const entry: AppEntry = {
     settings: {} as AppEntry['settings'],
     providers: new Map([['custom:default', { channel: 'push', provider: 'custom', providerId: 'default', settings: {}, secrets: {} }]]),
     defaults: {},
   };
-  const subject = new Deliveries({
+  const results: Array<Promise<unknown>> = [];
+  const subject: Deliveries = new Deliveries({
     runner: {} as CommandRunner,
-    recordAttempts: async (attempts) => {
-      writes.push([...attempts]);
-      await new Promise((resolve) => setTimeout(resolve, recordDelayMs));
-    },
+    decidedBefore: (messages, ids) => store.decidedBefore(messages, ids),
+    recordRun: (records, pending) => store.recordRun(records, pending, runDelayMs),
+    recordAttempts: (attempts) => store.recordAttempts(attempts, recordDelayMs),
+    dispatch: (queued) => dispatching && results.push(subject.attempt(queued)),
     directory: { get: () => Promise.resolve(entry) } as unknown as AppDirectory,
-    providers: { send: (): Promise<ProviderAnswer> => Promise.resolve(answer(statuses.shift() ?? 200)) } as unknown as Providers,
+    providers: {
+      send: async (notification: NotificationDocument): Promise<ProviderAnswer> => {
+        calls.push(notification.notificationId);
+        const next = answers.shift() ?? 200;
+        if (typeof next === 'number') return answer(next);
+        await new Promise((resolve) => setTimeout(resolve, next.afterMs));
+        return answer(next.status);
+      },
+    } as unknown as Providers,
     retry: policy,
+    firstAttemptWaitMs,
     clock: () => 1_000,
   });
-  return { subject, writes };
+  return { subject, store, calls, settled: () => Promise.all(results) };
 }
 
-describe('provider calls and their records', () => {
+describe('provider calls of stored notifications and their records', () => {
   it('numbers each call of a notification and records it, final once delivered', async () => {
-    const { subject, writes } = deliveries([503, 200]);
+    const { subject, store } = deliveries({ answers: [503, 200], dispatching: false });
+    store.pending.set('n1', pending('n1'));
+    subject.resume(pending('n1'));
     const queued = queuedOf(pending('n1'));
     expect(await subject.attempt(queued)).toEqual({ done: false, retryAt: expect.any(Number) as number });
     expect(await subject.attempt(queued)).toEqual({ done: true });
-    expect(writes.flat().map((w) => [w.attempt.attempt, w.attempt.outcome, w.final])).toEqual([
-      [1, 'retrying', false],
-      [2, 'delivered', true],
+    expect(store.timeline.filter((t) => t.startsWith('attempts'))).toEqual(['attempts: n1-1', 'attempts: n1-2']);
+    expect([...store.logged]).toEqual([
+      ['n1-1', 'retrying'],
+      ['n1-2', 'delivered'],
     ]);
-    expect(writes[0]![0]!.attempt.nextAttemptAt).toBeGreaterThan(1_000);
+    expect(store.pending.size).toBe(0);
   });
 
   it('a notification resumed after a restart goes on from the calls it had made', async () => {
-    const { subject, writes } = deliveries([200]);
-    await subject.attempt(queuedOf(pending('n1', 2)));
-    expect(writes.flat().map((w) => w.attempt.attempt)).toEqual([3]);
+    const { subject, store, settled } = deliveries();
+    subject.resume(pending('n1', 2));
+    await settled();
+    expect([...store.logged.keys()]).toEqual(['n1-3']);
   });
 
   it('calls that end while a record is being written are recorded together, in one write', async () => {
-    const { subject, writes } = deliveries([200, 200, 200, 200], 20);
-    await Promise.all(['a', 'b', 'c', 'd'].map((id) => subject.attempt(queuedOf(pending(id)))));
-    expect(writes.map((w) => w.map((a) => a.notification.notificationId))).toEqual([['a'], ['b', 'c', 'd']]);
+    const { subject, store, settled } = deliveries({ recordDelayMs: 20 });
+    for (const id of ['a', 'b', 'c', 'd']) subject.resume(pending(id));
+    await settled();
+    expect(store.timeline).toEqual(['attempts: a-1', 'attempts: b-1,c-1,d-1']);
+  });
+});
+
+describe('a run’s sends: the first call waited for, then one record (ADR 0049)', () => {
+  it('a send answered within the wait is logged with the run and never stored as pending', async () => {
+    const { subject, store, calls } = deliveries();
+    await subject.take([{ ...pending('s1'), notificationTriggered: false, reason: 'MUTE_PREFERENCE', processingStartedAtMS: 1, processingEndedAtMS: 1 }], [pending('n1'), pending('n2')]);
+    expect(calls).toEqual(['n1', 'n2']);
+    expect(store.timeline).toEqual(['run record begins', 'run record: s1,n1-1,n2-1 pending ']);
+    expect(store.pending.size).toBe(0);
+  });
+
+  it('a send not answered within the wait is stored pending, and its call recorded after that record', async () => {
+    const { subject, store, settled } = deliveries({ answers: [{ afterMs: 30, status: 200 }], firstAttemptWaitMs: 5, runDelayMs: 60 });
+    await subject.take([], [pending('n1')]);
+    await settled();
+    expect(store.timeline).toEqual(['run record begins', 'run record:  pending n1@0', 'attempts: n1-1']);
+    expect(store.pending.size).toBe(0);
+  });
+
+  it('a first call to be retried is logged and stored pending with its count, and the retry goes on from it', async () => {
+    const { subject, store } = deliveries({ answers: [503, 200] });
+    await subject.take([], [pending('n1')]);
+    expect(store.timeline).toEqual(['run record begins', 'run record: n1-1 pending n1@1']);
+    expect(store.pending.get('n1')!.nextAttemptAt).toBeGreaterThan(1_000);
+    expect(await subject.attempt(queuedOf(pending('n1')))).toEqual({ done: true });
+    expect(store.logged.get('n1-2')).toBe('delivered');
+    expect(store.pending.size).toBe(0);
+  });
+
+  it('exactly once: a redelivered run, a restarted process and another replica send nothing twice', async () => {
+    const store = new FakeStore();
+    // The provider answers n1 at once and n2 only after the wait: n2 is stored pending, its call in flight.
+    const first = deliveries({ store, answers: [200, { afterMs: 40, status: 200 }], firstAttemptWaitMs: 10 });
+    await first.subject.take([], [pending('n1'), pending('n2')]);
+    // Redelivered to the same process while n2's call is in flight: neither is called again.
+    await first.subject.take([], [pending('n1'), pending('n2')]);
+    expect(first.calls).toEqual(['n1', 'n2']);
+    // Another replica gets the run while n2 is still pending in the store: it sends neither.
+    const replica = deliveries({ store });
+    await replica.subject.take([], [pending('n1'), pending('n2')]);
+    expect(replica.calls).toEqual([]);
+    await first.settled();
+    // A restarted process: n2 was delivered and deleted, n1 logged; a redelivery sends nothing.
+    const restarted = deliveries({ store });
+    for (const n of store.pending.values()) restarted.subject.resume(n);
+    await restarted.subject.take([], [pending('n1'), pending('n2')]);
+    await restarted.settled();
+    expect(restarted.calls).toEqual([]);
+    expect([...store.logged.keys()].sort()).toEqual(['n1-1', 'n2-1']);
+  });
+
+  it('a run whose record failed is stored by the run again, with the calls made meanwhile, none made twice', async () => {
+    const { subject, store, calls } = deliveries();
+    store.runFailures = 1;
+    await expect(subject.take([], [pending('n1')])).rejects.toThrow('refused');
+    await subject.take([], [pending('n1')]);
+    expect(calls).toEqual(['n1']);
+    expect(store.timeline).toEqual(['run record begins', 'run record failed', 'run record begins', 'run record: n1-1 pending ']);
   });
 });

@@ -31,12 +31,15 @@ interface Target {
 }
 
 export interface NotifierOptions {
-  readModels: Pick<NotificationReadModels, 'groupMembers' | 'findRecipients' | 'recordDecisions'>;
+  readModels: Pick<NotificationReadModels, 'groupMembers' | 'findRecipients'>;
   directory: AppDirectory;
   region: string;
   defaultTimezone: string;
-  /** Hands a queued notification to the dispatcher: called as soon as it is stored. */
-  dispatch: (notification: NotificationDocument) => void;
+  /**
+   * Makes a run's decisions durable (`Deliveries.take`): the skips logged, the sends not decided
+   * before made, and what they came to stored, before the offsets move on.
+   */
+  take: (skipped: readonly LogDocument[], sends: readonly NotificationDocument[]) => Promise<void>;
   clock?: () => number;
 }
 
@@ -52,8 +55,9 @@ function isNotifiable(event: KnownEvent): event is MessageEvent {
 
 /**
  * Decides, per message and recipient, whether and how to notify. The decisions of a run of events
- * are stored together (ADR 0043): the skips as log entries, the sends as pending notifications, one
- * insert of each for the run; a redelivered message maps to the same ids, so it is decided once.
+ * are stored together (ADR 0043, 0049): the skips and the sends' first calls as log entries, the
+ * sends not finished within the first-attempt wait as pending notifications; a redelivered message
+ * maps to the same ids, so it is decided once.
  */
 export class Notifier {
   private readonly clock: () => number;
@@ -63,9 +67,8 @@ export class Notifier {
   }
 
   /**
-   * Decides the notifications a run of events causes. Each new one goes to the dispatcher once it is
-   * stored, before the offsets move on: a crash after the store lost nothing (a restart resumes
-   * pending notifications).
+   * Decides the notifications a run of events causes and hands them to `take`, which stores them
+   * before the offsets move on: a crash after it lost nothing (a restart resumes pending ones).
    */
   async queue(events: readonly KnownEvent[]): Promise<void> {
     const messages = events.filter(isNotifiable);
@@ -76,7 +79,9 @@ export class Notifier {
       // Configured as of the app's newest message in the run, or later: a change answered before it applies.
       const entry = await this.options.directory.get(appId, Math.max(...appMessages.map((e) => Date.parse(e.occurredAt))));
       if (!hasAnyProvider(entry)) continue;
-      const audiences = await Promise.all(appMessages.map((e) => this.audience(e)));
+      // A group's members are read once per run, however many of its messages the run holds.
+      const groups = new Map<string, Promise<readonly string[]>>();
+      const audiences = await Promise.all(appMessages.map((e) => this.audience(e, groups)));
       const recipients = await this.options.readModels.findRecipients(appId, [...new Set(audiences.flat())]);
       appMessages.forEach((event, i) => {
         for (const uid of audiences[i]!) {
@@ -89,15 +94,19 @@ export class Notifier {
         }
       });
     }
-    const fresh = await this.options.readModels.recordDecisions(skipped, queued);
-    for (const notification of fresh) this.options.dispatch(notification);
+    if (skipped.length > 0 || queued.length > 0) await this.options.take(skipped, queued);
   }
 
   /** Who a message may notify: the other user, or the group's members but the sender. */
-  private async audience(event: MessageEvent): Promise<string[]> {
+  private async audience(event: MessageEvent, groups: Map<string, Promise<readonly string[]>>): Promise<string[]> {
     const m = event.data;
     if (m.receiverType === 'user') return m.receiver === m.sender ? [] : [m.receiver];
-    return (await this.options.readModels.groupMembers(event.appId, m.receiver)).filter((uid) => uid !== m.sender);
+    let members = groups.get(m.receiver);
+    if (!members) {
+      members = this.options.readModels.groupMembers(event.appId, m.receiver);
+      groups.set(m.receiver, members);
+    }
+    return (await members).filter((uid) => uid !== m.sender);
   }
 
   private plan(event: MessageEvent, recipient: RecipientDocument, entry: AppEntry): Planned[] {

@@ -33,31 +33,33 @@ function sent(id: string, receiver: string, receiverType: 'user' | 'group'): Kno
   }) as KnownEvent;
 }
 
-/** A notifier over fakes; `stored` decides which of the sends the store calls new. */
-function notifier(stored: (queued: readonly NotificationDocument[]) => NotificationDocument[]) {
+/** A notifier over fakes: what it hands to `take`, and how often it read the group's members. */
+function notifier() {
   const records: Array<{ skipped: LogDocument[]; queued: NotificationDocument[] }> = [];
-  const dispatched: string[] = [];
+  const groupReads: string[] = [];
   const subject = new Notifier({
     readModels: {
-      groupMembers: () => Promise.resolve(['alice', 'bob', 'carol']),
-      findRecipients: (_appId, uids) => Promise.resolve(new Map(uids.map((uid) => [uid, recipient(uid, uid === 'carol' ? 'team' : undefined)]))),
-      recordDecisions: (skipped, queued) => {
-        records.push({ skipped: [...skipped], queued: [...queued] });
-        return Promise.resolve(stored(queued));
+      groupMembers: (_appId, guid) => {
+        groupReads.push(guid);
+        return Promise.resolve(['alice', 'bob', 'carol']);
       },
+      findRecipients: (_appId, uids) => Promise.resolve(new Map(uids.map((uid) => [uid, recipient(uid, uid === 'carol' ? 'team' : undefined)]))),
     },
     directory: { get: () => Promise.resolve(entry) } as unknown as AppDirectory,
     region: 'us',
     defaultTimezone: 'UTC',
-    dispatch: (n) => dispatched.push(`${n.messageId}:${n.recipient}`),
+    take: (skipped, queued) => {
+      records.push({ skipped: [...skipped], queued: [...queued] });
+      return Promise.resolve();
+    },
     clock: () => Date.parse('2026-01-05T12:00:00Z'),
   });
-  return { subject, records, dispatched };
+  return { subject, records, groupReads };
 }
 
 describe('the notifier records a run of messages’ decisions together', () => {
-  it('one record for the run: the skips logged, the sends pending; only new sends are dispatched', async () => {
-    const { subject, records, dispatched } = notifier((queued) => queued.filter((n) => n.messageId === 'm2'));
+  it('one record for the run: the skips logged, the sends to make', async () => {
+    const { subject, records } = notifier();
     await subject.queue([sent('m1', 'bob', 'user'), sent('m2', 'team', 'group')]);
     expect(records).toHaveLength(1);
     const [record] = records;
@@ -66,17 +68,22 @@ describe('the notifier records a run of messages’ decisions together', () => {
       ['m1', 'bob', 'pending', 0],
       ['m2', 'bob', 'pending', 0],
     ]);
-    // m1's send was already stored (a redelivered message): not dispatched twice.
-    expect(dispatched).toEqual(['m2:bob']);
   });
 
   it('the same message event decided again (redelivered) gets the same ids', async () => {
-    const { subject, records } = notifier(() => []);
+    const { subject, records } = notifier();
     const event = sent('m2', 'team', 'group');
     await subject.queue([event]);
     await subject.queue([event]);
     const ids = records.map((r) => [...r.skipped, ...r.queued].map((d) => d.notificationId));
     expect(ids[0]).toEqual(ids[1]);
     expect(new Set(ids[0]).size).toBe(2);
+  });
+
+  it('reads a group’s members once per run, however many of its messages the run holds', async () => {
+    const { subject, records, groupReads } = notifier();
+    await subject.queue([sent('m1', 'team', 'group'), sent('m2', 'team', 'group'), sent('m3', 'crew', 'group')]);
+    expect(groupReads).toEqual(['team', 'crew']);
+    expect(records[0]!.queued.map((q) => `${q.messageId}:${q.recipient}`)).toEqual(['m1:bob', 'm2:bob', 'm3:bob', 'm3:carol']);
   });
 });

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { ApiError } from '@chat/contracts';
 import type { PushTokenType } from '@chat/contracts';
 import { actorOf, correlationIdOf, parseQuery, parseWith } from '@chat/http';
+import { readWithPatience } from '@chat/mongo';
 import { Router } from 'express';
 import { z } from 'zod';
 import type { NotificationReadModels } from '../adapters/readModels.js';
@@ -42,10 +43,14 @@ export const sessionBody = z.strictObject({ authToken });
 export function tokenRouter(commands: RecipientCommands, readModels: NotificationReadModels, directory: AppDirectory): Router {
   const router = Router();
 
-  /** The user and session an auth token stands for (learnt from the users service's events). */
+  /**
+   * The user and session an auth token stands for, learnt from the users service's events: a token
+   * issued a moment ago may not have reached this service yet, so a missing one is waited for as every
+   * cross-service look-up is (ADR 0004). A client registers its push token right after signing in.
+   */
   const sessionOf = async (appId: string, given: string) => {
     const fingerprint = createHash('sha256').update(given).digest('hex');
-    const session = await readModels.findSession(appId, fingerprint);
+    const session = await readWithPatience(() => readModels.findSession(appId, fingerprint));
     if (!session) throw new ApiError('ERR_AUTH_TOKEN_NOT_FOUND', 'authToken: no live session of this app has that auth token.');
     return { uid: session.uid, sessionId: fingerprint };
   };

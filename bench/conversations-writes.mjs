@@ -1,0 +1,128 @@
+// The conversations read model's writes per one-on-one message on FerretDB, without the rest of the stack
+// (ADR 0048): the same generated messages, in batches of 7 (what the cost benchmark's consumer gets), are
+// applied to one database per build of the service, alternately, so that a loaded machine moves every build
+// alike. Prints per build the write lock and statements per message by collection (the FerretDB runner's
+// tally), the store process's CPU per message, the applying process's CPU per message, and document sizes.
+//
+//   node bench/conversations-writes.mjs                     (this worktree's build)
+//   CONVERSATIONS_BUILDS=main=/path/to/old/dist,new=services/conversations/dist node bench/conversations-writes.mjs
+//
+// PAIRS (50) conversations; HUBS=n makes n users share them (each with PAIRS/n peers: full inboxes);
+// MESSAGES (1,500) measured after one warm-up message per conversation. Starts FerretDB on MONGO_PORT with
+// FERRETDB_STATS_INTERVAL=1s unless one already answers there (then it must have been started with it).
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { MongoClient } from 'mongodb';
+import { processCpuMs } from './processCpu.mjs';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const PAIRS = Number(process.env.PAIRS ?? 50);
+const HUBS = Number(process.env.HUBS ?? 0);
+const MESSAGES = Number(process.env.MESSAGES ?? 1_500);
+const BATCH = 7;
+const APP = 'app-writes-probe';
+
+process.env.FERRETDB_STATS_INTERVAL ??= '1s';
+const { registerShutdown, startInfrastructure } = await import('@chat/devstack');
+const infra = await startInfrastructure({ parts: ['ferretdb'] });
+registerShutdown(() => infra.stop());
+const port = new URL(infra.mongoUrl).port;
+const storeLog = resolve(ROOT, '.infra', 'logs', `ferretdb-${port}.log`);
+const storePidFile = resolve(ROOT, '.infra', 'run', `ferretdb-${port}.pid`);
+const storePid = existsSync(storePidFile) ? Number(readFileSync(storePidFile, 'utf8')) : undefined;
+if (!existsSync(storeLog)) throw new Error(`no FerretDB runner log at ${storeLog}: start FerretDB with FERRETDB_STATS_INTERVAL`);
+
+const builds = (process.env.CONVERSATIONS_BUILDS ?? `this=${resolve(ROOT, 'services/conversations/dist')}`).split(',').map((entry) => {
+  const [name, dir] = entry.split('=');
+  return { name, dir: resolve(ROOT, dir) };
+});
+const client = new MongoClient(infra.mongoUrl, { maxPoolSize: 12 });
+const stamp = randomBytes(3).toString('hex');
+const runs = [];
+for (const { name, dir } of builds) {
+  const { ConversationReadModels } = await import(pathToFileURL(resolve(dir, 'adapters/readModels.js')).href);
+  const db = client.db(`writes_probe_${name}_${stamp}`);
+  runs.push({ name, db, models: new ConversationReadModels(db), storeCpu: 0, ownCpu: 0 });
+}
+
+let sequence = 0;
+let messageId = 100_000;
+const versions = new Map();
+const t0 = Date.now();
+function sent(pair) {
+  const a = HUBS ? `probe-hub-${pair % HUBS}` : `probe-sender-${pair}`;
+  const b = `probe-receiver-${pair}`;
+  const conversationId = a < b ? `${a}_user_${b}` : `${b}_user_${a}`;
+  const streamId = `messages:${APP}:${conversationId}`;
+  const version = (versions.get(streamId) ?? 0) + 1;
+  versions.set(streamId, version);
+  const [sender, receiver] = version % 2 ? [a, b] : [b, a];
+  sequence += 1;
+  messageId += 1;
+  const at = t0 + sequence;
+  return {
+    id: `probe-${sequence}`, type: 'MessageSent', schemaVersion: 1, appId: APP, streamId, version,
+    occurredAt: new Date(at).toISOString(), actor: { keyId: 'k', scope: 'fullAccess' }, correlationId: `c${sequence}`, causationId: null,
+    data: {
+      id: String(messageId), conversationId, sender, receiver, receiverType: 'user', category: 'message', type: 'text',
+      data: { text: `message number ${sequence} of the writes probe`, entities: {} }, sentAt: Math.floor(at / 1000),
+    },
+  };
+}
+
+try {
+  const warm = Array.from({ length: PAIRS }, (_, pair) => sent(pair));
+  for (const run of runs) await run.models.apply(warm);
+  await sleep(1_500);
+  const from = statSync(storeLog).size;
+  let measured = 0;
+  while (measured < MESSAGES) {
+    const batch = Array.from({ length: BATCH }, () => sent(Math.floor(Math.random() * PAIRS)));
+    for (const run of runs) {
+      const store = processCpuMs(storePid);
+      const own = process.cpuUsage();
+      await run.models.apply(batch);
+      const spent = process.cpuUsage(own);
+      run.ownCpu += (spent.user + spent.system) / 1000;
+      run.storeCpu += processCpuMs(storePid) - store;
+    }
+    measured += batch.length;
+  }
+  await sleep(2_500);
+  const tally = readFileSync(storeLog).subarray(from).toString('utf8');
+  for (const run of runs) await report(run, tally, measured);
+} finally {
+  for (const run of runs) await run.db.dropDatabase();
+  await client.close();
+  await infra.stop();
+}
+
+async function report(run, tally, measured) {
+  const rows = new Map();
+  let lockMs = 0;
+  for (const line of tally.split('\n')) {
+    const match = /^\s+write\s+(\S+)\s+(\S+)\s+\d+ cmds\s+(\d+) stmts\s+([\d.]+) ms busy/.exec(line);
+    if (!match || !match[2].startsWith(`${run.db.databaseName}.`)) continue;
+    const key = `${match[1]} ${match[2].slice(run.db.databaseName.length + 1)}`;
+    const row = rows.get(key) ?? { statements: 0, ms: 0 };
+    row.statements += Number(match[3]);
+    row.ms += Number(match[4]);
+    rows.set(key, row);
+    lockMs += Number(match[4]);
+  }
+  console.log(`== ${run.name}: ${measured} messages`);
+  for (const [key, row] of [...rows].sort((x, y) => y[1].ms - x[1].ms)) {
+    console.log(`  ${key.padEnd(44)} ${(row.ms / measured).toFixed(3)} ms  ${(row.statements / measured).toFixed(2)} stmts per message  (${(row.ms / row.statements).toFixed(3)} ms a statement)`);
+  }
+  console.log(`  write lock ${(lockMs / measured).toFixed(3)} ms, store CPU ${(run.storeCpu / measured).toFixed(2)} ms, applying process CPU ${(run.ownCpu / measured).toFixed(3)} ms per message`);
+  for (const collection of ['conversation_timelines', 'conversation_inboxes']) {
+    const sizes = (await run.db.collection(collection).find({}).toArray()).map((doc) => JSON.stringify(doc).length).sort((x, y) => x - y);
+    console.log(`  ${collection}: ${sizes.length} documents, median ${sizes[Math.floor(sizes.length / 2)]} B, largest ${sizes.at(-1)} B`);
+  }
+}
+
+function sleep(ms) {
+  return new Promise((done) => setTimeout(done, ms));
+}

@@ -1,0 +1,144 @@
+// node bench/send-stages.mjs — where a send's time goes, stage by stage (issue 23: "find what waits").
+// One stack as bench/cost.mjs starts it, with every process exporting its traces (ADR 0032) over
+// OTLP/HTTP JSON to a receiver in this process; 50 one-on-one pairs and 2 groups of 20, an open loop at
+// BENCH_RATE sends/s (default 100) for BENCH_SECONDS (default 10), the receivers' conversations
+// watched as bench/cost.mjs does, and a fresh consumer on chat.messages.events. From each send's spans
+// (gateway edge → messages request → command → grouped append → Kafka produce) it prints p50/p99 of:
+//   proxy        gateway edge start → the messages service's request span start
+//   before turn  request start → command start (muid look-up, facts, moderation, dry run)
+//   to append    command start → its grouped append starts (id allocation, lane, decide, group queue)
+//   append       the grouped append (journal insert + commits insertMany)
+//   apply        append end → command end (read-your-writes: the messages read model)
+//   answer       command end → request end, and request end → gateway edge end
+//   to produce   append end → its Kafka produce starts (the outbox's queue)
+//   produce      the produce request (until the broker's acks)
+//   fetched      produce end → a fresh consumer has the record
+// and the totals: send (edge), event produced and fetched (from the edge's start). Tracing costs
+// some CPU itself (ADR 0032's figures), so the totals run a little above an untraced run's.
+import { createServer } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createGatewayClient } from './httpClient.mjs';
+import { connectKafkaProbe } from './kafkaProbe.mjs';
+import { percentile, startBenchStack } from './stack.mjs';
+import { createTraffic } from './traffic.mjs';
+
+const RATE = Number(process.env.BENCH_RATE ?? 100);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+
+/** Every span exported, by span id: { traceId, parent, links, name, kind, service, start, end } (ms since the epoch). */
+const spans = new Map();
+const collector = createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (chunk) => chunks.push(chunk));
+  req.on('end', () => {
+    try {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      for (const resource of body.resourceSpans ?? []) {
+        const service = resource.resource?.attributes?.find((a) => a.key === 'service.name')?.value?.stringValue ?? '?';
+        for (const scope of resource.scopeSpans ?? []) {
+          for (const span of scope.spans ?? []) {
+            spans.set(span.spanId, {
+              traceId: span.traceId,
+              parent: span.parentSpanId || undefined,
+              links: (span.links ?? []).map((l) => l.spanId),
+              name: span.name,
+              kind: span.kind,
+              service,
+              start: Number(BigInt(span.startTimeUnixNano) / 1000n) / 1000,
+              end: Number(BigInt(span.endTimeUnixNano) / 1000n) / 1000,
+            });
+          }
+        }
+      }
+    } catch {
+      // not JSON: nothing to record
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+  });
+});
+await new Promise((resolve) => collector.listen(0, '127.0.0.1', resolve));
+const endpoint = `http://127.0.0.1:${collector.address().port}`;
+
+const stack = await startBenchStack({
+  name: 'send stages',
+  extraEnv: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_TRACES_SAMPLER: 'always_on', OTEL_BSP_SCHEDULE_DELAY: '500' },
+});
+stack.onStop(() => new Promise((resolve) => collector.close(resolve)));
+const client = createGatewayClient(stack.services.gatewayUrl);
+stack.onStop(() => client.close());
+const probe = await connectKafkaProbe(stack.infra.kafkaBrokers);
+stack.onStop(() => probe.close());
+const app = stack.app;
+const events = await probe.watchArrivals('chat.messages.events', (event) => (event.type === 'MessageSent' ? `${event.appId}/${event.data?.id}` : undefined), () => new Set([app.appId]));
+stack.onStop(() => events.close());
+
+const traffic = createTraffic({ client, chat: app.chat, setupTimeoutS: 300 });
+const targets = await traffic.createTargets({ prefix: 'st', pairs: 50, groups: 2, groupSize: 20, patienceMs: 300_000 });
+await sleep(2_000);
+const answered = [];
+const loop = await traffic.openLoop(targets, RATE, {
+  seconds: SECONDS,
+  visibleSamplesPerSecond: 20,
+  pollBudgetPerSecond: 200,
+  visibleTimeoutS: 5,
+  onAnswered: (a) => answered.push(a),
+});
+// The batch span processors export every 0.5 s; a little longer for the last ones.
+await sleep(3_000);
+
+const edgeOf = new Map();
+/** Each command span's grouped append: its parent, or one of its links. */
+const appendOf = new Map();
+/** Each command span's first produce span. */
+const produceOf = new Map();
+for (const span of spans.values()) {
+  if (span.name === 'append') for (const owner of [span.parent, ...span.links]) if (owner) appendOf.set(owner, span);
+  if (span.name.startsWith('send ') && span.parent && !produceOf.has(span.parent)) produceOf.set(span.parent, span);
+}
+for (const [id, span] of spans) if (span.service === 'gateway' && !span.parent && span.name.startsWith('POST')) edgeOf.set(span.traceId, { id, ...span });
+
+const stages = new Map();
+const add = (name, value) => {
+  if (Number.isFinite(value)) stages.set(name, [...(stages.get(name) ?? []), value]);
+};
+let traced = 0;
+const commandIds = new Map();
+for (const [id, span] of spans) if (span.name === 'command') commandIds.set(span.traceId, id);
+for (const edge of edgeOf.values()) {
+  const request = [...spans.values()].find((s) => s.traceId === edge.traceId && s.service === 'messages' && s.kind === 2);
+  const commandId = commandIds.get(edge.traceId);
+  const command = commandId ? spans.get(commandId) : undefined;
+  if (!request || !command) continue;
+  traced += 1;
+  const append = appendOf.get(commandId);
+  const produce = produceOf.get(commandId);
+  add('proxy (edge → messages request)', request.start - edge.start);
+  add('before turn (facts, moderation, dry run)', command.start - request.start);
+  if (append) {
+    add('to append (ids, lane, decide, group queue)', append.start - command.start);
+    add('append (journal + commits insert)', append.end - append.start);
+    add('apply (read-your-writes)', command.end - append.end);
+    if (produce) add('to produce (outbox queue)', produce.start - append.end);
+  }
+  add('answer (command end → request end)', request.end - command.end);
+  add('back (request end → edge end)', edge.end - request.end);
+  add('send total (edge)', edge.end - edge.start);
+  if (produce) {
+    add('produce (until acks)', produce.end - produce.start);
+    add('event produced (from edge start)', produce.end - edge.start);
+  }
+}
+for (const a of answered) {
+  const arrived = events.arrivals.get(`${app.appId}/${a.id}`);
+  if (arrived !== undefined) add('event fetched (from scheduled send)', arrived - a.scheduledAt);
+}
+
+console.log(`\nopen loop ${RATE} sends/s for ${SECONDS} s: ${answered.length} answered, ${loop.errors}, ${loop.late} late; send p50 ${loop.sendP50?.toFixed(1)} p99 ${loop.sendP99?.toFixed(1)} ms, visible p99 ${loop.visibleP99?.toFixed(1)} ms; ${traced} traced sends`);
+console.log(`${'stage'.padEnd(46)} ${'p50'.padStart(8)} ${'p99'.padStart(8)} ${'mean'.padStart(8)}  n`);
+for (const [name, values] of stages) {
+  values.sort((a, b) => a - b);
+  const mean = values.reduce((s, v) => s + v, 0) / values.length;
+  console.log(`${name.padEnd(46)} ${percentile(values, 50).toFixed(1).padStart(8)} ${percentile(values, 99).toFixed(1).padStart(8)} ${mean.toFixed(1).padStart(8)}  ${values.length}`);
+}
+await stack.stop();
+process.exit(0);
