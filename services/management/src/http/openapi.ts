@@ -7,6 +7,9 @@ import {
   auditEntryResource,
   collaboratorResource,
   collaboratorsAnswer,
+  deadLetterResource,
+  partitionLagResource,
+  tailedEventResource,
   tenantResource,
   triggerResource,
   webhookResource,
@@ -85,4 +88,8 @@ export const responseSchemas: ResponseSchemas = {
   'list-triggers': { body: listOf(triggerResource), errors: WEBHOOK },
   'add-triggers': { body: dataOf(outcomesByKeyShape), errors: [...WEBHOOK, 'ERR_TRIGGER_NOT_FOUND'] },
   'remove-triggers': { body: succeededShape, errors: [...WEBHOOK, 'ERR_TRIGGER_NOT_FOUND'] },
+  'ops-consumer-lag': { body: dataOf(z.array(partitionLagResource)) },
+  'ops-list-events': { body: dataOf(z.array(tailedEventResource)) },
+  'ops-list-dead-letters': { body: dataOf(z.array(deadLetterResource)) },
+  'ops-redrive-dead-letters': { body: dataOf(z.object({ group: z.string(), redriven: z.number().int().min(0) })) },
 };

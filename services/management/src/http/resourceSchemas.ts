@@ -69,3 +69,28 @@ export const tenantResource = z.looseObject({
   createdAt: z.number().int(),
   app: z.looseObject({ name: z.string(), appId: z.string(), region: z.string(), createdAt: z.number().int() }),
 });
+
+/** `GET /ops/lag`: one row per group and partition (packages/kafka `PartitionLag`). */
+export const partitionLagResource = z.object({
+  groupId: z.string(),
+  topic: z.string(),
+  partition: z.number().int().min(0),
+  end: z.number().int(),
+  committed: z.number().int(),
+  lag: z.number().int().min(0),
+});
+
+/** `GET /ops/events`: an event read off a topic, where it sits in the log. */
+export const tailedEventResource = z.object({ partition: z.number().int().min(0), offset: z.string(), event: z.unknown() });
+
+/** `GET /ops/deadletters`: a dead letter, where it came from and a preview of its value. */
+export const deadLetterResource = z.looseObject({
+  partition: z.number().int().min(0),
+  offset: z.string(),
+  redriven: z.boolean(),
+  from: z.object({ topic: z.string(), partition: z.number().int().min(0), offset: z.string() }),
+  reason: z.string(),
+  topic: z.string(),
+  key: z.string().nullable(),
+  value: z.string(),
+});

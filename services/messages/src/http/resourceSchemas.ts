@@ -120,3 +120,56 @@ export const integrationResource = z.looseObject({ id: z.string(), name: z.strin
 
 /** The agent routes' acknowledgement: not inside `data`, as CometChat's agent API answers. */
 export const agentAcknowledgement = z.object({ success: z.literal(true) });
+
+/** A save's answer: the message with `savedAt` (an unsave's has none); only the id when the message is not projected yet. */
+export const savedMessageAnswer = z.union([messageResource.extend({ savedAt: epoch.optional() }), z.object({ id: z.string() })]);
+
+/** `PATCH /messages/{id}/interacted`: CometChat's acknowledgement, and the elements this user has marked so far. */
+export const interactedAnswer = z.looseObject({
+  success: z.literal(true),
+  message: z.string(),
+  interactions: z.array(z.object({ elementId: z.string(), interactedAt: epoch })),
+});
+
+/** One row of `GET /threads`: the parent message, its reply count and newest reply. */
+export const threadRowResource = z.looseObject({
+  parentMessageId: z.string(),
+  parentMessage: messageResource,
+  replyCount: z.number().int().min(0),
+  lastReply: messageResource.optional(),
+  subscribed: z.literal(true).optional(),
+  updatedAt: epoch,
+  conversationId: z.string(),
+  receiverType: z.enum(['user', 'group']),
+  receiverId: z.string(),
+});
+
+/** `GET /stats`: the range's usage, the range echoed in the unit it was given. */
+export const usageMetricsAnswer = z.object({
+  metrics: z.object({
+    audio_minutes: z.number().int().min(0),
+    video_minutes: z.number().int().min(0),
+    recorded_minutes: z.number().int().min(0),
+    active_users: z.number().int().min(0),
+    concurrent_users: z.number().int().min(0),
+  }),
+  time_range: z.object({ fromDate: z.number(), toDate: z.number() }),
+});
+
+const epochMsText = z.string().regex(/^\d+$/, 'epoch milliseconds as text');
+
+/** `GET /stats/messages`: five-minute buckets, times as epoch-millisecond strings. */
+export const messageMetricsAnswer = z.object({
+  startTime: epochMsText,
+  endTime: epochMsText,
+  appId: z.string(),
+  dataPoints: z.array(
+    z.object({
+      messagesSent: z.number().int().min(0),
+      readReceipts: z.number().int().min(0),
+      deliveryReceipts: z.number().int().min(0),
+      startTime: epochMsText,
+      endTime: epochMsText,
+    }),
+  ),
+});
