@@ -6,6 +6,7 @@ import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import { BacklogGate, deploymentGroups } from './backlogGate.js';
+import { routeMatcher } from './routeMatcher.js';
 import type { ServiceConfig } from './config.js';
 import type { PlatformDeps } from './platformDeps.js';
 
@@ -14,10 +15,11 @@ export interface RunnableService {
   start(): Promise<void>;
   stop(): Promise<void>;
   /**
-   * The topics whose consumers must keep up with this service's writes: while the deployment's
-   * consumer groups fall behind on them, writes are refused with 503 and Retry-After (ADR 0054).
+   * The operations whose events fan out to the deployment's consumers on `topics`: while a consumer
+   * group falls behind there, these are refused with 503 and Retry-After (ADR 0054). Other writes (an
+   * operator's bulk import, settings) are bounded by their caller, not by open-ended traffic.
    */
-  backlogTopics?: readonly string[];
+  backlog?: { topics: readonly string[]; operations: readonly string[] };
 }
 
 /**
@@ -41,8 +43,10 @@ export async function runService(
   await service.start();
   // Past capacity the service answers a fast 503 instead of queueing until clients time out; the
   // probes and /metrics stand in front of that, so an overloaded process is not restarted for it.
-  const backlog = service.backlogTopics && config.backlog.maxDrainMs > 0 ? startBacklogGate(name, config, kafka, service.backlogTopics, logger) : null;
-  const admitted = new Admission(config.admission).wrap(backlog ? refusingWritesWhileBehind(backlog.gate, service.http) : service.http);
+  const backlog = service.backlog && config.backlog.maxDrainMs > 0 ? startBacklogGate(name, config, kafka, service.backlog.topics, logger) : null;
+  const admitted = new Admission(config.admission).wrap(
+    backlog && service.backlog ? refusingWhileBehind(backlog.gate, routeMatcher(service.backlog.operations), service.http) : service.http,
+  );
   const server = await listen(withOperations(admitted, probes), config.port, config.host);
   logger.info({ port: server.port }, `${name} service listening`);
   onShutdownSignal(
@@ -71,10 +75,10 @@ function startBacklogGate(name: string, config: Readonly<ServiceConfig>, kafka: 
   };
 }
 
-/** Reads pass; a write while the consumers are behind is refused before any handler runs. */
-function refusingWritesWhileBehind(gate: BacklogGate, listener: RequestListener): RequestListener {
+/** The named operations while the consumers are behind are refused before any handler runs; the rest pass. */
+function refusingWhileBehind(gate: BacklogGate, sheds: (method: string, url: string) => boolean, listener: RequestListener): RequestListener {
   return (req, res) => {
-    const refusal = req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS' ? null : gate.refusal();
+    const refusal = sheds(req.method ?? 'GET', req.url ?? '/') ? gate.refusal() : null;
     if (refusal) return refuseUnavailable(res, refusal.message, refusal.retryAfterSeconds);
     listener(req, res);
   };

@@ -169,6 +169,6 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
       agentHttp.close();
     },
     // Every send fans out to the other services' consumers: past what they carry, sends are refused.
-    backlogTopics: [topics.messages],
+    backlog: { topics: [topics.messages], operations: ['send-message', 'send-thread-message', 'send-bot-message'] },
   };
 }

@@ -24,6 +24,7 @@ import { RECIPIENTS_COLLECTION, RECIPIENT_EPOCHS_COLLECTION, recipientEpochsProj
 import type { RecipientDocument, RecipientEpochDocument } from '../projections/recipients.js';
 import { SESSIONS_COLLECTION, sessionId, sessionsProjection } from '../projections/sessions.js';
 import type { SessionDocument } from '../projections/sessions.js';
+import { groupBy } from '../domain/grouping.js';
 
 export type { LogEntry, LogFilter } from '../domain/logPage.js';
 
@@ -313,15 +314,4 @@ export class NotificationReadModels implements EventApplier {
     const entries = holder && 'entries' in holder ? holder.entries : [];
     return entries.find((e) => e._id === entryId) ?? null;
   }
-}
-
-function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const list = groups.get(k);
-    if (list) list.push(item);
-    else groups.set(k, [item]);
-  }
-  return groups;
 }

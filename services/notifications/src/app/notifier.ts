@@ -10,6 +10,7 @@ import { effectivePreferences } from '../domain/preferences.js';
 import type { RecipientDocument } from '../projections/recipients.js';
 import { enabledProviders, providerOf } from './directory.js';
 import type { AppDirectory, AppEntry } from './directory.js';
+import { groupBy } from '../domain/grouping.js';
 
 /** The notifications service acts as itself in the facts it records. */
 export const notifierActor = (appId: string): Actor => ({ appId, keyId: 'notifications', scope: 'management' });
@@ -212,15 +213,4 @@ function nameOf(message: MessageSent, side: 'receiver' | 'sender'): string | und
   const entities = message.data['entities'] as Record<string, { entity?: { name?: unknown } }> | undefined;
   const name = entities?.[side]?.entity?.name;
   return typeof name === 'string' ? name : undefined;
-}
-
-function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const list = groups.get(k);
-    if (list) list.push(item);
-    else groups.set(k, [item]);
-  }
-  return groups;
 }
