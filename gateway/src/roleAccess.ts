@@ -1,6 +1,5 @@
 import { internalPaths, operationGates, roleAccessSchema } from '@chat/contracts';
 import type { RoleAccess, RouteSpec } from '@chat/contracts';
-import { getInternalJson } from './internalJson.js';
 import { TieredCache } from './tieredCache.js';
 import type { RedisCache } from './tieredCache.js';
 
@@ -25,8 +24,16 @@ export function roleAccessCache(
   const load =
     fetchAccess ??
     (async (appId: string, uid: string): Promise<RoleAccess | null> => {
-      const body = await getInternalJson(`${usersUrl}${internalPaths.roleAccess(appId, uid)}`, timeoutMs);
-      return body === null ? null : roleAccessSchema.parse(body);
+      const response = await fetch(`${usersUrl}${internalPaths.roleAccess(appId, uid)}`, { signal: AbortSignal.timeout(timeoutMs) });
+      if (response.status === 404) {
+        await response.body?.cancel();
+        return null;
+      }
+      if (!response.ok) {
+        await response.body?.cancel();
+        throw new Error(`users answered ${response.status} to a role look-up`);
+      }
+      return roleAccessSchema.parse(await response.json());
     });
   return new TieredCache<RoleAccess>({
     ...ROLE_ACCESS_CACHE,
