@@ -233,17 +233,7 @@ export function openApiDocument(requests: RequestSchemas, responses: ResponseSch
         managementSecret: { type: 'apiKey', in: 'header', name: 'secret' },
       },
       schemas: {
-        Error: {
-          type: 'object',
-          required: ['error'],
-          properties: {
-            error: {
-              type: 'object',
-              required: ['code', 'message'],
-              properties: { code: { type: 'string', enum: Object.keys(errorStatus).sort() }, message: { type: 'string' }, details: {} },
-            },
-          },
-        },
+        Error: errorSchema(Object.keys(errorStatus).sort()),
         ...errorSchemas.schemas,
       },
     },
