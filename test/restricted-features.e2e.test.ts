@@ -38,7 +38,7 @@ const features = [
 ] as const;
 type Feature = (typeof features)[number];
 
-/** The gateway's role cache bound (ADR 0041), plus one look-up and one poll's round trip. */
+/** The gateway's role cache bound (ADR 0041), plus one refused attempt's round trip and one poll interval. */
 const BOUND_MS = 1_000;
 const SLACK_MS = 250;
 
@@ -203,14 +203,25 @@ describe('restricted features', () => {
     const reopened = await mapBounded(features, 17, async (feature) => {
       await done(app.call('DELETE', `/v3/roles/${roleOf(feature)}/restrictedfeatures`, { body: { featuresToAllow: [feature] } }));
       const allowedAt = Date.now();
+      // Timed to the start of the first attempt let through: the gateway decides when a request arrives,
+      // and how long the operation itself then takes (a send under load) is not the role cache's bound.
       const timed = async (viaReplica: boolean) => {
-        const r = await eventually(() => attempt(feature, userOf(feature), viaReplica), (answer) => !refused(answer), 5_000);
-        return { feature, viaReplica, afterMs: Date.now() - allowedAt, status: r.status, body: r.body as unknown };
+        let startedAt = allowedAt;
+        const r = await eventually(
+          () => {
+            startedAt = Date.now();
+            return attempt(feature, userOf(feature), viaReplica);
+          },
+          (answer) => !refused(answer),
+          5_000,
+        );
+        return { feature, viaReplica, afterMs: startedAt - allowedAt, tookMs: Date.now() - startedAt, status: r.status, body: r.body as unknown };
       };
       return Promise.all([timed(false), timed(true)]);
     });
     const times = (viaReplica: boolean) => reopened.flat().filter((r) => r.viaReplica === viaReplica).map((r) => r.afterMs).sort((a, b) => a - b);
     console.log(`restricted features: allowed again after ${times(false).join(', ')} ms; on the second gateway after ${times(true).join(', ')} ms`);
+    console.log(`restricted features: the first allowed attempts took ${reopened.flat().map((r) => r.tookMs).sort((a, b) => a - b).join(', ')} ms`);
     for (const r of reopened.flat()) {
       const where = `${r.feature}${r.viaReplica ? ' (second gateway)' : ''}: ${JSON.stringify(r.body)}`;
       // The first gateway works on the user's own group and message; the second on ones that do not exist.
