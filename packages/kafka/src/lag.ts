@@ -77,18 +77,21 @@ export class LagReader {
     const ends = await this.highWatermarks(topics);
     const admin = await this.connected();
     try {
-      const lags: PartitionLag[] = [];
-      for (const groupId of groupIds) {
-        const committedAt = new Map<string, number>();
-        for (const { topic, partitions } of await admin.fetchOffsets({ groupId, topics: [...topics] })) {
-          for (const { partition, offset } of partitions) committedAt.set(`${topic}:${partition}`, Number(offset));
-        }
-        for (const { topic, partition, offset: end } of ends) {
-          const at = committedAt.get(`${topic}:${partition}`) ?? -1;
-          lags.push({ groupId, topic, partition, end, committed: at, lag: at < 0 ? 0 : Math.max(0, end - at) });
-        }
-      }
-      return lags;
+      // One OffsetFetch per group (the admin API takes one group), all in flight at once: a reading
+      // every second must not take as many round trips in a row as the deployment has groups.
+      const perGroup = await Promise.all(
+        groupIds.map(async (groupId) => {
+          const committedAt = new Map<string, number>();
+          for (const { topic, partitions } of await admin.fetchOffsets({ groupId, topics: [...topics] })) {
+            for (const { partition, offset } of partitions) committedAt.set(`${topic}:${partition}`, Number(offset));
+          }
+          return ends.map(({ topic, partition, offset: end }): PartitionLag => {
+            const at = committedAt.get(`${topic}:${partition}`) ?? -1;
+            return { groupId, topic, partition, end, committed: at, lag: at < 0 ? 0 : Math.max(0, end - at) };
+          });
+        }),
+      );
+      return perGroup.flat();
     } catch (error) {
       await this.close();
       throw error;
