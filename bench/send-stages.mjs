@@ -15,10 +15,10 @@
 //   fetched      produce end → a fresh consumer has the record
 // and the totals: send (edge), event produced and fetched (from the edge's start). Tracing costs
 // some CPU itself (ADR 0032's figures), so the totals run a little above an untraced run's.
-import { createServer } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createGatewayClient } from './httpClient.mjs';
 import { connectKafkaProbe } from './kafkaProbe.mjs';
+import { startOtlpCollector } from './otlpCollector.mjs';
 import { percentile, startBenchStack } from './stack.mjs';
 import { createTraffic } from './traffic.mjs';
 
@@ -27,43 +27,25 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 
 /** Every span exported, by span id: { traceId, parent, links, name, kind, service, start, end } (ms since the epoch). */
 const spans = new Map();
-const collector = createServer((req, res) => {
-  const chunks = [];
-  req.on('data', (chunk) => chunks.push(chunk));
-  req.on('end', () => {
-    try {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      for (const resource of body.resourceSpans ?? []) {
-        const service = resource.resource?.attributes?.find((a) => a.key === 'service.name')?.value?.stringValue ?? '?';
-        for (const scope of resource.scopeSpans ?? []) {
-          for (const span of scope.spans ?? []) {
-            spans.set(span.spanId, {
-              traceId: span.traceId,
-              parent: span.parentSpanId || undefined,
-              links: (span.links ?? []).map((l) => l.spanId),
-              name: span.name,
-              kind: span.kind,
-              service,
-              start: Number(BigInt(span.startTimeUnixNano) / 1000n) / 1000,
-              end: Number(BigInt(span.endTimeUnixNano) / 1000n) / 1000,
-            });
-          }
-        }
-      }
-    } catch {
-      // not JSON: nothing to record
-    }
-    res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+const collector = await startOtlpCollector((span, service) => {
+  spans.set(span.spanId, {
+    traceId: span.traceId,
+    parent: span.parentSpanId || undefined,
+    links: (span.links ?? []).map((l) => l.spanId),
+    name: span.name,
+    kind: span.kind,
+    service,
+    start: Number(BigInt(span.startTimeUnixNano) / 1000n) / 1000,
+    end: Number(BigInt(span.endTimeUnixNano) / 1000n) / 1000,
   });
 });
-await new Promise((resolve) => collector.listen(0, '127.0.0.1', resolve));
-const endpoint = `http://127.0.0.1:${collector.address().port}`;
+const endpoint = collector.endpoint;
 
 const stack = await startBenchStack({
   name: 'send stages',
   extraEnv: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_TRACES_SAMPLER: 'always_on', OTEL_BSP_SCHEDULE_DELAY: '500' },
 });
-stack.onStop(() => new Promise((resolve) => collector.close(resolve)));
+stack.onStop(() => collector.close());
 const client = createGatewayClient(stack.services.gatewayUrl);
 stack.onStop(() => client.close());
 const probe = await connectKafkaProbe(stack.infra.kafkaBrokers);

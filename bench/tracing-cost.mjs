@@ -12,11 +12,11 @@
 // that stack's conversations show every last message, so each starts from an idle system. Both stacks'
 // projections read the shared topics, so both do the same background work in every round. Prints every
 // round and the ratios on/off. BENCH_DURATION (s per round and stack, default 10), BENCH_ROUNDS (default 4).
-import { createServer } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startServices } from '@chat/devstack';
 import { createGatewayClient } from './httpClient.mjs';
+import { startOtlpCollector } from './otlpCollector.mjs';
 import { percentile, startBenchStack } from './stack.mjs';
 
 const CLIENTS = 20;
@@ -27,28 +27,17 @@ const SAMPLER_ARG = process.env.BENCH_SAMPLER_ARG;
 const INSTRUMENT = process.env.BENCH_INSTRUMENT ?? 'tracing';
 if (INSTRUMENT !== 'tracing' && INSTRUMENT !== 'metrics') throw new Error(`BENCH_INSTRUMENT is tracing or metrics, not ${INSTRUMENT}`);
 
-// The collector stand-in: reads each export, counts its spans, answers 200.
+// The collector stand-in counts the spans exported.
 let exportedSpans = 0;
-const collector = createServer((req, res) => {
-  const chunks = [];
-  req.on('data', (chunk) => chunks.push(chunk));
-  req.on('end', () => {
-    try {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      for (const resource of body.resourceSpans ?? []) for (const scope of resource.scopeSpans ?? []) exportedSpans += scope.spans?.length ?? 0;
-    } catch {
-      // not JSON: nothing to count
-    }
-    res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-  });
+const collector = await startOtlpCollector(() => {
+  exportedSpans += 1;
 });
-await new Promise((resolve) => collector.listen(0, '127.0.0.1', resolve));
-const endpoint = `http://127.0.0.1:${collector.address().port}`;
+const endpoint = collector.endpoint;
 
 // The bench's own stack runs as deployed by default (metrics on, tracing off); the second one differs
 // only in the instrument measured.
 const plain = await startBenchStack({ name: INSTRUMENT === 'tracing' ? 'bench untraced' : 'bench with metrics' });
-plain.onStop(() => new Promise((resolve) => collector.close(resolve)));
+plain.onStop(() => collector.close());
 const otherServices = await startServices({
   ...plain.infra,
   ports: 'ephemeral',
