@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiError, currentSchemaVersion } from '@chat/contracts';
+import { ApiError, eventSchemas } from '@chat/contracts';
+import type { EventSchemaRegistry } from '@chat/contracts';
 import type { Actor, EventEnvelope } from '@chat/contracts';
 import { backoffDelay } from './backoff.js';
 import type { Backoff } from './backoff.js';
@@ -90,6 +91,11 @@ export interface CommandRunnerOptions {
    * request-scoped collector sees its own commands: the consistency token).
    */
   onCommitted?: (events: readonly EventEnvelope[]) => void;
+  /**
+   * The event shapes: the version each new event is written at, and how a replayed older one becomes
+   * the newest before the decider folds it (ADR 0060). The contracts' catalogue unless a test gives one.
+   */
+  schemas?: Pick<EventSchemaRegistry, 'newestVersion' | 'upcast'>;
 }
 
 function isBuilder(command: unknown): command is (state: unknown) => unknown {
@@ -131,6 +137,7 @@ function turnLength(waiting: readonly Queued[]): number {
  * retries the turn on fresh state and facts, with backoff and jitter.
  */
 export class CommandRunner {
+  private readonly schemas: Pick<EventSchemaRegistry, 'newestVersion' | 'upcast'>;
   private readonly heads: StreamHeads;
   private readonly outbox: Outbox;
   private readonly committer: GroupCommitter;
@@ -145,6 +152,7 @@ export class CommandRunner {
   private readonly ownHeads = new WeakSet<StreamHead>();
 
   constructor(private readonly options: CommandRunnerOptions) {
+    this.schemas = options.schemas ?? eventSchemas;
     this.heads = new StreamHeads(options.store);
     this.outbox = new Outbox(options.store, options.publisher, options.logger, options.outbox);
     this.committer = new GroupCommitter(options.store, this.outbox, options.groupCommit);
@@ -241,7 +249,10 @@ export class CommandRunner {
       return { state: head.snapshot.state as State, version: head.version };
     }
     const envelopes = await this.options.store.readStream(streamId);
-    const events = envelopes.map((e) => ({ type: e.type, data: e.data }) as Event);
+    const events = envelopes.map((stored) => {
+      const e = this.schemas.upcast(stored);
+      return { type: e.type, data: e.data } as Event;
+    });
     return { state: fold(decider, events), version: envelopes.at(-1)?.version ?? 0 };
   }
 
@@ -393,7 +404,7 @@ export class CommandRunner {
     return decided.map((event, index) => ({
       id: randomUUID(),
       type: event.type,
-      schemaVersion: currentSchemaVersion,
+      schemaVersion: this.schemas.newestVersion(event.type),
       appId: metadata.appId,
       streamId,
       version: version + index + 1,

@@ -1,5 +1,5 @@
-import { ApiError } from '@chat/contracts';
-import type { AsOf, EventEnvelope } from '@chat/contracts';
+import { ApiError, eventSchemas } from '@chat/contracts';
+import type { AsOf, EventEnvelope, EventSchemaRegistry } from '@chat/contracts';
 
 /** Where a time-travel read reads a stream's events, oldest first (the service's own commit store). */
 export interface StreamReader {
@@ -38,8 +38,15 @@ export const DEFAULT_MAX_REPLAY_EVENTS = 2_000;
  * kept from the streams it names (so list a named stream first): the state right after that write.
  * Each stream is read from its start and stops at its bound, so a read costs the history before the
  * bound, and never more than `maxEvents` events: past that it is refused (`ERR_HISTORY_TOO_LONG`).
+ * The events come in their types' newest shapes (ADR 0060), as the folds that read them expect.
  */
-export async function eventsAsOf(reader: StreamReader, streamIds: readonly string[], asOf: AsOf, maxEvents: number): Promise<EventEnvelope[]> {
+export async function eventsAsOf(
+  reader: StreamReader,
+  streamIds: readonly string[],
+  asOf: AsOf,
+  maxEvents: number,
+  schemas: Pick<EventSchemaRegistry, 'upcast'> = eventSchemas,
+): Promise<EventEnvelope[]> {
   const events: EventEnvelope[] = [];
   let tokenTime = Number.NEGATIVE_INFINITY;
   for (const streamId of streamIds) {
@@ -52,7 +59,7 @@ export async function eventsAsOf(reader: StreamReader, streamIds: readonly strin
           maxEvents,
         });
       }
-      events.push(event);
+      events.push(schemas.upcast(event));
       if (version !== undefined) tokenTime = Math.max(tokenTime, Date.parse(event.occurredAt));
     }
   }

@@ -1,5 +1,7 @@
+import { EventSchemaRegistry } from '@chat/contracts';
 import type { EventEnvelope } from '@chat/contracts';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { testEnvelope } from './testEnvelope.js';
 import { eventsAsOf } from './timeTravel.js';
 
@@ -30,5 +32,14 @@ describe('eventsAsOf', () => {
   it('refuses to replay more than the cap', async () => {
     await expect(eventsAsOf(reader, ['s1', 's2'], { kind: 'time', at: 1_000 }, 4)).rejects.toMatchObject({ code: 'ERR_HISTORY_TOO_LONG' });
     expect(await eventsAsOf(reader, ['s1', 's2'], { kind: 'time', at: 1_000 }, 5)).toHaveLength(5);
+  });
+
+  it('answers stored events in their types\' newest shapes (ADR 0060)', async () => {
+    const schemas = new EventSchemaRegistry({ A: { 1: z.object({}), 2: z.object({ since: z.number() }) } }, { A: { 1: () => ({ since: 0 }) } });
+    const replayed = await eventsAsOf(reader, ['s1'], { kind: 'time', at: 200 }, 10, schemas);
+    expect(replayed.map((e) => [e.schemaVersion, e.data])).toEqual([
+      [2, { since: 0 }],
+      [2, { since: 0 }],
+    ]);
   });
 });

@@ -8,6 +8,8 @@ import { personalMessageEventSchemas } from './personalMessages.js';
 import { messageModerationEventSchemas, moderationSettingsEventSchemas } from './moderation.js';
 import { userEventSchemas } from './users.js';
 import { webhookDeliveryEventSchemas } from './webhooks.js';
+import { EventSchemaRegistry } from './schemaVersions.js';
+import type { Upcasters } from './schemaVersions.js';
 import type { EventEnvelope } from '../envelope.js';
 import { topics } from '../topics.js';
 import type { Topic } from '../topics.js';
@@ -54,11 +56,24 @@ export function topicOf(type: EventType): Topic {
 
 type Catalog = typeof eventCatalog;
 export type EventType = keyof Catalog;
-type LatestVersion<T extends EventType> = Catalog[T] extends { 1: infer S } ? S : never;
-export type EventData<T extends EventType> = LatestVersion<T> extends z.ZodType<infer D> ? D : never;
+/** A type's newest schema: the one under the highest version key (versions run 1, 2, … without a gap). */
+type NewestOf<Versions, Seen extends unknown[] = [unknown]> = [...Seen, unknown]['length'] extends keyof Versions
+  ? NewestOf<Versions, [...Seen, unknown]>
+  : Seen['length'] extends keyof Versions
+    ? Versions[Seen['length']]
+    : never;
+/** What readers see of a type: its newest shape (older stored or published ones are upcast to it). */
+export type EventData<T extends EventType> = NewestOf<Catalog[T]> extends z.ZodType<infer D> ? D : never;
 
-/** The version producers write today. Bump it (and add an upcaster) when a shape changes. */
-export const currentSchemaVersion = 1;
+/**
+ * How each older shape becomes the next, per event type and the version it starts from (ADR 0060).
+ * Empty while every type has one version; adding version 2 of a type means adding its schema under
+ * `2` in the type's file and a step from 1 here — the registry refuses to start without it.
+ */
+export const eventUpcasters: Upcasters = {};
+
+/** The catalogue's registry: what producers write, and what every reader turns older shapes into. */
+export const eventSchemas = new EventSchemaRegistry(eventCatalog, eventUpcasters);
 
 export type KnownEvent = { [T in EventType]: EventEnvelope<T, EventData<T>> }[EventType];
 
@@ -76,15 +91,10 @@ export function isKnownEventType(type: string): type is EventType {
 }
 
 /**
- * Validates an envelope's payload against its registered schema. Unknown types and versions
- * return null so a consumer can skip (or dead-letter) what it does not understand.
+ * Validates an envelope's payload against the schema of its version and answers it in its type's
+ * newest shape. Unknown types and versions return null so a consumer can skip (or dead-letter) what
+ * it does not understand.
  */
 export function parseKnownEvent(envelope: EventEnvelope): KnownEvent | null {
-  if (!isKnownEventType(envelope.type)) return null;
-  const versions: Record<number, z.ZodType> = eventCatalog[envelope.type];
-  const schema = versions[envelope.schemaVersion];
-  if (!schema) return null;
-  const parsed = schema.safeParse(envelope.data);
-  if (!parsed.success) return null;
-  return { ...envelope, data: parsed.data } as KnownEvent;
+  return eventSchemas.parse(envelope) as KnownEvent | null;
 }
