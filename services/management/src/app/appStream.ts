@@ -56,7 +56,7 @@ export class AppStream {
     });
     // Answered once the events are on Kafka: a client's next request (a message, say) cannot overtake
     // this configuration on the way to the webhooks process's fence (ADR 0035). Bounded: Kafka away
-    // must not fail a write that is stored; the relay publishes it later.
+    // must not fail a write that is stored; the outbox publishes it later (ADR 0008).
     if (!(await this.deps.runner.published())) {
       this.deps.logger.warn({ appId, command: command.type }, 'management write answered before its events reached Kafka');
     }
