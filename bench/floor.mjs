@@ -4,24 +4,25 @@
 //  1. primitives, each as CPU per operation by process (/proc) and rate: the store's raw insertOne/s
 //     (store-raw.mjs, the baseline every figure is divided by), insertMany per document and
 //     replaceOne {_id} per statement in commands of BENCH_FLOOR_BATCH, findOne {_id} (what an uncached
-//     look-up costs); Kafka: a batched produce of event-sized records, then BENCH_FLOOR_GROUPS consumer
+//     look-up costs), zod validation of a send's body in process; Kafka: a batched produce of event-sized records, then BENCH_FLOOR_GROUPS consumer
 //     groups each reading them all (broker and client CPU per record per group); HTTP: a request through
 //     a bare node:http proxy (pipe-proxy.mjs) to a bare node:http server (static-upstream.mjs), and the
 //     same through express + http-proxy-middleware;
 //  2. the minimal pipeline (bench/floor-parts.mjs): client → bare proxy → a bare service (group
 //     commit: commits and messages by grouped insertMany, the events produced in one batch, then the
 //     answers) → Kafka → one consumer keeping the receiver's conversation (last message + unread counts,
-//     replaceOne {_id} batched per command); features on: a 200-word blocking rule in the service and a
+//     a document per conversation inserted once, then replaceOne {_id}, batched per command); features on: a 200-word blocking rule in the service and a
 //     consumer making one webhook POST and one push call per message to loopback receivers, recording
 //     each delivery (grouped insertMany). Closed loop, BENCH_CLIENTS clients for BENCH_DURATION s per
 //     phase, 50 pairs and 2 groups of 20 as bench/cost.mjs: sustained msg/s, CPU ms per message by
 //     process from before the load until every group is caught up, write-lock ms per message (the
-//     runner's tally, storeTally.mjs), each ÷ raw insertOne of the same run;
-//  3. phase `off-split`: the same as `off` with the conversations database on a second runner: one
-//     runner for both databases against one per database;
+//     runner's tally, storeTally.mjs), each ÷ raw insertOne of the same run; CPU per message also at
+//     the goal's rate (idle polling spread over it) and the ceilings on 2 cores it and the lock imply;
+//  3. phases `off-split`, `on-split`: the same with the conversations and deliveries databases on a
+//     second runner: one runner for every database against one per database;
 //  4. the table goal | floor | ours, ours from bench/cost.mjs's last log (BENCH_OURS_LOG, default
 //     /tmp/cost-new.log), named as the source.
-// Knobs: BENCH_DURATION (20), BENCH_CLIENTS (50), BENCH_FLOOR_PHASES (off,off-split,on; also on-split),
+// Knobs: BENCH_DURATION (20), BENCH_CLIENTS (50), BENCH_FLOOR_PHASES (off,off-split,on,on-split),
 // BENCH_RAW_SECONDS (3), BENCH_FLOOR_BATCH (25), BENCH_FLOOR_RECORDS (20000), BENCH_FLOOR_GROUPS (3),
 // BENCH_FLOOR_ROUNDS (1: each phase once; more interleave the phases and add their rounds up),
 // BENCH_HTTP_SECONDS (8), BENCH_IDLE_TIMEOUT (60), BENCH_OURS_LOG, FLOOR_SECOND_MONGO_PORT (MONGO_PORT + 50).
@@ -50,7 +51,7 @@ const knob = (name, fallback) => Number(process.env[name] ?? fallback);
 const CONFIG = {
   seconds: knob('BENCH_DURATION', 20),
   clients: knob('BENCH_CLIENTS', 50),
-  phases: (process.env.BENCH_FLOOR_PHASES ?? 'off,off-split,on').split(',').map((p) => p.trim()).filter(Boolean),
+  phases: (process.env.BENCH_FLOOR_PHASES ?? 'off,off-split,on,on-split').split(',').map((p) => p.trim()).filter(Boolean),
   rawSeconds: knob('BENCH_RAW_SECONDS', 3),
   batch: knob('BENCH_FLOOR_BATCH', 25),
   records: knob('BENCH_FLOOR_RECORDS', 20_000),
