@@ -29,10 +29,7 @@
 // BENCH_VISIBLE_TIMEOUT, BENCH_REQUEST_TIMEOUT, BENCH_SETUP_TIMEOUT, BENCH_IDLE_SAMPLE (s), BENCH_VISIBLE_SAMPLES,
 // BENCH_POLL_BUDGET, BENCH_PAIRS, BENCH_GROUPS, BENCH_GROUP_SIZE, BENCH_MODERATION_WORDS.
 // Exits 1 when a phase could not be measured (its error is printed).
-import { openSync, readSync, closeSync, statSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { addMessageSentWebhook, startPushProvider, startWebhookReceiver } from './fakeReceivers.mjs';
 import { createGatewayClient } from './httpClient.mjs';
 import { connectKafkaProbe } from './kafkaProbe.mjs';
@@ -40,6 +37,7 @@ import { addBlockingKeywordRule, blockedTerms } from './moderationRule.mjs';
 import { cpuSnapshot, stackProcesses } from './processCpu.mjs';
 import { percentile, startBenchStack } from './stack.mjs';
 import { measureStoreRaw } from './store-raw.mjs';
+import { busiestLock, fileSize, parseDuration, readTally, storeLogOf } from './storeTally.mjs';
 import { LATE_MS, createTraffic, inParallel } from './traffic.mjs';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -114,7 +112,7 @@ async function run() {
   const events = await probe.watchArrivals('chat.messages.events', (e) => (e.type === 'MessageSent' ? `${e.appId}/${e.data?.id}` : undefined), () => benchApps);
   onStop(() => events.close());
   const { processes, missing } = stackProcesses(stack);
-  const storeLog = join(fileURLToPath(new URL('..', import.meta.url)), '.infra', 'logs', `ferretdb-${new URL(stack.infra.mongoUrl).port}.log`);
+  const storeLog = storeLogOf(stack.infra.mongoUrl);
 
   console.log(
     `issue 23 cost of a message${QUICK ? ' (quick mode: shortened, figures indicative only)' : ''}: phases ${CONFIG.phases.join(', ')}; ` +
@@ -304,66 +302,6 @@ function delays(answered, at, from) {
 
 function missingNote(d) {
   return d.missing ? ` (${d.missing} of ${d.count + d.missing} never arrived within ${CONFIG.arrivalTimeoutS} s)` : '';
-}
-
-function parseDuration(text) {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(text.trim());
-  if (!match) throw new Error(`FERRETDB_STATS_INTERVAL: ${text} is not a duration like 1s or 500ms`);
-  return Number(match[1]) * { ms: 1, s: 1_000, m: 60_000 }[match[2]];
-}
-
-function fileSize(path) {
-  return existsSync(path) ? statSync(path).size : 0;
-}
-
-/**
- * The FerretDB runner's tallies printed between two offsets of its log, summed per command and
- * namespace; the namespace is shown as `<service>.<collection>` for the stack's databases. Each report
- * covers the interval before it; with no command in an interval the runner prints none.
- *
- * @returns {{ reports: number, writeBusyMs: number, rows: { kind: 'read' | 'write', command: string, collection: string, commands: number, statements: number, busyMs: number }[] } | null}
- */
-function readTally(path, from, to, databaseSuffix) {
-  if (to <= from) return null;
-  const fd = openSync(path, 'r');
-  const buffer = Buffer.alloc(to - from);
-  try {
-    readSync(fd, buffer, 0, buffer.length, from);
-  } finally {
-    closeSync(fd);
-  }
-  const row = /^\s+(read|write)\s+(\S+)\s+(\S+)\s+(\d+) cmds\s+(\d+) stmts\s+([\d.]+) ms busy/;
-  const rows = new Map();
-  let reports = 0;
-  for (const line of buffer.toString('utf8').split('\n')) {
-    if (line.startsWith('ferretdb-runner stats over')) reports += 1;
-    const match = row.exec(line);
-    if (!match || reports === 0) continue;
-    const [, kind, command, namespace, commands, statements, busy] = match;
-    const own = new RegExp(`^chat_([a-z]+)_${databaseSuffix}\\.(.+)$`).exec(namespace);
-    const collection = own ? `${own[1]}.${own[2]}` : namespace;
-    const key = `${kind} ${command} ${collection}`;
-    const entry = rows.get(key) ?? { kind, command, collection, commands: 0, statements: 0, busyMs: 0 };
-    entry.commands += Number(commands);
-    entry.statements += Number(statements);
-    entry.busyMs += Number(busy);
-    rows.set(key, entry);
-  }
-  if (reports === 0) return null;
-  const all = [...rows.values()];
-  return { reports, writeBusyMs: all.filter((r) => r.kind === 'write').reduce((a, r) => a + r.busyMs, 0), rows: all };
-}
-
-/** The database whose writes held the store's write lock longest: `<service>` for the stack's own. */
-function busiestLock(tally) {
-  const byDatabase = new Map();
-  for (const row of tally.rows) {
-    if (row.kind !== 'write') continue;
-    const database = row.collection.split('.')[0];
-    byDatabase.set(database, (byDatabase.get(database) ?? 0) + row.busyMs);
-  }
-  const [database, busyMs] = [...byDatabase].sort((a, b) => b[1] - a[1])[0] ?? ['none', 0];
-  return { database, busyMs };
 }
 
 // -------------------------------------------------------------------------------------------- output

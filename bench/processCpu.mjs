@@ -23,7 +23,7 @@ export function processCpuMs(pid) {
 }
 
 /** The pid the devstack wrote for a process it spawned (`.infra/run/<name>.pid`), else undefined. */
-function pidFromFile(name) {
+export function pidFromFile(name) {
   const file = join(REPO_ROOT, '.infra', 'run', `${name}.pid`);
   if (!existsSync(file)) return undefined;
   const pid = Number.parseInt(readFileSync(file, 'utf8'), 10);

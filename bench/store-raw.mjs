@@ -166,7 +166,7 @@ function formatRate({ perSecond, storeCpuMs }, unit = '/s') {
  *
  * @returns {Promise<Rate>}
  */
-async function measureRate(operation, { concurrency, durationMs, storePid }) {
+export async function measureRate(operation, { concurrency, durationMs, storePid }) {
   const cpuBefore = processCpuMs(storePid);
   const started = performance.now();
   const deadline = started + durationMs;
@@ -185,7 +185,7 @@ async function measureRate(operation, { concurrency, durationMs, storePid }) {
 }
 
 /** The store's process id when it runs on this machine (FerretDB's serverStatus names it), else undefined. */
-async function localStorePid(db) {
+export async function localStorePid(db) {
   const status = await db.admin().command({ serverStatus: 1 }).catch(() => ({}));
   const pid = Number(status.pid);
   return Number.isInteger(pid) && existsSync(`/proc/${pid}/stat`) ? pid : undefined;
@@ -213,7 +213,7 @@ function docId(n) {
 }
 
 /** About the shape and size of a read-model document: guard fields, a few strings, a counter. */
-function sampleDocument(id) {
+export function sampleDocument(id) {
   return {
     _id: id,
     _rev: 0,

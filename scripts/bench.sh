@@ -6,7 +6,10 @@ bash scripts/setup.sh
 node bench/store-raw.mjs
 node bench/gateway-overhead.mjs "$@"
 node bench/runtime.mjs
-node bench/cost.mjs
+# The floor's table puts our stack's figures of this run beside it (ADR 0055).
+mkdir -p .infra
+node bench/cost.mjs | tee .infra/cost-last.log
+BENCH_OURS_LOG=.infra/cost-last.log node bench/floor.mjs
 node bench/users-list.mjs
 node bench/groups-operations.mjs
 node bench/messages-send.mjs
