@@ -112,6 +112,24 @@ describe('notifications deliver through the real stack', () => {
     expect((await logsOf(app, loud))[0]).toMatchObject({ notificationTriggered: true, success: true });
   });
 
+  it('a recipient change answered right before a send applies to it, every time (no read per run: ADR 0059)', async () => {
+    // Each mute and unmute is answered, then a message sent at once: its decision must show the change.
+    for (let round = 0; round < 3; round++) {
+      expect((await app.call('PUT', '/v3/notifications/v1/preferences/mute?uid=carol', { body: { conversations: [{ id: 'bob', type: 'oneOnOne' }] } })).status).toBe(200);
+      const quiet = await send(app, 'bob', 'carol', `quiet ${round}`);
+      expect(await logsOf(app, quiet)).toEqual([expect.objectContaining({ notificationTriggered: false, reason: 'MUTE_PREFERENCE', member: 'carol' })]);
+      expect((await app.call('DELETE', '/v3/notifications/v1/preferences/mute?uid=carol', { body: { conversations: [{ id: 'bob', type: 'oneOnOne' }] } })).status).toBe(200);
+      const loud = await send(app, 'bob', 'carol', `loud ${round}`);
+      expect(await logsOf(app, loud)).toEqual([expect.objectContaining({ notificationTriggered: true, member: 'carol' })]);
+    }
+  });
+
+  it('a user created right before a message is notified by it (the users topic is watched too)', async () => {
+    await createUser(app, 'newcomer');
+    const messageId = await send(app, 'alice', 'newcomer', 'welcome');
+    expect(await logsOf(app, messageId)).toEqual([expect.objectContaining({ notificationTriggered: true, member: 'newcomer' })]);
+  });
+
   it('quiet hours in the user’s timezone hold notifications back', async () => {
     const timezone = 'Asia/Kolkata';
     const set = await app.call('PATCH', '/v3/notifications/v1/preferences/timezone?uid=bob', { body: { timezone } });

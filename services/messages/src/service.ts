@@ -58,7 +58,7 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
   const { db, kafka, logger } = deps;
   // Sends' facts stay in memory while the pipeline's watch is known to keep up (ADR 0020).
   const readModels = new MessagesReadModels(db, { watchCurrentAsOf: () => pipeline.watchCurrentAsOf() });
-  const moderation = new ModerationReadModels(db, logger);
+  const moderation = new ModerationReadModels(db, logger, { watchCurrentAsOf: () => pipeline.watchCurrentAsOf() });
   const personal = new PersonalReadModels(db);
   const ownReadModels = {
     apply: async (events: readonly KnownEvent[]) => {

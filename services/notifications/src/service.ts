@@ -1,7 +1,7 @@
-import { SecretBox, notificationAppEventTypes, topics } from '@chat/contracts';
+import { SecretBox, notificationAppEventTypes, notificationRecipientEventTypes, topics, userLifecycleEventTypes } from '@chat/contracts';
 import { OutboundHttp } from '@chat/delivery';
 import { createServiceApp } from '@chat/http';
-import { createEventPipeline } from '@chat/runtime';
+import { ConfigurationDirectory, createEventPipeline } from '@chat/runtime';
 import type { PlatformDeps, RunnableService } from '@chat/runtime';
 import { Dispatcher } from '@chat/webhooks';
 import type { Kafka } from 'kafkajs';
@@ -22,7 +22,8 @@ import { recipientRouter } from './http/recipientRoutes.js';
 import { settingsRouter } from './http/settingsRoutes.js';
 import { tokenRouter } from './http/tokenRoutes.js';
 
-const configurationTypes: ReadonlySet<string> = new Set(notificationAppEventTypes);
+/** What the watch decodes: configuration, and every change of a recipient (ADR 0059). */
+const watchedTypes: ReadonlySet<string> = new Set([...notificationAppEventTypes, ...notificationRecipientEventTypes, ...userLifecycleEventTypes]);
 
 /** Probes and topic settings (PlatformDeps) go on to the event pipeline. */
 export interface NotificationsServiceDeps extends PlatformDeps {
@@ -60,19 +61,21 @@ export function createNotificationsService(config: Readonly<NotificationsConfig>
     project: async (events) => {
       await readModels.apply(events);
       directory.applied(events);
+      recipients.applied(events);
       // Decisions are stored before the offsets move on, so a crash here loses none.
       await notifier.queue(events);
     },
     ownReadModels: readModels,
-    // Every replica sees every configuration event (the projection shares them out among replicas).
+    // Every replica sees every configuration and recipient event (the projection shares them out among replicas).
     watch: {
-      topics: [topics.notifications],
+      topics: [topics.notifications, topics.users],
       onEvents: (events) => {
         directory.observe(events);
+        recipients.observe(events);
         configuredApps.observe(events);
       },
-      // Only configuration events matter to the watch; decisions and attempts are not decoded.
-      select: (record) => record.type === undefined || configurationTypes.has(record.type),
+      // Only configuration and recipient events matter to the watch; nothing else is decoded.
+      select: (record) => record.type === undefined || watchedTypes.has(record.type),
     },
     fenceTimeoutMs: config.configFenceTimeoutMs,
   });
@@ -82,9 +85,20 @@ export function createNotificationsService(config: Readonly<NotificationsConfig>
     fence: pipeline.fence!,
   });
   const directory = pipeline.configurationDirectory({ load: appConfigLoader(readModels, secrets), documents: readModels.configurationDocuments() });
+  // Per app, a generation of its recipients (ADR 0059): kept recipients are read again only after
+  // a change the watch saw is in the read model, never per run. Its own instance: the pipeline's
+  // directory metrics name the configuration directory.
+  const recipients = new ConfigurationDirectory<object>({
+    load: () => Promise.resolve({}),
+    documents: readModels.recipientDocuments(),
+    fence: pipeline.fence!,
+    appliedTimeoutMs: config.configFenceTimeoutMs,
+    onAppliedTimeout: (appId, waitedFor) => logger.warn({ appId, waitedFor }, 'recipients read before the read model showed a change the watch saw; going on with them'),
+  });
   const notifier = new Notifier({
     readModels,
     directory,
+    recipients,
     region: config.region,
     defaultTimezone: config.defaultTimezone,
     take: (skipped, sends) => deliveries.take(skipped, sends),

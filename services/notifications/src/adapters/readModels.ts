@@ -16,22 +16,23 @@ import {
   groupVersionsProjection,
 } from '../projections/groupMembers.js';
 import type { GroupMembersDocument, GroupVersionDocument } from '../projections/groupMembers.js';
-import { LogPager, logBatchOf, messageLogId } from '../domain/logPage.js';
+import { LogPager, entriesOf, logBatchOf, messageLogId } from '../domain/logPage.js';
 import type { LogBatchDocument, LogEntry, LogFilter, LogPageRequest, StoredLogDocument } from '../domain/logPage.js';
 import { attemptEntry, logEntryId } from '../domain/notificationRecord.js';
 import type { AttemptRecord, NotificationDocument } from '../domain/notificationRecord.js';
-import { RECIPIENTS_COLLECTION, RECIPIENT_EPOCHS_COLLECTION, recipientEpochsProjection, recipientId, recipientsProjection } from '../projections/recipients.js';
-import type { RecipientDocument, RecipientEpochDocument } from '../projections/recipients.js';
+import { RECIPIENTS_COLLECTION, recipientId, recipientsProjection } from '../projections/recipients.js';
+import type { RecipientDocument } from '../projections/recipients.js';
 import { SESSIONS_COLLECTION, sessionId, sessionsProjection } from '../projections/sessions.js';
 import type { SessionDocument } from '../projections/sessions.js';
 import { groupBy } from '../domain/grouping.js';
+import { KeptRecipients } from '../app/keptRecipients.js';
 
 export type { LogEntry, LogFilter } from '../domain/logPage.js';
 
 export const NOTIFICATIONS_COLLECTION = 'notifications';
 export const LOGS_COLLECTION = 'notification_logs';
 
-const projections = [appsProjection, recipientsProjection, sessionsProjection, groupMembersProjection, groupVersionsProjection, recipientEpochsProjection] as const;
+const projections = [appsProjection, recipientsProjection, sessionsProjection, groupMembersProjection, groupVersionsProjection] as const;
 
 /** What one provider call came to, and whether its notification is now finished (delivered or given up). */
 export interface RecordedAttempt {
@@ -56,7 +57,7 @@ function written(id: string, doc: LogBatchDocument | NotificationDocument): Stor
 }
 
 /**
- * Recipients kept per process (ADR 0049): apps, and users per app (past it, the app's kept users
+ * Recipients kept per process (ADR 0049, 0059): apps, and users per app (past it, the app's kept users
  * start afresh).
  */
 const KEPT_RECIPIENT_APPS = 1_000;
@@ -89,9 +90,7 @@ export class NotificationReadModels implements EventApplier {
   /** Written after the others: a group's version document never shows a change its buckets lack. */
   private readonly versionProjection: EventApplier;
   private readonly keptMembers = new RecentlyUsed<string, { version: number; members: readonly string[] }>(KEPT_GROUPS);
-  private readonly recipientEpochs: Collection<Stored<RecipientEpochDocument>>;
-  /** What this process read of an app's recipients at an epoch (null: no such user then). */
-  private readonly keptRecipients = new RecentlyUsed<string, { epoch: number; recipients: Map<string, RecipientDocument | null> }>(KEPT_RECIPIENT_APPS);
+  private readonly keptRecipients = new KeptRecipients((appId, uids) => this.readRecipients(appId, uids), KEPT_RECIPIENT_APPS, KEPT_RECIPIENTS_PER_APP);
   private readonly notifications: Collection<Stored<NotificationDocument>>;
   private readonly logs: Collection<StoredLogDocument>;
   /** Idempotent inserts (a duplicate id is reported, not an error) into the two record collections. */
@@ -105,11 +104,7 @@ export class NotificationReadModels implements EventApplier {
       mongoProjection(db, SESSIONS_COLLECTION, sessionsProjection),
       mongoProjection(db, GROUP_MEMBERS_COLLECTION, groupMembersProjection),
     );
-    this.versionProjection = allOf(
-      mongoProjection(db, GROUP_VERSIONS_COLLECTION, groupVersionsProjection),
-      mongoProjection(db, RECIPIENT_EPOCHS_COLLECTION, recipientEpochsProjection),
-    );
-    this.recipientEpochs = db.collection(RECIPIENT_EPOCHS_COLLECTION);
+    this.versionProjection = mongoProjection(db, GROUP_VERSIONS_COLLECTION, groupVersionsProjection);
     this.apps = db.collection(APPS_COLLECTION);
     this.recipients = db.collection(RECIPIENTS_COLLECTION);
     this.sessions = db.collection(SESSIONS_COLLECTION);
@@ -153,32 +148,26 @@ export class NotificationReadModels implements EventApplier {
   }
 
   /**
-   * The recipients of a run of messages (ADR 0049): the app's epoch document by `_id`, and what this
-   * process read of them at that epoch; only users not read at it are read (an `_id` set). An app
-   * without an epoch document (no recipient event applied since it existed) is read afresh each time.
+   * The recipients of a run of messages (ADR 0059): those this process read under the recipients
+   * directory's current generation for the app as they are, the others read (an `_id` set) and kept.
    */
-  async findRecipients(appId: string, uids: readonly string[]): Promise<Map<string, RecipientDocument>> {
-    const current = await this.recipientEpochs.findOne({ _id: appId }, { projection: { epoch: 1 } });
-    let kept = current ? this.keptRecipients.get(appId) : undefined;
-    if (!current) this.keptRecipients.delete(appId);
-    else if (kept?.epoch !== current.epoch || kept.recipients.size + uids.length > KEPT_RECIPIENTS_PER_APP) {
-      kept = { epoch: current.epoch, recipients: new Map() };
-      this.keptRecipients.set(appId, kept);
-    }
-    const unread = kept ? uids.filter((uid) => !kept.recipients.has(uid)) : uids;
-    const read = unread.length === 0 ? new Map<string, Stored<RecipientDocument>>() : await findByIds(this.recipients, unread.map((uid) => recipientId(appId, uid)));
-    const fresh = new Map<string, RecipientDocument>();
+  findRecipients(appId: string, uids: readonly string[], generation: object): Promise<Map<string, RecipientDocument>> {
+    return this.keptRecipients.find(appId, uids, generation);
+  }
+
+  private async readRecipients(appId: string, uids: readonly string[]): Promise<Map<string, RecipientDocument>> {
+    const read = await findByIds(this.recipients, uids.map((uid) => recipientId(appId, uid)));
+    const found = new Map<string, RecipientDocument>();
     for (const doc of read.values()) {
       const recipient = stripStoredFields<RecipientDocument>(doc);
-      fresh.set(recipient.uid, recipient);
-    }
-    if (kept) for (const uid of unread) kept.recipients.set(uid, fresh.get(uid) ?? null);
-    const found = new Map<string, RecipientDocument>();
-    for (const uid of uids) {
-      const recipient = kept ? kept.recipients.get(uid) : fresh.get(uid);
-      if (recipient) found.set(uid, recipient);
+      found.set(recipient.uid, recipient);
     }
     return found;
+  }
+
+  /** The documents the recipients directory waits for when its watch sees a recipient change (ADR 0059). */
+  recipientDocuments(): ConfigurationDocuments[] {
+    return [{ projection: recipientsProjection, positions: (ids) => appliedPositions(this.recipients, ids) }];
   }
 
   async findSession(appId: string, tokenFingerprint: string): Promise<SessionDocument | null> {
@@ -311,7 +300,6 @@ export class NotificationReadModels implements EventApplier {
     const own = await this.logs.findOne({ _id: entryId, appId });
     if (own && !('entries' in own)) return own;
     const holder = await this.logs.findOne({ appId, entryIds: entryId } as Filter<StoredLogDocument>);
-    const entries = holder && 'entries' in holder ? holder.entries : [];
-    return entries.find((e) => e._id === entryId) ?? null;
+    return holder ? (entriesOf(holder).find((e) => e._id === entryId) ?? null) : null;
   }
 }

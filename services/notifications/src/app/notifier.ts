@@ -34,6 +34,11 @@ interface Target {
 export interface NotifierOptions {
   readModels: Pick<NotificationReadModels, 'groupMembers' | 'findRecipients'>;
   directory: AppDirectory;
+  /**
+   * The app's recipients generation, current for a message that occurred then (ADR 0059): a new one
+   * once a recipient change the watch saw is in the read model, so kept recipients are read again.
+   */
+  recipients: { get(appId: string, occurredAt: number): Promise<object> };
   region: string;
   defaultTimezone: string;
   /**
@@ -78,12 +83,13 @@ export class Notifier {
     const queued: NotificationDocument[] = [];
     for (const [appId, appMessages] of groupBy(messages, (e) => e.appId)) {
       // Configured as of the app's newest message in the run, or later: a change answered before it applies.
-      const entry = await this.options.directory.get(appId, Math.max(...appMessages.map((e) => Date.parse(e.occurredAt))));
+      const asOf = Math.max(...appMessages.map((e) => Date.parse(e.occurredAt)));
+      const entry = await this.options.directory.get(appId, asOf);
       if (!hasAnyProvider(entry)) continue;
       // A group's members are read once per run, however many of its messages the run holds.
       const groups = new Map<string, Promise<readonly string[]>>();
-      const audiences = await Promise.all(appMessages.map((e) => this.audience(e, groups)));
-      const recipients = await this.options.readModels.findRecipients(appId, [...new Set(audiences.flat())]);
+      const [audiences, generation] = await Promise.all([Promise.all(appMessages.map((e) => this.audience(e, groups))), this.options.recipients.get(appId, asOf)]);
+      const recipients = await this.options.readModels.findRecipients(appId, [...new Set(audiences.flat())], generation);
       appMessages.forEach((event, i) => {
         for (const uid of audiences[i]!) {
           const recipient = recipients.get(uid);

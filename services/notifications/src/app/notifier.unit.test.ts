@@ -35,6 +35,7 @@ function sent(id: string, receiver: string, receiverType: 'user' | 'group'): Kno
 
 /** A notifier over fakes: what it hands to `take`, and how often it read the group's members. */
 function notifier() {
+  const generation = {};
   const records: Array<{ skipped: LogDocument[]; queued: NotificationDocument[] }> = [];
   const groupReads: string[] = [];
   const subject = new Notifier({
@@ -46,6 +47,7 @@ function notifier() {
       findRecipients: (_appId, uids) => Promise.resolve(new Map(uids.map((uid) => [uid, recipient(uid, uid === 'carol' ? 'team' : undefined)]))),
     },
     directory: { get: () => Promise.resolve(entry) } as unknown as AppDirectory,
+    recipients: { get: () => Promise.resolve(generation) },
     region: 'us',
     defaultTimezone: 'UTC',
     take: (skipped, queued) => {

@@ -1,3 +1,5 @@
+import { compacted, expanded } from './logCompaction.js';
+import type { CompactEntries } from './logCompaction.js';
 import type { LogDocument } from './notificationRecord.js';
 
 /** One entry of `GET /notifications/v1/logs`, with its id. */
@@ -29,7 +31,10 @@ export interface LogBatchDocument {
   firstStartedAtMS: number;
   /** Every entry's id, so an entry named as a page's anchor is found. */
   entryIds: string[];
-  entries: LogEntry[];
+  /** The entries, stored compactly (ADR 0059: `compacted`; read them with `entriesOf`). */
+  entries: CompactEntries['entries'];
+  shared?: CompactEntries['shared'];
+  basePayload?: CompactEntries['basePayload'];
 }
 
 /** A stored log document: a batch, or (written before ADR 0049) one entry. */
@@ -48,12 +53,13 @@ export function logBatchOf(appId: string, entries: readonly LogEntry[], decidedA
     processingStartedAtMS: entries.length === 0 ? decidedAt : Math.max(...starts),
     firstStartedAtMS: entries.length === 0 ? decidedAt : Math.min(...starts),
     entryIds: entries.map((e) => e._id),
-    entries: [...entries],
+    ...compacted(entries),
   };
 }
 
+/** The entries a log document holds, as they were recorded. */
 export function entriesOf(doc: StoredLogDocument): LogEntry[] {
-  if ('entries' in doc && Array.isArray(doc.entries)) return doc.entries;
+  if ('entries' in doc && Array.isArray(doc.entries)) return expanded<LogEntry>(doc);
   return [doc as LogEntry];
 }
 

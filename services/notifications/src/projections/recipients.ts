@@ -44,23 +44,3 @@ export const recipientsProjection: Projection<RecipientDocument, Handled> = {
     return doc;
   },
 };
-
-export const RECIPIENT_EPOCHS_COLLECTION = 'notification_recipient_epochs';
-
-/** How many times an app's recipients have changed: what a replica's kept recipients are checked against. */
-export interface RecipientEpochDocument {
-  appId: string;
-  epoch: number;
-}
-
-/**
- * One small document per app (`_id` = the app id), counting every event that changed one of its
- * recipients (ADR 0049). Written only after the recipients themselves (`NotificationReadModels`), so
- * an epoch it shows is already in them; read by `_id` once per app and run of messages.
- */
-export const recipientEpochsProjection: Projection<RecipientEpochDocument, Handled> = {
-  name: RECIPIENT_EPOCHS_COLLECTION,
-  eventTypes: recipientEventTypes,
-  documentIds: (event) => [event.appId],
-  evolve: (document, event) => ({ appId: event.appId, epoch: (document?.epoch ?? 0) + 1 }),
-};

@@ -30,6 +30,15 @@ export class DeliveryLog {
     return lost.length === 0;
   }
 
+  /**
+   * Replaces many deliveries, each if it is still at its `expectedRev`, in one command; returns the ids
+   * that may have lost (the store reports counts, so a short command names every id of it).
+   */
+  async replaceMany(writes: ReadonlyArray<{ document: DeliveryDocument; expectedRev: number }>): Promise<Set<string>> {
+    const lost = await this.store.writeGuarded(writes.map(({ document, expectedRev }) => ({ kind: 'replace', document: stored(document, expectedRev + 1), expectedRev })));
+    return new Set(lost);
+  }
+
   async find(deliveryId: string): Promise<StoredDelivery | null> {
     const found = (await this.store.findMany([deliveryId])).get(deliveryId);
     return found ? storedDelivery(found as unknown as Stored<DeliveryDocument>) : null;

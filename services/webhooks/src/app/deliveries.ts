@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { webhookSignature } from '@chat/contracts';
 import type { Actor, KnownEvent } from '@chat/contracts';
 import type { OutboundHttp } from '@chat/delivery';
-import { RecentlyUsed, backoffDelay } from '@chat/eventsourcing';
+import { Coalescer, RecentlyUsed, backoffDelay } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
 import type { Logger } from 'pino';
 import type { DeliveryLog, StoredDelivery } from '../adapters/deliveryLog.js';
@@ -27,6 +27,8 @@ const RECENTLY_PLANNED = 100_000;
 const RECORD_RETRY = { baseMs: 200, maxMs: 5_000 };
 /** Guarded writes of one attempt's record lost to another writer before it gives up (then it is retried as an outage). */
 const RECORD_RACES = 3;
+/** Delivered records written in one command at most (the rest wait for the next). */
+const DELIVERED_PER_WRITE = 500;
 
 /** The delivery process acts as itself in the notices it records. */
 const deliveryActor = (appId: string): Actor => ({ appId, keyId: 'webhooks', scope: 'management' });
@@ -83,9 +85,18 @@ export class Deliveries {
   private readonly tracked = new Map<string, Tracked>();
   /** Ids of the last RECENTLY_PLANNED deliveries planned here. */
   private readonly recentlyPlanned = new RecentlyUsed<string, true>(RECENTLY_PLANNED);
+  /**
+   * Deliveries answered 2xx after their run's insert (ADR 0059): those answered while a write of
+   * them is in flight are written together, one command, each still guarded by its `_rev`.
+   */
+  private readonly delivered: Coalescer<{ document: DeliveryDocument; expectedRev: number }, boolean>;
 
   constructor(private readonly deps: DeliveryDeps) {
     this.clock = deps.clock ?? Date.now;
+    this.delivered = new Coalescer(async (_key, writes) => {
+      const lost = await deps.log.replaceMany(writes);
+      return writes.map((w) => !lost.has(w.document.deliveryId));
+    }, DELIVERED_PER_WRITE);
   }
 
   /** Waits for the records of successful attempts still being written (at stop). */
@@ -317,7 +328,8 @@ export class Deliveries {
     const write = (async () => {
       for (let attempt = 1; ; attempt++) {
         try {
-          await this.record(tracked, () => record);
+          // A write reported lost (another id of its command lost) reads the delivery: found delivered, nothing is left to do.
+          await this.record(tracked, () => record, (document, rev) => this.delivered.submit('delivered', { document, expectedRev: rev }));
           return;
         } catch (error) {
           if (attempt >= 5) {
@@ -338,7 +350,11 @@ export class Deliveries {
    * write lost to another process reads the document again and decides again. Null when there is
    * nothing left to record (no longer pending: another process finished it).
    */
-  private async record(tracked: Tracked, decide: (current: DeliveryDocument) => AttemptRecord): Promise<AttemptRecord | null> {
+  private async record(
+    tracked: Tracked,
+    decide: (current: DeliveryDocument) => AttemptRecord,
+    replace: (document: DeliveryDocument, expectedRev: number) => Promise<boolean> = (document, rev) => this.deps.log.replace(document, rev),
+  ): Promise<AttemptRecord | null> {
     // An insert in flight decides whether this goes with the next insert or after it.
     while (tracked.stored instanceof Promise) await tracked.stored.catch(() => undefined);
     for (let race = 0; ; race++) {
@@ -349,7 +365,7 @@ export class Deliveries {
         tracked.document = next;
         return record;
       }
-      if (tracked.rev !== null && (await this.deps.log.replace(next, tracked.rev))) {
+      if (tracked.rev !== null && (await replace(next, tracked.rev))) {
         tracked.document = next;
         tracked.rev += 1;
         return record;

@@ -14,12 +14,15 @@ import type { Endpoint } from './directory.js';
 class CountingStore extends InMemoryDocumentStore {
   readonly inserts: StoredRecord[][] = [];
   readonly guarded: GuardedWrite[] = [];
+  /** Guarded write commands (each may hold many statements). */
+  guardedCommands = 0;
   override insert(documents: readonly StoredRecord[]): Promise<string[]> {
     this.inserts.push([...documents]);
     return super.insert(documents);
   }
   override writeGuarded(writes: readonly GuardedWrite[]): Promise<string[]> {
     this.guarded.push(...writes);
+    this.guardedCommands += 1;
     return super.writeGuarded(writes);
   }
 }
@@ -119,6 +122,48 @@ describe('deliveries in the log', () => {
     await attempt;
     await deliveries.drain();
     expect(store.stored().find((d) => d._id === delivery!.deliveryId)).toMatchObject({ status: 'delivered', attempts: 1, responseCode: 204, _rev: 2 });
+  });
+
+  it('deliveries answered after their insert, while a record of one is written, are recorded together in one command', async () => {
+    const answers: Array<(result: SendResult) => void> = [];
+    const pendingAnswer = () => new Promise<SendResult>((resolve) => answers.push(resolve));
+    const { store, deliveries } = harness([pendingAnswer, pendingAnswer, pendingAnswer, pendingAnswer], 0);
+    const planned = await deliveries.plan([sent('a_user_b', 1), sent('a_user_c', 1), sent('a_user_d', 1), sent('a_user_e', 1)]);
+    const attempts = planned.map((d) => deliveries.attempt(d));
+    await deliveries.secure(planned);
+    expect(store.inserts[0]!.map((d) => d['status'])).toEqual(['pending', 'pending', 'pending', 'pending']);
+    // The first answer's record goes alone and is held in the store; the three that come meanwhile go together.
+    const write = store.writeGuarded.bind(store);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    store.writeGuarded = async (writes) => {
+      if (store.guardedCommands === 0) await held;
+      return write(writes);
+    };
+    answers[0]!({ status: 200, latencyMs: 3, responsePrefix: '' });
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const answer of answers.slice(1)) answer({ status: 204, latencyMs: 3, responsePrefix: '' });
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    expect(await Promise.all(attempts)).toEqual(planned.map(() => ({ done: true })));
+    await deliveries.drain();
+    expect(store.guardedCommands).toBe(2);
+    expect(store.stored().map((d) => [d['status'], d['attempts'], d['_rev']])).toEqual(planned.map(() => ['delivered', 1, 2]));
+  });
+
+  it('a delivered record whose command reported a loss reads the delivery again and finds it recorded', async () => {
+    let answer!: (result: SendResult) => void;
+    const { store, deliveries } = harness([() => new Promise<SendResult>((resolve) => (answer = resolve))], 0);
+    const [delivery] = await deliveries.plan([sent('a_user_b', 1)]);
+    const attempt = deliveries.attempt(delivery!);
+    await deliveries.secure([delivery!]);
+    // As the store answers a command in which another statement missed: every id of it reported.
+    const write = store.writeGuarded.bind(store);
+    store.writeGuarded = async (writes) => [...(await write(writes)), ...writes.map((w) => (w.kind === 'replace' ? w.document._id : w.id))];
+    answer({ status: 200, latencyMs: 3, responsePrefix: '' });
+    expect(await attempt).toEqual({ done: true });
+    await deliveries.drain();
+    expect(store.stored().find((d) => d._id === delivery!.deliveryId)).toMatchObject({ status: 'delivered', attempts: 1, _rev: 2 });
   });
 
   it('an insert that fails fails the run; the run again stores what the attempts came to, without a second POST', async () => {
