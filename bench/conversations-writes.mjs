@@ -117,8 +117,9 @@ async function report(run, tally, measured) {
     console.log(`  ${key.padEnd(44)} ${(row.ms / measured).toFixed(3)} ms  ${(row.statements / measured).toFixed(2)} stmts per message  (${(row.ms / row.statements).toFixed(3)} ms a statement)`);
   }
   console.log(`  write lock ${(lockMs / measured).toFixed(3)} ms, store CPU ${(run.storeCpu / measured).toFixed(2)} ms, applying process CPU ${(run.ownCpu / measured).toFixed(3)} ms per message`);
-  for (const collection of ['conversation_timelines', 'conversation_inboxes']) {
+  for (const collection of ['conversation_timelines', 'conversation_inboxes', 'conversation_timeline_revisions', 'conversation_inbox_revisions']) {
     const sizes = (await run.db.collection(collection).find({}).toArray()).map((doc) => JSON.stringify(doc).length).sort((x, y) => x - y);
+    if (sizes.length === 0) continue;
     console.log(`  ${collection}: ${sizes.length} documents, median ${sizes[Math.floor(sizes.length / 2)]} B, largest ${sizes.at(-1)} B`);
   }
 }
