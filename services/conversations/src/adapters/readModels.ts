@@ -94,6 +94,22 @@ function compareInOrder(order: KeysetOrder, a: readonly (string | number)[], b: 
   return 0;
 }
 
+/**
+ * Every document of one of this database's collections as a reader sees it, in its stored encoding: a
+ * timeline or inbox head completed with its revisions, and nothing for the revision collections (how
+ * they were cut depends on the batches a writer got; chatctl's rebuild compares these, ADR 0056).
+ */
+export async function readModelDocuments(db: Db, name: string): Promise<StoredRecord[]> {
+  if ((Object.values(REVISION_COLLECTIONS) as string[]).includes(name)) return [];
+  const stored = await db.collection<StoredRecord>(name).find({}).toArray();
+  const key = (Object.keys(REVISION_COLLECTIONS) as (keyof typeof REVISION_COLLECTIONS)[]).find((kind) => CONVERSATION_COLLECTIONS[kind].name === name);
+  if (!key) return stored;
+  const fields = storeOf(db, CONVERSATION_COLLECTIONS[key]);
+  const revisions = new RevisionTailStore(fields, new MongoDocumentStore(db, REVISION_COLLECTIONS[key]));
+  const completed = await revisions.complete(new Map(stored.map((document) => [document._id, fields.decode(document)])));
+  return [...completed.values()].map((document) => fields.encode(document));
+}
+
 /** A timeline as the app-wide list shows it: its shared fields, the last message put back. */
 function appConversationOf(stored: StoredRecord): AppConversation {
   const { last, clearedUpTo, ...shared } = withListedLastMessage(stored);

@@ -14,11 +14,14 @@ interface TailDoc {
   d: string;
 }
 
-/** What this process last read or wrote of a document. `head` is the stored head's revision, when known. */
+/** What this process last read or wrote of a document, and what it knows of the stored head. */
 interface Known {
   rev: number;
   record: StoredRecord;
-  head: number | undefined;
+  /** The stored head's revision (as last read or written: another writer may have folded since). */
+  head: number;
+  /** A revision after the head changes a field a query filters on: the next write folds. */
+  queriedBehind: boolean;
 }
 
 export interface RevisionTailOptions {
@@ -163,9 +166,10 @@ export class RevisionTailStore implements DocumentStore {
     const revisions = await this.revisionsAfter([...heads.values()].map((head) => [head._id, head._rev]));
     const found = new Map<string, StoredRecord>();
     for (const [id, head] of heads) {
-      const record = withRevisions(head, revisions.get(id) ?? [], fields);
+      const after = revisions.get(id) ?? [];
+      const record = withRevisions(head, after, fields);
       found.set(id, record);
-      if (!fields) this.remember(id, { rev: record._rev, record, head: head._rev });
+      if (!fields) this.remember(id, { rev: record._rev, record, head: head._rev, queriedBehind: after.some((ops) => this.touchesQueried(ops)) });
     }
     return found;
   }
@@ -173,7 +177,9 @@ export class RevisionTailStore implements DocumentStore {
   async insert(documents: readonly StoredRecord[]): Promise<string[]> {
     const duplicates = await this.heads.insert(documents);
     const lost = new Set(duplicates);
-    for (const document of documents) if (!lost.has(document._id)) this.remember(document._id, { rev: document._rev, record: document, head: document._rev });
+    for (const document of documents) {
+      if (!lost.has(document._id)) this.remember(document._id, { rev: document._rev, record: document, head: document._rev, queriedBehind: false });
+    }
     return duplicates;
   }
 
@@ -191,8 +197,7 @@ export class RevisionTailStore implements DocumentStore {
       for (const write of unknown) if (read.get(write.document._id)?._rev !== write.expectedRev) lost.add(write.document._id);
     }
     const claims: TailDoc[] = [];
-    const folds: GuardedWrite[] = [];
-    const byClaim = new Map<string, { write: GuardedWrite & { kind: 'replace' }; known: Known }>();
+    const written: { write: GuardedWrite & { kind: 'replace' }; claim: string; known: Known; fold: boolean; queried: boolean }[] = [];
     for (const write of replaces) {
       const id = write.document._id;
       if (lost.has(id)) continue;
@@ -201,29 +206,35 @@ export class RevisionTailStore implements DocumentStore {
       const ops = revisionOps(bodyOf(known.record), bodyOf(write.document));
       const claim = tailId(id, rev);
       claims.push({ _id: claim, d: JSON.stringify(ops) });
-      byClaim.set(claim, { write, known });
-      const foldDue = known.head !== undefined && (rev - known.head >= this.foldEvery || ops.some((op) => this.foldOn.has(op[1][0]!)));
-      if (foldDue) folds.push({ kind: 'replace', document: write.document, expectedRev: known.head! });
+      const queried = known.queriedBehind || this.touchesQueried(ops);
+      written.push({ write, claim, known, queried, fold: queried || rev - known.head >= this.foldEvery });
     }
     const taken = new Set(await this.tails.insert(claims as unknown as StoredRecord[]));
-    for (const [claim, { write, known }] of byClaim) {
+    let folds: { document: StoredRecord; head: number }[] = [];
+    for (const { write, claim, known, fold, queried } of written) {
       const id = write.document._id;
       if (taken.has(claim)) {
         lost.add(id);
         this.known.delete(id);
-      } else {
-        this.remember(id, { rev: write.expectedRev + 1, record: write.document, head: known.head });
+        continue;
       }
+      this.remember(id, { rev: write.document._rev, record: write.document, head: known.head, queriedBehind: queried });
+      if (fold) folds.push({ document: write.document, head: known.head });
     }
-    // The revisions are stored: a head replace that loses (another writer folded first) loses nothing.
-    const dueFolds = folds.filter((fold) => fold.kind === 'replace' && !lost.has(fold.document._id));
-    if (dueFolds.length > 0) {
-      const notFolded = new Set(await this.heads.writeGuarded(dueFolds));
-      for (const fold of dueFolds) {
-        if (fold.kind !== 'replace' || notFolded.has(fold.document._id)) continue;
-        const known = this.known.peek(fold.document._id);
-        if (known?.rev === fold.document._rev) known.head = fold.document._rev;
-      }
+    // The revisions are stored: a head replace that loses (another writer folded first) loses nothing,
+    // but a head behind a change of a queried field would hide it from queries, so the head is read
+    // again and the fold retried while the head is still behind this revision.
+    for (let attempt = 0; folds.length > 0 && attempt < 3; attempt++) {
+      const notFolded = new Set(await this.heads.writeGuarded(folds.map(({ document, head }) => ({ kind: 'replace', document, expectedRev: head }))));
+      for (const { document } of folds) if (!notFolded.has(document._id)) this.headAt(document._id, document._rev);
+      if (notFolded.size === 0) break;
+      const current = await this.heads.findMany([...notFolded]);
+      folds = folds.flatMap(({ document }) => {
+        const head = current.get(document._id)?._rev;
+        if (!notFolded.has(document._id) || head === undefined) return [];
+        this.headAt(document._id, head);
+        return head < document._rev ? [{ document, head }] : [];
+      });
     }
     return [...lost];
   }
@@ -249,6 +260,18 @@ export class RevisionTailStore implements DocumentStore {
       pending = stillPending;
     }
     return revisions;
+  }
+
+  private touchesQueried(ops: readonly RevisionOp[]): boolean {
+    return ops.some((op) => op[1].length === 0 || this.foldOn.has(op[1][0]!));
+  }
+
+  /** The stored head is at `rev` (folded by this process or read): what is behind it is in it. */
+  private headAt(id: string, rev: number): void {
+    const known = this.known.peek(id);
+    if (!known || known.head >= rev) return;
+    known.head = rev;
+    if (known.rev <= rev) known.queriedBehind = false;
   }
 
   private remember(id: string, known: Known): void {

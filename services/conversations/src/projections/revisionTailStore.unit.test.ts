@@ -194,6 +194,22 @@ describe('RevisionTailStore under the conversation read model', () => {
     await expect(store.writeGuarded([{ kind: 'delete', id: 'x', expectedRev: 8 }])).rejects.toThrow(/cannot be deleted/);
   });
 
+  it('folds a change of a queried field into the head at once, reading the head again when another writer folded it', async () => {
+    const heads = new InMemoryDocumentStore();
+    const store = new RevisionTailStore(heads, new InMemoryDocumentStore(), { foldEvery: 10, foldOn: ['group'] });
+    const doc = (rev: number, group: string, n: number): StoredRecord => ({ _id: 'x', _positions: {}, _rev: rev, group: { name: group }, n });
+    await store.insert([doc(1, 'old', 1)]);
+    for (const rev of [2, 3]) expect(await store.writeGuarded([{ kind: 'replace', document: doc(rev, 'old', rev), expectedRev: rev - 1 }])).toEqual([]);
+    expect(heads.stored()[0]!._rev).toBe(1);
+    // Another writer folded revision 3 into the head meanwhile: this store still thinks the head is at 1.
+    expect(await heads.writeGuarded([{ kind: 'replace', document: doc(3, 'old', 3), expectedRev: 1 }])).toEqual([]);
+    expect(await store.writeGuarded([{ kind: 'replace', document: doc(4, 'new', 4), expectedRev: 3 }])).toEqual([]);
+    expect(heads.stored()[0]).toEqual(doc(4, 'new', 4));
+    // A change of another field stays a revision.
+    expect(await store.writeGuarded([{ kind: 'replace', document: doc(5, 'new', 5), expectedRev: 4 }])).toEqual([]);
+    expect(heads.stored()[0]!._rev).toBe(4);
+  });
+
   it('reads revisions past its fold interval (folds that lost or never ran) in further rounds', async () => {
     const heads = new InMemoryDocumentStore();
     const tails = new InMemoryDocumentStore();
