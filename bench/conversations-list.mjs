@@ -17,6 +17,9 @@ import { startBenchStack } from './stack.mjs';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 20);
 const SIZES = { light: 100, heavy: Number(process.env.BENCH_CONVERSATIONS ?? 10_000) };
+// Messages more per conversation on each user's first page, written by the service's own store code
+// after the seed (what a timeline and an inbox look like between two writes, ADR 0056): 0 by default.
+const EXTRA_MESSAGES = Number(process.env.BENCH_EXTRA_MESSAGES ?? 0);
 
 // A fresh Kafka log (startBenchStack's default): the services start with nothing to catch up on but
 // what this benchmark sends.
@@ -53,6 +56,7 @@ let messageId = 0;
 // among the heavy user's, so neither user's documents sit at the start of a collection.
 const spacing = Math.max(1, Math.floor(SIZES.heavy / SIZES.light));
 const plan = [];
+const seededFor = { light: [], heavy: [] };
 for (let i = 0; i < SIZES.heavy; i++) {
   plan.push(['heavy', i]);
   if (i % spacing === 0 && i / spacing < SIZES.light) plan.push(['light', i / spacing]);
@@ -62,6 +66,7 @@ for (const [index, [owner, i]] of plan.entries()) {
   const userCreated = envelope('UserCreated', `user:${appId}:${peer}`, 1, { uid: peer, name: `Peer ${i}`, role: 'default', tags: [], createdAt: 1_700_000_000 }, nowMs);
   peerDocs.push({ ...usersProjection.evolve(null, userCreated), _id: `${appId}:${peer}`, _positions: { user: 1 }, _rev: 1 });
   const conversationId = owner < peer ? `${owner}_user_${peer}` : `${peer}_user_${owner}`;
+  seededFor[owner].push({ peer, conversationId });
   const atMs = nowMs - (plan.length - index) * 1000;
   messageId += 1;
   await model.apply([
@@ -80,6 +85,22 @@ for (const [key, collection] of Object.entries(CONVERSATION_COLLECTIONS)) {
 }
 for (const [name, docs] of seeded) {
   for (let i = 0; i < docs.length; i += 500) await db.collection(name).insertMany(docs.slice(i, i + 500), { ordered: false });
+}
+if (EXTRA_MESSAGES > 0) {
+  const { ConversationReadModels } = await import('../services/conversations/dist/adapters/readModels.js');
+  const live = new ConversationReadModels(db);
+  const firstPages = Object.entries(seededFor).flatMap(([owner, list]) => list.slice(-100).map((seededOne) => ({ owner, ...seededOne })));
+  for (let k = 1; k <= EXTRA_MESSAGES; k++) {
+    const events = firstPages.map(({ owner, peer, conversationId }) => {
+      messageId += 1;
+      const atMs = nowMs + k * 1000;
+      return envelope('MessageSent', `messages:${appId}:${conversationId}`, 1 + k, {
+        id: String(messageId), conversationId, sender: peer, receiver: owner, receiverType: 'user', category: 'message', type: 'text',
+        data: { text: `more from ${peer}` }, sentAt: Math.floor(atMs / 1000),
+      }, atMs);
+    });
+    for (let i = 0; i < events.length; i += 7) await live.apply(events.slice(i, i + 7));
+  }
 }
 console.log(`seeded ${memory.timelines.stored().length} conversations and ${peerDocs.length} peers in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
 

@@ -38,7 +38,18 @@ const builds = (process.env.CONVERSATIONS_BUILDS ?? `this=${resolve(ROOT, 'servi
   const [name, dir] = entry.split('=');
   return { name, dir: resolve(ROOT, dir) };
 });
-const client = new MongoClient(infra.mongoUrl, { maxPoolSize: 12 });
+const client = new MongoClient(infra.mongoUrl, { maxPoolSize: 12, monitorCommands: true });
+// Reads of the list phase: find commands and documents returned, by collection.
+let readTally = null;
+client.on('commandSucceeded', (event) => {
+  if (!readTally || event.commandName !== 'find') return;
+  const ns = event.reply?.cursor?.ns ?? '';
+  const collection = ns.slice(ns.indexOf('.') + 1);
+  const row = readTally.get(collection) ?? { commands: 0, documents: 0 };
+  row.commands += 1;
+  row.documents += event.reply?.cursor?.firstBatch?.length ?? 0;
+  readTally.set(collection, row);
+});
 const stamp = randomBytes(3).toString('hex');
 const runs = [];
 for (const { name, dir } of builds) {
@@ -93,6 +104,7 @@ try {
   await sleep(2_500);
   const tally = readFileSync(storeLog).subarray(from).toString('utf8');
   for (const run of runs) await report(run, tally, measured);
+  await readLists(builds);
 } finally {
   for (const run of runs) await run.db.dropDatabase();
   await client.close();
@@ -117,9 +129,44 @@ async function report(run, tally, measured) {
     console.log(`  ${key.padEnd(44)} ${(row.ms / measured).toFixed(3)} ms  ${(row.statements / measured).toFixed(2)} stmts per message  (${(row.ms / row.statements).toFixed(3)} ms a statement)`);
   }
   console.log(`  write lock ${(lockMs / measured).toFixed(3)} ms, store CPU ${(run.storeCpu / measured).toFixed(2)} ms, applying process CPU ${(run.ownCpu / measured).toFixed(3)} ms per message`);
-  for (const collection of ['conversation_timelines', 'conversation_inboxes']) {
+  for (const collection of ['conversation_timelines', 'conversation_inboxes', 'conversation_timeline_revisions', 'conversation_inbox_revisions']) {
     const sizes = (await run.db.collection(collection).find({}).toArray()).map((doc) => JSON.stringify(doc).length).sort((x, y) => x - y);
+    if (sizes.length === 0) continue;
     console.log(`  ${collection}: ${sizes.length} documents, median ${sizes[Math.floor(sizes.length / 2)]} B, largest ${sizes.at(-1)} B`);
+  }
+}
+
+/**
+ * What a list costs to read after these writes (ADR 0056): the first page (up to 100) of a user with the
+ * most conversations, read READS times per build, alternately, each by a fresh read model (no process
+ * has the documents in memory: the cold case, a replica that did not write them).
+ */
+async function readLists(builds) {
+  const READS = Number(process.env.READS ?? 20);
+  const user = HUBS ? 'probe-hub-0' : 'probe-receiver-0';
+  const spent = runs.map(() => ({ ms: [], storeCpu: 0, ownCpu: 0, reads: new Map() }));
+  for (let i = 0; i < READS; i++) {
+    for (const [index, run] of runs.entries()) {
+      const { ConversationReadModels } = await import(pathToFileURL(resolve(builds[index].dir, 'adapters/readModels.js')).href);
+      const models = new ConversationReadModels(run.db);
+      const store = processCpuMs(storePid);
+      const own = process.cpuUsage();
+      const started = performance.now();
+      readTally = spent[index].reads;
+      const page = await models.conversations.listForUser(APP, user, [], {}, 1, 100);
+      readTally = null;
+      spent[index].ms.push(performance.now() - started);
+      const used = process.cpuUsage(own);
+      spent[index].ownCpu += (used.user + used.system) / 1000;
+      spent[index].storeCpu += processCpuMs(storePid) - store;
+      if (i === 0) console.log(`  ${run.name}: list of ${user}: ${page.items.length} conversations, total ${page.total}`);
+    }
+  }
+  for (const [index, run] of runs.entries()) {
+    const sorted = [...spent[index].ms].sort((x, y) => x - y);
+    const reads = [...spent[index].reads].map(([collection, row]) => `${collection} ${(row.commands / READS).toFixed(1)} finds ${(row.documents / READS).toFixed(0)} docs`).join(', ');
+    console.log(`== ${run.name}: per list: ${reads}`);
+    console.log(`== ${run.name}: a list of ${user}, cold, ${READS} reads: p50 ${sorted[Math.floor(sorted.length / 2)].toFixed(1)} ms, max ${sorted.at(-1).toFixed(1)} ms; store CPU ${(spent[index].storeCpu / READS).toFixed(1)} ms, reading process CPU ${(spent[index].ownCpu / READS).toFixed(1)} ms per list`);
   }
 }
 

@@ -21,7 +21,7 @@ import {
   redriveDeadLetters,
 } from '../packages/kafka/dist/index.js';
 import { allOf, connectMongo } from '../packages/mongo/dist/index.js';
-import { ConversationReadModels } from '../services/conversations/dist/adapters/readModels.js';
+import { ConversationReadModels, readModelDocuments as conversationDocuments } from '../services/conversations/dist/adapters/readModels.js';
 import { GroupReadModels } from '../services/conversations/dist/adapters/groupsReadModels.js';
 import { CONSUMER_PURPOSE as CONVERSATIONS_PURPOSE } from '../services/conversations/dist/service.js';
 import { MessagesReadModels } from '../services/messages/dist/adapters/readModels.js';
@@ -62,6 +62,8 @@ const PROJECTIONS = {
       const groups = new GroupReadModels(db);
       return { applier: allOf(conversations, groups), ensureIndexes: async () => (await conversations.ensureIndexes(), await groups.ensureIndexes()) };
     },
+    // Timelines and inboxes are heads plus revisions cut by the writer's batches: compared as read (ADR 0056).
+    documents: conversationDocuments,
   },
   messages: {
     topics: [topics.users, topics.conversations, topics.messages],
@@ -236,12 +238,12 @@ function canonical(value) {
  */
 const comparable = ({ _rev, rev, ...rest }) => (void _rev, void rev, canonical(rest));
 
-async function compareDatabases(live, rebuilt, normalize = {}) {
+async function compareDatabases(live, rebuilt, normalize = {}, documents = (db, name) => db.collection(name).find({}).toArray()) {
   const names = (await rebuilt.listCollections().toArray()).map((c) => c.name).filter((name) => !STORE_COLLECTIONS.test(name)).sort();
   const report = [];
   for (const name of names) {
     const shape = normalize[name] ?? ((doc) => doc);
-    const load = async (db) => new Map((await db.collection(name).find({}).toArray()).map((doc) => [String(doc._id), comparable(shape(doc))]));
+    const load = async (db) => new Map((await documents(db, name)).map((doc) => [String(doc._id), comparable(shape(doc))]));
     const [a, b] = await Promise.all([load(live), load(rebuilt)]);
     const differing = [...new Set([...a.keys(), ...b.keys()])].filter((id) => a.get(id) !== b.get(id));
     if (differing.length > 0 && env.CHATCTL_SHOW_DIFFERENCES) {
@@ -287,7 +289,7 @@ async function rebuild(service, options) {
     await consumer.stop();
     await reader.close();
   }
-  const report = await compareDatabases(mongo.db(liveName), target, projection.normalize);
+  const report = await compareDatabases(mongo.db(liveName), target, projection.normalize, projection.documents);
   const equal = report.every(({ differing }) => differing.length === 0);
   const documents = report.reduce((sum, r) => sum + r.rebuilt, 0);
   if (options.json) {

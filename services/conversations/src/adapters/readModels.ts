@@ -1,5 +1,5 @@
 import type { EventEnvelope, GlobalPin } from '@chat/contracts';
-import { MongoDocumentStore, allOf, ensureIndexes, findByIds, findPage, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
+import { MongoDocumentStore, allOf, ensureIndexes, findByIds, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
 import type { EventApplier, KeysetOrder, PagePosition, Stored, StoredRecord } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import type { ConversationMemberDoc } from '../domain/conversationMember.js';
@@ -11,6 +11,7 @@ import { globalPinsProjection } from '../projections/globalPins.js';
 import type { GlobalPinsDoc } from '../projections/globalPins.js';
 import { CompactInboxStore } from '../projections/compactInboxStore.js';
 import { ListCopyOnReadStore, withListedLastMessage } from '../projections/listCopyStore.js';
+import { RevisionTailStore } from '../projections/revisionTailStore.js';
 import { TextFieldsStore } from '../projections/timelineStores.js';
 import { userDocId, usersProjection } from '../projections/users.js';
 
@@ -42,8 +43,25 @@ export const CONVERSATION_COLLECTIONS = {
   inboxes: { name: 'conversation_inboxes', text: ['recent', 'hidden', 'groups', 'pins'] },
 } as const;
 
+/**
+ * The revisions after each stored timeline and inbox (`RevisionTailStore`, ADR 0056): a message inserts
+ * its changes here instead of replacing the document; the head in the collection above is replaced every
+ * few revisions. Never scanned: read by `_id $in` of keys computed from the heads.
+ */
+export const REVISION_COLLECTIONS = {
+  timelines: 'conversation_timeline_revisions',
+  inboxes: 'conversation_inbox_revisions',
+} as const;
+
+/**
+ * The timeline fields a query filters on (the scans, the app-wide list, the group search): a change to
+ * one is folded into the stored head at once, so those queries find what they would have found.
+ */
+const TIMELINE_QUERIED_FIELDS = ['appId', 'conversationType', 'participants', 'group', 'listed'] as const;
+
 /** The app-wide list reads the timeline's shared fields only, not its entries; its last message from `last` (ADR 0048). */
 const APP_CONVERSATION_FIELDS = {
+  _rev: 1,
   conversationId: 1,
   conversationType: 1,
   participants: 1,
@@ -63,6 +81,35 @@ export function storeOf(db: Db, collection: { name: string; text: readonly strin
   return new TextFieldsStore(new MongoDocumentStore(db, collection.name), collection.text);
 }
 
+const APP_CONVERSATION_FIELD_SET: ReadonlySet<string> = new Set(Object.keys(APP_CONVERSATION_FIELDS));
+
+/** Negative when `a` comes first in the order (Mongo's order of numbers and of ASCII strings). */
+function compareInOrder(order: KeysetOrder, a: readonly (string | number)[], b: readonly (string | number)[]): number {
+  for (let i = 0; i < order.length; i++) {
+    const [x, y] = [a[i]!, b[i]!];
+    if (x === y) continue;
+    const before = typeof x === typeof y ? x < y : typeof x === 'number';
+    return (before ? -1 : 1) * order[i]![1];
+  }
+  return 0;
+}
+
+/**
+ * Every document of one of this database's collections as a reader sees it, in its stored encoding: a
+ * timeline or inbox head completed with its revisions, and nothing for the revision collections (how
+ * they were cut depends on the batches a writer got; chatctl's rebuild compares these, ADR 0056).
+ */
+export async function readModelDocuments(db: Db, name: string): Promise<StoredRecord[]> {
+  if ((Object.values(REVISION_COLLECTIONS) as string[]).includes(name)) return [];
+  const stored = await db.collection<StoredRecord>(name).find({}).toArray();
+  const key = (Object.keys(REVISION_COLLECTIONS) as (keyof typeof REVISION_COLLECTIONS)[]).find((kind) => CONVERSATION_COLLECTIONS[kind].name === name);
+  if (!key) return stored;
+  const fields = storeOf(db, CONVERSATION_COLLECTIONS[key]);
+  const revisions = new RevisionTailStore(fields, new MongoDocumentStore(db, REVISION_COLLECTIONS[key]));
+  const completed = await revisions.complete(new Map(stored.map((document) => [document._id, fields.decode(document)])));
+  return [...completed.values()].map((document) => fields.encode(document));
+}
+
 /** A timeline as the app-wide list shows it: its shared fields, the last message put back. */
 function appConversationOf(stored: StoredRecord): AppConversation {
   const { last, clearedUpTo, ...shared } = withListedLastMessage(stored);
@@ -76,12 +123,15 @@ class MongoScans implements ConversationScans {
   constructor(
     private readonly db: Db,
     private readonly timelines: TextFieldsStore,
+    private readonly timelineRevisions: RevisionTailStore,
     private readonly members: TextFieldsStore,
   ) {}
 
   async timelinesWith(appId: string, uid: string): Promise<TimelineDoc[]> {
     const found = await this.db.collection<StoredRecord>(CONVERSATION_COLLECTIONS.timelines.name).find({ appId, conversationType: 'user', participants: uid }).toArray();
-    return found.map((stored) => stripStoredFields(withListedLastMessage(this.timelines.decode(stored)) as unknown as Stored<TimelineDoc>));
+    const heads = new Map(found.map((stored) => [stored._id, this.timelines.decode(stored)]));
+    const timelines = await this.timelineRevisions.complete(heads);
+    return [...timelines.values()].map((stored) => stripStoredFields(withListedLastMessage(stored) as unknown as Stored<TimelineDoc>));
   }
 
   async membersOf(appId: string, uid: string): Promise<ConversationMemberDoc[]> {
@@ -101,18 +151,21 @@ export class ConversationReadModels implements EventApplier {
   private readonly globalPins: Collection<Stored<GlobalPinsDoc>>;
   private readonly timelines: Collection<StoredRecord>;
   private readonly timelineFields: TextFieldsStore;
+  private readonly timelineRevisions: RevisionTailStore;
 
   constructor(private readonly db: Db) {
     const timelines = storeOf(db, CONVERSATION_COLLECTIONS.timelines);
     const members = storeOf(db, CONVERSATION_COLLECTIONS.members);
     this.timelineFields = timelines;
+    this.timelineRevisions = new RevisionTailStore(timelines, new MongoDocumentStore(db, REVISION_COLLECTIONS.timelines), { foldOn: TIMELINE_QUERIED_FIELDS });
+    const inboxRevisions = new RevisionTailStore(storeOf(db, CONVERSATION_COLLECTIONS.inboxes), new MongoDocumentStore(db, REVISION_COLLECTIONS.inboxes));
     const stores: ConversationStores = {
-      timelines: new ListCopyOnReadStore(timelines),
+      timelines: new ListCopyOnReadStore(this.timelineRevisions),
       history: storeOf(db, CONVERSATION_COLLECTIONS.history),
       members,
       copies: storeOf(db, CONVERSATION_COLLECTIONS.copies),
-      inboxes: new CompactInboxStore(storeOf(db, CONVERSATION_COLLECTIONS.inboxes)),
-      scans: new MongoScans(db, timelines, members),
+      inboxes: new CompactInboxStore(inboxRevisions),
+      scans: new MongoScans(db, timelines, this.timelineRevisions, members),
     };
     this.conversations = new ConversationReadModel(stores);
     this.appliers = allOf(mongoProjection(db, 'users', usersProjection), mongoProjection(db, 'global_pins', globalPinsProjection), this.conversations);
@@ -182,13 +235,24 @@ export class ConversationReadModels implements EventApplier {
       const peers = filter.peers;
       base['$or'] = [{ participants: { $in: peers } }, { 'group.guid': { $in: peers } }];
     }
-    const { total, items, more } = await findPage(this.timelines, base as Filter<StoredRecord>, APP_CONVERSATION_ORDER, position, perPage, APP_CONVERSATION_FIELDS);
-    const last = items.at(-1);
+    // The order's fields change with every message, and the stored heads hold them only as of their last
+    // fold (ADR 0056): the matching heads are completed with their revisions, then ordered and paged here.
+    // On FerretDB the query read the whole collection and sorted it in the store before; on MongoDB this
+    // gives up the `app_recent` index for the order (the filter still uses it).
+    const found = await this.timelines.find(base as Filter<StoredRecord>, { projection: APP_CONVERSATION_FIELDS }).toArray();
+    const heads = new Map(found.map((stored) => [stored._id, this.timelineFields.decode(stored)]));
+    const keyed = [...(await this.timelineRevisions.complete(heads, APP_CONVERSATION_FIELD_SET)).values()].map((doc) => ({ doc, key: keysetKeyOf(APP_CONVERSATION_ORDER, doc) }));
+    keyed.sort((a, b) => compareInOrder(APP_CONVERSATION_ORDER, a.key, b.key));
+    const after = position.after;
+    const following = after === undefined ? keyed : keyed.filter(({ key }) => compareInOrder(APP_CONVERSATION_ORDER, key, after) > 0);
+    const page = following.slice(position.skip, position.skip + perPage);
+    const more = position.skip + page.length < following.length;
+    const last = page.at(-1);
     return {
-      total,
-      items: items.map((doc) => appConversationOf(this.timelineFields.decode(doc))),
+      total: keyed.length,
+      items: page.map(({ doc }) => appConversationOf(doc)),
       more,
-      last: last ? keysetKeyOf(APP_CONVERSATION_ORDER, last) : undefined,
+      last: last ? last.key : undefined,
     };
   }
 }

@@ -1,0 +1,283 @@
+import { RecentlyUsed } from '@chat/eventsourcing';
+import type { DocumentStore, GuardedWrite, StoredRecord } from '@chat/mongo';
+import { isDeepStrictEqual } from 'node:util';
+
+/**
+ * One change of a revision, by path from the document's top: set a value, append to an array, or
+ * remove a field. A set at the empty path replaces the whole document.
+ */
+export type RevisionOp = ['s', string[], unknown] | ['p', string[], unknown[]] | ['u', string[]];
+
+/** A revision as stored in the tail collection: the changes from the revision before it, as JSON text. */
+interface TailDoc {
+  _id: string;
+  d: string;
+}
+
+/** What this process last read or wrote of a document, and what it knows of the stored head. */
+interface Known {
+  rev: number;
+  record: StoredRecord;
+  /** The stored head's revision (as last read or written: another writer may have folded since). */
+  head: number;
+  /** A revision after the head changes a field a query filters on: the next write folds. */
+  queriedBehind: boolean;
+}
+
+export interface RevisionTailOptions {
+  /** Revisions after the head before a write folds them into it (and how many a reader asks for at once). */
+  foldEvery?: number;
+  /** Top-level fields a query filters on: a change to one is folded into the head at once. */
+  foldOn?: readonly string[];
+  /** Documents whose last revision this process remembers, to store a write as its changes. */
+  cacheSize?: number;
+}
+
+/** Revisions a head takes before a write folds them in (ADR 0056). */
+export const FOLD_EVERY = 16;
+
+export function tailId(id: string, rev: number): string {
+  return `${id}~${rev}`;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The changes that turn `before` into `after` (neither holds `undefined` values that matter). */
+export function revisionOps(before: unknown, after: unknown, path: string[] = [], ops: RevisionOp[] = []): RevisionOp[] {
+  if (before === after) return ops;
+  if (isPlainObject(before) && isPlainObject(after)) {
+    for (const key of Object.keys(before)) if (before[key] !== undefined && after[key] === undefined) ops.push(['u', [...path, key]]);
+    for (const key of Object.keys(after)) {
+      if (after[key] === undefined) continue;
+      if (before[key] === undefined) ops.push(['s', [...path, key], after[key]]);
+      else revisionOps(before[key], after[key], [...path, key], ops);
+    }
+    return ops;
+  }
+  if (Array.isArray(before) && Array.isArray(after)) {
+    if (after.length > before.length && before.every((item, i) => item === after[i] || isDeepStrictEqual(item, after[i]))) {
+      ops.push(['p', path, after.slice(before.length)]);
+      return ops;
+    }
+    if (after.length === before.length) {
+      // An entry changed in place (an inbox's newest conversation): its changes, unless most entries changed.
+      const items: RevisionOp[] = [];
+      for (let i = 0; i < after.length; i++) revisionOps(before[i], after[i], [...path, String(i)], items);
+      if (items.length <= Math.max(1, after.length / 2)) ops.push(...items);
+      else ops.push(['s', path, after]);
+      return ops;
+    }
+  }
+  if (!isDeepStrictEqual(before, after)) ops.push(['s', path, after]);
+  return ops;
+}
+
+/** `target` with one change applied; copies along the path, never changes what it is given. */
+function applyOp(target: unknown, op: RevisionOp, depth = 0): unknown {
+  const path = op[1];
+  if (depth === path.length) {
+    if (op[0] === 's') return op[2];
+    if (op[0] === 'p') return [...(Array.isArray(target) ? (target as unknown[]) : []), ...op[2]];
+    return undefined;
+  }
+  const key = path[depth]!;
+  if (Array.isArray(target)) {
+    // Only an entry changed in place is addressed by index (same length before and after).
+    const copy = [...(target as unknown[])];
+    copy[Number(key)] = applyOp(copy[Number(key)], op, depth + 1);
+    return copy;
+  }
+  const copy: Record<string, unknown> = isPlainObject(target) ? { ...target } : {};
+  const next = applyOp(copy[key], op, depth + 1);
+  if (next === undefined) delete copy[key];
+  else copy[key] = next;
+  return copy;
+}
+
+/** The document after its revisions' changes; `fields` limits them to those top-level fields (a projected read). */
+export function withRevisions(record: StoredRecord, revisions: readonly RevisionOp[][], fields?: ReadonlySet<string>): StoredRecord {
+  let document: unknown = record;
+  for (const ops of revisions) {
+    for (const op of ops) {
+      if (fields && op[1].length === 0) {
+        const whole = op[2] as Record<string, unknown>;
+        document = { ...(document as object), ...Object.fromEntries(Object.entries(whole).filter(([field]) => fields.has(field))) };
+      } else if (!fields || fields.has(op[1][0]!)) {
+        document = applyOp(document, op);
+      }
+    }
+  }
+  return { ...(document as StoredRecord), _id: record._id, _rev: record._rev + revisions.length };
+}
+
+/** A write's fields as the changes from the document before it: everything but the two ids of a revision. */
+function bodyOf(record: StoredRecord): Record<string, unknown> {
+  const { _id, _rev, ...body } = record;
+  void _id;
+  void _rev;
+  return body;
+}
+
+/**
+ * A collection whose documents are a head plus the revisions after it (ADR 0056). On this store a
+ * replace costs 3–5 × an insert of the same document (ADR 0048), and most writes of a timeline or an
+ * inbox change a few fields of a document of kilobytes; so a write inserts the revision's changes as a
+ * small document keyed `<id>~<revision>` into the tail collection, and only every `foldEvery`
+ * revisions (or when a field a query filters on changes) is the whole document replaced in the head
+ * collection. A reader reads the heads, then the next revisions of each by `_id $in` (keys it can
+ * compute), and applies them.
+ *
+ * The guard is still the runtime's compare-and-set on `_rev`, now held by the tail's unique key: a
+ * write of revision r + 1 over r inserts `<id>~<r+1>`, and of two writers the one that inserts second
+ * gets a duplicate and is told it lost, as a failed `{_id, _rev}` replace would tell it. Revisions are
+ * never deleted, so a key once used stays used: a writer whose knowledge is stale (a cache behind the
+ * store) always finds its revision taken. The head's own replace is guarded by the head revision it
+ * was read at; losing it loses nothing (the revisions are stored), it only leaves the fold to the next
+ * write. Documents are never deleted by these read models, so deleting is refused.
+ *
+ * A head written before this store (no revisions after it) reads as it is: no migration.
+ */
+export class RevisionTailStore implements DocumentStore {
+  private readonly known: RecentlyUsed<string, Known>;
+  private readonly foldEvery: number;
+  private readonly foldOn: ReadonlySet<string>;
+
+  constructor(
+    private readonly heads: DocumentStore,
+    private readonly tails: DocumentStore,
+    options: RevisionTailOptions = {},
+  ) {
+    this.foldEvery = options.foldEvery ?? FOLD_EVERY;
+    this.foldOn = new Set(options.foldOn ?? []);
+    this.known = new RecentlyUsed(options.cacheSize ?? 20_000);
+  }
+
+  async findMany(ids: readonly string[]): Promise<Map<string, StoredRecord>> {
+    return this.complete(await this.heads.findMany(ids));
+  }
+
+  /**
+   * Heads (read by id or found by a query, decoded) with their revisions applied. `fields` names the
+   * fields a projected query read: changes to others are skipped, and nothing is remembered.
+   */
+  async complete(heads: Map<string, StoredRecord>, fields?: ReadonlySet<string>): Promise<Map<string, StoredRecord>> {
+    const revisions = await this.revisionsAfter([...heads.values()].map((head) => [head._id, head._rev]));
+    const found = new Map<string, StoredRecord>();
+    for (const [id, head] of heads) {
+      const after = revisions.get(id) ?? [];
+      const record = withRevisions(head, after, fields);
+      found.set(id, record);
+      if (!fields) this.remember(id, { rev: record._rev, record, head: head._rev, queriedBehind: after.some((ops) => this.touchesQueried(ops)) });
+    }
+    return found;
+  }
+
+  async insert(documents: readonly StoredRecord[]): Promise<string[]> {
+    const duplicates = await this.heads.insert(documents);
+    const lost = new Set(duplicates);
+    for (const document of documents) {
+      if (!lost.has(document._id)) this.remember(document._id, { rev: document._rev, record: document, head: document._rev, queriedBehind: false });
+    }
+    return duplicates;
+  }
+
+  async writeGuarded(writes: readonly GuardedWrite[]): Promise<string[]> {
+    const replaces = writes.map((write) => {
+      if (write.kind === 'delete') throw new Error(`RevisionTailStore: ${write.id} cannot be deleted (its revisions would stay behind)`);
+      return write;
+    });
+    // A write this process cannot express as changes (it knows no revision of the document): the
+    // document is read first, and if the store is past the expected revision the write lost already.
+    const unknown = replaces.filter((write) => this.known.peek(write.document._id)?.rev !== write.expectedRev);
+    const lost = new Set<string>();
+    if (unknown.length > 0) {
+      const read = await this.findMany(unknown.map((write) => write.document._id));
+      for (const write of unknown) if (read.get(write.document._id)?._rev !== write.expectedRev) lost.add(write.document._id);
+    }
+    const claims: TailDoc[] = [];
+    const written: { write: GuardedWrite & { kind: 'replace' }; claim: string; known: Known; fold: boolean; queried: boolean }[] = [];
+    for (const write of replaces) {
+      const id = write.document._id;
+      if (lost.has(id)) continue;
+      const known = this.known.peek(id)!;
+      const rev = write.expectedRev + 1;
+      const ops = revisionOps(bodyOf(known.record), bodyOf(write.document));
+      const claim = tailId(id, rev);
+      claims.push({ _id: claim, d: JSON.stringify(ops) });
+      const queried = known.queriedBehind || this.touchesQueried(ops);
+      written.push({ write, claim, known, queried, fold: queried || rev - known.head >= this.foldEvery });
+    }
+    const taken = new Set(await this.tails.insert(claims as unknown as StoredRecord[]));
+    let folds: { document: StoredRecord; head: number }[] = [];
+    for (const { write, claim, known, fold, queried } of written) {
+      const id = write.document._id;
+      if (taken.has(claim)) {
+        lost.add(id);
+        this.known.delete(id);
+        continue;
+      }
+      this.remember(id, { rev: write.document._rev, record: write.document, head: known.head, queriedBehind: queried });
+      if (fold) folds.push({ document: write.document, head: known.head });
+    }
+    // The revisions are stored: a head replace that loses (another writer folded first) loses nothing,
+    // but a head behind a change of a queried field would hide it from queries, so the head is read
+    // again and the fold retried while the head is still behind this revision.
+    for (let attempt = 0; folds.length > 0 && attempt < 3; attempt++) {
+      const notFolded = new Set(await this.heads.writeGuarded(folds.map(({ document, head }) => ({ kind: 'replace', document, expectedRev: head }))));
+      for (const { document } of folds) if (!notFolded.has(document._id)) this.headAt(document._id, document._rev);
+      if (notFolded.size === 0) break;
+      const current = await this.heads.findMany([...notFolded]);
+      folds = folds.flatMap(({ document }) => {
+        const head = current.get(document._id)?._rev;
+        if (!notFolded.has(document._id) || head === undefined) return [];
+        this.headAt(document._id, head);
+        return head < document._rev ? [{ document, head }] : [];
+      });
+    }
+    return [...lost];
+  }
+
+  /** The stored revisions after each head, in order, read `foldEvery` keys at a time per document until one is missing. */
+  private async revisionsAfter(heads: readonly [string, number][]): Promise<Map<string, RevisionOp[][]>> {
+    const revisions = new Map<string, RevisionOp[][]>();
+    let pending = heads.map(([id, rev]) => ({ id, next: rev + 1 }));
+    while (pending.length > 0) {
+      const keys = pending.flatMap(({ id, next }) => Array.from({ length: this.foldEvery }, (_, i) => tailId(id, next + i)));
+      const found = await this.tails.findMany(keys);
+      const stillPending: typeof pending = [];
+      for (const { id, next } of pending) {
+        const list = revisions.get(id) ?? [];
+        let rev = next;
+        for (let tail = found.get(tailId(id, rev)); tail; tail = found.get(tailId(id, rev))) {
+          list.push(JSON.parse((tail as unknown as TailDoc).d) as RevisionOp[]);
+          rev += 1;
+        }
+        if (list.length > 0) revisions.set(id, list);
+        if (rev === next + this.foldEvery) stillPending.push({ id, next: rev });
+      }
+      pending = stillPending;
+    }
+    return revisions;
+  }
+
+  private touchesQueried(ops: readonly RevisionOp[]): boolean {
+    return ops.some((op) => op[1].length === 0 || this.foldOn.has(op[1][0]!));
+  }
+
+  /** The stored head is at `rev` (folded by this process or read): what is behind it is in it. */
+  private headAt(id: string, rev: number): void {
+    const known = this.known.peek(id);
+    if (!known || known.head >= rev) return;
+    known.head = rev;
+    if (known.rev <= rev) known.queriedBehind = false;
+  }
+
+  private remember(id: string, known: Known): void {
+    const current = this.known.peek(id);
+    // Two calls may finish out of order: the newer revision wins.
+    if (current && current.rev > known.rev) return;
+    this.known.set(id, known);
+  }
+}
