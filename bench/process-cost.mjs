@@ -10,7 +10,8 @@
 // windows of both phases are written to <dir>/windows.json (CLOCK_MONOTONIC µs, the clock V8 stamps its
 // samples with), so bench/cpuProfileSummary.mjs can tell each process's self/total costs in the window.
 // Knobs: BENCH_RATE (100), BENCH_SECONDS (20), BENCH_IDLE_SECONDS (10), BENCH_PAIRS (20), BENCH_GROUPS (1),
-// BENCH_GROUP_SIZE (20), BENCH_IDLE_TIMEOUT (60).
+// BENCH_GROUP_SIZE (20), BENCH_IDLE_TIMEOUT (60), BENCH_FEATURES (on; `off` configures none of the three:
+// cost.mjs's features-off phase).
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,6 +33,7 @@ const CONFIG = {
   groups: knob('BENCH_GROUPS', 1),
   groupSize: knob('BENCH_GROUP_SIZE', 20),
   idleTimeoutS: knob('BENCH_IDLE_TIMEOUT', 60),
+  features: process.env.BENCH_FEATURES !== 'off',
 };
 const profileDir = /--cpu-prof-dir=(\S+)/.exec(process.env.SERVICE_NODE_ARGS ?? '')?.[1];
 /** CLOCK_MONOTONIC in µs: V8's profile timestamps are on this clock in every process. */
@@ -100,15 +102,17 @@ async function run() {
   stack.onStop(hooks.close);
   const push = await startPushProvider();
   stack.onStop(push.close);
-  await addMessageSentWebhook(stack, app, 'pc-hook', hooks.url);
-  await traffic.must('POST', '/v3/notifications/push/v1/providers/custom', app.chat, { isEnabled: true, webhookURL: push.url, useBasicAuth: false });
-  const users = [...new Set(targets.flatMap((t) => (t.kind === 'user' ? [t.a, t.b] : t.members)))];
-  await inParallel(users, 16, async (uid) => {
-    const { data } = await traffic.must('POST', `/v3/users/${uid}/auth_tokens`, app.chat, {});
-    await traffic.must('POST', '/v3/notifications/push/v1/tokens', app.chat, { platform: 'fcm_android', fcmToken: `pc-${uid}`, authToken: data.authToken }, 120_000);
-  });
   const pair = targets.find((t) => t.kind === 'user');
-  await addBlockingKeywordRule(stack, app, client, { id: 'pc-words', terms: blockedTerms(200), sender: pair.a, receiver: pair.b });
+  if (CONFIG.features) {
+    await addMessageSentWebhook(stack, app, 'pc-hook', hooks.url);
+    await traffic.must('POST', '/v3/notifications/push/v1/providers/custom', app.chat, { isEnabled: true, webhookURL: push.url, useBasicAuth: false });
+    const users = [...new Set(targets.flatMap((t) => (t.kind === 'user' ? [t.a, t.b] : t.members)))];
+    await inParallel(users, 16, async (uid) => {
+      const { data } = await traffic.must('POST', `/v3/users/${uid}/auth_tokens`, app.chat, {});
+      await traffic.must('POST', '/v3/notifications/push/v1/tokens', app.chat, { platform: 'fcm_android', fcmToken: `pc-${uid}`, authToken: data.authToken }, 120_000);
+    });
+    await addBlockingKeywordRule(stack, app, client, { id: 'pc-words', terms: blockedTerms(200), sender: pair.a, receiver: pair.b });
+  }
   await traffic.must('POST', '/v3/messages', { ...app.chat, onbehalfof: pair.a }, { receiver: pair.b, receiverType: 'user', type: 'text', data: { text: 'warm-up' } });
   await probe.waitForQuiet(stackGroups, CONFIG.idleTimeoutS * 1000);
   // Timers and caches the set-up started settle first (fences, head saves, group rebalances).

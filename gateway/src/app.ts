@@ -34,7 +34,7 @@ import type { ManagementLookups } from './lookups.js';
 import { UpstreamProxy, sendError } from './proxy.js';
 import { RateLimiter, rateClassOf, rateLimitHeaders } from './rateLimit.js';
 import type { WindowCounterStore } from './rateLimit.js';
-import { gatedUser, roleAccessCache, roleAccessId } from './roleAccess.js';
+import { gatedUser, roleAccessCache, roleAccessId, usersRoleLookups } from './roleAccess.js';
 import { OWN_PATHS, adminListener, answersOwnPath, ownRoutesApp } from './ownRoutes.js';
 import { RouteTable } from './routes.js';
 import { fitsHost, parseHost } from './tenancy.js';
@@ -155,12 +155,8 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
   let stopSampling: (() => void) | undefined;
 
   const users = config.upstreams.users[0]!;
-  const roleAccess = roleAccessCache(
-    `http://${users.hostname.includes(':') ? `[${users.hostname}]` : users.hostname}:${users.port}`,
-    LOOKUP_TIMEOUT_MS,
-    onCacheError('role access cache'),
-    deps.fetchRoleAccess,
-  );
+  const roleLookups = usersRoleLookups(`http://${users.hostname.includes(':') ? `[${users.hostname}]` : users.hostname}:${users.port}`, LOOKUP_TIMEOUT_MS);
+  const roleAccess = roleAccessCache(deps.fetchRoleAccess ?? roleLookups.load, onCacheError('role access cache'));
   const rateLimiter = new RateLimiter(config.rateLimits, deps.counters, {
     syncIntervalMs: config.rateLimitSyncMs,
     onSyncError: (error) => logger.warn({ err: error }, 'rate-limit sync failed; counting locally'),
@@ -404,6 +400,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
       if (deps.subscriber) await deps.subscriber.unsubscribe(API_KEY_INVALIDATION_CHANNEL).catch(() => undefined);
       rateLimiter.stop();
       proxy.close();
+      await Promise.all([remote.close(), roleLookups.close()]);
     },
   };
 }

@@ -1,5 +1,6 @@
 import { internalPaths, operationGates, roleAccessSchema } from '@chat/contracts';
 import type { RoleAccess, RouteSpec } from '@chat/contracts';
+import { internalJsonClient } from './internalJson.js';
 import { TieredCache } from './tieredCache.js';
 import type { RedisCache } from './tieredCache.js';
 
@@ -14,27 +15,22 @@ export const ROLE_ACCESS_CACHE = { capacity: 50_000, maxAgeMs: 1_000, refreshAft
 /** No Redis tier: an entry there would add its own age to the 1 s bound. */
 const noRedis: RedisCache = { get: () => Promise.resolve(null), set: () => Promise.resolve(null) };
 
-export function roleAccessCache(
-  usersUrl: string,
-  timeoutMs: number,
-  onError: (error: unknown, context: string) => void,
-  fetchAccess?: (appId: string, uid: string) => Promise<RoleAccess | null>,
-  now?: () => number,
-): TieredCache<RoleAccess> {
-  const load =
-    fetchAccess ??
-    (async (appId: string, uid: string): Promise<RoleAccess | null> => {
-      const response = await fetch(`${usersUrl}${internalPaths.roleAccess(appId, uid)}`, { signal: AbortSignal.timeout(timeoutMs) });
-      if (response.status === 404) {
-        await response.body?.cancel();
-        return null;
-      }
-      if (!response.ok) {
-        await response.body?.cancel();
-        throw new Error(`users answered ${response.status} to a role look-up`);
-      }
-      return roleAccessSchema.parse(await response.json());
-    });
+/** The users service's answer to a role look-up: the user's rules, null when no active user has that uid. */
+export type RoleAccessLoad = (appId: string, uid: string) => Promise<RoleAccess | null>;
+
+/** Role look-ups on the users service's internal endpoint, and the close of its connections. */
+export function usersRoleLookups(usersUrl: string, timeoutMs: number): { load: RoleAccessLoad; close: () => Promise<void> } {
+  const client = internalJsonClient(usersUrl, timeoutMs, 'users');
+  return {
+    load: async (appId, uid) => {
+      const body = await client.get(internalPaths.roleAccess(appId, uid));
+      return body === null ? null : roleAccessSchema.parse(body);
+    },
+    close: () => client.close(),
+  };
+}
+
+export function roleAccessCache(load: RoleAccessLoad, onError: (error: unknown, context: string) => void, now?: () => number): TieredCache<RoleAccess> {
   return new TieredCache<RoleAccess>({
     ...ROLE_ACCESS_CACHE,
     redis: noRedis,

@@ -34,7 +34,7 @@ describe('role access cache', () => {
   it('serves a changed restriction within 1 s of the change, never the old one later', async () => {
     let now = 0;
     let current: RoleAccess = { role: 'r', permissions: {}, restrictedFeatures: [] };
-    const cache = roleAccessCache('http://unused', 1_000, () => {}, () => Promise.resolve(current), () => now);
+    const cache = roleAccessCache(() => Promise.resolve(current), () => {}, () => now);
     const id = roleAccessId('app', 'alice');
     expect(await cache.get(id)).toEqual(current);
     // Restricted right after the first look-up: every later read at or past 1 s must see it.

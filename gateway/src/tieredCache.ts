@@ -111,16 +111,19 @@ export class TieredCache<V extends object> {
     const existing = this.flights.get(id);
     if (existing) return existing.promise;
     const flight: Flight<V> = { promise: Promise.resolve(null), stale: false };
+    // An answer is as old as the question: aged from when the look-up started, a slow look-up does not
+    // stretch how long a value may be served after the origin changed it (maxAgeMs, ADR 0057).
+    const askedAt = this.now();
     flight.promise = this.readThrough(id).then(
       ({ value, fromOrigin }) => {
         if (this.flights.get(id) === flight) this.flights.delete(id);
         if (!flight.stale) {
           if (value === null) {
             this.lru.delete(id);
-            this.absent.set(id, this.now());
+            this.absent.set(id, askedAt);
           } else {
             this.absent.delete(id);
-            this.lru.set(id, { value, at: this.now(), refreshing: false });
+            this.lru.set(id, { value, at: askedAt, refreshing: false });
             // Only what was not invalidated meanwhile goes to Redis, where it would outlive us.
             if (fromOrigin) this.writeRedis(id, value);
           }

@@ -87,6 +87,21 @@ describe('TieredCache', () => {
     await expect(answer).resolves.toBeNull();
   });
 
+  it('ages an answer from when it was asked for: a slow look-up does not stretch maxAgeMs', async () => {
+    const t = setup(new Map([['h1', { appId: 'a1' }]]));
+    let answer: (value: Identity) => void = () => {};
+    t.load.mockImplementationOnce(() => new Promise<Identity>((resolve) => (answer = resolve)));
+    const first = t.cache.get('h1');
+    await flush(); // past the Redis miss, to the origin
+    t.advance(700); // the origin takes 700 ms to answer
+    answer({ appId: 'a1' });
+    await expect(first).resolves.toEqual({ appId: 'a1' });
+    t.advance(299);
+    expect(t.cache.get('h1')).toEqual({ appId: 'a1' });
+    t.advance(1); // 1000 ms after it was asked for, 300 ms after it came back
+    expect(t.cache.get('h1')).toBeInstanceOf(Promise);
+  });
+
   it('caches negatives in-process only, for negativeTtlMs', async () => {
     const origin = new Map<string, Identity>();
     const t = setup(origin);

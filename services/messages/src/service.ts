@@ -67,6 +67,7 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
       await personal.apply(events);
     },
   };
+  const watchedTypes = new Set([...MessagesReadModels.factEventTypes, ...ModerationReadModels.settingsEventTypes]);
   let groupActions: GroupActionMessages | null = null;
   // Who may send is learnt from the users and conversations services' events, never from their
   // databases; its own topic heals the messages read model after a crash between append and apply.
@@ -100,6 +101,8 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
         readModels.observeFacts(events);
         moderation.observe(events);
       },
+      // Sends and the other per-message events change neither: they are not decoded (ADR 0057).
+      select: (record) => record.type === undefined || watchedTypes.has(record.type),
     },
   });
   const app = new MessagesApp({ runner: pipeline.runner, readModels, moderation });
@@ -135,6 +138,8 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
     topics: [topics.messages],
     logger,
     handler: (events) => agentReplies.handle(events),
+    // A record for an app without agents, or not a send, is not even decoded (ADR 0057).
+    select: (records) => agentReplies.select(records),
     // An agent answers in seconds, so a quarter of a second of gathering costs it nothing, and this
     // group, which reads every message, fetches and commits a few times a second instead of per batch.
     gather: AGENT_GATHER,

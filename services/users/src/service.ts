@@ -10,6 +10,7 @@ import { RelationsApp } from './app/relations.js';
 import { RolesApp } from './app/roles.js';
 import { UserImport } from './app/userImport.js';
 import { UsersApp } from './app/users.js';
+import { answeringRoleAccess } from './http/roleAccessRoute.js';
 import { usersRouter } from './http/router.js';
 
 /** Probes and topic settings (PlatformDeps) go on to the event pipeline. */
@@ -41,8 +42,12 @@ export function createUsersService(deps: UsersServiceDeps): RunnableService {
   const apis = { users, relations: new RelationsApp(appDeps, users), roles: new RolesApp(appDeps), userImport: new UserImport(appDeps) };
 
   return {
-    // CometChat's documented request limit for user writes is 10 KB.
-    http: createServiceApp({ logger, routers: [usersRouter(apis)], bodyLimit: '10kb', bodyLimits: { '/v3/data_import': IMPORT_BODY_LIMIT } }),
+    // CometChat's documented request limit for user writes is 10 KB. The gateway's role look-ups are
+    // answered in front of the express app (ADR 0057).
+    http: answeringRoleAccess(
+      (appId, uid) => users.roleAccess(appId, uid),
+      createServiceApp({ logger, routers: [usersRouter(apis)], bodyLimit: '10kb', bodyLimits: { '/v3/data_import': IMPORT_BODY_LIMIT } }),
+    ),
     async start() {
       await readModels.ensureIndexes();
       await pipeline.start();

@@ -78,6 +78,9 @@ export class ModerationReadModels implements EventApplier {
     this.settingsMemory.observe(events);
   }
 
+  /** The event types that change an app's settings: the only ones the watch needs to decode for `observe`. */
+  static readonly settingsEventTypes: ReadonlySet<string> = new Set(moderationSettingsProjection.eventTypes);
+
   /** Events of this service's topic as this replica's watch sees them. */
   observe(events: readonly EventEnvelope[]): void {
     this.settingsMemory.observe(events);

@@ -226,6 +226,13 @@ export class MessagesReadModels implements EventApplier {
     return this.factsMemory.stats;
   }
 
+  /** The event types that change a fact: the only ones the watch needs to decode for `observeFacts`. */
+  static readonly factEventTypes: ReadonlySet<string> = new Set([
+    ...knownUsersProjection.eventTypes,
+    ...groupFactsProjection.eventTypes,
+    ...scopePermissionsProjection.eventTypes,
+  ]);
+
   /** Events of the topics that feed the facts, as this replica sees them on Kafka (its event watch). */
   observeFacts(events: readonly EventEnvelope[]): void {
     this.factsMemory.observe(events);
