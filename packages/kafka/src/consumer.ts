@@ -10,13 +10,14 @@ import { Supervisor } from './supervisor.js';
 import type { ConsumerHealth } from './supervisor.js';
 
 /**
- * How long the broker holds a fetch that finds nothing new (ADR 0047). A record on a partition the
- * fetch in flight asked for ends it at once, but kafkajs leaves out of that fetch a partition whose
- * batch is still being applied (and one resumed after a pause): a record there waits for the fetch to
- * end. At 1 s that delay showed: a role change took up to 2.1 s to reach a second replica's reads (the
- * restricted-features test, two replicas), against 0.7 s at 0.2 s. So the wait stays short.
+ * How long the broker holds a fetch that finds nothing new (ADR 0047, 0058): it answers as soon as a
+ * requested partition has a record, so the wait bounds only how often an idle consumer asks. With one
+ * broker kafkajs fetches, applies every batch of the answer, then fetches again, so a fetch in flight
+ * leaves out only a paused partition (an outage's backoff, then at most this long). ADR 0047's
+ * addendum blamed a 1 s wait for slow role changes on two replicas; ADR 0058 measured the broker
+ * answering at once and the same delays with 200 ms.
  */
-export const IDLE_FETCH_WAIT_MS = 200;
+export const IDLE_FETCH_WAIT_MS = 1_000;
 
 /**
  * The shortest time between two offset commits of a consumer (ADR 0058). kafkajs commits after every
