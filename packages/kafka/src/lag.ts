@@ -80,6 +80,8 @@ export class LagReader {
     // Every group had applied everything and nothing was produced since: their offsets cannot have
     // moved (a commit never passes the watermark), so the answer stands without a FindCoordinator and
     // an OffsetFetch per group — the admission gate's reading every second on an idle stack (ADR 0058).
+    // A group that committed nothing on a partition (most groups do not consume the topic) counts as
+    // settled there: it is reported with lag 0 either way until something is produced.
     const groups = JSON.stringify([groupIds, topics, ends]);
     if (this.caughtUp?.groups === groups) return this.caughtUp.lags.map((lag) => ({ ...lag }));
     const admin = await this.connected();
@@ -95,7 +97,7 @@ export class LagReader {
           lags.push({ groupId, topic, partition, end, committed: at, lag: at < 0 ? 0 : Math.max(0, end - at) });
         }
       }
-      this.caughtUp = lags.every((lag) => lag.committed === lag.end) ? { groups, lags: lags.map((lag) => ({ ...lag })) } : null;
+      this.caughtUp = lags.every((lag) => lag.committed === lag.end || lag.committed < 0) ? { groups, lags: lags.map((lag) => ({ ...lag })) } : null;
       return lags;
     } catch (error) {
       await this.close();

@@ -4,7 +4,7 @@ import { LagReader } from './lag.js';
 
 /** A broker's answers for one 2-partition topic, and how many OffsetFetch reads were made. */
 function broker() {
-  const state = { high: [5, 7], committed: { audit: [5, 7], projection: [5, 7] } as Record<string, number[]>, offsetReads: 0 };
+  const state = { high: [5, 7], committed: { audit: [5, 7], projection: [5, 7], users: [-1, -1] } as Record<string, number[]>, offsetReads: 0 };
   const admin = {
     connect: () => Promise.resolve(),
     disconnect: () => Promise.resolve(),
@@ -19,6 +19,13 @@ function broker() {
 
 describe('LagReader.measureGroups', () => {
   it('does not read the groups again while all had applied everything and nothing was produced', async () => {
+    // A group that consumes none of the topics (committed nothing there) does not keep the answer from standing.
+    const idle = broker();
+    const withOthers = new LagReader(idle.kafka);
+    await withOthers.measureGroups(['audit', 'users'], ['chat.messages.events']);
+    await withOthers.measureGroups(['audit', 'users'], ['chat.messages.events']);
+    expect(idle.state.offsetReads).toBe(2);
+
     const { state, kafka } = broker();
     const reader = new LagReader(kafka);
     const first = await reader.measureGroups(['audit', 'projection'], ['chat.messages.events']);
