@@ -159,16 +159,21 @@ export class EventConsumer {
         // Offsets are resolved by the processor, only once their events are applied.
         eachBatchAutoResolve: false,
         eachBatch: async (payload) => {
-          await this.processor.process({
-            topic: payload.batch.topic,
-            partition: payload.batch.partition,
-            messages: payload.batch.messages,
-            resolveOffset: (offset) => payload.resolveOffset(offset),
-            heartbeat: () => payload.heartbeat(),
-            pause: () => payload.pause(),
-            isActive: () => payload.isRunning() && !payload.isStale(),
-          });
-          await commits.applied(payload.uncommittedOffsets(), (offsets) => payload.commitOffsetsIfNecessary({ topics: byTopic(offsets) }));
+          try {
+            await this.processor.process({
+              topic: payload.batch.topic,
+              partition: payload.batch.partition,
+              messages: payload.batch.messages,
+              resolveOffset: (offset) => payload.resolveOffset(offset),
+              heartbeat: () => payload.heartbeat(),
+              pause: () => payload.pause(),
+              isActive: () => payload.isRunning() && !payload.isStale(),
+            });
+          } finally {
+            // Also when a heartbeat in the batch heard of a rebalance: what was applied before it is
+            // resolved, and the flush on REBALANCING that follows commits it.
+            await commits.applied(payload.uncommittedOffsets(), (offsets) => payload.commitOffsetsIfNecessary({ topics: byTopic(offsets) }));
+          }
         },
       });
     } catch (error) {
