@@ -3,18 +3,29 @@ import type { Consumer, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { BatchProcessor } from './batchProcessor.js';
 import type { BatchHandler, ConsumerCounters } from './batchProcessor.js';
+import { OffsetCommits } from './offsetCommits.js';
+import type { CommittableOffset } from './offsetCommits.js';
 import type { RecordSelector } from './recordSelector.js';
 import { Supervisor } from './supervisor.js';
 import type { ConsumerHealth } from './supervisor.js';
 
 /**
- * How long the broker holds a fetch that finds nothing new (ADR 0047). A record on a partition the
- * fetch in flight asked for ends it at once, but kafkajs leaves out of that fetch a partition whose
- * batch is still being applied (and one resumed after a pause): a record there waits for the fetch to
- * end. At 1 s that delay showed: a role change took up to 2.1 s to reach a second replica's reads (the
- * restricted-features test, two replicas), against 0.7 s at 0.2 s. So the wait stays short.
+ * How long the broker holds a fetch that finds nothing new (ADR 0047, 0058): it answers as soon as a
+ * requested partition has a record, so the wait bounds only how often an idle consumer asks. With one
+ * broker kafkajs fetches, applies every batch of the answer, then fetches again, so a fetch in flight
+ * leaves out only a paused partition (an outage's backoff, then at most this long). ADR 0047's
+ * addendum blamed a 1 s wait for slow role changes on two replicas; ADR 0058 measured the broker
+ * answering at once and the same delays with 200 ms.
  */
-export const IDLE_FETCH_WAIT_MS = 200;
+export const IDLE_FETCH_WAIT_MS = 1_000;
+
+/**
+ * The shortest time between two offset commits of a consumer (ADR 0058). kafkajs commits after every
+ * partition's batch: under load that was about one commit per message per group, most of the broker's
+ * CPU per message. A crash or a rebalance redelivers at most this long of applied runs, which the
+ * projections apply idempotently.
+ */
+export const OFFSET_COMMIT_INTERVAL_MS = 500;
 
 export function consumerGroupFor(purpose: string, databaseName: string): string {
   return `${purpose}.${databaseName}`;
@@ -121,14 +132,26 @@ export class EventConsumer {
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       if (!payload.restart) crashed(payload.error);
     });
+    const commits = new OffsetCommits({
+      intervalMs: OFFSET_COMMIT_INTERVAL_MS,
+      commit: (offsets) => consumer.commitOffsets([...offsets]),
+      onError: (error) => this.options.logger.warn({ err: error, group: this.options.groupId }, 'offset commit failed; retried with the next one'),
+    });
     // Readiness: a member that has not joined (or has crashed or left) applies nothing.
-    const { GROUP_JOIN, CRASH, STOP, DISCONNECT } = consumer.events;
-    consumer.on(GROUP_JOIN, () => (this.inGroup = true));
+    const { GROUP_JOIN, CRASH, STOP, DISCONNECT, REBALANCING } = consumer.events;
+    consumer.on(GROUP_JOIN, () => {
+      this.inGroup = true;
+      commits.forget();
+    });
+    // While the group waits for its members to rejoin, the old generation may still commit.
+    consumer.on(REBALANCING, () => void commits.flush());
     for (const left of [CRASH, STOP, DISCONNECT]) consumer.on(left, () => (this.inGroup = false));
     try {
       await consumer.connect();
       await consumer.subscribe({ topics: [...this.options.topics], fromBeginning: true });
       await consumer.run({
+        // Commits are OffsetCommits' (kafkajs would commit after every batch, and again on a rebalance).
+        autoCommit: false,
         // One lane per partition (four topics of three partitions fit): a burst on one topic's partitions,
         // say messages, must not hold up another's, say the user a send waits for. Order within a
         // partition is unchanged.
@@ -136,23 +159,34 @@ export class EventConsumer {
         // Offsets are resolved by the processor, only once their events are applied.
         eachBatchAutoResolve: false,
         eachBatch: async (payload) => {
-          await this.processor.process({
-            topic: payload.batch.topic,
-            partition: payload.batch.partition,
-            messages: payload.batch.messages,
-            resolveOffset: (offset) => payload.resolveOffset(offset),
-            heartbeat: () => payload.heartbeat(),
-            pause: () => payload.pause(),
-            isActive: () => payload.isRunning() && !payload.isStale(),
-          });
-          await payload.commitOffsetsIfNecessary();
+          try {
+            await this.processor.process({
+              topic: payload.batch.topic,
+              partition: payload.batch.partition,
+              messages: payload.batch.messages,
+              resolveOffset: (offset) => payload.resolveOffset(offset),
+              heartbeat: () => payload.heartbeat(),
+              pause: () => payload.pause(),
+              isActive: () => payload.isRunning() && !payload.isStale(),
+            });
+          } finally {
+            // Also when a heartbeat in the batch heard of a rebalance: what was applied before it is
+            // resolved, and the flush on REBALANCING that follows commits it.
+            await commits.applied(payload.uncommittedOffsets(), (offsets) => payload.commitOffsetsIfNecessary({ topics: byTopic(offsets) }));
+          }
         },
       });
     } catch (error) {
       await consumer.disconnect().catch(() => undefined);
       throw error;
     }
-    return { stop: () => consumer.disconnect() };
+    return {
+      stop: async () => {
+        commits.stopping();
+        await commits.flush();
+        await consumer.disconnect();
+      },
+    };
   }
 
   private async deadLetter(topic: string, partition: number, message: KafkaMessage, reason: string): Promise<void> {
@@ -173,4 +207,10 @@ export class EventConsumer {
       ],
     });
   }
+}
+
+function byTopic(offsets: readonly CommittableOffset[]): Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }> {
+  const topics = new Map<string, Array<{ partition: number; offset: string }>>();
+  for (const { topic, partition, offset } of offsets) topics.set(topic, [...(topics.get(topic) ?? []), { partition, offset }]);
+  return [...topics].map(([topic, partitions]) => ({ topic, partitions }));
 }

@@ -1,0 +1,58 @@
+import type { Kafka } from 'kafkajs';
+import { describe, expect, it } from 'vitest';
+import { LagReader } from './lag.js';
+
+/** A broker's answers for one 2-partition topic, and how many OffsetFetch reads were made. */
+function broker() {
+  const state = { high: [5, 7], committed: { audit: [5, 7], projection: [5, 7], users: [-1, -1] } as Record<string, number[]>, offsetReads: 0 };
+  const admin = {
+    connect: () => Promise.resolve(),
+    disconnect: () => Promise.resolve(),
+    fetchTopicOffsets: () => Promise.resolve(state.high.map((high, partition) => ({ partition, high: String(high), low: '0', offset: String(high) }))),
+    fetchOffsets: ({ groupId, topics }: { groupId: string; topics: string[] }) => {
+      state.offsetReads += 1;
+      return Promise.resolve(topics.map((topic) => ({ topic, partitions: (state.committed[groupId] ?? []).map((offset, partition) => ({ partition, offset: String(offset) })) })));
+    },
+  };
+  return { state, kafka: { admin: () => admin } as unknown as Kafka };
+}
+
+describe('LagReader.measureGroups', () => {
+  it('does not read the groups again while all had applied everything and nothing was produced', async () => {
+    // A group that consumes none of the topics (committed nothing there) does not keep the answer from standing.
+    const idle = broker();
+    const withOthers = new LagReader(idle.kafka);
+    await withOthers.measureGroups(['audit', 'users'], ['chat.messages.events']);
+    await withOthers.measureGroups(['audit', 'users'], ['chat.messages.events']);
+    expect(idle.state.offsetReads).toBe(2);
+
+    const { state, kafka } = broker();
+    const reader = new LagReader(kafka);
+    const first = await reader.measureGroups(['audit', 'projection'], ['chat.messages.events']);
+    expect(state.offsetReads).toBe(2);
+    expect(await reader.measureGroups(['audit', 'projection'], ['chat.messages.events'])).toEqual(first);
+    expect(state.offsetReads).toBe(2);
+
+    // Something produced: the groups are read again, and a group behind is reported.
+    state.high = [6, 7];
+    const behind = await reader.measureGroups(['audit', 'projection'], ['chat.messages.events']);
+    expect(state.offsetReads).toBe(4);
+    expect(behind.filter((lag) => lag.lag > 0).map((lag) => [lag.groupId, lag.partition, lag.lag])).toEqual([
+      ['audit', 0, 1],
+      ['projection', 0, 1],
+    ]);
+
+    // Still behind (nothing produced, a group not yet committed): read every time until caught up.
+    state.committed['audit'] = [6, 7];
+    await reader.measureGroups(['audit', 'projection'], ['chat.messages.events']);
+    expect(state.offsetReads).toBe(6);
+    state.committed['projection'] = [6, 7];
+    await reader.measureGroups(['audit', 'projection'], ['chat.messages.events']);
+    await reader.measureGroups(['audit', 'projection'], ['chat.messages.events']);
+    expect(state.offsetReads).toBe(8);
+
+    // Another set of groups is another question.
+    await reader.measureGroups(['audit'], ['chat.messages.events']);
+    expect(state.offsetReads).toBe(9);
+  });
+});
