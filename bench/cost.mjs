@@ -30,7 +30,7 @@
 // BENCH_POLL_BUDGET, BENCH_PAIRS, BENCH_GROUPS, BENCH_GROUP_SIZE, BENCH_MODERATION_WORDS.
 // Exits 1 when a phase could not be measured (its error is printed).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { addMessageSentWebhook, startPushProvider, startWebhookReceiver } from './fakeReceivers.mjs';
+import { addMessageSentWebhook, startFakeReceivers } from './fakeReceivers.mjs';
 import { createGatewayClient } from './httpClient.mjs';
 import { connectKafkaProbe } from './kafkaProbe.mjs';
 import { addBlockingKeywordRule, blockedTerms } from './moderationRule.mjs';
@@ -156,13 +156,8 @@ async function measurePhase({ on, client, probe, events, benchApps, drain, proce
   benchApps.add(app.appId);
   const traffic = createTraffic({ client, chat: app.chat, setupTimeoutS: CONFIG.setupTimeoutS });
   const targets = await traffic.createTargets({ prefix: on ? 'on' : 'off', pairs: CONFIG.pairs, groups: CONFIG.groups, groupSize: CONFIG.groupSize, patienceMs: CONFIG.setupTimeoutS * 1000 });
-  let hooks = null;
-  let push = null;
+  const { hooks, push } = on ? await startFakeReceivers(onStop) : { hooks: null, push: null };
   if (on) {
-    hooks = await startWebhookReceiver();
-    onStop(hooks.close);
-    push = await startPushProvider();
-    onStop(push.close);
     await addMessageSentWebhook(stack, app, 'cost-hook', hooks.url);
     await traffic.must('POST', '/v3/notifications/push/v1/providers/custom', app.chat, { isEnabled: true, webhookURL: push.url, useBasicAuth: false });
     const users = [...new Set(targets.flatMap((t) => (t.kind === 'user' ? [t.a, t.b] : t.members)))];

@@ -49,6 +49,15 @@ export function startPushProvider() {
   return startRecorder('/push', (body) => body.data?.notificationDetails?.tag, '{}');
 }
 
+/** Both loopback receivers a features-on run needs, each closed by `onStop` (the stack's stop). */
+export async function startFakeReceivers(onStop) {
+  const hooks = await startWebhookReceiver();
+  onStop(hooks.close);
+  const push = await startPushProvider();
+  onStop(push.close);
+  return { hooks, push };
+}
+
 /**
  * Creates a webhook on `message_sent` for `app` and waits (at most `patienceMs`) until the delivery
  * process has it.

@@ -38,7 +38,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { MongoClient } from 'mongodb';
 import { registerShutdown, startInfrastructure } from '@chat/devstack';
 import { createKafka, ensureTopics, loadKafkaSecurity } from '../packages/kafka/dist/index.js';
-import { startPushProvider, startWebhookReceiver } from './fakeReceivers.mjs';
+import { terminate } from './childProcesses.mjs';
+import { startFakeReceivers } from './fakeReceivers.mjs';
 import { createGatewayClient } from './httpClient.mjs';
 import { connectKafkaProbe } from './kafkaProbe.mjs';
 import { blockedTerms } from './moderationRule.mjs';
@@ -382,13 +383,8 @@ async function measurePipeline({ phase, round, infra, split, kafka, probe, pids,
   const proxy = await helper('./pipe-proxy.mjs', ['0', service.url]);
   parts.push(['proxy', proxy]);
   parts.push(['read-model', await helper('./floor-parts.mjs', ['read-model'], { ...common, mongoUrl: secondUrl, database: `chat_conversations_${suffix}`, groupId: `chat_conversations_${suffix}`, groupMembers })]);
-  let hooks = null;
-  let push = null;
+  const { hooks, push } = on ? await startFakeReceivers(onStop) : { hooks: null, push: null };
   if (on) {
-    hooks = await startWebhookReceiver();
-    onStop(hooks.close);
-    push = await startPushProvider();
-    onStop(push.close);
     parts.push([
       'deliveries',
       await helper('./floor-parts.mjs', ['deliveries'], {
@@ -560,16 +556,7 @@ async function helper(script, args, config) {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     env: { ...process.env, ...(config ? { FLOOR_CONFIG: JSON.stringify(config) } : {}) },
   });
-  let stopped;
-  const stopChild = () =>
-    (stopped ??= (async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = once(child, 'exit');
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(timer);
-    })());
+  const stopChild = () => terminate(child);
   onStop(stopChild);
   const message = await Promise.race([
     once(child, 'message').then(([m]) => m),

@@ -3,7 +3,6 @@
 // rate; the same three against a static upstream, where the proxies' own cost is visible; and how long
 // a sent message takes to become readable in its conversation. The last line is (b)/(c).
 import { fork, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
@@ -11,6 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { terminate } from './childProcesses.mjs';
 import { latencyAtRate } from './openLoop.mjs';
 import { percentile, startBenchStack } from './stack.mjs';
 
@@ -28,14 +28,7 @@ const { appId, apiKey, chat } = app;
 
 /** The helper processes and the second gateway go with the stack's stop: SIGTERM, then SIGKILL after 5 s. */
 function stopWithStack(child) {
-  onStop(async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = once(child, 'exit');
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    await exited;
-    clearTimeout(timer);
-  });
+  onStop(() => terminate(child));
 }
 
 /** A helper process that reports its port over IPC; its stdout is not ours to hold open. */
