@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@chat/contracts';
-import { allOf, ensureIndexes, findPage, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
+import { allOf, ensureIndexes, escapeRegex, findPage, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
 import type { EventApplier, KeysetOrder, PagePosition, Stored } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import { API_KEYS_COLLECTION, apiKeysProjection } from '../projections/apiKeys.js';
@@ -14,10 +14,6 @@ const APP_ORDER: KeysetOrder = [
   ['createdAt', -1],
   ['_id', 1],
 ];
-
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 /** The management read models: how they are written (guarded, idempotent) and how they are read. */
 export class ManagementReadModels implements EventApplier {
