@@ -161,7 +161,7 @@ export class CommandRunner {
       return groups.map(() => undefined);
     });
     this.maxAttempts = options.maxAttempts ?? 8;
-    this.conflictBackoff = options.conflictBackoff ?? { baseMs: 5, maxMs: 200 };
+    this.conflictBackoff = options.conflictBackoff ?? { baseMs: 5, maxMs: 200, jitter: 'equal' };
   }
 
   /** Republishes what a crashed predecessor left unpublished; call before taking traffic. */
