@@ -11,7 +11,7 @@ export {
   userConversationId,
 } from './ids.js';
 export { INTERNAL_HEADER_PREFIX, REQUEST_ID_PATTERN, apiKeyScopes, internalHeaders } from './headers.js';
-export type { Actor, ApiKeyScope } from './headers.js';
+export type { Actor, ApiKeyScope, RequestContext } from './headers.js';
 export { deadLetterTopic, topics } from './topics.js';
 export type { Topic } from './topics.js';
 export { actorSchema, eventEnvelopeSchema, eventHeaderNames } from './envelope.js';

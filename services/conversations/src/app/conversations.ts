@@ -1,5 +1,5 @@
 import { ApiError, epochSeconds, groupConversationId, isUid, normalizeUid, userConversationId } from '@chat/contracts';
-import type { Actor, AsOf, EventEnvelope, GlobalPin } from '@chat/contracts';
+import type { Actor, AsOf, EventEnvelope, GlobalPin, RequestContext } from '@chat/contracts';
 import type { CommandMetadata, CommandRunner, Decider, DomainEvent } from '@chat/eventsourcing';
 import { readWithPatience } from '@chat/mongo';
 import type { ConversationReadModels } from '../adapters/readModels.js';
@@ -8,7 +8,7 @@ import type { ConversationAsOf } from './conversationAsOf.js';
 import { conversationMarksDecider, conversationMarksStream } from '../domain/conversationMarks.js';
 import type { ConversationMarksCommand } from '../domain/conversationMarks.js';
 import { RENDER_ALL, isGloballyPinned, renderConversation, renderSharedConversation } from '../domain/conversationView.js';
-import type { ConversationResource, ConversationType, GroupProfile, PeerUserDoc, RenderOptions, UserConversation } from '../domain/conversationView.js';
+import type { ConversationResource, ConversationType, ConversationGroup, PeerUserDoc, RenderOptions, UserConversation } from '../domain/conversationView.js';
 import type { TimelineDoc } from '../domain/conversationTimeline.js';
 import type { ImportedReceipt } from '../domain/importedReceipts.js';
 import { globalPinsDecider, globalPinsStream } from '../domain/globalPins.js';
@@ -27,11 +27,6 @@ export interface ConversationsDeps {
   /** Time-travel reads: a conversation folded from the log up to a token or a time (ADR 0033). */
   asOf: ConversationAsOf;
   clock?: () => Date;
-}
-
-export interface RequestContext {
-  actor: Actor;
-  requestId: string;
 }
 
 export interface GlobalPinView {
@@ -80,7 +75,7 @@ interface ConversationFacts {
   /** The acting user's view of it; null when they have none (no message yet, or never a member). */
   doc: UserConversation | null;
   user?: PeerUserDoc;
-  group?: GroupProfile;
+  group?: ConversationGroup;
   /** The conversation's timeline: what every participant shares. */
   timeline: TimelineDoc | null;
   globalPins: GlobalPin[];

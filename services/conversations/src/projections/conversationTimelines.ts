@@ -11,7 +11,7 @@ import {
   withMessage,
 } from '../domain/conversationTimeline.js';
 import type { GroupChange, TimelineChunk, TimelineDoc } from '../domain/conversationTimeline.js';
-import type { GroupProfile } from '../domain/conversationView.js';
+import type { ConversationGroup } from '../domain/conversationView.js';
 
 const timelineEventTypes = [...messageTimelineEventTypes, ...groupEventTypes, ...conversationDeletionEventTypes] as const;
 export type TimelineEvent = Extract<KnownEvent, { type: (typeof timelineEventTypes)[number] }>;
@@ -46,7 +46,7 @@ function groupChangeOf(event: TimelineEvent): GroupChange | null {
   switch (event.type) {
     case 'GroupCreated': {
       const g = event.data;
-      const group: GroupProfile = {
+      const group: ConversationGroup = {
         guid: g.guid,
         name: g.name,
         type: g.type,

@@ -1,5 +1,5 @@
 import { ApiError, epochSeconds, groupConversationId, userConversationId } from '@chat/contracts';
-import type { Actor, EventEnvelope, MessageBlocked, MessageSent } from '@chat/contracts';
+import type { EventEnvelope, MessageBlocked, MessageSent, RequestContext } from '@chat/contracts';
 import { readWithPatience } from '@chat/mongo';
 import type { PagePosition } from '@chat/mongo';
 import type { CommandRunner } from '@chat/eventsourcing';
@@ -27,14 +27,8 @@ export interface MessagesDeps {
   clock?: () => Date;
 }
 
-export interface RequestContext {
-  actor: Actor;
-  requestId: string;
-  /** The event a command reacts to (group action messages), for the envelopes' `causationId`. */
-  causationId?: string;
-  /** The positions the request's consistency token names: writes the client made, perhaps on another replica. */
-  awaited?: ReadonlyMap<string, number>;
-}
+/** Re-exported for this service's many importers; the one definition is in @chat/contracts. */
+export type { RequestContext };
 
 type CommandBuilder = () => Promise<ConversationLogCommand>;
 

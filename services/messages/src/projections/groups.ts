@@ -1,17 +1,11 @@
 import { eventTypeIn, groupEventTypes } from '@chat/contracts';
-import type { EventEnvelope, EventOf, GroupScope, GroupType } from '@chat/contracts';
+import type { EventEnvelope, EventOf, GroupProfile, GroupScope } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
 
 /** A group as sending and action messages need it: it exists, and its entity snapshot. */
-export interface KnownGroupDoc {
+export interface KnownGroupDoc extends Omit<GroupProfile, 'metadata' | 'tags'> {
   kind: 'group';
   appId: string;
-  guid: string;
-  name: string;
-  type: GroupType;
-  owner: string;
-  icon?: string;
-  description?: string;
   membersCount: number;
   createdAt: number;
   updatedAt: number;

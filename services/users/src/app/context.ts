@@ -1,5 +1,5 @@
 import { epochSeconds } from '@chat/contracts';
-import type { Actor, EventEnvelope } from '@chat/contracts';
+import type { EventEnvelope, RequestContext } from '@chat/contracts';
 import type { CommandRunner, Decider, DomainEvent } from '@chat/eventsourcing';
 import type { UserReadModels } from '../adapters/readModels.js';
 import { userDecider, userStream } from '../domain/user.js';
@@ -10,11 +10,6 @@ export interface UsersDeps {
   runner: CommandRunner;
   readModels: UserReadModels;
   clock?: () => Date;
-}
-
-export interface RequestContext {
-  actor: Actor;
-  requestId: string;
 }
 
 
