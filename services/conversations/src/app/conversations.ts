@@ -1,6 +1,7 @@
 import { ApiError, epochSeconds, groupConversationId, isUid, normalizeUid, userConversationId } from '@chat/contracts';
 import type { Actor, AsOf, EventEnvelope, GlobalPin, RequestContext } from '@chat/contracts';
-import type { CommandMetadata, CommandRunner, Decider, DomainEvent } from '@chat/eventsourcing';
+import { commandMetadata } from '@chat/eventsourcing';
+import type { CommandRunner, Decider, DomainEvent } from '@chat/eventsourcing';
 import { readWithPatience } from '@chat/mongo';
 import type { ConversationReadModels } from '../adapters/readModels.js';
 import { conversationDeletionDecider, conversationDeletionStream } from '../domain/conversationDeletion.js';
@@ -98,10 +99,6 @@ export class ConversationsApp {
     this.clock = deps.clock ?? (() => new Date());
   }
 
-  private metadata(context: RequestContext, now: Date): CommandMetadata {
-    return { appId: context.actor.appId, actor: context.actor, correlationId: context.requestId, now };
-  }
-
   /** Runs a command and applies its events to the read models before answering (read-your-writes). */
   private async run<S, C, E extends DomainEvent>(
     context: RequestContext,
@@ -110,7 +107,7 @@ export class ConversationsApp {
     command: C,
     now: Date,
   ): Promise<EventEnvelope[]> {
-    const result = await this.deps.runner.run({ decider, streamId, command, metadata: this.metadata(context, now) });
+    const result = await this.deps.runner.run({ decider, streamId, command, metadata: commandMetadata(context, now) });
     return result.events;
   }
 

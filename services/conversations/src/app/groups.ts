@@ -1,6 +1,7 @@
 import { ApiError, epochSeconds, isUid } from '@chat/contracts';
 import type { Actor, GroupProfile, GroupScope, GroupScopePermissionId, GroupType, RequestContext } from '@chat/contracts';
-import type { CommandMetadata, CommandRunner } from '@chat/eventsourcing';
+import { commandMetadata } from '@chat/eventsourcing';
+import type { CommandRunner } from '@chat/eventsourcing';
 import { readWithPatience } from '@chat/mongo';
 import type { GroupQuery, GroupReadModels } from '../adapters/groupsReadModels.js';
 import type { PeerUserDoc } from '../domain/conversationView.js';
@@ -149,10 +150,6 @@ export class GroupsApp {
     this.clock = deps.clock ?? (() => new Date());
   }
 
-  private metadata(context: RequestContext, now: Date): CommandMetadata {
-    return { appId: context.actor.appId, actor: context.actor, correlationId: context.requestId, now };
-  }
-
   /**
    * Runs a command on the group's stream; its events reach the read models before it answers. The
    * command's roster (the membership and bans of the users it involves) is read on every attempt,
@@ -166,7 +163,7 @@ export class GroupsApp {
       streamId: groupStream(appId, guid),
       command: async (state: GroupState): Promise<GroupCommand> =>
         involved.length === 0 ? command : { ...command, roster: await this.deps.readModels.rosterAt(appId, guid, involved, state.version) },
-      metadata: this.metadata(context, now),
+      metadata: commandMetadata(context, now),
     });
   }
 

@@ -2,6 +2,7 @@ import { ApiError, epochSeconds, groupConversationId, userConversationId } from 
 import type { EventEnvelope, MessageBlocked, MessageSent, RequestContext } from '@chat/contracts';
 import { readWithPatience } from '@chat/mongo';
 import type { PagePosition } from '@chat/mongo';
+import { commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
 import type { Facts, MessageCursor, MessageQuery, MessagesReadModels, UnseenBy } from '../adapters/readModels.js';
 import type { AppModeration } from '../adapters/moderationReadModels.js';
@@ -120,13 +121,7 @@ export class MessagesApp {
       streamId: conversationLogStream(appId, conversationId),
       command: build,
       batchable,
-      metadata: {
-        appId,
-        actor: context.actor,
-        correlationId: context.requestId,
-        causationId: context.causationId ?? null,
-        now: this.clock(),
-      },
+      metadata: commandMetadata(context, this.clock()),
     });
     return result.events;
   }

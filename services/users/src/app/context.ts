@@ -1,5 +1,6 @@
 import { epochSeconds } from '@chat/contracts';
 import type { EventEnvelope, RequestContext } from '@chat/contracts';
+import { commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner, Decider, DomainEvent } from '@chat/eventsourcing';
 import type { UserReadModels } from '../adapters/readModels.js';
 import { userDecider, userStream } from '../domain/user.js';
@@ -46,7 +47,7 @@ export class UserCommands {
       decider,
       streamId,
       command,
-      metadata: { appId: context.actor.appId, actor: context.actor, correlationId: context.requestId, now },
+      metadata: commandMetadata(context, now),
       ...(expectNew ? { expectNew } : {}),
     });
     return result.events;
