@@ -21,8 +21,5 @@ export { Coalescer } from './coalescer.js';
 export { RecentlyUsed } from './recentlyUsed.js';
 export { backoffDelay } from './backoff.js';
 export type { Backoff } from './backoff.js';
-export { InMemoryCommitStore } from './memoryStore.js';
 export { DEFAULT_MAX_REPLAY_EVENTS, eventsAsOf, streamPage } from './timeTravel.js';
 export type { CommitReader, StreamReader } from './timeTravel.js';
-export { specFor } from './specification.js';
-export { testEnvelope } from './testEnvelope.js';

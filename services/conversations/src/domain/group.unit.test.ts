@@ -1,6 +1,6 @@
 import { ApiError } from '@chat/contracts';
 import type { GroupProfile } from '@chat/contracts';
-import { specFor } from '@chat/eventsourcing';
+import { specFor } from '@chat/eventsourcing/testing';
 import { describe, expect, it } from 'vitest';
 import { rosterAfter } from '../projections/groupsTestEvents.js';
 import { groupDecider } from './group.js';
