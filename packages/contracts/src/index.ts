@@ -60,6 +60,8 @@ export {
 export * from './events/webhooks.js';
 export * from './events/notifications.js';
 export { SecretBox, secretKeysProblem, secretKeysSetting } from './secretBox.js';
+export { LOG_LEVELS, logLevelOf, logLevelSetting, parseEnvironment, portSetting } from './environment.js';
+export type { LogLevel } from './environment.js';
 export {
   isWebhookTrigger,
   newWebhookSecret,
