@@ -7,6 +7,7 @@ export { InMemoryDocumentStore, findDocument, stripStoredFields } from './docume
 export type { DocumentStore, GuardedWrite, Stored, StoredProjectionFields, StoredRecord } from './documentStore.js';
 export { MongoDocumentStore } from './mongoDocumentStore.js';
 export { ensureIndexes } from './indexes.js';
+export { ProjectedReadModels } from './projectedReadModels.js';
 export type { IndexSpec } from './indexes.js';
 export { readWithPatience } from './patience.js';
 export { appliedPositions } from './appliedPositions.js';
