@@ -183,6 +183,20 @@ export type GroupType = (typeof groupTypes)[number];
 export type GroupScope = (typeof groupScopes)[number];
 /** A group's own fields, as its creation carries them: the one shape every service's group records start from. */
 export type GroupProfile = z.infer<typeof groupProfileSchema>;
+/** What other services keep of a group to show it: its profile but its metadata and tags. */
+export type GroupSummary = Omit<GroupProfile, 'metadata' | 'tags'>;
+
+/** A group's summary from its profile (or its creation event), leaving out what it does not have. */
+export function groupSummaryOf(group: GroupSummary): GroupSummary {
+  return {
+    guid: group.guid,
+    name: group.name,
+    type: group.type,
+    owner: group.owner,
+    ...(group.icon !== undefined ? { icon: group.icon } : {}),
+    ...(group.description !== undefined ? { description: group.description } : {}),
+  };
+}
 export type GroupCreated = z.infer<typeof groupCreatedV1>;
 export type GroupUpdated = z.infer<typeof groupUpdatedV1>;
 export type GroupDeleted = z.infer<typeof groupDeletedV1>;

@@ -1,4 +1,4 @@
-import type { GlobalPin, GroupProfile, UserProfileFields } from '@chat/contracts';
+import type { GlobalPin, GroupSummary, UserProfileFields } from '@chat/contracts';
 import type { ConversationMemberDoc } from './conversationMember.js';
 import type { TimelineDoc } from './conversationTimeline.js';
 import type { ConversationView } from './unreadCount.js';
@@ -8,8 +8,9 @@ export const APP_SYSTEM = 'app_system';
 
 export type ConversationType = 'user' | 'group';
 
-/** The group a group conversation shows: its profile (but its metadata) and what the timeline adds. */
-export interface ConversationGroup extends Omit<GroupProfile, 'metadata'> {
+/** The group a group conversation shows: its summary, its tags and what the timeline adds. */
+export interface ConversationGroup extends GroupSummary {
+  tags: string[];
   createdAt: number;
   updatedAt?: number;
   updatedBy?: string;

@@ -1,4 +1,4 @@
-import { conversationDeletionEventTypes, groupConversationId, groupEventTypes, messageTimelineEventTypes } from '@chat/contracts';
+import { conversationDeletionEventTypes, groupConversationId, groupEventTypes, groupSummaryOf, messageTimelineEventTypes } from '@chat/contracts';
 import type { KnownEvent } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
 import {
@@ -47,12 +47,7 @@ function groupChangeOf(event: TimelineEvent): GroupChange | null {
     case 'GroupCreated': {
       const g = event.data;
       const group: ConversationGroup = {
-        guid: g.guid,
-        name: g.name,
-        type: g.type,
-        owner: g.owner,
-        ...(g.icon !== undefined ? { icon: g.icon } : {}),
-        ...(g.description !== undefined ? { description: g.description } : {}),
+        ...groupSummaryOf(g),
         tags: g.tags,
         createdAt: g.createdAt,
         membersCount: 0,

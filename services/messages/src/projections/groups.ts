@@ -1,9 +1,9 @@
-import { eventTypeIn, groupEventTypes } from '@chat/contracts';
-import type { EventEnvelope, EventOf, GroupProfile, GroupScope } from '@chat/contracts';
+import { eventTypeIn, groupEventTypes, groupSummaryOf } from '@chat/contracts';
+import type { EventEnvelope, EventOf, GroupScope, GroupSummary } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
 
 /** A group as sending and action messages need it: it exists, and its entity snapshot. */
-export interface KnownGroupDoc extends Omit<GroupProfile, 'metadata' | 'tags'> {
+export interface KnownGroupDoc extends GroupSummary {
   kind: 'group';
   appId: string;
   membersCount: number;
@@ -98,12 +98,7 @@ function evolveGroup(doc: KnownGroupDoc | null, event: GroupEvent): KnownGroupDo
       return {
         kind: 'group',
         appId: event.appId,
-        guid: g.guid,
-        name: g.name,
-        type: g.type,
-        owner: g.owner,
-        ...(g.icon !== undefined ? { icon: g.icon } : {}),
-        ...(g.description !== undefined ? { description: g.description } : {}),
+        ...groupSummaryOf(g),
         membersCount: doc?.membersCount ?? 0,
         createdAt: g.createdAt,
         updatedAt: g.createdAt,
