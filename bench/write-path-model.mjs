@@ -10,7 +10,8 @@ import { pathToFileURL } from 'node:url';
 import { percentile } from './percentile.mjs';
 
 const [rateArg = '100', storeArg = '1', produceArg = '15', dist = new URL('../packages/eventsourcing/dist', import.meta.url).pathname] = process.argv.slice(2);
-const { CommandRunner, InMemoryCommitStore } = await import(pathToFileURL(`${dist}/index.js`).href);
+const { CommandRunner } = await import(pathToFileURL(`${dist}/index.js`).href);
+const { InMemoryCommitStore } = await import(pathToFileURL(`${dist}/testing.js`).href);
 const RATE = Number(rateArg);
 const STORE_MS = Number(storeArg);
 const PRODUCE_MS = Number(produceArg);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SecretBox, newWebhookSecret, topics } from '@chat/contracts';
 import type { EventEnvelope } from '@chat/contracts';
-import { testEnvelope } from '@chat/eventsourcing';
+import { testEnvelope } from '@chat/eventsourcing/testing';
 import { KafkaEventPublisher, consumerGroupFor, createKafka, ensureTopics } from '@chat/kafka';
 import { connectMongo } from '@chat/mongo';
 import type { MongoConnection } from '@chat/mongo';

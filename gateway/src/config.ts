@@ -1,5 +1,5 @@
 import type { RateLimits } from './rateLimit.js';
-import { serviceNames } from '@chat/contracts';
+import { logLevelSetting, parseEnvironment, portSetting, serviceNames } from '@chat/contracts';
 import type { ServiceName } from '@chat/contracts';
 import { z } from 'zod';
 import { ProxyAddresses, normaliseAddress } from './clientSource.js';
@@ -60,10 +60,10 @@ const proxyAddresses = z
   });
 
 const schema = z.object({
-  GATEWAY_PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+  GATEWAY_PORT: portSetting(3000),
   GATEWAY_HOST: z.string().min(1).default('0.0.0.0'),
   /** When set, /readyz and /metrics are answered on this port only (and /healthz there too). */
-  GATEWAY_ADMIN_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+  GATEWAY_ADMIN_PORT: portSetting().optional(),
   /** Proxies (load balancers) in front of the gateway whose X-Forwarded-For names the client. */
   GATEWAY_TRUSTED_PROXIES: proxyAddresses,
   /** Failed `apikey` authentications per client address: at once, and earned back per minute. */
@@ -109,7 +109,7 @@ const schema = z.object({
     .pipe(z.record(z.string(), z.object({ standard: z.number().int().min(1), core: z.number().int().min(1) }).partial())),
   /** How often each replica adds its counts to Redis: the cross-replica tolerance (ADR 0010). */
   RATE_LIMIT_SYNC_MS: z.coerce.number().int().min(10).max(5_000).default(100),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_LEVEL: logLevelSetting,
 });
 
 export interface GatewayConfig {
@@ -146,12 +146,7 @@ export interface FailureAllowance {
 
 /** The only reader of process.env in the gateway. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<GatewayConfig> {
-  const parsed = schema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`gateway: invalid configuration: ${problems}`);
-  }
-  const e = parsed.data;
+  const e = parseEnvironment('gateway', schema, env);
   const upstreams: Record<ServiceName, readonly Upstream[]> = {
     users: e.USERS_URL,
     conversations: e.CONVERSATIONS_URL,

@@ -31,3 +31,16 @@ export interface Actor {
   scope: ApiKeyScope | 'management';
   uid?: string;
 }
+
+/**
+ * Who asks, in which request: what a use case is handed by its route (or by a consumer acting for an
+ * event). The `requestId` (the gateway's `x-request-id`) is the correlation id of every event it causes.
+ */
+export interface RequestContext {
+  actor: Actor;
+  requestId: string;
+  /** The event a command reacts to (a consumer acting on it), for the envelopes' `causationId`. */
+  causationId?: string;
+  /** The positions the request's consistency token names: writes the client made, perhaps on another replica. */
+  awaited?: ReadonlyMap<string, number>;
+}

@@ -11,7 +11,7 @@ export {
   userConversationId,
 } from './ids.js';
 export { INTERNAL_HEADER_PREFIX, REQUEST_ID_PATTERN, apiKeyScopes, internalHeaders } from './headers.js';
-export type { Actor, ApiKeyScope } from './headers.js';
+export type { Actor, ApiKeyScope, RequestContext } from './headers.js';
 export { deadLetterTopic, topics } from './topics.js';
 export type { Topic } from './topics.js';
 export { actorSchema, eventEnvelopeSchema, eventHeaderNames } from './envelope.js';
@@ -60,6 +60,8 @@ export {
 export * from './events/webhooks.js';
 export * from './events/notifications.js';
 export { SecretBox, secretKeysProblem, secretKeysSetting } from './secretBox.js';
+export { LOG_LEVELS, logLevelOf, logLevelSetting, parseEnvironment, portSetting } from './environment.js';
+export type { LogLevel } from './environment.js';
 export {
   isWebhookTrigger,
   newWebhookSecret,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, eventSchemas } from '@chat/contracts';
 import type { EventSchemaRegistry } from '@chat/contracts';
-import type { Actor, EventEnvelope } from '@chat/contracts';
+import type { Actor, EventEnvelope, RequestContext } from '@chat/contracts';
 import { backoffDelay } from './backoff.js';
 import type { Backoff } from './backoff.js';
 import { Coalescer } from './coalescer.js';
@@ -28,6 +28,14 @@ export interface CommandMetadata {
   /** The event this command reacts to, when it does. */
   causationId?: string | null;
   now: Date;
+}
+
+/**
+ * A command's metadata from the request (or the event) it serves: the actor's app, the request id as
+ * the correlation id of every event the command produces, and the event it reacts to, if any.
+ */
+export function commandMetadata(context: RequestContext, now: Date): CommandMetadata {
+  return { appId: context.actor.appId, actor: context.actor, correlationId: context.requestId, causationId: context.causationId ?? null, now };
 }
 
 export interface CommandResult<State> {
@@ -161,7 +169,7 @@ export class CommandRunner {
       return groups.map(() => undefined);
     });
     this.maxAttempts = options.maxAttempts ?? 8;
-    this.conflictBackoff = options.conflictBackoff ?? { baseMs: 5, maxMs: 200 };
+    this.conflictBackoff = options.conflictBackoff ?? { baseMs: 5, maxMs: 200, jitter: 'equal' };
   }
 
   /** Republishes what a crashed predecessor left unpublished; call before taking traffic. */

@@ -2,7 +2,7 @@ import { ApiError, EventSchemaRegistry } from '@chat/contracts';
 import type { EventEnvelope } from '@chat/contracts';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { CommandRunner } from './commandRunner.js';
+import { CommandRunner, commandMetadata } from './commandRunner.js';
 import type { Decider, DomainEvent } from './decider.js';
 import { InMemoryCommitStore } from './memoryStore.js';
 import type { EventPublisher } from './store.js';
@@ -342,5 +342,18 @@ describe('the command runner across event shapes (ADR 0060)', () => {
     expect(result.state).toEqual({ titles: ['first@und', 'second@en'] });
     expect(result.events.map((e) => [e.version, e.schemaVersion])).toEqual([[2, 2]]);
     expect((await store.readStream('doc'))[0]).toMatchObject({ schemaVersion: 1, data: { title: 'first' } }); // history is never rewritten
+  });
+});
+
+describe('commandMetadata', () => {
+  const actor = { appId: 'app1', keyId: 'k1', scope: 'fullAccess' as const, uid: 'alice' };
+  const now = new Date(0);
+
+  it('names the actor app, the request as correlation and no cause for a request', () => {
+    expect(commandMetadata({ actor, requestId: 'r1' }, now)).toEqual({ appId: 'app1', actor, correlationId: 'r1', causationId: null, now });
+  });
+
+  it('names the event a reaction is caused by', () => {
+    expect(commandMetadata({ actor, requestId: 'r1', causationId: 'e9' }, now).causationId).toBe('e9');
   });
 });

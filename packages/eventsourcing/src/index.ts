@@ -12,7 +12,7 @@ export type {
   StreamHead,
 } from './store.js';
 export { commitSlot } from './store.js';
-export { CommandRunner, PUBLISH_WAIT_MS } from './commandRunner.js';
+export { CommandRunner, PUBLISH_WAIT_MS, commandMetadata } from './commandRunner.js';
 export type { CommandMetadata, CommandRequest, CommandResult, CommandRunnerOptions, OwnReadModels, RunnerCounters } from './commandRunner.js';
 export { Outbox } from './outbox.js';
 export type { OutboxLogger, OutboxOptions } from './outbox.js';
@@ -21,8 +21,5 @@ export { Coalescer } from './coalescer.js';
 export { RecentlyUsed } from './recentlyUsed.js';
 export { backoffDelay } from './backoff.js';
 export type { Backoff } from './backoff.js';
-export { InMemoryCommitStore } from './memoryStore.js';
 export { DEFAULT_MAX_REPLAY_EVENTS, eventsAsOf, streamPage } from './timeTravel.js';
 export type { CommitReader, StreamReader } from './timeTravel.js';
-export { specFor } from './specification.js';
-export { testEnvelope } from './testEnvelope.js';

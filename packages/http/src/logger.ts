@@ -1,5 +1,6 @@
 import { pino } from 'pino';
 import type { DestinationStream, Logger } from 'pino';
+import { logLevelOf } from '@chat/contracts';
 import { trace } from '@opentelemetry/api';
 import { currentRequestId } from './requestContext.js';
 import { tracingActive } from './tracing.js';
@@ -8,7 +9,7 @@ import { tracingActive } from './tracing.js';
  * Every line logged while a request is served carries its `requestId` (see `requestScope`) and, while
  * tracing, the `trace_id` and `span_id` of the span it was logged in, so a log line leads to its trace.
  */
-export function createLogger(service: string, level = process.env['LOG_LEVEL'] ?? 'info', destination?: DestinationStream): Logger {
+export function createLogger(service: string, level: string = logLevelOf(process.env), destination?: DestinationStream): Logger {
   const options = {
     name: service,
     level,

@@ -2,11 +2,12 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { RequestHandler } from 'express';
 import { requestIdOf } from './actor.js';
 
-interface RequestContext {
+/** What a request's log lines carry, wherever they are logged from. */
+interface RequestScope {
   requestId: string;
 }
 
-const context = new AsyncLocalStorage<RequestContext>();
+const context = new AsyncLocalStorage<RequestScope>();
 
 /**
  * Runs the rest of a request inside its context, so whatever logs while serving it (a use case, the

@@ -1,5 +1,7 @@
 import { eventEnvelopeSchema, isUnapplicableEventError, parseKnownEvent } from '@chat/contracts';
 import type { KnownEvent } from '@chat/contracts';
+import { backoffDelay } from '@chat/eventsourcing';
+import type { Backoff } from '@chat/eventsourcing';
 import type { KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import { recordHeaders } from './recordSelector.js';
@@ -53,13 +55,16 @@ export interface ConsumerCounters {
 }
 
 /**
- * Exponential, capped at 2 s, with full jitter so replicas that failed together do not retry together.
- * The cap bounds how long after the store returns a paused partition moves again (the goal is 5 s); a
- * retry during the outage costs one failed call, so retrying that often is cheap.
+ * The platform's retry delay (`backoffDelay`) with equal jitter: the store or broker is away, so each
+ * retry waits at least half its ceiling, and replicas that failed together do not retry together. The
+ * ceiling doubles from 200 ms and stops at 2 s, which bounds how long after the store returns a paused
+ * partition moves again (the goal is 5 s); a retry during the outage costs one failed call, so retrying
+ * that often is cheap.
  */
+const OUTAGE_BACKOFF: Backoff = { baseMs: 200, maxMs: 2_000, jitter: 'equal' };
+
 export function outageBackoffMs(attempt: number): number {
-  const ceiling = Math.min(2_000, 100 * 2 ** Math.min(attempt, 10));
-  return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+  return backoffDelay(attempt, OUTAGE_BACKOFF);
 }
 
 class DeadLetterFailure extends Error {

@@ -1,6 +1,6 @@
 import { UnapplicableEventError } from '@chat/contracts';
 import type { EventEnvelope, KnownEvent } from '@chat/contracts';
-import { testEnvelope } from '@chat/eventsourcing';
+import { testEnvelope } from '@chat/eventsourcing/testing';
 import type { KafkaMessage } from 'kafkajs';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';

@@ -1,3 +1,4 @@
+import { parseEnvironment } from '@chat/contracts';
 import type { Admin, ConfigEntries, ConfigResourceTypes, ConfigSource } from 'kafkajs';
 import { z } from 'zod';
 
@@ -41,12 +42,7 @@ export const TOPIC_SETTINGS_VARIABLES = Object.keys(schema.shape);
 
 /** Reads the topic settings once, at start; a value out of range stops the process with its name. An empty value is unset (compose passes them so). */
 export function loadTopicSettings(env: NodeJS.ProcessEnv): Readonly<TopicSettings> {
-  const parsed = schema.safeParse(Object.fromEntries(TOPIC_SETTINGS_VARIABLES.map((name) => [name, env[name] === '' ? undefined : env[name]])));
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`kafka topics: invalid configuration: ${problems}`);
-  }
-  const e = parsed.data;
+  const e = parseEnvironment('kafka topics', schema, Object.fromEntries(TOPIC_SETTINGS_VARIABLES.map((name) => [name, env[name] === '' ? undefined : env[name]])));
   return Object.freeze({ partitions: e.KAFKA_PARTITIONS, replicationFactor: e.KAFKA_REPLICATION_FACTOR, retentionMs: e.KAFKA_TOPIC_RETENTION_MS });
 }
 

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EventEnvelope } from '@chat/contracts';
-import { CommandRunner, InMemoryCommitStore } from '@chat/eventsourcing';
+import { CommandRunner } from '@chat/eventsourcing';
+import { InMemoryCommitStore } from '@chat/eventsourcing/testing';
 import type { AppendBatch, Decider, DomainEvent, EventPublisher } from '@chat/eventsourcing';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
 import type { Context } from '@opentelemetry/api';

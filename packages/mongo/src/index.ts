@@ -7,6 +7,7 @@ export { InMemoryDocumentStore, findDocument, stripStoredFields } from './docume
 export type { DocumentStore, GuardedWrite, Stored, StoredProjectionFields, StoredRecord } from './documentStore.js';
 export { MongoDocumentStore } from './mongoDocumentStore.js';
 export { ensureIndexes } from './indexes.js';
+export { ProjectedReadModels } from './projectedReadModels.js';
 export type { IndexSpec } from './indexes.js';
 export { readWithPatience } from './patience.js';
 export { appliedPositions } from './appliedPositions.js';
@@ -16,5 +17,6 @@ export type { BulkWriteCounts } from './bulkWrite.js';
 export { DocumentMemory, showsPositions } from './documentMemory.js';
 export { DocumentTurns } from './documentTurns.js';
 export type { DocumentMemoryOptions, WatchedProjection } from './documentMemory.js';
+export { escapeRegex } from './escapeRegex.js';
 export { findPage, keysetAfter, keysetKeyOf, keysetSort } from './keyset.js';
 export type { KeysetOrder, PagePosition } from './keyset.js';

@@ -1,6 +1,7 @@
 import { UnapplicableEventError } from '@chat/contracts';
 import type { EventEnvelope } from '@chat/contracts';
-import { RecentlyUsed } from '@chat/eventsourcing';
+import { RecentlyUsed, backoffDelay } from '@chat/eventsourcing';
+import type { Backoff } from '@chat/eventsourcing';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from 'mongodb';
 import { InMemoryDocumentStore, stripStoredFields } from './documentStore.js';
@@ -50,13 +51,17 @@ export interface ProjectionRuntimeOptions {
 }
 
 /**
- * The wait before the n-th round after a lost compare-and-set (n ≥ 1): full jitter under a ceiling that
- * doubles from 2 ms to 50 ms. Without it, a writer applying one event at a time (it remembers its own
- * writes, so it never reads) could win every race against one that must read before it writes, until
- * the second ran out of rounds (seen in the two-writer test under heavy machine load).
+ * The wait before the n-th round after a lost compare-and-set (n ≥ 1): the platform's retry delay
+ * (`backoffDelay`) with full jitter under a ceiling that doubles from 2 ms to 50 ms. Full, because the
+ * race is over once lost (the winner's document is stored and the next round reads it), so only the
+ * spread matters. Without it, a writer applying one event at a time (it remembers its own writes, so it
+ * never reads) could win every race against one that must read before it writes, until the second ran
+ * out of rounds (seen in the two-writer test under heavy machine load).
  */
+const LOST_RACE_BACKOFF: Backoff = { baseMs: 2, maxMs: 50, jitter: 'full' };
+
 export function lostRaceBackoffMs(round: number): number {
-  return Math.random() * Math.min(50, 2 ** round);
+  return backoffDelay(round, LOST_RACE_BACKOFF);
 }
 
 /** A stream id as a source name: FerretDB rejects `.` and a leading `$` in field names. */

@@ -1,6 +1,6 @@
 import { isUnapplicableEventError } from '@chat/contracts';
 import type { EventEnvelope } from '@chat/contracts';
-import { testEnvelope } from '@chat/eventsourcing';
+import { testEnvelope } from '@chat/eventsourcing/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InMemoryDocumentStore } from './documentStore.js';

@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@chat/contracts';
-import { testEnvelope } from '@chat/eventsourcing';
+import { testEnvelope } from '@chat/eventsourcing/testing';
 import fc from 'fast-check';
 import type { Projection } from './projectionRuntime.js';
 

@@ -1,4 +1,5 @@
 import { counter, sampledGauge } from '@chat/http';
+import { escapeRegex } from '@chat/mongo';
 import type { LagReader, PartitionLag } from '@chat/kafka';
 import type { Logger } from 'pino';
 import { BacklogPolicy } from './backlogPolicy.js';
@@ -116,7 +117,6 @@ export function deploymentGroups(databaseName: string, serviceName: string): (gr
   const own = `chat_${serviceName}`;
   const suffix = databaseName.startsWith(own) ? databaseName.slice(own.length) : null;
   if (suffix === null) return (groupId) => groupId.endsWith(`.${databaseName}`);
-  const escaped = suffix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const pattern = new RegExp(`\\.chat_[a-z]+${escaped}$`);
+  const pattern = new RegExp(`\\.chat_[a-z]+${escapeRegex(suffix)}$`);
   return (groupId) => pattern.test(groupId) && !groupId.includes('.watch.');
 }

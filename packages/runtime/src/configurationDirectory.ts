@@ -1,5 +1,6 @@
 import type { EventEnvelope } from '@chat/contracts';
 import { backoffDelay } from '@chat/eventsourcing';
+import type { Backoff } from '@chat/eventsourcing';
 import { sourceOfStream } from '@chat/mongo';
 import type { WatchedProjection } from '@chat/mongo';
 
@@ -40,7 +41,7 @@ interface Awaited extends AwaitedPosition {
   documents: ConfigurationDocuments;
 }
 
-const POLL_BACKOFF = { baseMs: 10, maxMs: 200 };
+const POLL_BACKOFF: Backoff = { baseMs: 10, maxMs: 200, jitter: 'equal' };
 
 /**
  * Each app's configuration, loaded from this service's read model and kept in memory, exact on every

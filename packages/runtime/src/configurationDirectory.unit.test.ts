@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@chat/contracts';
-import { testEnvelope } from '@chat/eventsourcing';
+import { testEnvelope } from '@chat/eventsourcing/testing';
 import { InMemoryDocumentStore, ProjectionRuntime } from '@chat/mongo';
 import type { Projection } from '@chat/mongo';
 import type { PartitionProgress, Watermark } from '@chat/kafka';

@@ -1,7 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { consistencyHeaders, decodeConsistencyToken } from '@chat/contracts';
-import { CommandRunner, InMemoryCommitStore } from '@chat/eventsourcing';
+import { CommandRunner } from '@chat/eventsourcing';
+import { InMemoryCommitStore } from '@chat/eventsourcing/testing';
 import type { Decider, DomainEvent } from '@chat/eventsourcing';
 import { consistencyTokens, recordProducedPositions } from '@chat/http';
 import { describe, expect, it } from 'vitest';

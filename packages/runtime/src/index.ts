@@ -1,5 +1,5 @@
-export { loadServiceConfig } from './config.js';
-export type { ServiceConfig, TopicSettings } from './config.js';
+export { loadServiceConfig, processConfigOf, processSettings } from './config.js';
+export type { ProcessConfig, ServiceConfig, TopicSettings } from './config.js';
 export type { PlatformDeps } from './platformDeps.js';
 export { CONFIGURATION_FENCE_TIMEOUT_MS, createEventPipeline } from './eventPipeline.js';
 export { ConfigurationDirectory } from './configurationDirectory.js';
@@ -12,4 +12,4 @@ export { runService } from './runService.js';
 export { BacklogPolicy } from './backlogPolicy.js';
 export type { BacklogLimits, BacklogVerdict, GroupPosition } from './backlogPolicy.js';
 export { BacklogGate, deploymentGroups } from './backlogGate.js';
-export type { RunnableService } from './runService.js';
+export type { RunnableService, ServiceResources } from './runService.js';

@@ -1,5 +1,5 @@
 import type { EventOf } from '@chat/contracts';
-import { testEnvelope } from '@chat/eventsourcing';
+import { testEnvelope } from '@chat/eventsourcing/testing';
 import { BatchProcessor } from '@chat/kafka';
 import { InMemoryDocumentStore, ProjectionRuntime } from '@chat/mongo';
 import type { DocumentStore, GuardedWrite, Projection, StoredRecord } from '@chat/mongo';

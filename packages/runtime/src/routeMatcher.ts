@@ -1,4 +1,5 @@
 import { CHAT_API_PREFIX, routeCatalog } from '@chat/contracts';
+import { escapeRegex } from '@chat/mongo';
 
 /** Tells the requests of the given operations (by the route catalogue's method and path) from the rest. */
 export function routeMatcher(operationIds: readonly string[]): (method: string, url: string) => boolean {
@@ -6,7 +7,7 @@ export function routeMatcher(operationIds: readonly string[]): (method: string, 
     .filter((route) => operationIds.includes(route.operationId))
     .map((route) => {
       const prefix = route.api === 'chat' ? CHAT_API_PREFIX : '';
-      const pattern = `${prefix}${route.path}`.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z]+/g, '[^/]+');
+      const pattern = escapeRegex(`${prefix}${route.path}`).replace(/:[A-Za-z]+/g, '[^/]+');
       return { method: route.method, path: new RegExp(`^${pattern}$`) };
     });
   if (routes.length !== operationIds.length) throw new Error(`unknown operations among ${operationIds.join(', ')}`);

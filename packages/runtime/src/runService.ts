@@ -7,7 +7,8 @@ import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import { BacklogGate, deploymentGroups } from './backlogGate.js';
 import { routeMatcher } from './routeMatcher.js';
-import type { ServiceConfig } from './config.js';
+import type { BacklogLimits } from './backlogPolicy.js';
+import type { ProcessConfig } from './config.js';
 import type { PlatformDeps } from './platformDeps.js';
 
 export interface RunnableService {
@@ -23,14 +24,34 @@ export interface RunnableService {
 }
 
 /**
+ * What a service needs besides its store and broker (management's Redis): opened after them and
+ * handed to `create`, closed after the service has stopped and before the store is.
+ */
+export interface ServiceResources<Resources> {
+  open(deps: { logger: Logger; probes: Probes }): Resources;
+  close(resources: Resources): Promise<void>;
+}
+
+type ServiceDeps = { db: Db; kafka: Kafka; logger: Logger } & PlatformDeps;
+
+/**
  * Process concerns of a service's main.ts: tracing (when configured), connect, start, listen (with
  * /healthz, /readyz and /metrics in front of the API), and on SIGINT/SIGTERM stop taking
- * requests, then stop consumers and producers, then disconnect.
+ * requests, then stop consumers and producers, then disconnect. A service without admission
+ * limits in its configuration is not bounded by them (management: every key look-up is answered).
  */
-export async function runService(
+export async function runService(name: string, config: Readonly<ProcessConfig>, create: (deps: ServiceDeps) => RunnableService): Promise<void>;
+export async function runService<Resources>(
   name: string,
-  config: Readonly<ServiceConfig>,
-  create: (deps: { db: Db; kafka: Kafka; logger: Logger } & PlatformDeps) => RunnableService,
+  config: Readonly<ProcessConfig>,
+  create: (deps: ServiceDeps, resources: Resources) => RunnableService,
+  resources: ServiceResources<Resources>,
+): Promise<void>;
+export async function runService<Resources>(
+  name: string,
+  config: Readonly<ProcessConfig>,
+  create: (deps: ServiceDeps, resources?: Resources) => RunnableService,
+  resources?: ServiceResources<Resources>,
 ): Promise<void> {
   const logger = createLogger(name, config.logLevel);
   collectProcessMetrics();
@@ -39,14 +60,14 @@ export async function runService(
   const probes = new Probes();
   const mongo = await connectMongo(config.mongoUrl, config.mongoDb, name);
   const kafka = createKafka(name, config.kafkaBrokers, logger, config.kafkaSecurity);
-  const service = create({ db: mongo.db, kafka, logger, probes, topicSettings: config.topicSettings });
+  const extra = resources ? { value: resources.open({ logger, probes }) } : undefined;
+  const service = create({ db: mongo.db, kafka, logger, probes, topicSettings: config.topicSettings }, extra?.value);
   await service.start();
   // Past capacity the service answers a fast 503 instead of queueing until clients time out; the
   // probes and /metrics stand in front of that, so an overloaded process is not restarted for it.
-  const backlog = service.backlog && config.backlog.maxDrainMs > 0 ? startBacklogGate(name, config, kafka, service.backlog.topics, logger) : null;
-  const admitted = new Admission(config.admission).wrap(
-    backlog && service.backlog ? refusingWhileBehind(backlog.gate, routeMatcher(service.backlog.operations), service.http) : service.http,
-  );
+  const backlog = service.backlog && config.backlog && config.backlog.maxDrainMs > 0 ? startBacklogGate(name, config.mongoDb, config.backlog, kafka, service.backlog.topics, logger) : null;
+  const gated = backlog && service.backlog ? refusingWhileBehind(backlog.gate, routeMatcher(service.backlog.operations), service.http) : service.http;
+  const admitted = config.admission ? new Admission(config.admission).wrap(gated) : gated;
   const server = await listen(withOperations(admitted, probes), config.port, config.host);
   logger.info({ port: server.port }, `${name} service listening`);
   onShutdownSignal(
@@ -54,6 +75,7 @@ export async function runService(
       await server.close();
       await backlog?.stop();
       await service.stop();
+      if (resources && extra) await resources.close(extra.value);
       await mongo.close();
       // Last: the spans of the shutdown's own work are exported too.
       await tracing?.shutdown();
@@ -62,9 +84,9 @@ export async function runService(
   );
 }
 
-function startBacklogGate(name: string, config: Readonly<ServiceConfig>, kafka: Kafka, topics: readonly string[], logger: Logger) {
+function startBacklogGate(name: string, mongoDb: string, limits: BacklogLimits & { intervalMs: number }, kafka: Kafka, topics: readonly string[], logger: Logger) {
   const lags = new LagReader(kafka);
-  const gate = new BacklogGate({ ...config.backlog, topics, countsGroup: deploymentGroups(config.mongoDb, name), lags, logger });
+  const gate = new BacklogGate({ ...limits, topics, countsGroup: deploymentGroups(mongoDb, name), lags, logger });
   gate.start();
   return {
     gate,

@@ -1,5 +1,5 @@
 export { createManagementService, PROJECTION_GROUP } from './service.js';
-export type { ManagementDeps, ManagementService } from './service.js';
+export type { ManagementDeps } from './service.js';
 export { loadConfig } from './config.js';
 export type { ManagementConfig } from './config.js';
 // The read shape of management's published app and webhook events, which the webhooks process

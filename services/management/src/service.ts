@@ -5,8 +5,7 @@ import { EventConsumer, consumerGroupFor, ensureTopics } from '@chat/kafka';
 import type { createKafka } from '@chat/kafka';
 import { MongoDocumentStore } from '@chat/mongo';
 import { createEventPipeline } from '@chat/runtime';
-import type { PlatformDeps } from '@chat/runtime';
-import type { Express } from 'express';
+import type { PlatformDeps, RunnableService } from '@chat/runtime';
 import type { Redis } from 'ioredis';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
@@ -40,14 +39,8 @@ export interface ManagementDeps extends PlatformDeps {
   clock?: () => Date;
 }
 
-export interface ManagementService {
-  app: Express;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-}
-
 /** Composition root: wires the store, read models, Kafka and Redis into the HTTP app and consumer. */
-export function createManagementService(config: Readonly<ManagementConfig>, deps: ManagementDeps): ManagementService {
+export function createManagementService(config: Readonly<ManagementConfig>, deps: ManagementDeps): RunnableService {
   const { db, kafka, redis, logger } = deps;
   const readModels = new ManagementReadModels(db);
   const invalidator = new ApiKeyCacheInvalidator(redis, logger);
@@ -115,7 +108,7 @@ export function createManagementService(config: Readonly<ManagementConfig>, deps
   });
 
   return {
-    app,
+    http: app,
     async start() {
       await readModels.ensureIndexes();
       await pipeline.start();

@@ -1,6 +1,6 @@
 import { privateAddressPolicy } from '@chat/delivery';
 import type { PrivateAddressPolicy } from '@chat/delivery';
-import { secretKeysSetting } from '@chat/contracts';
+import { parseEnvironment, secretKeysSetting } from '@chat/contracts';
 import { DEFAULT_MAX_REPLAY_EVENTS } from '@chat/eventsourcing';
 import { loadServiceConfig } from '@chat/runtime';
 import type { ServiceConfig } from '@chat/runtime';
@@ -21,20 +21,14 @@ export interface MessagesConfig extends ServiceConfig {
 
 /** The only reader of process.env in the messages service. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<MessagesConfig> {
-  const parsed = z
-    .object({
-      AGENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
-      AGENT_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
-      TENANT_URLS_ALLOW_PRIVATE: z.string().default('false'),
-      TIME_TRAVEL_MAX_EVENTS: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_MAX_REPLAY_EVENTS),
-      MESSAGES_SECRETS_KEY: secretKeysSetting,
-    })
-    .safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`messages: invalid configuration: ${problems}`);
-  }
-  const { AGENT_TIMEOUT_MS, AGENT_IDLE_TIMEOUT_MS, TENANT_URLS_ALLOW_PRIVATE, TIME_TRAVEL_MAX_EVENTS, MESSAGES_SECRETS_KEY } = parsed.data;
+  const schema = z.object({
+    AGENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+    AGENT_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+    TENANT_URLS_ALLOW_PRIVATE: z.string().default('false'),
+    TIME_TRAVEL_MAX_EVENTS: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_MAX_REPLAY_EVENTS),
+    MESSAGES_SECRETS_KEY: secretKeysSetting,
+  });
+  const { AGENT_TIMEOUT_MS, AGENT_IDLE_TIMEOUT_MS, TENANT_URLS_ALLOW_PRIVATE, TIME_TRAVEL_MAX_EVENTS, MESSAGES_SECRETS_KEY } = parseEnvironment('messages', schema, env);
   return Object.freeze({
     ...loadServiceConfig(env, { port: 3103, mongoDb: 'chat_messages' }),
     agentTimeoutMs: AGENT_TIMEOUT_MS,

@@ -1,6 +1,6 @@
 import { privateAddressPolicy } from '@chat/delivery';
 import type { PrivateAddressPolicy } from '@chat/delivery';
-import { secretKeysSetting } from '@chat/contracts';
+import { parseEnvironment, secretKeysSetting } from '@chat/contracts';
 import { loadServiceConfig } from '@chat/runtime';
 import type { ServiceConfig } from '@chat/runtime';
 import { z } from 'zod';
@@ -56,12 +56,7 @@ const schema = z.object({
 /** The only reader of process.env in this service. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<NotificationsConfig> {
   const base = loadServiceConfig(env, { port: 3106, mongoDb: 'chat_notifications' });
-  const parsed = schema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`notifications: invalid configuration: ${problems}`);
-  }
-  const e = parsed.data;
+  const e = parseEnvironment('notifications', schema, env);
   return Object.freeze({
     ...base,
     region: e.REGION,

@@ -1,6 +1,6 @@
 import { privateAddressPolicy } from '@chat/delivery';
 import type { PrivateAddressPolicy } from '@chat/delivery';
-import { secretKeysSetting } from '@chat/contracts';
+import { parseEnvironment, secretKeysSetting } from '@chat/contracts';
 import { loadServiceConfig } from '@chat/runtime';
 import type { ServiceConfig } from '@chat/runtime';
 import { z } from 'zod';
@@ -37,12 +37,7 @@ const schema = z.object({
 /** The only reader of process.env in this service. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<WebhooksConfig> {
   const base = loadServiceConfig(env, { port: 3105, mongoDb: 'chat_webhooks' });
-  const parsed = schema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`webhooks: invalid configuration: ${problems}`);
-  }
-  const e = parsed.data;
+  const e = parseEnvironment('webhooks', schema, env);
   return Object.freeze({
     ...base,
     region: e.REGION,

@@ -9,7 +9,7 @@ export const groupTypes = ['public', 'private', 'password'] as const;
 /** Highest first: the order that decides who may act on whom. */
 export const groupScopes = ['admin', 'moderator', 'participant'] as const;
 
-const groupProfile = {
+const groupProfileSchema = z.object({
   guid: z.string(),
   name: z.string(),
   type: z.enum(groupTypes),
@@ -18,7 +18,7 @@ const groupProfile = {
   description: z.string().optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
   tags: z.array(z.string()),
-};
+});
 
 /**
  * `owner` is empty when the app created the group without `owner` and without `onBehalfOf`: the group
@@ -26,8 +26,7 @@ const groupProfile = {
  * `passwordHash` is a salted scrypt hash (`scrypt$<salt>$<hash>`), never the password: the event store is
  * the source of truth, so the hash has to live in an event, and downstream readers cannot log in with it.
  */
-export const groupCreatedV1 = z.object({
-  ...groupProfile,
+export const groupCreatedV1 = groupProfileSchema.extend({
   passwordHash: z.string().optional(),
   createdBy: z.string().optional(),
   createdAt: z.number().int(),
@@ -182,6 +181,22 @@ export const groupEventSchemas = {
 
 export type GroupType = (typeof groupTypes)[number];
 export type GroupScope = (typeof groupScopes)[number];
+/** A group's own fields, as its creation carries them: the one shape every service's group records start from. */
+export type GroupProfile = z.infer<typeof groupProfileSchema>;
+/** What other services keep of a group to show it: its profile but its metadata and tags. */
+export type GroupSummary = Omit<GroupProfile, 'metadata' | 'tags'>;
+
+/** A group's summary from its profile (or its creation event), leaving out what it does not have. */
+export function groupSummaryOf(group: GroupSummary): GroupSummary {
+  return {
+    guid: group.guid,
+    name: group.name,
+    type: group.type,
+    owner: group.owner,
+    ...(group.icon !== undefined ? { icon: group.icon } : {}),
+    ...(group.description !== undefined ? { description: group.description } : {}),
+  };
+}
 export type GroupCreated = z.infer<typeof groupCreatedV1>;
 export type GroupUpdated = z.infer<typeof groupUpdatedV1>;
 export type GroupDeleted = z.infer<typeof groupDeletedV1>;

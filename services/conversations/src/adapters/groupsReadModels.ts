@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError } from '@chat/contracts';
 import type { EventEnvelope, GroupScope, GroupType } from '@chat/contracts';
-import { allOf, ensureIndexes, findByIds, findPage, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
+import { allOf, ensureIndexes, escapeRegex, findByIds, findPage, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
 import type { EventApplier, KeysetOrder, PagePosition, Stored } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import { bansProjection } from '../projections/bans.js';
@@ -43,10 +43,6 @@ export interface GroupQuery {
   updatedAt?: { value: number; affix: 'append' | 'prepend' };
   sortBy: 'name' | 'guid' | 'createdAt';
   sortOrder: 'asc' | 'desc';
-}
-
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** Read models of groups, members and bans; the same projection runtimes serve Kafka and read-your-writes. */

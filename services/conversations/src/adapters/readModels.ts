@@ -1,5 +1,5 @@
 import type { EventEnvelope, GlobalPin } from '@chat/contracts';
-import { MongoDocumentStore, allOf, ensureIndexes, findByIds, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
+import { MongoDocumentStore, allOf, ensureIndexes, escapeRegex, findByIds, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
 import type { EventApplier, KeysetOrder, PagePosition, Stored, StoredRecord } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import type { ConversationMemberDoc } from '../domain/conversationMember.js';
@@ -72,10 +72,6 @@ const APP_CONVERSATION_FIELDS = {
   createdAt: 1,
   updatedAt: 1,
 } as const;
-
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 export function storeOf(db: Db, collection: { name: string; text: readonly string[] }): TextFieldsStore {
   return new TextFieldsStore(new MongoDocumentStore(db, collection.name), collection.text);

@@ -4,7 +4,7 @@ import { eventsAsOf } from '@chat/eventsourcing';
 import type { StreamReader } from '@chat/eventsourcing';
 import { conversationDeletionStream } from '../domain/conversationDeletion.js';
 import { conversationMarksStream } from '../domain/conversationMarks.js';
-import type { GroupProfile, UserConversation } from '../domain/conversationView.js';
+import type { ConversationGroup, UserConversation } from '../domain/conversationView.js';
 import { groupStream } from '../domain/group.js';
 import { userPinsStream } from '../domain/userPins.js';
 import type { ConversationRef } from '../domain/userPins.js';
@@ -27,7 +27,7 @@ export interface ConversationAsOfDeps {
 export interface PastConversation {
   conversation: UserConversation | null;
   /** The group's profile as it was then (group conversations). */
-  group?: GroupProfile;
+  group?: ConversationGroup;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { ApiError, epochSeconds, groupConversationId, isUid, normalizeUid, userConversationId } from '@chat/contracts';
-import type { Actor, AsOf, EventEnvelope, GlobalPin } from '@chat/contracts';
-import type { CommandMetadata, CommandRunner, Decider, DomainEvent } from '@chat/eventsourcing';
+import type { Actor, AsOf, EventEnvelope, GlobalPin, RequestContext } from '@chat/contracts';
+import { commandMetadata } from '@chat/eventsourcing';
+import type { CommandRunner, Decider, DomainEvent } from '@chat/eventsourcing';
 import { readWithPatience } from '@chat/mongo';
 import type { ConversationReadModels } from '../adapters/readModels.js';
 import { conversationDeletionDecider, conversationDeletionStream } from '../domain/conversationDeletion.js';
@@ -8,7 +9,7 @@ import type { ConversationAsOf } from './conversationAsOf.js';
 import { conversationMarksDecider, conversationMarksStream } from '../domain/conversationMarks.js';
 import type { ConversationMarksCommand } from '../domain/conversationMarks.js';
 import { RENDER_ALL, isGloballyPinned, renderConversation, renderSharedConversation } from '../domain/conversationView.js';
-import type { ConversationResource, ConversationType, GroupProfile, PeerUserDoc, RenderOptions, UserConversation } from '../domain/conversationView.js';
+import type { ConversationResource, ConversationType, ConversationGroup, PeerUserDoc, RenderOptions, UserConversation } from '../domain/conversationView.js';
 import type { TimelineDoc } from '../domain/conversationTimeline.js';
 import type { ImportedReceipt } from '../domain/importedReceipts.js';
 import { globalPinsDecider, globalPinsStream } from '../domain/globalPins.js';
@@ -27,11 +28,6 @@ export interface ConversationsDeps {
   /** Time-travel reads: a conversation folded from the log up to a token or a time (ADR 0033). */
   asOf: ConversationAsOf;
   clock?: () => Date;
-}
-
-export interface RequestContext {
-  actor: Actor;
-  requestId: string;
 }
 
 export interface GlobalPinView {
@@ -80,7 +76,7 @@ interface ConversationFacts {
   /** The acting user's view of it; null when they have none (no message yet, or never a member). */
   doc: UserConversation | null;
   user?: PeerUserDoc;
-  group?: GroupProfile;
+  group?: ConversationGroup;
   /** The conversation's timeline: what every participant shares. */
   timeline: TimelineDoc | null;
   globalPins: GlobalPin[];
@@ -103,10 +99,6 @@ export class ConversationsApp {
     this.clock = deps.clock ?? (() => new Date());
   }
 
-  private metadata(context: RequestContext, now: Date): CommandMetadata {
-    return { appId: context.actor.appId, actor: context.actor, correlationId: context.requestId, now };
-  }
-
   /** Runs a command and applies its events to the read models before answering (read-your-writes). */
   private async run<S, C, E extends DomainEvent>(
     context: RequestContext,
@@ -115,7 +107,7 @@ export class ConversationsApp {
     command: C,
     now: Date,
   ): Promise<EventEnvelope[]> {
-    const result = await this.deps.runner.run({ decider, streamId, command, metadata: this.metadata(context, now) });
+    const result = await this.deps.runner.run({ decider, streamId, command, metadata: commandMetadata(context, now) });
     return result.events;
   }
 

@@ -1,10 +1,11 @@
 import { ApiError, epochSeconds } from '@chat/contracts';
+import type { GroupProfile, RequestContext } from '@chat/contracts';
 import type { KeyedRecord, RecordResult } from '@chat/http';
 import { readWithPatience } from '@chat/mongo';
-import type { GroupProfile, ImportedMember } from '../domain/group.js';
+import type { ImportedMember } from '../domain/group.js';
 import { renderGroup } from '../domain/groupsView.js';
 import type { ImportedGroupRecord, ImportedMemberRecord } from '../http/groupsSchemas.js';
-import type { GroupRequestContext, GroupsApp, GroupsDeps } from './groups.js';
+import type { GroupsApp, GroupsDeps } from './groups.js';
 import { hashGroupPassword } from './groupsPassword.js';
 
 
@@ -42,7 +43,7 @@ export class GroupImport {
     });
   }
 
-  async importGroups(context: GroupRequestContext, records: readonly KeyedRecord<ImportedGroupRecord>[]): Promise<Map<string, RecordResult>> {
+  async importGroups(context: RequestContext, records: readonly KeyedRecord<ImportedGroupRecord>[]): Promise<Map<string, RecordResult>> {
     const { appId } = context.actor;
     const known = await this.knownUsers(appId, records.flatMap((r) => (r.value.owner ? [r.value.owner] : [])));
     const now = this.clock();
@@ -72,7 +73,7 @@ export class GroupImport {
     return results;
   }
 
-  async importMembers(context: GroupRequestContext, records: readonly KeyedRecord<ImportedMemberRecord>[]): Promise<Map<string, RecordResult>> {
+  async importMembers(context: RequestContext, records: readonly KeyedRecord<ImportedMemberRecord>[]): Promise<Map<string, RecordResult>> {
     const { appId } = context.actor;
     const known = await this.knownUsers(appId, records.map((r) => r.value.uid));
     const now = this.clock();

@@ -1,11 +1,12 @@
 import { ApiError, epochSeconds, isUid } from '@chat/contracts';
-import type { Actor, GroupScope, GroupScopePermissionId, GroupType } from '@chat/contracts';
-import type { CommandMetadata, CommandRunner } from '@chat/eventsourcing';
+import type { Actor, GroupProfile, GroupScope, GroupScopePermissionId, GroupType, RequestContext } from '@chat/contracts';
+import { commandMetadata } from '@chat/eventsourcing';
+import type { CommandRunner } from '@chat/eventsourcing';
 import { readWithPatience } from '@chat/mongo';
 import type { GroupQuery, GroupReadModels } from '../adapters/groupsReadModels.js';
 import type { PeerUserDoc } from '../domain/conversationView.js';
 import { groupDecider, groupNotFound, groupStream, memberRefusal, rankOf, viewOf } from '../domain/group.js';
-import type { GroupCommand, GroupEvent, GroupProfile, GroupState, MemberRequest, PermissionValue, Roster } from '../domain/group.js';
+import type { GroupCommand, GroupEvent, GroupState, MemberRequest, PermissionValue, Roster } from '../domain/group.js';
 import { renderBannedUser, renderGroup, renderMember } from '../domain/groupsView.js';
 import type { BannedUserResource, GroupResource, MemberResource } from '../domain/groupsView.js';
 import { effectivePermissions, listScopePermissions } from '../domain/scopePermissions.js';
@@ -26,11 +27,6 @@ export interface GroupsDeps {
   readModels: GroupReadModels;
   users: UserDirectory;
   clock?: () => Date;
-}
-
-export interface GroupRequestContext {
-  actor: Actor;
-  requestId: string;
 }
 
 export interface MemberLists {
@@ -154,16 +150,12 @@ export class GroupsApp {
     this.clock = deps.clock ?? (() => new Date());
   }
 
-  private metadata(context: GroupRequestContext, now: Date): CommandMetadata {
-    return { appId: context.actor.appId, actor: context.actor, correlationId: context.requestId, now };
-  }
-
   /**
    * Runs a command on the group's stream; its events reach the read models before it answers. The
    * command's roster (the membership and bans of the users it involves) is read on every attempt,
    * as of the version the attempt decides on. Also the data import's way onto a group stream.
    */
-  execute(context: GroupRequestContext, guid: string, command: GroupCommand, now: Date) {
+  execute(context: RequestContext, guid: string, command: GroupCommand, now: Date) {
     const { appId } = context.actor;
     const involved = involvedUids(command);
     return this.deps.runner.run({
@@ -171,7 +163,7 @@ export class GroupsApp {
       streamId: groupStream(appId, guid),
       command: async (state: GroupState): Promise<GroupCommand> =>
         involved.length === 0 ? command : { ...command, roster: await this.deps.readModels.rosterAt(appId, guid, involved, state.version) },
-      metadata: this.metadata(context, now),
+      metadata: commandMetadata(context, now),
     });
   }
 
@@ -222,7 +214,7 @@ export class GroupsApp {
     return doc;
   }
 
-  async createGroup(context: GroupRequestContext, input: NewGroup): Promise<GroupResource> {
+  async createGroup(context: RequestContext, input: NewGroup): Promise<GroupResource> {
     const { appId } = context.actor;
     const by = await this.actingUser(context.actor);
     const owner = input.owner ?? by ?? '';
@@ -261,7 +253,7 @@ export class GroupsApp {
     return this.view(appId, input.guid, by);
   }
 
-  async getGroup(context: GroupRequestContext, guid: string): Promise<GroupResource> {
+  async getGroup(context: RequestContext, guid: string): Promise<GroupResource> {
     // The hottest read: the acting user's check and the group's documents are read at the same time.
     const [by, group] = await Promise.all([this.actingUser(context.actor), this.view(context.actor.appId, guid, context.actor.uid)]);
     if (by !== undefined && group.type === 'private' && !group.hasJoined) {
@@ -270,7 +262,7 @@ export class GroupsApp {
     return group;
   }
 
-  async listGroups(context: GroupRequestContext, filters: GroupListFilters, cursor: ListCursor, perPage: number) {
+  async listGroups(context: RequestContext, filters: GroupListFilters, cursor: ListCursor, perPage: number) {
     const { appId } = context.actor;
     const by = await this.actingUser(context.actor);
     const query: GroupQuery = { ...filters.query };
@@ -298,7 +290,7 @@ export class GroupsApp {
     };
   }
 
-  async updateGroup(context: GroupRequestContext, guid: string, input: GroupChanges): Promise<GroupResource> {
+  async updateGroup(context: RequestContext, guid: string, input: GroupChanges): Promise<GroupResource> {
     const { appId } = context.actor;
     const by = await this.actingUser(context.actor);
     if (input.owner !== undefined) {
@@ -312,14 +304,14 @@ export class GroupsApp {
     return this.view(appId, guid, by);
   }
 
-  async deleteGroup(context: GroupRequestContext, guid: string): Promise<Outcome> {
+  async deleteGroup(context: RequestContext, guid: string): Promise<Outcome> {
     const by = await this.actingUser(context.actor);
     const now = this.clock();
     await this.execute(context, guid, { type: 'DeleteGroup', ...(by !== undefined ? { by } : {}), now: epochSeconds(now) }, now);
     return { success: true, message: `Group with guid ${guid} has been deleted successfully.` };
   }
 
-  async addMembers(context: GroupRequestContext, guid: string, lists: MemberLists, password?: string): Promise<AddMembersResult> {
+  async addMembers(context: RequestContext, guid: string, lists: MemberLists, password?: string): Promise<AddMembersResult> {
     const { appId } = context.actor;
     const by = await this.actingUser(context.actor);
     const members = memberRequests(lists);
@@ -382,7 +374,7 @@ export class GroupsApp {
   }
 
   async listMembers(
-    context: GroupRequestContext,
+    context: RequestContext,
     guid: string,
     scopes: GroupScope[] | undefined,
     status: 'available' | 'offline' | undefined,
@@ -404,7 +396,7 @@ export class GroupsApp {
     };
   }
 
-  async changeMemberScope(context: GroupRequestContext, guid: string, uid: string, scope: GroupScope) {
+  async changeMemberScope(context: RequestContext, guid: string, uid: string, scope: GroupScope) {
     const by = await this.actingUser(context.actor);
     const now = this.clock();
     const result = await this.execute(context, guid, { type: 'ChangeMemberScope', uid, scope, ...(by !== undefined ? { by } : {}), now: epochSeconds(now) }, now);
@@ -412,7 +404,7 @@ export class GroupsApp {
     return { guid, uid, scope, joinedAt: member?.joinedAt ?? epochSeconds(now) };
   }
 
-  async kickMember(context: GroupRequestContext, guid: string, uid: string): Promise<Outcome> {
+  async kickMember(context: RequestContext, guid: string, uid: string): Promise<Outcome> {
     const by = await this.actingUser(context.actor);
     const now = this.clock();
     await this.execute(context, guid, { type: 'KickMember', uid, ...(by !== undefined ? { by } : {}), now: epochSeconds(now) }, now);
@@ -421,7 +413,7 @@ export class GroupsApp {
       : { success: true, message: `The member with uid ${uid} has been kicked from the Group with guid ${guid}.` };
   }
 
-  async banUser(context: GroupRequestContext, guid: string, uid: string): Promise<Outcome> {
+  async banUser(context: RequestContext, guid: string, uid: string): Promise<Outcome> {
     const { appId } = context.actor;
     const by = await this.actingUser(context.actor);
     const known = await this.existingUsers(appId, [uid]);
@@ -434,14 +426,14 @@ export class GroupsApp {
     return { success: true, message: `The user with uid ${uid} has been banned from the Group with guid ${guid}.` };
   }
 
-  async unbanUser(context: GroupRequestContext, guid: string, uid: string): Promise<Outcome> {
+  async unbanUser(context: RequestContext, guid: string, uid: string): Promise<Outcome> {
     const by = await this.actingUser(context.actor);
     const now = this.clock();
     await this.execute(context, guid, { type: 'UnbanMember', uid, ...(by !== undefined ? { by } : {}), now: epochSeconds(now) }, now);
     return { success: true, message: `The user with uid ${uid} has been unbanned from the Group with guid ${guid}.` };
   }
 
-  async listBannedUsers(context: GroupRequestContext, guid: string, cursor: ListCursor, perPage: number) {
+  async listBannedUsers(context: RequestContext, guid: string, cursor: ListCursor, perPage: number) {
     const { appId } = context.actor;
     await this.existingGroup(appId, guid);
     const result = await this.deps.readModels.listBans(appId, guid, cursor.position(perPage), perPage);
@@ -450,7 +442,7 @@ export class GroupsApp {
     return { data, meta: listMeta(result.total, data.length, perPage, cursor, cursor.next(result.last, result.more)) };
   }
 
-  async listScopePermissions(context: GroupRequestContext, guid: string, scope: GroupScope) {
+  async listScopePermissions(context: RequestContext, guid: string, scope: GroupScope) {
     const state = await this.loadGroup(context.actor.appId, guid);
     if (!state.exists) throw groupNotFound(guid);
     const data: ScopePermissionResource[] = listScopePermissions(state, scope);
@@ -458,7 +450,7 @@ export class GroupsApp {
   }
 
   async setScopePermissions(
-    context: GroupRequestContext,
+    context: RequestContext,
     guid: string,
     scope: GroupScope,
     permissions: Partial<Record<GroupScopePermissionId, PermissionValue>>,
@@ -474,7 +466,7 @@ export class GroupsApp {
     return { ...outcomes, permissions: effectivePermissions(result.state, scope) };
   }
 
-  async unsetScopePermission(context: GroupRequestContext, guid: string, scope: GroupScope, permission: GroupScopePermissionId) {
+  async unsetScopePermission(context: RequestContext, guid: string, scope: GroupScope, permission: GroupScopePermissionId) {
     const now = this.clock();
     const result = await this.execute(context, guid, { type: 'UnsetScopePermission', scope, permission, now: epochSeconds(now) }, now);
     return { permissions: effectivePermissions(result.state, scope) };

@@ -1,4 +1,4 @@
-import { specFor } from '@chat/eventsourcing';
+import { specFor } from '@chat/eventsourcing/testing';
 import { describe, it } from 'vitest';
 import { conversationDeletionDecider } from './conversationDeletion.js';
 import { conversationMarksDecider } from './conversationMarks.js';

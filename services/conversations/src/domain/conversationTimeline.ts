@@ -1,5 +1,5 @@
 import type { ConversationDeleted, GroupUpdated, MessageDeleted, MessageEdited, MessageSent } from '@chat/contracts';
-import type { ConversationType, GroupProfile } from './conversationView.js';
+import type { ConversationType, ConversationGroup } from './conversationView.js';
 
 /**
  * A conversation's own timeline, as counters instead of a ledger: what every reader of the
@@ -72,7 +72,7 @@ export interface TimelineDoc {
   chunkSize: number;
   /** The two users of a one-on-one conversation, sorted. */
   participants?: string[];
-  group?: GroupProfile;
+  group?: ConversationGroup;
   groupDeleted?: boolean;
   /** Entries not sealed yet (fewer than the chunk size). */
   open: TimelineChunk;
@@ -230,9 +230,9 @@ function summarize(doc: TimelineDoc): TimelineDoc {
   };
 }
 
-function applyGroupUpdate(group: GroupProfile, update: GroupUpdated): GroupProfile {
+function applyGroupUpdate(group: ConversationGroup, update: GroupUpdated): ConversationGroup {
   const { changes } = update;
-  const next: GroupProfile = { ...group, updatedAt: update.updatedAt };
+  const next: ConversationGroup = { ...group, updatedAt: update.updatedAt };
   if (changes.name !== undefined) next.name = changes.name;
   if (changes.type !== undefined) next.type = changes.type;
   if (changes.owner !== undefined) next.owner = changes.owner;
@@ -312,7 +312,7 @@ export function withClearedUpTo(current: TimelineDoc | null, appId: string, dele
 }
 
 export type GroupChange =
-  | { kind: 'created'; group: GroupProfile }
+  | { kind: 'created'; group: ConversationGroup }
   | { kind: 'updated'; update: GroupUpdated }
   | { kind: 'deleted' }
   | { kind: 'members'; delta: number };

@@ -1,4 +1,4 @@
-import type { GlobalPin, GroupType, UserProfileFields } from '@chat/contracts';
+import type { GlobalPin, GroupSummary, UserProfileFields } from '@chat/contracts';
 import type { ConversationMemberDoc } from './conversationMember.js';
 import type { TimelineDoc } from './conversationTimeline.js';
 import type { ConversationView } from './unreadCount.js';
@@ -8,13 +8,8 @@ export const APP_SYSTEM = 'app_system';
 
 export type ConversationType = 'user' | 'group';
 
-export interface GroupProfile {
-  guid: string;
-  name: string;
-  type: GroupType;
-  owner: string;
-  icon?: string;
-  description?: string;
+/** The group a group conversation shows: its summary, its tags and what the timeline adds. */
+export interface ConversationGroup extends GroupSummary {
   tags: string[];
   createdAt: number;
   updatedAt?: number;
@@ -87,7 +82,7 @@ function renderUser(peer: PeerUserDoc | null, peerUid: string, conversationId: s
   };
 }
 
-function renderGroup(group: GroupProfile | undefined, doc: UserConversation | null, guid: string, conversationId: string, withTags: boolean) {
+function renderGroup(group: ConversationGroup | undefined, doc: UserConversation | null, guid: string, conversationId: string, withTags: boolean) {
   if (!group) return { guid, conversationId };
   const member = doc?.membership?.at(-1);
   const hasJoined = member !== undefined && member.to === undefined;
@@ -108,7 +103,7 @@ function renderGroup(group: GroupProfile | undefined, doc: UserConversation | nu
  */
 export function renderConversation(
   doc: UserConversation,
-  peer: { user?: PeerUserDoc | null; group?: GroupProfile },
+  peer: { user?: PeerUserDoc | null; group?: ConversationGroup },
   globalPins: readonly GlobalPin[],
   options: RenderOptions = RENDER_ALL,
 ): ConversationResource {

@@ -9,10 +9,10 @@ import type {
   GroupMemberScopeChanged,
   GroupMembersAdded,
   GroupMemberUnbanned,
+  GroupProfile,
   GroupScope,
   GroupScopePermissionId,
   GroupScopePermissionsChanged,
-  GroupType,
   GroupUpdated,
 } from '@chat/contracts';
 import type { Decider, DomainEvent } from '@chat/eventsourcing';
@@ -41,18 +41,6 @@ export type GroupEvent =
   | DomainEvent<'GroupScopePermissionsChanged', GroupScopePermissionsChanged>;
 
 export type PermissionValue = string | string[];
-
-export interface GroupProfile {
-  guid: string;
-  name: string;
-  type: GroupType;
-  /** Empty when the app created the group without an owner. */
-  owner: string;
-  icon?: string;
-  description?: string;
-  metadata?: Record<string, unknown>;
-  tags: string[];
-}
 
 export interface GroupMember {
   scope: GroupScope;

@@ -1,9 +1,10 @@
 import { ApiError } from '@chat/contracts';
-import { specFor } from '@chat/eventsourcing';
+import type { GroupProfile } from '@chat/contracts';
+import { specFor } from '@chat/eventsourcing/testing';
 import { describe, expect, it } from 'vitest';
 import { rosterAfter } from '../projections/groupsTestEvents.js';
 import { groupDecider } from './group.js';
-import type { GroupCommand, GroupEvent, GroupProfile } from './group.js';
+import type { GroupCommand, GroupEvent } from './group.js';
 
 const decider = groupDecider('g');
 

@@ -1,4 +1,4 @@
-import { testEnvelope } from '@chat/eventsourcing';
+import { testEnvelope } from '@chat/eventsourcing/testing';
 import { describe, expect, it } from 'vitest';
 import { importedReceiptsOf } from './importedReceipts.js';
 

@@ -1,5 +1,5 @@
 import { ApiError } from '@chat/contracts';
-import { specFor } from '@chat/eventsourcing';
+import { specFor } from '@chat/eventsourcing/testing';
 import { describe, it } from 'vitest';
 import { userPinsDecider } from './userPins.js';
 import type { ConversationRef, UserPinsEvent } from './userPins.js';

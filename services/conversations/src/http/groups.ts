@@ -1,10 +1,11 @@
 import { ApiError, limitDenial, normalizeUid } from '@chat/contracts';
+import type { RequestContext } from '@chat/contracts';
 import { ListCursor, actorOf, importRecords, inCallerOrder, outcomesOf, parseQuery, parseWith, requestIdOf, roleLimitsOf, validateRecords } from '@chat/http';
 import { Router } from 'express';
 import type { Request } from 'express';
 import { z } from 'zod';
 import type { GroupImport } from '../app/groupImport.js';
-import type { GroupRequestContext, GroupsApp } from '../app/groups.js';
+import type { GroupsApp } from '../app/groups.js';
 import { parseScopePermissions, isScopePermissionId } from '../domain/scopePermissions.js';
 import {
   GUID_PATTERN,
@@ -21,7 +22,7 @@ import {
   updateGroupSchema,
 } from './groupsSchemas.js';
 
-function contextOf(req: Request): GroupRequestContext {
+function contextOf(req: Request): RequestContext {
   return { actor: actorOf(req), requestId: requestIdOf(req) };
 }
 

@@ -1,9 +1,10 @@
 import { AS_OF_DESCRIPTION, normalizeUid, parseAsOf } from '@chat/contracts';
+import type { RequestContext } from '@chat/contracts';
 import { ListCursor, actingUid, actorOf, awaitConsistency, cursorParameter, parseQuery, parseWith, requestIdOf, requestedPositions } from '@chat/http';
 import { Router } from 'express';
 import type { Request } from 'express';
 import { z } from 'zod';
-import type { ConversationsApp, ListQuery, Mark, RequestContext, Target } from '../app/conversations.js';
+import type { ConversationsApp, ListQuery, Mark, Target } from '../app/conversations.js';
 import { MAX_GLOBAL_PINS } from '../domain/globalPins.js';
 
 const queryBoolean = z

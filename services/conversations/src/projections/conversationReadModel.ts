@@ -9,7 +9,7 @@ import { conversationMemberDocId, emptyMember } from '../domain/conversationMemb
 import type { ConversationMemberDoc } from '../domain/conversationMember.js';
 import { CHUNK_SIZE, historyChunkId, timelineDocId } from '../domain/conversationTimeline.js';
 import type { TimelineChunk, TimelineDoc } from '../domain/conversationTimeline.js';
-import type { ConversationType, GroupProfile, UserConversation } from '../domain/conversationView.js';
+import type { ConversationType, ConversationGroup, UserConversation } from '../domain/conversationView.js';
 import { INBOX_SIZE, compareActivity, emptyInbox, inboxDocId, oneOnOneTotal } from '../domain/inbox.js';
 import type { Activity, InboxDoc } from '../domain/inbox.js';
 import { conversationView, holdsMessage, messageBefore } from '../domain/unreadCount.js';
@@ -47,7 +47,7 @@ export interface ConversationPage {
   total: number;
   items: UserConversation[];
   /** The profiles of the page's groups, by conversation id (read with their timelines). */
-  groups: ReadonlyMap<string, GroupProfile>;
+  groups: ReadonlyMap<string, ConversationGroup>;
   /** Whether conversations follow this page, and the last one's key in the list's order (a cursor's). */
   more: boolean;
   last: CursorKey | undefined;
@@ -232,7 +232,7 @@ export class ConversationReadModel implements EventApplier {
   }
 
   /** Several conversations of `owner`, read by id, in the order given (absent ones left out); group profiles go to `groups`. */
-  private async conversations(appId: string, owner: string, conversationIds: readonly string[], groups: Map<string, GroupProfile>): Promise<UserConversation[]> {
+  private async conversations(appId: string, owner: string, conversationIds: readonly string[], groups: Map<string, ConversationGroup>): Promise<UserConversation[]> {
     // One read of the timelines and one of the member documents for the whole set: a page of 100
     // costs two round trips (and their revisions, ADR 0056), not two per conversation.
     const [timelines, members] = await Promise.all([
@@ -283,7 +283,7 @@ export class ConversationReadModel implements EventApplier {
     const globalIds = globalPinIds(owner, globalPins);
     const prefixIds = [...new Set([...globalIds, ...inbox.pins.map((pin) => pin.c)])];
     const inPrefix = new Set(prefixIds);
-    const profiles = new Map<string, GroupProfile>();
+    const profiles = new Map<string, ConversationGroup>();
     const [pinned, groups] = await Promise.all([
       this.conversations(appId, owner, prefixIds, profiles),
       this.conversations(appId, owner, inbox.groups.filter((id) => !inPrefix.has(id)), profiles),
@@ -374,7 +374,7 @@ export class ConversationReadModel implements EventApplier {
     owner: string,
     globalPins: readonly GlobalPin[],
     filter: ConversationFilter,
-  ): Promise<{ prefix: UserConversation[]; rest: UserConversation[]; profiles: Map<string, GroupProfile> }> {
+  ): Promise<{ prefix: UserConversation[]; rest: UserConversation[]; profiles: Map<string, ConversationGroup> }> {
     const [timelines, members] = await Promise.all([this.stores.scans.timelinesWith(appId, owner), this.stores.scans.membersOf(appId, owner)]);
     const memberOf = new Map(members.map((member) => [member.conversationId, member]));
     const groupTimelines = await Promise.all(

@@ -1,4 +1,4 @@
-import { conversationDeletionEventTypes, groupConversationId, groupEventTypes, messageTimelineEventTypes } from '@chat/contracts';
+import { conversationDeletionEventTypes, groupConversationId, groupEventTypes, groupSummaryOf, messageTimelineEventTypes } from '@chat/contracts';
 import type { KnownEvent } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
 import {
@@ -11,7 +11,7 @@ import {
   withMessage,
 } from '../domain/conversationTimeline.js';
 import type { GroupChange, TimelineChunk, TimelineDoc } from '../domain/conversationTimeline.js';
-import type { GroupProfile } from '../domain/conversationView.js';
+import type { ConversationGroup } from '../domain/conversationView.js';
 
 const timelineEventTypes = [...messageTimelineEventTypes, ...groupEventTypes, ...conversationDeletionEventTypes] as const;
 export type TimelineEvent = Extract<KnownEvent, { type: (typeof timelineEventTypes)[number] }>;
@@ -46,13 +46,8 @@ function groupChangeOf(event: TimelineEvent): GroupChange | null {
   switch (event.type) {
     case 'GroupCreated': {
       const g = event.data;
-      const group: GroupProfile = {
-        guid: g.guid,
-        name: g.name,
-        type: g.type,
-        owner: g.owner,
-        ...(g.icon !== undefined ? { icon: g.icon } : {}),
-        ...(g.description !== undefined ? { description: g.description } : {}),
+      const group: ConversationGroup = {
+        ...groupSummaryOf(g),
         tags: g.tags,
         createdAt: g.createdAt,
         membersCount: 0,

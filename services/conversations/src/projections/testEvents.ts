@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@chat/contracts';
-import { testEnvelope as envelopeForTest } from '@chat/eventsourcing';
+import { testEnvelope as envelopeForTest } from '@chat/eventsourcing/testing';
 
 // Event builders shared by the projection tests (the pure ones and the one on FerretDB).
 

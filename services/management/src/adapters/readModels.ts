@@ -1,7 +1,6 @@
-import type { EventEnvelope } from '@chat/contracts';
-import { allOf, ensureIndexes, findPage, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
-import type { EventApplier, KeysetOrder, PagePosition, Stored } from '@chat/mongo';
-import type { Collection, Db, Filter } from 'mongodb';
+import { ProjectedReadModels, ensureIndexes, escapeRegex, findPage, keysetKeyOf, stripStoredFields } from '@chat/mongo';
+import type { KeysetOrder, PagePosition, Stored } from '@chat/mongo';
+import type { Filter } from 'mongodb';
 import { API_KEYS_COLLECTION, apiKeysProjection } from '../projections/apiKeys.js';
 import type { ApiKeyDocument } from '../projections/apiKeys.js';
 import { APPS_COLLECTION, appsProjection } from '../projections/apps.js';
@@ -15,37 +14,16 @@ const APP_ORDER: KeysetOrder = [
   ['_id', 1],
 ];
 
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 /** The management read models: how they are written (guarded, idempotent) and how they are read. */
-export class ManagementReadModels implements EventApplier {
-  private readonly projections: EventApplier;
-  private readonly apps: Collection<Stored<AppDocument>>;
-  private readonly apiKeys: Collection<Stored<ApiKeyDocument>>;
-  private readonly webhooks: Collection<Stored<WebhookDocument>>;
-
-  constructor(private readonly db: Db) {
-    this.projections = allOf(
-      mongoProjection(db, APPS_COLLECTION, appsProjection),
-      mongoProjection(db, API_KEYS_COLLECTION, apiKeysProjection),
-      mongoProjection(db, WEBHOOKS_COLLECTION, webhooksProjection),
-    );
-    this.webhooks = db.collection<Stored<WebhookDocument>>(WEBHOOKS_COLLECTION);
-    this.apps = db.collection<Stored<AppDocument>>(APPS_COLLECTION);
-    this.apiKeys = db.collection<Stored<ApiKeyDocument>>(API_KEYS_COLLECTION);
-  }
+export class ManagementReadModels extends ProjectedReadModels {
+  private readonly apps = this.projected(APPS_COLLECTION, appsProjection);
+  private readonly apiKeys = this.projected(API_KEYS_COLLECTION, apiKeysProjection);
+  private readonly webhooks = this.projected(WEBHOOKS_COLLECTION, webhooksProjection);
 
   async ensureIndexes(): Promise<void> {
     await ensureIndexes(this.db, APPS_COLLECTION, [{ keys: { createdAt: -1 }, options: { name: 'created' } }]);
     await ensureIndexes(this.db, API_KEYS_COLLECTION, [{ keys: { appId: 1, keyId: 1 }, options: { name: 'app_key' } }]);
     await ensureIndexes(this.db, WEBHOOKS_COLLECTION, [{ keys: { appId: 1, createdAt: 1 }, options: { name: 'app_created' } }]);
-  }
-
-  /** Both the command path (read-your-writes) and the topic consumer come through here. */
-  apply(events: readonly EventEnvelope[]): Promise<void> {
-    return this.projections.apply(events);
   }
 
   /** A deleted app is not found. */

@@ -1,6 +1,7 @@
 import { epochSeconds } from '@chat/contracts';
 import type { Actor, EventEnvelope } from '@chat/contracts';
-import type { CommandMetadata, CommandRunner } from '@chat/eventsourcing';
+import { commandMetadata } from '@chat/eventsourcing';
+import type { CommandRunner } from '@chat/eventsourcing';
 import type { Logger } from 'pino';
 import { appDecider, appStreamId } from '../domain/app.js';
 import type { AppCommand, AppState } from '../domain/app.js';
@@ -43,12 +44,11 @@ export class AppStream {
    * projection fails. The topic consumer repeats both, so a failure here heals.
    */
   async run(appId: string, command: AppCommand, actor: Actor, requestId: string, now: Date): Promise<AppState> {
-    const metadata: CommandMetadata = { appId, actor, correlationId: requestId, now };
-    const result = await this.deps.runner.run({
+        const result = await this.deps.runner.run({
       decider: appDecider,
       streamId: appStreamId(appId),
       command,
-      metadata,
+      metadata: commandMetadata({ actor, requestId }, now),
       onAppended: (events) =>
         this.deps.invalidator
           .invalidateTwice(keyHashesOf(events))

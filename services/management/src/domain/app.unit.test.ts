@@ -1,6 +1,6 @@
 import { ApiError } from '@chat/contracts';
 import type { ErrorCode } from '@chat/contracts';
-import { specFor } from '@chat/eventsourcing';
+import { specFor } from '@chat/eventsourcing/testing';
 import { describe, it } from 'vitest';
 import { MAX_API_KEYS_PER_APP, appDecider } from './app.js';
 import type { AppEvent, NewApiKey } from './app.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { testEnvelope } from '@chat/eventsourcing';
+import { testEnvelope } from '@chat/eventsourcing/testing';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MessagesReadModels } from './readModels.js';

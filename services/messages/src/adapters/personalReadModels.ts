@@ -1,7 +1,6 @@
-import { allOf, ensureIndexes, findPage, mongoProjection, stripStoredFields } from '@chat/mongo';
-import type { EventApplier, PagePosition, Stored } from '@chat/mongo';
-import type { EventEnvelope } from '@chat/contracts';
-import type { Collection, Db, Filter } from 'mongodb';
+import { ProjectedReadModels, ensureIndexes, findPage, stripStoredFields } from '@chat/mongo';
+import type { PagePosition, Stored } from '@chat/mongo';
+import type { Collection, Filter } from 'mongodb';
 import type { MessageDoc } from '../projections/messages.js';
 import { messageInteractionsId, messageInteractionsProjection } from '../projections/messageInteractions.js';
 import type { Interaction, MessageInteractionsDoc } from '../projections/messageInteractions.js';
@@ -25,31 +24,15 @@ export interface ThreadScope {
  * (written by the projection runtime, like every read model); and the thread questions asked of the
  * messages read model (replies counted there), read only.
  */
-export class PersonalReadModels implements EventApplier {
-  private readonly projections: EventApplier;
-  private readonly saved: Collection<Stored<SavedMessagesDoc>>;
-  private readonly subscriptions: Collection<Stored<ThreadSubscriptionDoc>>;
-  private readonly interactions: Collection<Stored<MessageInteractionsDoc>>;
-  private readonly messages: Collection<Stored<MessageDoc>>;
-
-  constructor(private readonly db: Db) {
-    this.projections = allOf(
-      mongoProjection(db, 'saved_messages', savedMessagesProjection),
-      mongoProjection(db, 'thread_subscriptions', threadSubscriptionsProjection),
-      mongoProjection(db, 'message_interactions', messageInteractionsProjection),
-    );
-    this.saved = db.collection('saved_messages');
-    this.subscriptions = db.collection('thread_subscriptions');
-    this.interactions = db.collection('message_interactions');
-    this.messages = db.collection('messages');
-  }
+export class PersonalReadModels extends ProjectedReadModels {
+  private readonly saved = this.projected('saved_messages', savedMessagesProjection);
+  private readonly subscriptions = this.projected('thread_subscriptions', threadSubscriptionsProjection);
+  private readonly interactions = this.projected('message_interactions', messageInteractionsProjection);
+  /** Read only: the messages read model's replies, written by MessagesReadModels. */
+  private readonly messages: Collection<Stored<MessageDoc>> = this.db.collection('messages');
 
   async ensureIndexes(): Promise<void> {
     await ensureIndexes(this.db, 'thread_subscriptions', [{ keys: { appId: 1, uid: 1, subscribed: 1 }, options: { name: 'threads_of_user' } }]);
-  }
-
-  apply(events: readonly EventEnvelope[]): Promise<void> {
-    return this.projections.apply(events);
   }
 
   /** The user's saved messages, most recently saved first. */

@@ -1,6 +1,6 @@
 import type { EventEnvelope } from '@chat/contracts';
 import { Coalescer } from '@chat/eventsourcing';
-import { DocumentMemory, MongoDocumentStore, allOf, ensureIndexes, findByIds, findPage, isDuplicateKeyError, mongoProjection, showsPositions, stripStoredFields } from '@chat/mongo';
+import { DocumentMemory, MongoDocumentStore, allOf, ensureIndexes, escapeRegex, findByIds, findPage, isDuplicateKeyError, mongoProjection, showsPositions, stripStoredFields } from '@chat/mongo';
 import type { DocumentMemoryOptions, EventApplier, KeysetOrder, PagePosition, Stored, StoredRecord } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import { groupFactsProjection, knownGroupId, membershipId } from '../projections/groups.js';
@@ -101,10 +101,6 @@ export interface MessageQuery {
   fromTimestamp?: number;
   toTimestamp?: number;
   excludeSenders?: readonly string[];
-}
-
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** What `unread`/`undelivered` keep: others' live messages above the user's mark of their conversation. */

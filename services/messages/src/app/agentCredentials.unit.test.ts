@@ -1,6 +1,7 @@
 import { SecretBox } from '@chat/contracts';
 import type { Agent, EventEnvelope } from '@chat/contracts';
-import { CommandRunner, InMemoryCommitStore } from '@chat/eventsourcing';
+import { CommandRunner } from '@chat/eventsourcing';
+import { InMemoryCommitStore } from '@chat/eventsourcing/testing';
 import type { EventPublisher } from '@chat/eventsourcing';
 import { describe, expect, it } from 'vitest';
 import type { ModerationReadModels } from '../adapters/moderationReadModels.js';

@@ -1,5 +1,5 @@
 import type { EventEnvelope, MessageSent } from '@chat/contracts';
-import { testEnvelope } from '@chat/eventsourcing';
+import { testEnvelope } from '@chat/eventsourcing/testing';
 import { describe, expect, it } from 'vitest';
 import type { Facts } from '../adapters/readModels.js';
 import { parseImportedMessage } from '../http/schemas.js';

@@ -1,8 +1,9 @@
 import { epochSeconds } from '@chat/contracts';
+import { commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
 import { messageInteractionDecider, messageInteractionStream } from '../domain/messageInteractions.js';
 import type { PersonalReadModels } from '../adapters/personalReadModels.js';
-import { commandMetadata, messageTarget } from './messageTarget.js';
+import { messageTarget } from './messageTarget.js';
 import type { ApiObject, MessagesApp, RequestContext } from './messages.js';
 
 export interface MessageInteractionsDeps {

@@ -1,5 +1,4 @@
 import { ApiError } from '@chat/contracts';
-import type { CommandMetadata } from '@chat/eventsourcing';
 import type { MessageActor, MessageFacts } from '../domain/conversationLog.js';
 import { factsOf } from '../projections/messages.js';
 import type { MessageDoc } from '../projections/messages.js';
@@ -26,8 +25,4 @@ export async function messageTarget(messages: MessagesApp, context: RequestConte
     if (!(error instanceof ApiError) || error.code !== 'ERR_MESSAGE_ID_NOT_FOUND') throw error;
     return { doc: null, facts: null, actor: { kind: 'user', uid: context.actor.uid ?? '', standing: 'outsider' } };
   }
-}
-
-export function commandMetadata(context: RequestContext, now: Date): CommandMetadata {
-  return { appId: context.actor.appId, actor: context.actor, correlationId: context.requestId, causationId: context.causationId ?? null, now };
 }

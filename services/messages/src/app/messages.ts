@@ -1,7 +1,8 @@
 import { ApiError, epochSeconds, groupConversationId, userConversationId } from '@chat/contracts';
-import type { Actor, EventEnvelope, MessageBlocked, MessageSent } from '@chat/contracts';
+import type { EventEnvelope, MessageBlocked, MessageSent, RequestContext } from '@chat/contracts';
 import { readWithPatience } from '@chat/mongo';
 import type { PagePosition } from '@chat/mongo';
+import { commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
 import type { Facts, MessageCursor, MessageQuery, MessagesReadModels, UnseenBy } from '../adapters/readModels.js';
 import type { AppModeration } from '../adapters/moderationReadModels.js';
@@ -27,14 +28,8 @@ export interface MessagesDeps {
   clock?: () => Date;
 }
 
-export interface RequestContext {
-  actor: Actor;
-  requestId: string;
-  /** The event a command reacts to (group action messages), for the envelopes' `causationId`. */
-  causationId?: string;
-  /** The positions the request's consistency token names: writes the client made, perhaps on another replica. */
-  awaited?: ReadonlyMap<string, number>;
-}
+/** Re-exported for this service's many importers; the one definition is in @chat/contracts. */
+export type { RequestContext };
 
 type CommandBuilder = () => Promise<ConversationLogCommand>;
 
@@ -126,13 +121,7 @@ export class MessagesApp {
       streamId: conversationLogStream(appId, conversationId),
       command: build,
       batchable,
-      metadata: {
-        appId,
-        actor: context.actor,
-        correlationId: context.requestId,
-        causationId: context.causationId ?? null,
-        now: this.clock(),
-      },
+      metadata: commandMetadata(context, this.clock()),
     });
     return result.events;
   }

@@ -1,6 +1,6 @@
 import type { AsOf, EventEnvelope } from '@chat/contracts';
 import { encodeConsistencyToken, parseAsOf } from '@chat/contracts';
-import { testEnvelope as envelope } from '@chat/eventsourcing';
+import { testEnvelope as envelope } from '@chat/eventsourcing/testing';
 import { applyInMemory } from '@chat/mongo';
 import { describe, expect, it } from 'vitest';
 import { messageDocId, messagesProjection } from '../projections/messages.js';

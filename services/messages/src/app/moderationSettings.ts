@@ -1,5 +1,6 @@
 import { epochSeconds } from '@chat/contracts';
 import type { Agent } from '@chat/contracts';
+import { commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
 import { readWithPatience } from '@chat/mongo';
 import type { ModerationReadModels } from '../adapters/moderationReadModels.js';
@@ -39,7 +40,7 @@ export class ModerationSettingsApp {
       decider: moderationSettingsDecider,
       streamId: moderationSettingsStream(appId),
       command: (state) => build(epochSeconds(this.clock()), state),
-      metadata: { appId, actor: context.actor, correlationId: context.requestId, causationId: null, now: this.clock() },
+      metadata: commandMetadata({ actor: context.actor, requestId: context.requestId }, this.clock()),
     });
     return result.state;
   }

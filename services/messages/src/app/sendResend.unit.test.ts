@@ -1,4 +1,5 @@
-import { CommandRunner, InMemoryCommitStore } from '@chat/eventsourcing';
+import { CommandRunner } from '@chat/eventsourcing';
+import { InMemoryCommitStore } from '@chat/eventsourcing/testing';
 import { describe, expect, it } from 'vitest';
 import type { Facts, MessagesReadModels } from '../adapters/readModels.js';
 import type { AppModeration } from '../adapters/moderationReadModels.js';

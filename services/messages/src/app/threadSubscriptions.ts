@@ -1,4 +1,5 @@
 import { groupConversationId, userConversationId } from '@chat/contracts';
+import { commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
 import type { PagePosition } from '@chat/mongo';
 import type { MessagesReadModels } from '../adapters/readModels.js';
@@ -7,7 +8,7 @@ import { threadSubscriptionDecider, threadSubscriptionStream } from '../domain/t
 import type { ChangeThreadSubscription } from '../domain/threadSubscriptions.js';
 import { messageView } from '../domain/messageView.js';
 import type { MessageDoc } from '../projections/messages.js';
-import { commandMetadata, messageTarget } from './messageTarget.js';
+import { messageTarget } from './messageTarget.js';
 import type { ApiObject, MessagesApp, RequestContext } from './messages.js';
 
 export interface ThreadSubscriptionsDeps {

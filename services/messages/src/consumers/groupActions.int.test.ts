@@ -9,7 +9,8 @@ import { ModerationReadModels } from '../adapters/moderationReadModels.js';
 import { MessagesReadModels } from '../adapters/readModels.js';
 import { MessagesApp } from '../app/messages.js';
 import { isGroupEvent } from '../projections/groups.js';
-import { CommandRunner, testEnvelope as envelope } from '@chat/eventsourcing';
+import { CommandRunner } from '@chat/eventsourcing';
+import { testEnvelope as envelope } from '@chat/eventsourcing/testing';
 import { GroupActionMessages } from './groupActions.js';
 
 // Action messages on the real FerretDB: a redelivered group event, and the same events replayed by a

@@ -1,6 +1,6 @@
 import { ApiError } from '@chat/contracts';
 import type { MessageSent } from '@chat/contracts';
-import { specFor } from '@chat/eventsourcing';
+import { specFor } from '@chat/eventsourcing/testing';
 import { describe, it } from 'vitest';
 import { StaleMessageIdError, conversationLogDecider } from './conversationLog.js';
 import type { ConversationLogEvent, MessageActor, MessageFacts, SendMessage, UserFacts } from './conversationLog.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { GroupEvent, KnownGroupDoc } from '../projections/groups.js';
-import { testEnvelope } from '@chat/eventsourcing';
+import { testEnvelope } from '@chat/eventsourcing/testing';
 import type { KnownUserDoc } from '../projections/users.js';
 import { actionMessageCount, actionMessages, planGroupActions } from './groupActions.js';
 

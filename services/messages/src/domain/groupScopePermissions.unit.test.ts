@@ -1,6 +1,6 @@
 import { ApiError } from '@chat/contracts';
 import type { MessageSent } from '@chat/contracts';
-import { specFor } from '@chat/eventsourcing';
+import { specFor } from '@chat/eventsourcing/testing';
 import { describe, expect, it } from 'vitest';
 import { conversationLogDecider } from './conversationLog.js';
 import type { SendMessage } from './conversationLog.js';

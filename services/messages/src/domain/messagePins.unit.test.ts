@@ -1,5 +1,5 @@
 import { ApiError } from '@chat/contracts';
-import { specFor } from '@chat/eventsourcing';
+import { specFor } from '@chat/eventsourcing/testing';
 import { describe, it } from 'vitest';
 import { conversationLogDecider } from './conversationLog.js';
 import type { ConversationLogEvent, MessageActor, MessageFacts } from './conversationLog.js';

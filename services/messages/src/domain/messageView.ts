@@ -1,3 +1,4 @@
+import { groupSummaryOf } from '@chat/contracts';
 import type { UserEntity } from '@chat/contracts';
 import type { KnownGroupDoc } from '../projections/groups.js';
 import type { MessageDoc, StoredReaction } from '../projections/messages.js';
@@ -26,12 +27,7 @@ export function appSystemEntity(): UserEntity {
 
 export function groupEntityOf(group: KnownGroupDoc): Record<string, unknown> {
   return {
-    guid: group.guid,
-    name: group.name,
-    type: group.type,
-    owner: group.owner,
-    ...(group.icon !== undefined ? { icon: group.icon } : {}),
-    ...(group.description !== undefined ? { description: group.description } : {}),
+    ...groupSummaryOf(group),
     membersCount: group.membersCount,
     createdAt: group.createdAt,
     updatedAt: group.updatedAt,

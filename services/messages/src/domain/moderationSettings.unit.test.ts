@@ -1,5 +1,5 @@
 import { ApiError } from '@chat/contracts';
-import { specFor } from '@chat/eventsourcing';
+import { specFor } from '@chat/eventsourcing/testing';
 import { describe, expect, it } from 'vitest';
 import { MAX_REVISIONS_PER_RULE, emptySettings, moderationSettingsDecider, settingsAfter } from './moderationSettings.js';
 import type { SettingsEvent } from './moderationSettings.js';

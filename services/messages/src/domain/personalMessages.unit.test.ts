@@ -1,5 +1,5 @@
 import { ApiError } from '@chat/contracts';
-import { specFor } from '@chat/eventsourcing';
+import { specFor } from '@chat/eventsourcing/testing';
 import { describe, it } from 'vitest';
 import type { MessageActor, MessageFacts } from './conversationLog.js';
 import { messageInteractionDecider, MAX_INTERACTED_ELEMENTS } from './messageInteractions.js';

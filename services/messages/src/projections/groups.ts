@@ -1,17 +1,11 @@
-import { eventTypeIn, groupEventTypes } from '@chat/contracts';
-import type { EventEnvelope, EventOf, GroupScope, GroupType } from '@chat/contracts';
+import { eventTypeIn, groupEventTypes, groupSummaryOf } from '@chat/contracts';
+import type { EventEnvelope, EventOf, GroupScope, GroupSummary } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
 
 /** A group as sending and action messages need it: it exists, and its entity snapshot. */
-export interface KnownGroupDoc {
+export interface KnownGroupDoc extends GroupSummary {
   kind: 'group';
   appId: string;
-  guid: string;
-  name: string;
-  type: GroupType;
-  owner: string;
-  icon?: string;
-  description?: string;
   membersCount: number;
   createdAt: number;
   updatedAt: number;
@@ -104,12 +98,7 @@ function evolveGroup(doc: KnownGroupDoc | null, event: GroupEvent): KnownGroupDo
       return {
         kind: 'group',
         appId: event.appId,
-        guid: g.guid,
-        name: g.name,
-        type: g.type,
-        owner: g.owner,
-        ...(g.icon !== undefined ? { icon: g.icon } : {}),
-        ...(g.description !== undefined ? { description: g.description } : {}),
+        ...groupSummaryOf(g),
         membersCount: doc?.membersCount ?? 0,
         createdAt: g.createdAt,
         updatedAt: g.createdAt,

@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@chat/contracts';
-import { testEnvelope as envelope } from '@chat/eventsourcing';
+import { testEnvelope as envelope } from '@chat/eventsourcing/testing';
 import { InMemoryDocumentStore, applyInMemory } from '@chat/mongo';
 import type { Projection } from '@chat/mongo';
 import { describe, expect, it } from 'vitest';

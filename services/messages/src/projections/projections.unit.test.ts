@@ -6,7 +6,7 @@ import { groupFactsProjection, knownGroupId, membershipId } from './groups.js';
 import type { GroupFactDoc } from './groups.js';
 import { messageDocId, messagesProjection } from './messages.js';
 import type { MessageDoc } from './messages.js';
-import { testEnvelope as envelope } from '@chat/eventsourcing';
+import { testEnvelope as envelope } from '@chat/eventsourcing/testing';
 import { knownUserId, knownUsersProjection } from './users.js';
 import type { KnownUserDoc } from './users.js';
 

@@ -1,4 +1,4 @@
-import { testEnvelope as envelope } from '@chat/eventsourcing';
+import { testEnvelope as envelope } from '@chat/eventsourcing/testing';
 import { applyInMemory } from '@chat/mongo';
 import { describe, expect, it } from 'vitest';
 import { receiptFactsProjection } from './receiptFacts.js';

@@ -1,4 +1,5 @@
 import type { Actor } from '@chat/contracts';
+import { commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
 import { appConfigDecider, appConfigStreamId } from '../domain/appConfig.js';
 import type { AppConfigCommand } from '../domain/appConfig.js';
@@ -20,7 +21,7 @@ export class ConfigCommands {
       decider: appConfigDecider,
       streamId: appConfigStreamId(actor.appId),
       command,
-      metadata: { appId: actor.appId, actor, correlationId, now: new Date(command.at) },
+      metadata: commandMetadata({ actor, requestId: correlationId }, new Date(command.at)),
     });
     this.directory.applied(events);
     // Answered once the events are on Kafka, so every replica's fence sees this change before any

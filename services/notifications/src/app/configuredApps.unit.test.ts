@@ -1,5 +1,5 @@
 import type { KnownEvent } from '@chat/contracts';
-import { testEnvelope } from '@chat/eventsourcing';
+import { testEnvelope } from '@chat/eventsourcing/testing';
 import type { RecordHeaders } from '@chat/kafka';
 import { describe, expect, it } from 'vitest';
 import { ConfiguredApps } from './configuredApps.js';

@@ -1,5 +1,5 @@
 import type { NotificationOutcome } from '@chat/contracts';
-import { Coalescer, backoffDelay } from '@chat/eventsourcing';
+import { Coalescer, backoffDelay, commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
 import type { AttemptResult, QueuedDelivery } from '@chat/webhooks';
 import type { ProviderAnswer, Providers } from '../adapters/providers/index.js';
@@ -262,7 +262,7 @@ export class Deliveries {
       decider: recipientDecider,
       streamId: recipientStreamId(notification.appId, notification.recipient),
       command: { type: 'RemoveTokens', uid: notification.recipient, tokens: [notification.pushToken!], reason: 'invalid', at: this.clock() },
-      metadata: { appId: notification.appId, actor: notifierActor(notification.appId), correlationId: notification.notificationId, now: new Date(this.clock()) },
+      metadata: commandMetadata({ actor: notifierActor(notification.appId), requestId: notification.notificationId }, new Date(this.clock())),
     });
   }
 }

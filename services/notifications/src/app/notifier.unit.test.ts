@@ -1,5 +1,5 @@
 import type { KnownEvent } from '@chat/contracts';
-import { testEnvelope } from '@chat/eventsourcing';
+import { testEnvelope } from '@chat/eventsourcing/testing';
 import { describe, expect, it } from 'vitest';
 import type { LogDocument, NotificationDocument } from '../domain/notificationRecord.js';
 import { emptyRecipient, muteKey } from '../domain/recipient.js';

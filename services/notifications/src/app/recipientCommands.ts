@@ -1,5 +1,6 @@
 import { ApiError } from '@chat/contracts';
 import type { Actor } from '@chat/contracts';
+import { commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
 import { readWithPatience } from '@chat/mongo';
 import type { NotificationReadModels } from '../adapters/readModels.js';
@@ -32,7 +33,7 @@ export class RecipientCommands {
       decider: recipientDecider,
       streamId: recipientStreamId(actor.appId, uid),
       command,
-      metadata: { appId: actor.appId, actor, correlationId, now: new Date() },
+      metadata: commandMetadata({ actor, requestId: correlationId }, new Date()),
     });
     return this.requireUser(actor.appId, uid);
   }

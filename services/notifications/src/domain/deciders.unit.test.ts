@@ -1,6 +1,6 @@
 import { ApiError } from '@chat/contracts';
 import type { PushTokenRegistered } from '@chat/contracts';
-import { specFor } from '@chat/eventsourcing';
+import { specFor } from '@chat/eventsourcing/testing';
 import { describe, expect, it } from 'vitest';
 import { appConfigDecider } from './appConfig.js';
 import type { AppConfigEvent, ProviderChange } from './appConfig.js';

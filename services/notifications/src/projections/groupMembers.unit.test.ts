@@ -1,4 +1,4 @@
-import { testEnvelope } from '@chat/eventsourcing';
+import { testEnvelope } from '@chat/eventsourcing/testing';
 import { InMemoryDocumentStore, ProjectionRuntime } from '@chat/mongo';
 import { describe, expect, it } from 'vitest';
 import { GROUP_MEMBER_BUCKETS, groupMemberBucketId, groupMemberBucketIds, groupMembersProjection, groupVersionId, groupVersionsProjection } from './groupMembers.js';

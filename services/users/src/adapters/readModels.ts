@@ -1,6 +1,6 @@
 import { eventTypeIn, userLifecycleEventTypes } from '@chat/contracts';
 import type { EventEnvelope } from '@chat/contracts';
-import { DocumentMemory, MongoDocumentStore, allOf, ensureIndexes, findByIds, findPage, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
+import { DocumentMemory, MongoDocumentStore, allOf, ensureIndexes, escapeRegex, findByIds, findPage, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
 import type { DocumentMemoryOptions, EventApplier, KeysetOrder, ProjectionRuntime, PagePosition, Stored } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import { authTokenDocId, authTokensProjection } from '../projections/authTokens.js';
@@ -48,10 +48,6 @@ export type RelationKind = 'friends' | 'blocks';
 
 /** Events that change whether (or where) a user appears in the default listing. */
 const isListingEvent = eventTypeIn(userLifecycleEventTypes);
-
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 /** Every read model of the users service, and the queries its use cases need. */
 export class UserReadModels implements EventApplier {

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Coalescer, backoffDelay } from '@chat/eventsourcing';
+import type { Backoff } from '@chat/eventsourcing';
 import { isDuplicateKeyError } from '@chat/mongo';
 import type { Collection, Db } from 'mongodb';
 import {
@@ -46,7 +47,7 @@ interface Chunk {
 
 const MAX_ATTEMPTS = 30;
 /** Concurrent writers of one app's directory (the consumer, read-your-writes, replicas) back off apart. */
-const CONTENTION_BACKOFF = { baseMs: 2, maxMs: 100 };
+const CONTENTION_BACKOFF: Backoff = { baseMs: 2, maxMs: 100, jitter: 'equal' };
 
 /**
  * Keeps the per-app directory in step with the users read model. `sync` is state-based (it makes

@@ -1,5 +1,6 @@
 import { epochSeconds } from '@chat/contracts';
-import type { Actor, EventEnvelope } from '@chat/contracts';
+import type { EventEnvelope, RequestContext } from '@chat/contracts';
+import { commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner, Decider, DomainEvent } from '@chat/eventsourcing';
 import type { UserReadModels } from '../adapters/readModels.js';
 import { userDecider, userStream } from '../domain/user.js';
@@ -10,11 +11,6 @@ export interface UsersDeps {
   runner: CommandRunner;
   readModels: UserReadModels;
   clock?: () => Date;
-}
-
-export interface RequestContext {
-  actor: Actor;
-  requestId: string;
 }
 
 
@@ -51,7 +47,7 @@ export class UserCommands {
       decider,
       streamId,
       command,
-      metadata: { appId: context.actor.appId, actor: context.actor, correlationId: context.requestId, now },
+      metadata: commandMetadata(context, now),
       ...(expectNew ? { expectNew } : {}),
     });
     return result.events;

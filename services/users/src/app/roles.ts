@@ -1,4 +1,5 @@
 import { ApiError } from '@chat/contracts';
+import type { RequestContext } from '@chat/contracts';
 import type { UserReadModels } from '../adapters/readModels.js';
 import { featureCatalog, featureSpec, permissionCatalog, permissionSpec } from '../domain/catalog.js';
 import type { PermissionValue } from '../domain/catalog.js';
@@ -8,7 +9,7 @@ import type { RoleDoc } from '../projections/roles.js';
 import { listMeta, pagination } from '@chat/http';
 import type { ListCursor } from '@chat/http';
 import { UserCommands } from './context.js';
-import type { RequestContext, UsersDeps } from './context.js';
+import type { UsersDeps } from './context.js';
 import { renderRole } from './views.js';
 
 function effectivePermissions(doc: RoleDoc): Record<string, PermissionValue> {

@@ -1,4 +1,5 @@
 import { ApiError } from '@chat/contracts';
+import type { RequestContext } from '@chat/contracts';
 import { settleEach } from '@chat/http';
 import type { ImportOutcome, KeyedRecord } from '@chat/http';
 import type { UserReadModels } from '../adapters/readModels.js';
@@ -6,7 +7,7 @@ import type { UserDoc } from '../projections/users.js';
 import { DEFAULT_ROLE } from '../domain/roles.js';
 import type { ImportedUser } from '../http/schemas.js';
 import { UserCommands } from './context.js';
-import type { RequestContext, UsersDeps } from './context.js';
+import type { UsersDeps } from './context.js';
 import { renderUser } from './views.js';
 import type { UserResource } from './views.js';
 

@@ -9,10 +9,10 @@ import type { AuthTokenDoc } from '../projections/authTokens.js';
 import { listMeta } from '@chat/http';
 import type { ListCursor } from '@chat/http';
 import { UserCommands } from './context.js';
-import type { RequestContext, UsersDeps } from './context.js';
+import type { UsersDeps } from './context.js';
 import { maskedToken, renderToken, renderUser } from './views.js';
 import type { UserResource } from './views.js';
-import type { RoleAccess } from '@chat/contracts';
+import type { RequestContext, RoleAccess } from '@chat/contracts';
 
 export interface IssuedToken {
   token: string;

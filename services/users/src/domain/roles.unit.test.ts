@@ -1,5 +1,5 @@
 import { ApiError } from '@chat/contracts';
-import { specFor } from '@chat/eventsourcing';
+import { specFor } from '@chat/eventsourcing/testing';
 import { describe, it } from 'vitest';
 import { MAX_ROLES_PER_APP, rolesDecider } from './roles.js';
 import type { RolesEvent } from './roles.js';

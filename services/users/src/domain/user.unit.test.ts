@@ -1,5 +1,5 @@
 import { ApiError } from '@chat/contracts';
-import { specFor } from '@chat/eventsourcing';
+import { specFor } from '@chat/eventsourcing/testing';
 import { describe, it } from 'vitest';
 import { MAX_AUTH_TOKENS_PER_USER, userDecider } from './user.js';
 import type { UserEvent, UserProfile } from './user.js';

@@ -1,4 +1,4 @@
-import { specFor } from '@chat/eventsourcing';
+import { specFor } from '@chat/eventsourcing/testing';
 import { describe, it } from 'vitest';
 import { userDecider } from './user.js';
 import type { UserEvent, UserProfile } from './user.js';

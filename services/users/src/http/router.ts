@@ -2,7 +2,7 @@ import { ApiError, isUid, normalizeUid } from '@chat/contracts';
 import { ListCursor, actorOf, importRecords, inCallerOrder, parseQuery, parseWith, requestIdOf, validateRecords } from '@chat/http';
 import { Router } from 'express';
 import type { Request } from 'express';
-import type { RequestContext } from '../app/context.js';
+import type { RequestContext } from '@chat/contracts';
 import type { RelationsApp } from '../app/relations.js';
 import type { RolesApp } from '../app/roles.js';
 import type { UserImport } from '../app/userImport.js';

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { webhookSignature } from '@chat/contracts';
 import type { Actor, KnownEvent } from '@chat/contracts';
 import type { OutboundHttp } from '@chat/delivery';
-import { Coalescer, RecentlyUsed, backoffDelay } from '@chat/eventsourcing';
+import { Coalescer, RecentlyUsed, backoffDelay, commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
 import type { Logger } from 'pino';
 import type { DeliveryLog, StoredDelivery } from '../adapters/deliveryLog.js';
@@ -303,7 +303,7 @@ export class Deliveries {
         decider: goneDecider,
         streamId: goneStreamId(appId, deliveryId, tracked.document.attempts + 1),
         command: { type: 'ReportGone', attempt: { appId, webhookId, deliveryId, attempt: tracked.document.attempts + 1, outcome: 'gone', ...facts } },
-        metadata: { appId, actor: deliveryActor(appId), correlationId: deliveryId, now: new Date(now) },
+        metadata: commandMetadata({ actor: deliveryActor(appId), requestId: deliveryId }, new Date(now)),
         expectNew: true,
       });
     }

@@ -1,6 +1,6 @@
 import type { KnownEvent } from '@chat/contracts';
 import type { SendResult } from '@chat/delivery';
-import { testEnvelope } from '@chat/eventsourcing';
+import { testEnvelope } from '@chat/eventsourcing/testing';
 import { InMemoryDocumentStore } from '@chat/mongo';
 import type { GuardedWrite, StoredRecord } from '@chat/mongo';
 import { pino } from 'pino';

@@ -1,4 +1,4 @@
-import { specFor } from '@chat/eventsourcing';
+import { specFor } from '@chat/eventsourcing/testing';
 import { describe, expect, it } from 'vitest';
 import { afterAttempt, goneDecider, queuedDelivery, requeuedDelivery, roundOf } from './delivery.js';
 import type { AttemptRecord } from './delivery.js';

@@ -1,4 +1,4 @@
-import { testEnvelope } from '@chat/eventsourcing';
+import { testEnvelope } from '@chat/eventsourcing/testing';
 import type { KnownEvent } from '@chat/contracts';
 import { describe, expect, it } from 'vitest';
 import { triggerOf, triggerOfType, webhookBody } from './triggers.js';

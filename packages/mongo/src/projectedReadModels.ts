@@ -1,0 +1,28 @@
+import type { EventEnvelope } from '@chat/contracts';
+import type { Collection, Db } from 'mongodb';
+import type { Stored } from './documentStore.js';
+import { allOf, mongoProjection } from './projectionRuntime.js';
+import type { EventApplier, Projection } from './projectionRuntime.js';
+
+/**
+ * The scaffold of a service's read models: each collection is declared once, with the projection that
+ * writes it (`projected`), and `apply` hands every batch to all of them side by side (`allOf`). Read
+ * models whose projections must run in an order, or that remember what they applied, write their own
+ * `apply` instead of hiding that here.
+ */
+export abstract class ProjectedReadModels implements EventApplier {
+  private readonly projections: EventApplier[] = [];
+
+  constructor(protected readonly db: Db) {}
+
+  /** The collection `projection` writes, for the queries to read; its events reach it through `apply`. */
+  protected projected<Doc extends object, Event extends EventEnvelope>(collectionName: string, projection: Projection<Doc, Event>): Collection<Stored<Doc>> {
+    this.projections.push(mongoProjection(this.db, collectionName, projection));
+    return this.db.collection<Stored<Doc>>(collectionName);
+  }
+
+  /** Both the command path (read-your-writes) and the topic consumer come through here. */
+  apply(events: readonly EventEnvelope[]): Promise<void> {
+    return allOf(...this.projections).apply(events);
+  }
+}
