@@ -233,8 +233,7 @@ export class ConversationReadModel implements EventApplier {
 
   /** Several conversations of `owner`, read by id, in the order given (absent ones left out); group profiles go to `groups`. */
   private async conversations(appId: string, owner: string, conversationIds: readonly string[], groups: Map<string, ConversationGroup>): Promise<UserConversation[]> {
-    // One read of the timelines and one of the member documents for the whole set: a page of 100
-    // costs two round trips (and their revisions, ADR 0056), not two per conversation.
+    // The timelines and the member documents of the whole set in one read each (ADR 0056), not two per conversation.
     const [timelines, members] = await Promise.all([
       this.stores.timelines.findMany(conversationIds.map((id) => timelineDocId(appId, id))),
       this.stores.members.findMany(conversationIds.map((id) => conversationMemberDocId(appId, owner, id))),
