@@ -6,19 +6,31 @@ import type { KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import { recordHeaders } from './recordSelector.js';
 import type { RecordSelector } from './recordSelector.js';
+import { RepeatWindow } from './repeatWindow.js';
 import { withProcessSpans } from './tracing.js';
 
 /** Applies a run of validated events, in partition order. Must be idempotent: delivery is at-least-once. */
 /** How often a run in progress sends a heartbeat (kafkajs throttles them to its heartbeat interval). */
 const HEARTBEAT_DURING_RUN_MS = 1_000;
 
-export type BatchHandler = (events: readonly KnownEvent[]) => Promise<void>;
+/** What the consumer knows of a run it hands over. */
+export interface HandedRun {
+  /**
+   * False only when no record of the run can have been handed to any member before (ADR 0062): a
+   * handler may then skip its check against repeats. True is the safe answer when unsure.
+   */
+  mayRepeat: boolean;
+}
+
+export type BatchHandler = (events: readonly KnownEvent[], run: HandedRun) => Promise<void>;
 
 /** What one partition's batch offers the processor (kafkajs' `eachBatch` payload, narrowed for testing). */
 export interface PartitionBatch {
   topic: string;
   partition: number;
   messages: readonly KafkaMessage[];
+  /** The partition's high watermark when the batch was fetched; unknown: every record may be a repeat. */
+  highWatermark?: string;
   /** Marks everything up to this offset done; unresolved messages are fetched again. */
   resolveOffset(offset: string): void;
   heartbeat(): Promise<void>;
@@ -106,6 +118,7 @@ export class BatchProcessor {
   private readonly maxEventsPerCall: number;
   private readonly backoffMs: (attempt: number) => number;
   private readonly schedule: (run: () => void, ms: number) => () => void;
+  private readonly repeats = new RepeatWindow();
 
   constructor(private readonly options: BatchProcessorOptions) {
     this.maxEventsPerCall = options.maxEventsPerCall ?? 500;
@@ -118,8 +131,14 @@ export class BatchProcessor {
       });
   }
 
+  /** The member (re)joined its group: which records may be repeats is measured afresh. */
+  joined(): void {
+    this.repeats.joined();
+  }
+
   async process(batch: PartitionBatch): Promise<void> {
     const lane = `${batch.topic}:${batch.partition}`;
+    this.repeats.fetched(batch.topic, batch.partition, batch.highWatermark);
     try {
       await this.processLane(batch, lane);
     } catch (error) {
@@ -207,7 +226,11 @@ export class BatchProcessor {
           withProcessSpans(
             scope,
             remaining.map((item) => item.message),
-            () => this.options.handler(remaining.map((item) => item.event)),
+            () =>
+              this.options.handler(
+                remaining.map((item) => item.event),
+                { mayRepeat: this.repeats.handing(batch.topic, batch.partition, remaining[0]!.message.offset, remaining[remaining.length - 1]!.message.offset) },
+              ),
           ),
         );
         break;

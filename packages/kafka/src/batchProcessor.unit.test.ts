@@ -111,6 +111,41 @@ describe('BatchProcessor', () => {
     expect(partition.resolved).toBe(4);
   });
 
+  it('tells the handler whether a run may have been handed before: below the first fetch\'s high watermark, again after a failure, afresh after a join', async () => {
+    const seen: Array<[string[], boolean]> = [];
+    let failNext = false;
+    const processor = new BatchProcessor({
+      handler: (batch, run) => {
+        seen.push([batch.map((event) => uidOf(event)), run.mayRepeat]);
+        if (failNext) {
+          failNext = false;
+          return Promise.reject(new Error('store down'));
+        }
+        return Promise.resolve();
+      },
+      logger,
+      maxEventsPerCall: 2,
+      schedule: () => () => undefined,
+      deadLetter: () => Promise.resolve(),
+    });
+    const log = ['a', 'b', 'c', 'd', 'e', 'f'].map((uid, index) => messageOf(index, userCreated(uid)));
+    const fetch = (from: number, to: number, highWatermark: string) =>
+      processor.process({ topic: 't', partition: 0, messages: log.slice(from, to), highWatermark, resolveOffset: () => undefined, heartbeat: () => Promise.resolve(), isActive: () => true, pause: () => () => undefined });
+    await fetch(0, 4, '2'); // the previous owner may have had offsets 0 and 1
+    failNext = true;
+    await fetch(4, 6, '6'); // fails, fetched again
+    await fetch(4, 6, '6');
+    processor.joined();
+    await fetch(4, 6, '6');
+    expect(seen).toEqual([
+      [['a', 'b'], true],
+      [['c', 'd'], false],
+      [['e', 'f'], false],
+      [['e', 'f'], true],
+      [['e', 'f'], true],
+    ]);
+  });
+
   it('dead-letters only what can never be applied: not an envelope, an unknown type, an invalid payload', async () => {
     const applied: string[] = [];
     const partition = new FakePartition(

@@ -98,3 +98,70 @@ describe('EventConsumer on Kafka', () => {
     await admin.disconnect();
   });
 });
+
+// ADR 0062: what was on the partition when the member joined may have been handed to a member before;
+// what is produced after its first fetch cannot have been, until the member joins again.
+describe('EventConsumer on Kafka: the repeat flag', () => {
+  const logger = pino({ level: 'silent' });
+  const run = randomBytes(4).toString('hex');
+  const topic = `test.repeats.${run}`;
+  const groupId = `test-repeats-${run}`;
+  let kafka: Kafka;
+  let producer: Producer;
+  const consumers: EventConsumer[] = [];
+
+  beforeAll(async () => {
+    kafka = createKafka('repeats-int-test', (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:9092').split(','), logger, loadKafkaSecurity(process.env));
+    await ensureTopics(kafka, [topic, deadLetterTopic(groupId)], 1);
+    producer = kafka.producer();
+    await producer.connect();
+  });
+  afterAll(async () => {
+    for (const consumer of consumers) await consumer.stop();
+    await producer.disconnect();
+  });
+
+  const send = (...uids: string[]) =>
+    producer.send({ topic, messages: uids.map((uid) => ({ key: uid, value: JSON.stringify(testEnvelope('UserCreated', `user:app1:${uid}`, 1, { uid, name: uid, role: 'default', tags: [], createdAt: 1 })) })) });
+
+  it('flags the records on the partition at the join as possible repeats and the ones produced later as new; a new member starts flagged again', async () => {
+    const handed: Array<{ uid: string; mayRepeat: boolean }> = [];
+    const consumerOf = () => {
+      const consumer = new EventConsumer(kafka, {
+        groupId,
+        topics: [topic],
+        logger,
+        handler: (events, { mayRepeat }) => {
+          handed.push(...events.map((event) => ({ uid: (event.data as { uid: string }).uid, mayRepeat })));
+          return Promise.resolve();
+        },
+      });
+      consumers.push(consumer);
+      return consumer;
+    };
+    const waitFor = async (count: number) => {
+      const deadline = Date.now() + 25_000;
+      while (handed.length < count && Date.now() < deadline) await sleep(100);
+      expect(handed).toHaveLength(count);
+    };
+    await send('a', 'b');
+    const first = consumerOf();
+    await first.start();
+    await waitFor(2);
+    await send('c');
+    await waitFor(3);
+    expect(handed).toEqual([
+      { uid: 'a', mayRepeat: true },
+      { uid: 'b', mayRepeat: true },
+      { uid: 'c', mayRepeat: false },
+    ]);
+    // Its replacement joins after a stop (offsets committed): nothing is handed again, and the first
+    // record it is handed was on the partition when it joined.
+    await first.stop();
+    consumers.splice(consumers.indexOf(first), 1);
+    await send('d');
+    await consumerOf().start();
+    await waitFor(4);
+    expect(handed[3]).toEqual({ uid: 'd', mayRepeat: true });
+  });
+});

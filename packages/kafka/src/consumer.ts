@@ -142,6 +142,7 @@ export class EventConsumer {
     consumer.on(GROUP_JOIN, () => {
       this.inGroup = true;
       commits.forget();
+      this.processor.joined();
     });
     // While the group waits for its members to rejoin, the old generation may still commit.
     consumer.on(REBALANCING, () => void commits.flush());
@@ -164,6 +165,7 @@ export class EventConsumer {
               topic: payload.batch.topic,
               partition: payload.batch.partition,
               messages: payload.batch.messages,
+              highWatermark: payload.batch.highWatermark,
               resolveOffset: (offset) => payload.resolveOffset(offset),
               heartbeat: () => payload.heartbeat(),
               pause: () => payload.pause(),

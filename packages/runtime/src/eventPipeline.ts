@@ -4,7 +4,7 @@ import { CommandRunner } from '@chat/eventsourcing';
 import { recordProducedPositions } from '@chat/http';
 import type { CommandRunnerOptions, OwnReadModels } from '@chat/eventsourcing';
 import { EventConsumer, EventWatch, KafkaEventPublisher, LagReader, consumerGroupFor, ensureTopics } from '@chat/kafka';
-import type { ConsumerCounters, ConsumerHealth, RecordHeaders, RecordSelector } from '@chat/kafka';
+import type { ConsumerCounters, ConsumerHealth, HandedRun, RecordHeaders, RecordSelector } from '@chat/kafka';
 import { MongoCommitStore } from '@chat/mongo';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
@@ -41,9 +41,9 @@ export interface EventPipelineOptions {
   /**
    * Applies a run of one partition's validated events, in order (`readModels.apply` of the service).
    * Throw `UnapplicableEventError` for an event that can never be applied; any other error is an
-   * outage and the run is retried.
+   * outage and the run is retried. `run.mayRepeat` false: no member was handed these events before (ADR 0062).
    */
-  project(events: readonly KnownEvent[]): Promise<void>;
+  project(events: readonly KnownEvent[], run: HandedRun): Promise<void>;
   /**
    * Skips, from their headers (type, appId) and undecoded, the consumed records `project` has no use
    * for (ADR 0044); their offsets are committed all the same. Default: `project` gets every event.
@@ -124,9 +124,9 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
     groupId,
     topics: options.consumes,
     logger,
-    handler: (events) => {
+    handler: (events, run) => {
       operations.observeBatch(events.length);
-      return options.project(events);
+      return options.project(events, run);
     },
     ...(options.select ? { select: options.select } : {}),
   });

@@ -58,12 +58,12 @@ export function createNotificationsService(config: Readonly<NotificationsConfig>
     consumerPurpose: 'notifications',
     // A message of an app with no provider, or an event no read model here applies, is not even decoded.
     select: (records) => configuredApps.select(records),
-    project: async (events) => {
+    project: async (events, run) => {
       await readModels.apply(events);
       directory.applied(events);
       recipients.applied(events);
       // Decisions are stored before the offsets move on, so a crash here loses none.
-      await notifier.queue(events);
+      await notifier.queue(events, run);
     },
     ownReadModels: readModels,
     // Every replica sees every configuration and recipient event (the projection shares them out among replicas).
@@ -101,7 +101,7 @@ export function createNotificationsService(config: Readonly<NotificationsConfig>
     recipients,
     region: config.region,
     defaultTimezone: config.defaultTimezone,
-    take: (skipped, sends) => deliveries.take(skipped, sends),
+    take: (skipped, sends, run) => deliveries.take(skipped, sends, run),
   });
   const deliveries = new Deliveries({
     runner: pipeline.runner,

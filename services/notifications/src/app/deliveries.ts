@@ -1,6 +1,7 @@
 import type { NotificationOutcome } from '@chat/contracts';
-import { Coalescer, backoffDelay, commandMetadata } from '@chat/eventsourcing';
+import { Coalescer, RecentlyUsed, backoffDelay, commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
+import type { HandedRun } from '@chat/kafka';
 import type { AttemptResult, QueuedDelivery } from '@chat/webhooks';
 import type { ProviderAnswer, Providers } from '../adapters/providers/index.js';
 import type { MessageRecord, RecordedAttempt } from '../adapters/readModels.js';
@@ -44,6 +45,9 @@ export function outcomeOf(answer: ProviderAnswer, attempt: number, policy: Retry
 
 /** Provider calls recorded in one write at most (the rest wait for the next). */
 const ATTEMPTS_PER_RECORD = 500;
+
+/** Messages this process recorded or a check found recorded (ADR 0062): about a minute of messages at the rates measured. */
+const KEPT_DECIDED_MESSAGES = 20_000;
 
 export interface DeliveryDeps {
   /** Removes a token a provider said is dead (the recipient's stream). */
@@ -94,6 +98,13 @@ export class Deliveries {
   /** Notifications in the dispatcher, by id. */
   private readonly tracked = new Map<string, Tracked>();
   private readonly recorder: Coalescer<RecordedAttempt, void>;
+  /**
+   * Messages known decided: recorded here, or found recorded by a check. Kafka may carry an event
+   * twice at two offsets (ADR 0008: a stream's journal published by the next commit's replica), the
+   * second copy a first delivery to the consumer (not checked against the store), usually within a
+   * second of the first and on the same partition.
+   */
+  private readonly knownDecided = new RecentlyUsed<string, true>(KEPT_DECIDED_MESSAGES);
 
   constructor(private readonly deps: DeliveryDeps) {
     this.clock = deps.clock ?? Date.now;
@@ -122,9 +133,11 @@ export class Deliveries {
    * per message one log document (its skips and what its sends came to within the wait) and the
    * sends still pending, stored together. A message recorded before (its log document is there) is
    * not recorded or sent again, nor is a send whose first call an older build logged, or one still
-   * in hand here (the run came again after a failed record: this run stores it).
+   * in hand here (the run came again after a failed record: this run stores it). The store is asked
+   * only for a run the consumer says may be a repeat (ADR 0062): a first delivery cannot have been
+   * recorded, except as a second copy of an event this process recorded (`knownDecided`).
    */
-  async take(skipped: readonly LogDocument[], sends: readonly NotificationDocument[]): Promise<void> {
+  async take(skipped: readonly LogDocument[], sends: readonly NotificationDocument[], run: HandedRun = { mayRepeat: true }): Promise<void> {
     const messages = new Map<string, { appId: string; messageId: string; skipped: LogDocument[]; sends: NotificationDocument[] }>();
     const messageOf = (d: { appId: string; messageId: string }) => {
       const id = messageLogId(d.appId, d.messageId);
@@ -135,8 +148,10 @@ export class Deliveries {
     for (const entry of skipped) messageOf(entry).skipped.push(entry);
     const unique = new Map(sends.map((n) => [n.notificationId, n]));
     for (const n of unique.values()) messageOf(n).sends.push(n);
-    const unknown = [...unique.keys()].filter((id) => !this.tracked.has(id));
-    const decided = await this.deps.decidedBefore([...messages.values()], unknown);
+    const inHand = [...messages.values()];
+    const decided = run.mayRepeat
+      ? await this.decidedBefore(inHand, [...unique.keys()].filter((id) => !this.tracked.has(id)))
+      : { messages: this.knownOf(inHand), sends: new Set<string>() };
     const taken: Tracked[] = [];
     for (const [id, m] of messages) {
       if (decided.messages.has(id)) {
@@ -203,6 +218,25 @@ export class Deliveries {
       throw error;
     }
     for (const t of fresh) this.markStored(t);
+    for (const id of messages.keys()) this.knownDecided.set(id, true);
+  }
+
+  /** The store's answer, and the messages this process knows decided. */
+  private async decidedBefore(messages: ReadonlyArray<{ appId: string; messageId: string }>, notificationIds: readonly string[]): Promise<{ messages: Set<string>; sends: Set<string> }> {
+    const decided = await this.deps.decidedBefore(messages, notificationIds);
+    for (const id of decided.messages) this.knownDecided.set(id, true);
+    for (const id of this.knownOf(messages)) decided.messages.add(id);
+    return decided;
+  }
+
+  /** The log ids of those messages this process knows decided. */
+  private knownOf(messages: ReadonlyArray<{ appId: string; messageId: string }>): Set<string> {
+    const known = new Set<string>();
+    for (const m of messages) {
+      const id = messageLogId(m.appId, m.messageId);
+      if (this.knownDecided.has(id)) known.add(id);
+    }
+    return known;
   }
 
   private markStored(t: Tracked): void {

@@ -10,6 +10,9 @@ import type { AppDirectory, AppEntry } from './directory.js';
 const policy = { baseMs: 100, maxMs: 1_000, maxAttempts: 3 };
 const answer = (status?: number, invalidToken = false) => ({ ...(status !== undefined ? { status } : {}), latencyMs: 1, responsePrefix: '', ...(invalidToken ? { invalidToken } : {}) });
 
+/** A run the consumer says may have been handed before. */
+const again = { mayRepeat: true };
+
 describe('what a provider’s answer means', () => {
   it('2xx delivers; a dead token is final; a client error other than 408/429 is not retried', () => {
     expect(outcomeOf(answer(202), 1, policy)).toBe('delivered');
@@ -26,11 +29,11 @@ describe('what a provider’s answer means', () => {
   });
 });
 
-function pending(id: string, attempts = 0): NotificationDocument {
+function pending(id: string, attempts = 0, messageId = 'm1'): NotificationDocument {
   return {
     notificationId: id,
     trigger: 'after_message',
-    messageId: 'm1',
+    messageId,
     conversationId: 'c1',
     messageCategory: 'message',
     messageType: 'text',
@@ -55,11 +58,14 @@ class FakeStore {
   readonly logged = new Map<string, string>();
   /** Messages whose run record is stored. */
   readonly messages = new Set<string>();
+  /** How often the store was asked what was decided. */
+  checks = 0;
   readonly pending = new Map<string, NotificationDocument>();
   readonly timeline: string[] = [];
   runFailures = 0;
 
   decidedBefore(messages: ReadonlyArray<{ appId: string; messageId: string }>, ids: readonly string[]): Promise<{ messages: Set<string>; sends: Set<string> }> {
+    this.checks += 1;
     return Promise.resolve({
       messages: new Set(messages.map((m) => messageLogId(m.appId, m.messageId)).filter((id) => this.messages.has(id))),
       sends: new Set(ids.filter((id) => this.logged.has(`${id}-1`))),
@@ -171,7 +177,7 @@ describe('provider calls of stored notifications and their records', () => {
 describe('a run’s sends: the first call waited for, then one record (ADR 0049)', () => {
   it('a send answered within the wait is logged with the run and never stored as pending', async () => {
     const { subject, store, calls } = deliveries();
-    await subject.take([{ ...pending('s1'), notificationTriggered: false, reason: 'MUTE_PREFERENCE', processingStartedAtMS: 1, processingEndedAtMS: 1 }], [pending('n1'), pending('n2')]);
+    await subject.take([{ ...pending('s1'), notificationTriggered: false, reason: 'MUTE_PREFERENCE', processingStartedAtMS: 1, processingEndedAtMS: 1 }], [pending('n1'), pending('n2')], again);
     expect(calls).toEqual(['n1', 'n2']);
     expect(store.timeline).toEqual(['run record begins', 'run record: s1,n1-1,n2-1 pending ']);
     expect(store.pending.size).toBe(0);
@@ -179,7 +185,7 @@ describe('a run’s sends: the first call waited for, then one record (ADR 0049)
 
   it('a send not answered within the wait is stored pending, and its call recorded after that record', async () => {
     const { subject, store, settled } = deliveries({ answers: [{ afterMs: 30, status: 200 }], firstAttemptWaitMs: 5, runDelayMs: 60 });
-    await subject.take([], [pending('n1')]);
+    await subject.take([], [pending('n1')], again);
     await settled();
     expect(store.timeline).toEqual(['run record begins', 'run record:  pending n1@0', 'attempts: n1-1']);
     expect(store.pending.size).toBe(0);
@@ -187,7 +193,7 @@ describe('a run’s sends: the first call waited for, then one record (ADR 0049)
 
   it('a first call to be retried is logged and stored pending with its count, and the retry goes on from it', async () => {
     const { subject, store } = deliveries({ answers: [503, 200] });
-    await subject.take([], [pending('n1')]);
+    await subject.take([], [pending('n1')], again);
     expect(store.timeline).toEqual(['run record begins', 'run record: n1-1 pending n1@1']);
     expect(store.pending.get('n1')!.nextAttemptAt).toBeGreaterThan(1_000);
     expect(await subject.attempt(queuedOf(pending('n1')))).toEqual({ done: true });
@@ -199,19 +205,19 @@ describe('a run’s sends: the first call waited for, then one record (ADR 0049)
     const store = new FakeStore();
     // The provider answers n1 at once and n2 only after the wait: n2 is stored pending, its call in flight.
     const first = deliveries({ store, answers: [200, { afterMs: 40, status: 200 }], firstAttemptWaitMs: 10 });
-    await first.subject.take([], [pending('n1'), pending('n2')]);
+    await first.subject.take([], [pending('n1'), pending('n2')], again);
     // Redelivered to the same process while n2's call is in flight: neither is called again.
-    await first.subject.take([], [pending('n1'), pending('n2')]);
+    await first.subject.take([], [pending('n1'), pending('n2')], again);
     expect(first.calls).toEqual(['n1', 'n2']);
     // Another replica gets the run while n2 is still pending in the store: it sends neither.
     const replica = deliveries({ store });
-    await replica.subject.take([], [pending('n1'), pending('n2')]);
+    await replica.subject.take([], [pending('n1'), pending('n2')], again);
     expect(replica.calls).toEqual([]);
     await first.settled();
     // A restarted process: n2 was delivered and deleted, n1 logged; a redelivery sends nothing.
     const restarted = deliveries({ store });
     for (const n of store.pending.values()) restarted.subject.resume(n);
-    await restarted.subject.take([], [pending('n1'), pending('n2')]);
+    await restarted.subject.take([], [pending('n1'), pending('n2')], again);
     await restarted.settled();
     expect(restarted.calls).toEqual([]);
     expect([...store.logged.keys()].sort()).toEqual(['n1-1', 'n2-1']);
@@ -220,9 +226,28 @@ describe('a run’s sends: the first call waited for, then one record (ADR 0049)
   it('a run whose record failed is stored by the run again, with the calls made meanwhile, none made twice', async () => {
     const { subject, store, calls } = deliveries();
     store.runFailures = 1;
-    await expect(subject.take([], [pending('n1')])).rejects.toThrow('refused');
-    await subject.take([], [pending('n1')]);
+    await expect(subject.take([], [pending('n1')], again)).rejects.toThrow('refused');
+    await subject.take([], [pending('n1')], again);
     expect(calls).toEqual(['n1']);
     expect(store.timeline).toEqual(['run record begins', 'run record failed', 'run record begins', 'run record: n1-1 pending ']);
+  });
+
+  it('a first delivery (the consumer says no member was handed it before) asks the store nothing', async () => {
+    const { subject, store, calls } = deliveries();
+    await subject.take([], [pending('n1')], { mayRepeat: false });
+    expect(store.checks).toBe(0);
+    expect(calls).toEqual(['n1']);
+    await subject.take([], [pending('n2', 0, 'm2')], { mayRepeat: true });
+    expect(store.checks).toBe(1);
+  });
+
+  it('an event Kafka carries twice, the second copy a first delivery to the consumer, is not sent twice', async () => {
+    const { subject, store, calls, settled } = deliveries();
+    const fresh = { mayRepeat: false };
+    await subject.take([], [pending('n1')], fresh);
+    await settled();
+    await subject.take([], [pending('n1')], fresh);
+    expect(calls).toEqual(['n1']);
+    expect(store.checks).toBe(0);
   });
 });

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Actor, KnownEvent, MessageSent, NotificationProvider, NotificationSkipReason, NotificationSubject } from '@chat/contracts';
+import type { HandedRun } from '@chat/kafka';
 import type { NotificationReadModels } from '../adapters/readModels.js';
 import { decide } from '../domain/decision.js';
 import type { Decision } from '../domain/decision.js';
@@ -45,7 +46,7 @@ export interface NotifierOptions {
    * Makes a run's decisions durable (`Deliveries.take`): the skips logged, the sends not decided
    * before made, and what they came to stored, before the offsets move on.
    */
-  take: (skipped: readonly LogDocument[], sends: readonly NotificationDocument[]) => Promise<void>;
+  take: (skipped: readonly LogDocument[], sends: readonly NotificationDocument[], run: HandedRun) => Promise<void>;
   clock?: () => number;
 }
 
@@ -76,7 +77,7 @@ export class Notifier {
    * Decides the notifications a run of events causes and hands them to `take`, which stores them
    * before the offsets move on: a crash after it lost nothing (a restart resumes pending ones).
    */
-  async queue(events: readonly KnownEvent[]): Promise<void> {
+  async queue(events: readonly KnownEvent[], run: HandedRun = { mayRepeat: true }): Promise<void> {
     const messages = events.filter(isNotifiable);
     if (messages.length === 0) return;
     const skipped: LogDocument[] = [];
@@ -101,7 +102,7 @@ export class Notifier {
         }
       });
     }
-    if (skipped.length > 0 || queued.length > 0) await this.options.take(skipped, queued);
+    if (skipped.length > 0 || queued.length > 0) await this.options.take(skipped, queued, run);
   }
 
   /** Who a message may notify: the other user, or the group's members but the sender. */

@@ -1,5 +1,6 @@
 import type { KnownEvent } from '@chat/contracts';
 import { testEnvelope } from '@chat/eventsourcing/testing';
+import type { HandedRun } from '@chat/kafka';
 import { describe, expect, it } from 'vitest';
 import type { LogDocument, NotificationDocument } from '../domain/notificationRecord.js';
 import { emptyRecipient, muteKey } from '../domain/recipient.js';
@@ -36,7 +37,7 @@ function sent(id: string, receiver: string, receiverType: 'user' | 'group'): Kno
 /** A notifier over fakes: what it hands to `take`, and how often it read the group's members. */
 function notifier() {
   const generation = {};
-  const records: Array<{ skipped: LogDocument[]; queued: NotificationDocument[] }> = [];
+  const records: Array<{ skipped: LogDocument[]; queued: NotificationDocument[]; run: HandedRun }> = [];
   const groupReads: string[] = [];
   const subject = new Notifier({
     readModels: {
@@ -50,8 +51,8 @@ function notifier() {
     recipients: { get: () => Promise.resolve(generation) },
     region: 'us',
     defaultTimezone: 'UTC',
-    take: (skipped, queued) => {
-      records.push({ skipped: [...skipped], queued: [...queued] });
+    take: (skipped, queued, run) => {
+      records.push({ skipped: [...skipped], queued: [...queued], run });
       return Promise.resolve();
     },
     clock: () => Date.parse('2026-01-05T12:00:00Z'),
@@ -87,5 +88,12 @@ describe('the notifier records a run of messages’ decisions together', () => {
     await subject.queue([sent('m1', 'team', 'group'), sent('m2', 'team', 'group'), sent('m3', 'crew', 'group')]);
     expect(groupReads).toEqual(['team', 'crew']);
     expect(records[0]!.queued.map((q) => `${q.messageId}:${q.recipient}`)).toEqual(['m1:bob', 'm2:bob', 'm3:bob', 'm3:carol']);
+  });
+
+  it('passes on whether the run may be a repeat (ADR 0062): unsaid, it may', async () => {
+    const { subject, records } = notifier();
+    await subject.queue([sent('m1', 'bob', 'user')], { mayRepeat: false });
+    await subject.queue([sent('m2', 'bob', 'user')]);
+    expect(records.map((r) => r.run.mayRepeat)).toEqual([false, true]);
   });
 });
