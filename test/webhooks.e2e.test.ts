@@ -56,7 +56,12 @@ describe('webhooks deliver through the real stack', () => {
     const logged = await eventually(() => deliveries(app, id), (r) => r.body.data?.[0]?.status === 'delivered');
     expect(logged.body.data).toHaveLength(1);
     expect(logged.body.data[0]).toMatchObject({ id: deliveryId, status: 'delivered', attempts: 1, responseCode: 200 });
-    expect(await deliveryRevision(deliveryId)).toBe(1);
+    // The first-attempt wait is 200 ms (WEBHOOK_FIRST_ATTEMPT_WAIT_MS): an answer within it is stored
+    // once; on a loaded machine the answer can come later, and then the pending document is updated once.
+    const stored = await deliveryRevision(deliveryId);
+    expect(stored).toBeDefined();
+    if (stored!.queuedToDeliveredMs < 150) expect(stored!.revision).toBe(1);
+    else expect(stored!.revision).toBeLessThanOrEqual(2);
     expect(await commitCount('webhooks', `delivery:${app.appId}:${deliveryId}`)).toBe(0);
 
     // The secret is never shown again, and a rotated one signs from then on.

@@ -15,16 +15,20 @@ export async function commitCount(service: 'users' | 'conversations' | 'messages
   }
 }
 
-/** A delivery's stored compare-and-set counter in the delivery log: 1 means written once, never updated (ADR 0044). */
-export async function deliveryRevision(deliveryId: string): Promise<number | undefined> {
+/**
+ * A delivery's stored compare-and-set counter in the delivery log (1 means written once, never updated,
+ * ADR 0044) and how long its first attempt took from being queued, which decides whether it had to be.
+ */
+export async function deliveryRevision(deliveryId: string): Promise<{ revision: number; queuedToDeliveredMs: number } | undefined> {
   const client = new MongoClient(inject('mongoUrl'));
   try {
     await client.connect();
     const found = await client
       .db(`chat_webhooks_${inject('databaseSuffix')}`)
-      .collection<{ _id: string; _rev: number }>('deliveries')
+      .collection<{ _id: string; _rev: number; queuedAt: number; deliveredAt?: number }>('deliveries')
       .findOne({ _id: deliveryId });
-    return found?._rev;
+    if (!found) return undefined;
+    return { revision: found._rev, queuedToDeliveredMs: (found.deliveredAt ?? Number.POSITIVE_INFINITY) - found.queuedAt };
   } finally {
     await client.close();
   }
