@@ -28,6 +28,13 @@ export const CONFIGURATION_FENCE_TIMEOUT_MS = 2_000;
  */
 export const WATCH_CURRENCY_REFRESH_MS = 1_000;
 
+/**
+ * The least time between two fence rounds (`TopicFence`'s `minRoundSpacingMs`, ADR 0068): at most 10
+ * watermark reads a second per process under any load, for at most this much more wait per fenced
+ * caller (a webhook or push decision; the goals allow 500 ms).
+ */
+export const FENCE_ROUND_SPACING_MS = 100;
+
 export interface EventPipelineOptions {
   db: Db;
   kafka: Kafka;
@@ -140,6 +147,7 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
       ? new TopicFence({
           readWatermarks: () => watermarks.highWatermarks(watched.topics),
           timeoutMs: options.fenceTimeoutMs ?? CONFIGURATION_FENCE_TIMEOUT_MS,
+          minRoundSpacingMs: FENCE_ROUND_SPACING_MS,
           onGiveUp: (reason, detail) => logger.warn({ reason, detail, topics: watched.topics }, 'watch fence gave up waiting (configuration caches and in-memory facts go on with what the watch has seen)'),
         })
       : null;
