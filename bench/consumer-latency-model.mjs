@@ -3,7 +3,8 @@
 // (packages/kafka, or another build's dist given as the fourth argument) on the real broker (the
 // devstack's, KAFKA_PORT), a topic of 3 partitions like chat.messages.events, an open loop of `rate`
 // events/s (keys at random), and a handler that takes `applyMs` (±50 %) per call like a projection
-// run. Prints p50/p99/max from each event's send to the end of the handler call that applied it.
+// run. Prints p50/p99/max from each event's send to the end of the handler call that applied it, then
+// an offset commit's round trip on the broker (what a batch that waited for its commit stalled for).
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
@@ -67,6 +68,26 @@ console.log(
   `${rate}/s, handler ${applyMs} ms ±50 %, ${seconds} s, ${dist}: ${latencies.length}/${total} applied; send → applied p50 ${percentile(latencies, 50).toFixed(1)} p99 ${percentile(latencies, 99).toFixed(1)} max ${latencies.at(-1)?.toFixed(1)} mean ${mean.toFixed(1)} ms`,
 );
 await consumer.stop();
+
+// What a batch that waited for its commit held the fetch loop for: an offset commit's round trip on
+// this broker now (a member of its own group, 40 commits 100 ms apart).
+const member = kafka.consumer({ groupId: `model-commit-${run}` });
+await member.connect();
+await member.subscribe({ topics: [topic], fromBeginning: false });
+let joined = false;
+member.on(member.events.GROUP_JOIN, () => (joined = true));
+await member.run({ autoCommit: false, eachBatch: async () => undefined });
+while (!joined) await sleep(50);
+const trips = [];
+for (let i = 0; i < 40; i++) {
+  const started = performance.now();
+  await member.commitOffsets([{ topic, partition: i % 3, offset: '1' }]);
+  trips.push(performance.now() - started);
+  await sleep(100);
+}
+trips.sort((a, b) => a - b);
+console.log(`offset commit round trip: p50 ${percentile(trips, 50).toFixed(1)} p99 ${percentile(trips, 99).toFixed(1)} max ${trips.at(-1)?.toFixed(1)} ms (40 commits)`);
+await member.disconnect();
 await producer.disconnect();
 await infra.stop();
 process.exit(0);
