@@ -13,7 +13,9 @@
 //   to produce   append end → its Kafka produce starts (the outbox's queue)
 //   produce      the produce request (until the broker's acks)
 //   fetched      produce end → a fresh consumer has the record
-// and the totals: send (edge), event produced and fetched (from the edge's start). Tracing costs
+// and the totals: send (edge), event produced and fetched (from the edge's start); then the conversations
+// service's side: produce end → its projection run starts (fetch wait, the run before it), the run, and
+// projected (from the edge's start), beside the watched visibility. Tracing costs
 // some CPU itself (ADR 0032's figures), so the totals run a little above an untraced run's.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createGatewayClient } from './httpClient.mjs';
@@ -78,6 +80,12 @@ for (const span of spans.values()) {
   if (span.name.startsWith('send ') && span.parent && !produceOf.has(span.parent)) produceOf.set(span.parent, span);
 }
 for (const [id, span] of spans) if (span.service === 'gateway' && !span.parent && span.name.startsWith('POST')) edgeOf.set(span.traceId, { id, ...span });
+/** The conversations service's projection of each produce span's events (a child of the produce span). */
+const projectedOf = new Map();
+for (const span of spans.values()) {
+  if (span.service === 'conversations' && span.name === 'process chat.messages.events' && span.parent) projectedOf.set(span.parent, span);
+}
+const produceIds = new Map([...spans].map(([id, span]) => [span, id]));
 
 const stages = new Map();
 const add = (name, value) => {
@@ -108,6 +116,12 @@ for (const edge of edgeOf.values()) {
   if (produce) {
     add('produce (until acks)', produce.end - produce.start);
     add('event produced (from edge start)', produce.end - edge.start);
+    const projected = projectedOf.get(produceIds.get(produce));
+    if (projected) {
+      add('to conversations (produce end → projection start)', projected.start - produce.end);
+      add('conversations projection (its run)', projected.end - projected.start);
+      add('projected (from edge start)', projected.end - edge.start);
+    }
   }
 }
 for (const a of answered) {

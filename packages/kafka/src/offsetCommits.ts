@@ -63,14 +63,20 @@ export class OffsetCommits {
   /**
    * After a batch was applied: what is resolved and not committed. Commits now with `commit` (the
    * batch's own, which also works while the consumer stops) when the interval has passed, otherwise
-   * leaves it to the timer.
+   * leaves it to the timer. Only a stopping consumer waits for that commit: kafkajs fetches again only
+   * once every batch of a fetch has returned, so a batch that waited for its commit's round trip held
+   * back every record that arrived meanwhile, every interval (ADR 0067).
    */
   async applied(uncommitted: UncommittedOffsets, commit: CommitOffsets): Promise<void> {
     this.add(uncommitted.topics.flatMap(({ topic, partitions }) => partitions.map(({ partition, offset }) => ({ topic, partition, offset }))));
     if (this.pending.size === 0) return;
-    const wait = this.lastCommitAt + this.options.intervalMs - this.now();
-    if (this.immediate || (wait <= 0 && !this.inFlight)) {
+    if (this.immediate) {
       await this.flush(commit);
+      return;
+    }
+    const wait = this.lastCommitAt + this.options.intervalMs - this.now();
+    if (wait <= 0 && !this.inFlight) {
+      this.flush(commit).catch((error: unknown) => this.options.onError(error));
       return;
     }
     this.arm(Math.max(wait, 0));

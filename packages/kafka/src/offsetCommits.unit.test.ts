@@ -72,6 +72,39 @@ describe('OffsetCommits', () => {
     expect(h.pendingTimers()).toBe(0);
   });
 
+  it('does not hold the batch for its commit: the batch returns while the commit is in flight', async () => {
+    let answer: (() => void) | undefined;
+    const made: CommittableOffset[][] = [];
+    const offsets = new OffsetCommits({ intervalMs: 500, commit: () => Promise.resolve(), onError: () => undefined });
+    const hanging = (committed: readonly CommittableOffset[]) => {
+      made.push([...committed]);
+      return new Promise<void>((resolve) => (answer = resolve));
+    };
+    const batch: UncommittedOffsets = { topics: [{ topic: 'messages', partitions: [{ partition: 0, offset: '7' }] }] };
+    const returned = await Promise.race([offsets.applied(batch, hanging).then(() => 'returned'), new Promise((resolve) => setTimeout(() => resolve('held'), 50))]);
+    expect(returned).toBe('returned');
+    expect(made).toEqual([[{ topic: 'messages', partition: 0, offset: '7' }]]);
+    // A flush (a rebalance) still waits for the commit in flight.
+    let flushed = false;
+    const flush = offsets.flush().then(() => (flushed = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(flushed).toBe(false);
+    answer?.();
+    await flush;
+    expect(flushed).toBe(true);
+  });
+
+  it('a stopping consumer still waits for each batch\'s commit', async () => {
+    let answer: (() => void) | undefined;
+    const offsets = new OffsetCommits({ intervalMs: 500, commit: () => Promise.resolve(), onError: () => undefined });
+    offsets.stopping();
+    const hanging = () => new Promise<void>((resolve) => (answer = resolve));
+    const batch: UncommittedOffsets = { topics: [{ topic: 'messages', partitions: [{ partition: 0, offset: '3' }] }] };
+    const returned = await Promise.race([offsets.applied(batch, hanging).then(() => 'returned'), new Promise((resolve) => setTimeout(() => resolve('held'), 50))]);
+    expect(returned).toBe('held');
+    answer?.();
+  });
+
   it('never commits a partition backwards when an older snapshot arrives after a newer one', async () => {
     const h = harness();
     await h.applied('users', 2, 1);

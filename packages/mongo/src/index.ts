@@ -2,6 +2,7 @@ export { connectMongo, isDuplicateKeyError } from './connect.js';
 export type { MongoConnection } from './connect.js';
 export { MongoCommitStore, commitKey } from './commitStore.js';
 export { ProjectionRuntime, allOf, applyInMemory, mongoProjection, sourceOfStream } from './projectionRuntime.js';
+export { coalescedRuns } from './coalescedRuns.js';
 export type { EventApplier, Projection, ProjectionRuntimeOptions } from './projectionRuntime.js';
 export { InMemoryDocumentStore, findDocument, stripStoredFields } from './documentStore.js';
 export type { DocumentStore, GuardedWrite, Stored, StoredProjectionFields, StoredRecord } from './documentStore.js';

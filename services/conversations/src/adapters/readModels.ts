@@ -1,5 +1,5 @@
 import type { EventEnvelope, GlobalPin } from '@chat/contracts';
-import { MongoDocumentStore, allOf, ensureIndexes, escapeRegex, findByIds, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
+import { MongoDocumentStore, allOf, coalescedRuns, ensureIndexes, escapeRegex, findByIds, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
 import type { EventApplier, KeysetOrder, PagePosition, Stored, StoredRecord } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import type { ConversationMemberDoc } from '../domain/conversationMember.js';
@@ -164,7 +164,9 @@ export class ConversationReadModels implements EventApplier {
       scans: new MongoScans(db, timelines, this.timelineRevisions, members),
     };
     this.conversations = new ConversationReadModel(stores);
-    this.appliers = allOf(mongoProjection(db, 'users', usersProjection), mongoProjection(db, 'global_pins', globalPinsProjection), this.conversations);
+    // The consumer's partitions arrive together and the request path's events beside them: concurrent
+    // runs share one call, one command per collection (ADR 0067).
+    this.appliers = coalescedRuns(allOf(mongoProjection(db, 'users', usersProjection), mongoProjection(db, 'global_pins', globalPinsProjection), this.conversations));
     this.users = db.collection('users');
     this.globalPins = db.collection('global_pins');
     this.timelines = db.collection(CONVERSATION_COLLECTIONS.timelines.name);
