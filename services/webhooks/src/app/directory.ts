@@ -1,8 +1,8 @@
-import { effectiveSettings } from '@chat/management';
-import type { WebhookDocument } from '@chat/management';
+import { effectiveSettings } from '@chat/contracts';
+import type { WebhookDocument } from '@chat/contracts';
+import type { SecretBox } from '@chat/delivery';
 import type { ConfigurationDirectory } from '@chat/runtime';
 import type { WebhookReadModels } from '../adapters/readModels.js';
-import type { SecretBox } from '@chat/delivery';
 
 /** A webhook ready to deliver to: its secrets opened once, when its app's entry is loaded. */
 export interface Endpoint {
