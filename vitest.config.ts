@@ -9,7 +9,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['{packages,services,gateway,infra}/**/src/**/*.unit.test.ts'],
+          include: ['{packages,services,gateway,infra}/**/src/**/*.unit.test.ts', 'test/lint/*.unit.test.ts'],
         },
       },
       {

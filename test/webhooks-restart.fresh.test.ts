@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SecretBox, newWebhookSecret, topics } from '@chat/contracts';
+import { topics } from '@chat/contracts';
 import type { EventEnvelope } from '@chat/contracts';
 import { testEnvelope } from '@chat/eventsourcing/testing';
 import { KafkaEventPublisher, consumerGroupFor, createKafka, ensureTopics } from '@chat/kafka';
@@ -10,6 +10,7 @@ import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WebhookReadModels, createWebhooksService, loadConfig } from '@chat/webhooks';
 import { WebhookReceiver } from './support/webhookReceiver.js';
+import { SecretBox, newWebhookSecret } from '@chat/delivery';
 
 /**
  * The delivery process stopped while deliveries wait for a receiver that is down, and a new one

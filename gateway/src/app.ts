@@ -17,8 +17,7 @@ import {
   serviceNames,
 } from '@chat/contracts';
 import type { ApiKeyIdentity, AppLocation, RoleAccess, RouteSpec } from '@chat/contracts';
-import { Probes, counter, sampledGauge } from '@chat/http';
-import { pino } from 'pino';
+import { Probes, counter, createLogger, sampledGauge } from '@chat/http';
 import type { Logger } from 'pino';
 import { ManagementCredentials, decideChatAccess, refuseForeignKey } from './auth.js';
 import { ApiKeyCheck, authFailureCounter } from './apiKeyCheck.js';
@@ -95,7 +94,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
 const HEALTH_BODY = JSON.stringify({ status: 'ok' });
 
 export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps): Gateway {
-  const logger = deps.logger ?? pino({ name: 'gateway', level: config.logLevel });
+  const logger = deps.logger ?? createLogger('gateway', config.logLevel);
   const routes = new RouteTable(routeCatalog);
   const authFailures = authFailureCounter();
   // Guessing costs the guesser (ADR 0040): a source past its failures is refused before any look-up.

@@ -1,14 +1,13 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
-import { collectProcessMetrics, sampledGauge, startTracing } from '@chat/http';
-import { pino } from 'pino';
+import { collectProcessMetrics, createLogger, sampledGauge, startTracing } from '@chat/http';
 import { createGateway } from './app.js';
 import { loadConfig } from './config.js';
 import { redisIdempotencyStore, redisWindowCounters } from './redisStores.js';
 
 const config = loadConfig();
-const logger = pino({ name: 'gateway', level: config.logLevel, base: { service: 'gateway' } });
+const logger = createLogger('gateway', config.logLevel);
 // Off (nothing loaded) unless an OTLP endpoint is configured (ADR 0032).
 const tracing = await startTracing('gateway', logger);
 

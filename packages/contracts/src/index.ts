@@ -59,15 +59,20 @@ export {
 } from './events/management.js';
 export * from './events/webhooks.js';
 export * from './events/notifications.js';
-export { SecretBox, secretKeysProblem, secretKeysSetting } from './secretBox.js';
 export { LOG_LEVELS, logLevelOf, logLevelSetting, parseEnvironment, portSetting } from './environment.js';
 export type { LogLevel } from './environment.js';
+export { isWebhookTrigger, webhookTriggers } from './webhooks.js';
 export {
-  isWebhookTrigger,
-  newWebhookSecret,
-  webhookSignature,
-  webhookTriggers,
-} from './webhooks.js';
+  appDocumentEventTypes,
+  appDocuments,
+  effectiveSettings,
+  mergeSettings,
+  settingsCatalogue,
+  webhookConfigOf,
+  webhookDocumentId,
+  webhookDocuments,
+} from './appConfiguration.js';
+export type { AppDocument, AppDocumentEvent, SettingEntry, SettingValue, WebhookDocument, WebhookDocumentEvent, WebhookState } from './appConfiguration.js';
 export type { WebhookTrigger } from './webhooks.js';
 export { CALLS_PATH_PREFIX, CHAT_API_PREFIX, isCallsRoute, routeCatalog, serviceNames } from './routes.js';
 export { deprecatedOperations, deprecationHeaders } from './deprecations.js';

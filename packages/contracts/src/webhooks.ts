@@ -1,5 +1,3 @@
-import { createHmac, randomBytes } from 'node:crypto';
-
 /**
  * CometChat's webhook trigger names this platform can raise, with what raises them. Calls have no
  * trigger here because this deployment has no calls service.
@@ -30,18 +28,4 @@ export type WebhookTrigger = keyof typeof webhookTriggers;
 
 export function isWebhookTrigger(name: string): name is WebhookTrigger {
   return Object.hasOwn(webhookTriggers, name);
-}
-
-/** Standard Webhooks secrets: `whsec_` + base64 of 24 random bytes; the HMAC key is those bytes. */
-export function newWebhookSecret(): string {
-  return `whsec_${randomBytes(24).toString('base64')}`;
-}
-
-/**
- * The Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 over `id.timestamp.body` (timestamp in
- * epoch seconds), keyed with the secret's decoded bytes.
- */
-export function webhookSignature(secret: string, id: string, timestampSeconds: number, body: string): string {
-  const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
-  return `v1,${createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64')}`;
 }

@@ -1,4 +1,4 @@
-import { ApiError, SecretBox, topics } from '@chat/contracts';
+import { ApiError, topics } from '@chat/contracts';
 import type { KnownEvent } from '@chat/contracts';
 import { createServiceApp } from '@chat/http';
 import { EventConsumer, consumerGroupFor, ensureTopics } from '@chat/kafka';
@@ -23,6 +23,7 @@ import { opsRouter } from './http/opsRoutes.js';
 import { auditRouter } from './http/auditRoutes.js';
 import { AuditQueries } from './app/auditQueries.js';
 import { mayBeAudited } from './domain/auditLog.js';
+import { SecretBox } from '@chat/delivery';
 
 export const PROJECTION_GROUP = 'management.projections';
 /** The per-key audit trail's consumer group (ADR 0034): every topic, apart from the key projection's group. */

@@ -1,6 +1,6 @@
-import { privateAddressPolicy } from '@chat/delivery';
+import { privateAddressPolicy, secretKeysSetting } from '@chat/delivery';
 import type { PrivateAddressPolicy } from '@chat/delivery';
-import { parseEnvironment, secretKeysSetting } from '@chat/contracts';
+import { parseEnvironment } from '@chat/contracts';
 import { DEFAULT_MAX_REPLAY_EVENTS } from '@chat/eventsourcing';
 import { loadServiceConfig } from '@chat/runtime';
 import type { ServiceConfig } from '@chat/runtime';

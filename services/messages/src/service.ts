@@ -1,6 +1,6 @@
-import { SecretBox, topics } from '@chat/contracts';
+import { topics } from '@chat/contracts';
 import type { KnownEvent } from '@chat/contracts';
-import { OutboundHttp } from '@chat/delivery';
+import { OutboundHttp, SecretBox } from '@chat/delivery';
 import type { PrivateAddressPolicy } from '@chat/delivery';
 import { IMPORT_BODY_LIMIT, createServiceApp } from '@chat/http';
 import { EventConsumer, consumerGroupFor } from '@chat/kafka';

@@ -1,6 +1,6 @@
-import { privateAddressPolicy } from '@chat/delivery';
+import { privateAddressPolicy, secretKeysSetting } from '@chat/delivery';
 import type { PrivateAddressPolicy } from '@chat/delivery';
-import { parseEnvironment, secretKeysSetting } from '@chat/contracts';
+import { parseEnvironment } from '@chat/contracts';
 import { loadServiceConfig } from '@chat/runtime';
 import type { ServiceConfig } from '@chat/runtime';
 import { z } from 'zod';

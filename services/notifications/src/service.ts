@@ -1,9 +1,8 @@
-import { SecretBox, notificationAppEventTypes, notificationRecipientEventTypes, topics, userLifecycleEventTypes } from '@chat/contracts';
-import { OutboundHttp } from '@chat/delivery';
+import { notificationAppEventTypes, notificationRecipientEventTypes, topics, userLifecycleEventTypes } from '@chat/contracts';
+import { Dispatcher, OutboundHttp, SecretBox } from '@chat/delivery';
 import { createServiceApp } from '@chat/http';
 import { ConfigurationDirectory, createEventPipeline } from '@chat/runtime';
 import type { PlatformDeps, RunnableService } from '@chat/runtime';
-import { Dispatcher } from '@chat/webhooks';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';

@@ -1,6 +1,6 @@
-import { SecretBox, topics } from '@chat/contracts';
+import { topics } from '@chat/contracts';
 import type { KnownEvent } from '@chat/contracts';
-import { OutboundHttp } from '@chat/delivery';
+import { Dispatcher, OutboundHttp, SecretBox } from '@chat/delivery';
 import { createServiceApp } from '@chat/http';
 import { MongoDocumentStore } from '@chat/mongo';
 import { createEventPipeline } from '@chat/runtime';
@@ -12,7 +12,6 @@ import { DELIVERIES_COLLECTION, DeliveryLog } from './adapters/deliveryLog.js';
 import { WebhookReadModels } from './adapters/readModels.js';
 import { Deliveries } from './app/deliveries.js';
 import { WebhookDirectory, webhookAppLoader } from './app/directory.js';
-import { Dispatcher } from './app/dispatcher.js';
 import { Redelivery } from './app/redelivery.js';
 import { sourceSelector } from './app/sourceSelector.js';
 import type { WebhooksConfig } from './config.js';

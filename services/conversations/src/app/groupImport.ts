@@ -1,12 +1,24 @@
 import { ApiError, epochSeconds } from '@chat/contracts';
-import type { GroupProfile, RequestContext } from '@chat/contracts';
+import type { GroupProfile, GroupScope, RequestContext } from '@chat/contracts';
 import type { KeyedRecord, RecordResult } from '@chat/http';
 import { readWithPatience } from '@chat/mongo';
 import type { ImportedMember } from '../domain/group.js';
 import { renderGroup } from '../domain/groupsView.js';
-import type { ImportedGroupRecord, ImportedMemberRecord } from '../http/groupsSchemas.js';
 import type { GroupsApp, GroupsDeps } from './groups.js';
 import { hashGroupPassword } from './groupsPassword.js';
+
+/** One group of a data import, as the http layer validated it; `createdAt` in epoch seconds. */
+export type ImportedGroupRecord = Omit<GroupProfile, 'owner'> & { owner?: string; password?: string; createdAt?: number };
+
+/** One membership of a data import, keyed `<guid>_member_<uid>` by the caller; `joinedAt` in epoch seconds. */
+export interface ImportedMemberRecord {
+  memberId: string;
+  guid: string;
+  uid: string;
+  scope: GroupScope;
+  isBanned: boolean;
+  joinedAt?: number;
+}
 
 
 function uidNotFound(uid: string): ApiError {

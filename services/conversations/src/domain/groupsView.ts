@@ -1,9 +1,33 @@
 import { groupConversationId } from '@chat/contracts';
 import type { GroupScope, GroupType } from '@chat/contracts';
-import type { GroupDoc } from '../projections/groups.js';
-import type { BanDoc } from '../projections/bans.js';
-import type { MemberDoc } from '../projections/members.js';
 import type { PeerUserDoc } from './conversationView.js';
+
+// What the views read of the group read models' documents (which keep these fields and more).
+export interface GroupFacts {
+  guid: string;
+  name: string;
+  type: GroupType;
+  owner: string;
+  icon?: string;
+  description?: string;
+  /** JSON text: metadata keys are the client's (ADR 0002). */
+  metadata?: string;
+  tags: string[];
+  createdAt: number;
+  updatedAt: number;
+  membersCount: number;
+}
+
+export interface MembershipFacts {
+  uid: string;
+  scope: GroupScope;
+  joinedAt: number;
+}
+
+export interface BanFacts {
+  uid: string;
+  bannedAt: number;
+}
 
 /** A group as CometChat shows it; `hasJoined`, `scope` and `joinedAt` only for an acting user. */
 export interface GroupResource {
@@ -27,10 +51,10 @@ export interface GroupResource {
 export interface Perspective {
   /** The acting user (onBehalfOf), if any. */
   uid?: string;
-  membership: MemberDoc | null;
+  membership: MembershipFacts | null;
 }
 
-export function renderGroup(doc: GroupDoc, perspective: Perspective, withTags = true): GroupResource {
+export function renderGroup(doc: GroupFacts, perspective: Perspective, withTags = true): GroupResource {
   const member = perspective.membership;
   return {
     guid: doc.guid,
@@ -79,12 +103,12 @@ export function userSummary(uid: string, user: PeerUserDoc | undefined): UserSum
 
 export type MemberResource = UserSummary & { scope: GroupScope; joinedAt: number };
 
-export function renderMember(member: MemberDoc, user: PeerUserDoc | undefined): MemberResource {
+export function renderMember(member: MembershipFacts, user: PeerUserDoc | undefined): MemberResource {
   return { ...userSummary(member.uid, user), scope: member.scope, joinedAt: member.joinedAt };
 }
 
 export type BannedUserResource = UserSummary & { bannedAt: number };
 
-export function renderBannedUser(ban: BanDoc, user: PeerUserDoc | undefined): BannedUserResource {
+export function renderBannedUser(ban: BanFacts, user: PeerUserDoc | undefined): BannedUserResource {
   return { ...userSummary(ban.uid, user), bannedAt: ban.bannedAt };
 }

@@ -187,6 +187,3 @@ export function importMemberSchema(nowSeconds: number) {
     joinedAt: pastEpochSeconds(nowSeconds).optional(),
   });
 }
-
-export type ImportedGroupRecord = z.infer<ReturnType<typeof importGroupSchema>>;
-export type ImportedMemberRecord = z.infer<ReturnType<typeof importMemberSchema>>;

@@ -1,7 +1,7 @@
-import { ApiError, newWebhookSecret } from '@chat/contracts';
-import type { SecretBox, WebhookUpdated } from '@chat/contracts';
-import { urlRefusal } from '@chat/delivery';
-import type { PrivateAddressPolicy } from '@chat/delivery';
+import { ApiError } from '@chat/contracts';
+import type { WebhookUpdated } from '@chat/contracts';
+import { newWebhookSecret, urlRefusal } from '@chat/delivery';
+import type { PrivateAddressPolicy, SecretBox } from '@chat/delivery';
 import type { AppState } from '../domain/app.js';
 import type { WebhookChanges, WebhookState } from '../domain/webhooks.js';
 import { AppStream, managementActor } from './appStream.js';

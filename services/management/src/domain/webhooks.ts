@@ -1,24 +1,11 @@
-import { ApiError, isWebhookTrigger } from '@chat/contracts';
-import type { WebhookCreated, WebhookUpdated } from '@chat/contracts';
+import { ApiError, isWebhookTrigger, webhookConfigOf } from '@chat/contracts';
+import type { WebhookCreated, WebhookState, WebhookUpdated } from '@chat/contracts';
 
 /** Ours: enough for any integration, few enough that one app cannot flood the delivery process. */
 export const MAX_WEBHOOKS_PER_APP = 25;
 
-/** A webhook as its app's state keeps it; secrets only sealed. */
-export interface WebhookState {
-  webhookId: string;
-  name: string;
-  url: string;
-  useBasicAuth: boolean;
-  username?: string;
-  sealedPassword?: string;
-  enabled: boolean;
-  retryOnFailure: boolean;
-  sealedSecret: string;
-  triggers: string[];
-  createdAt: number;
-  updatedAt: number;
-}
+// The state's shape is what management publishes (`@chat/contracts`).
+export type { WebhookState };
 
 export type WebhookConfig = Omit<WebhookCreated, 'appId' | 'webhookId' | 'at' | 'sealedSecret'>;
 /** What an update may change; `undefined` keeps the current value. */
@@ -75,16 +62,4 @@ export function updatedConfig(
   };
 }
 
-/** The config fields of a webhook event, as the state keeps them. */
-export function configOf(data: WebhookUpdated | WebhookCreated): Omit<WebhookState, 'sealedSecret' | 'triggers' | 'createdAt' | 'updatedAt'> {
-  return {
-    webhookId: data.webhookId,
-    name: data.name,
-    url: data.url,
-    useBasicAuth: data.useBasicAuth,
-    ...(data.username !== undefined ? { username: data.username } : {}),
-    ...(data.sealedPassword !== undefined ? { sealedPassword: data.sealedPassword } : {}),
-    enabled: data.enabled,
-    retryOnFailure: data.retryOnFailure,
-  };
-}
+export { webhookConfigOf as configOf };

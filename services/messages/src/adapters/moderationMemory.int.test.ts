@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SecretBox } from '@chat/contracts';
 import { CommandRunner } from '@chat/eventsourcing';
 import { EventWatch, KafkaEventPublisher, createKafka, ensureTopics, loadKafkaSecurity } from '@chat/kafka';
 import { MongoCommitStore } from '@chat/mongo';
@@ -11,6 +10,7 @@ import { AgentCredentials } from '../app/agentCredentials.js';
 import { ModerationSettingsApp } from '../app/moderationSettings.js';
 import { ModerationReadModels } from './moderationReadModels.js';
 import { MessagesReadModels } from './readModels.js';
+import { SecretBox } from '@chat/delivery';
 
 // Two replicas of the messages service over one real FerretDB and Kafka: replica A changes a rule
 // (its command path: store, own read models, Kafka); replica B, which has the old settings in memory

@@ -1,4 +1,4 @@
-import { SecretBox } from '@chat/contracts';
+import { SecretBox } from '@chat/delivery';
 
 export type AgentHeaders = Readonly<Record<string, string>>;
 

@@ -1,4 +1,3 @@
-import { SecretBox } from '@chat/contracts';
 import type { Agent, EventEnvelope } from '@chat/contracts';
 import { CommandRunner } from '@chat/eventsourcing';
 import { InMemoryCommitStore } from '@chat/eventsourcing/testing';
@@ -9,6 +8,7 @@ import type { MessagesReadModels } from '../adapters/readModels.js';
 import { moderationSettingsDecider, moderationSettingsStream } from '../domain/moderationSettings.js';
 import { AgentCredentials } from './agentCredentials.js';
 import { ModerationSettingsApp } from './moderationSettings.js';
+import { SecretBox } from '@chat/delivery';
 
 const keyA = '1a'.repeat(32);
 const keyB = '2b'.repeat(32);

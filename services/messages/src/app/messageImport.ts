@@ -4,10 +4,18 @@ import type { KeyedRecord, RecordResult } from '@chat/http';
 import { readWithPatience } from '@chat/mongo';
 import type { Facts, MessagesReadModels } from '../adapters/readModels.js';
 import { groupEntityOf, messageView, userEntityOf } from '../domain/messageView.js';
-import type { ImportedMessage } from '../http/schemas.js';
 import { docOfSent } from '../projections/messages.js';
 import type { KnownUserDoc } from '../projections/users.js';
-import type { MessagesApp, RequestContext } from './messages.js';
+import type { MessagesApp, RequestContext, SendInput } from './messages.js';
+
+/** A message of a data import, as the http layer validated it: a send body plus its sender, import id and the caller's times. */
+export interface ImportedMessage extends Omit<SendInput, 'sender' | 'parentId'> {
+  muid: string;
+  sender: string;
+  sentAt: number;
+  deliveredAt?: number;
+  readAt?: number;
+}
 
 
 interface ImportFacts {

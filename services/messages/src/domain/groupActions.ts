@@ -1,8 +1,9 @@
 import { groupConversationId } from '@chat/contracts';
-import type { MessageSent, UserEntity } from '@chat/contracts';
-import type { GroupEvent, KnownGroupDoc } from '../projections/groups.js';
-import type { KnownUserDoc } from '../projections/users.js';
+import type { EventOf, MessageSent, UserEntity, UserProfileFields, groupEventTypes } from '@chat/contracts';
 import { APP_SYSTEM, appSystemEntity, groupEntityOf, userEntityOf } from './messageView.js';
+import type { GroupFacts } from './messageView.js';
+
+type GroupEvent = EventOf<(typeof groupEventTypes)[number]>;
 
 /** What one group event says in the group's conversation, before ids and entities are known. */
 export interface GroupActionPlan {
@@ -67,7 +68,7 @@ function actorOf(uid: string | undefined): { actor?: string } {
 }
 
 /** A user this service has not (yet) heard of still gets an entity: its uid, nothing invented. */
-function entityFor(uid: string, users: ReadonlyMap<string, KnownUserDoc>): UserEntity {
+function entityFor(uid: string, users: ReadonlyMap<string, UserProfileFields>): UserEntity {
   const user = users.get(uid);
   return user ? userEntityOf(user) : { uid, name: uid, status: 'offline', role: 'default', createdAt: 0 };
 }
@@ -84,8 +85,8 @@ export function actionMessageCount(plan: GroupActionPlan): number {
 export function actionMessages(
   plan: GroupActionPlan,
   source: { streamId: string; version: number },
-  group: KnownGroupDoc,
-  users: ReadonlyMap<string, KnownUserDoc>,
+  group: GroupFacts,
+  users: ReadonlyMap<string, UserProfileFields>,
   ids: readonly string[],
 ): MessageSent[] {
   const by = plan.actor !== undefined ? entityFor(plan.actor, users) : appSystemEntity();

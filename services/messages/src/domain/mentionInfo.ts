@@ -1,4 +1,9 @@
-import type { KnownUserDoc } from '../projections/users.js';
+/** What a mention's extra facts read of a user (the known-users read model keeps these and more). */
+export interface MentionedUserFacts {
+  tags?: string[];
+  /** Uids this user has blocked. */
+  blocked: string[];
+}
 
 export interface MentionInfoWanted {
   /** `mentionsWithTagInfo`: each mentioned user's tags. */
@@ -13,7 +18,7 @@ export interface MentionInfoWanted {
  */
 export function withMentionInfo(
   message: Record<string, unknown>,
-  users: ReadonlyMap<string, KnownUserDoc>,
+  users: ReadonlyMap<string, MentionedUserFacts>,
   wanted: MentionInfoWanted,
 ): Record<string, unknown> {
   const mentioned = message['mentionedUsers'];

@@ -1,11 +1,17 @@
 import { groupSummaryOf } from '@chat/contracts';
-import type { UserEntity } from '@chat/contracts';
-import type { KnownGroupDoc } from '../projections/groups.js';
-import type { MessageDoc, StoredReaction } from '../projections/messages.js';
-import type { KnownUserDoc } from '../projections/users.js';
+import type { GroupSummary, UserEntity, UserProfileFields } from '@chat/contracts';
+import type { MessageDoc, StoredReaction } from './messageDocument.js';
+
+/** What a group's entity shows of it (the known-groups read model keeps these and more). */
+export interface GroupFacts extends GroupSummary {
+  membersCount: number;
+  createdAt: number;
+  updatedAt: number;
+  updatedBy?: string;
+}
 
 /** CometChat's user entity inside a message (presence is not tracked here: always `offline`). */
-export function userEntityOf(user: KnownUserDoc, conversationId?: string): UserEntity {
+export function userEntityOf(user: UserProfileFields, conversationId?: string): UserEntity {
   return {
     uid: user.uid,
     name: user.name,
@@ -25,7 +31,7 @@ export function appSystemEntity(): UserEntity {
   return { uid: APP_SYSTEM, name: APP_SYSTEM, status: 'offline', role: 'default', createdAt: 0 };
 }
 
-export function groupEntityOf(group: KnownGroupDoc): Record<string, unknown> {
+export function groupEntityOf(group: GroupFacts): Record<string, unknown> {
   return {
     ...groupSummaryOf(group),
     membersCount: group.membersCount,

@@ -2,6 +2,7 @@ import { AS_OF_DESCRIPTION, ApiError, UID_PATTERN } from '@chat/contracts';
 import type { ErrorCode } from '@chat/contracts';
 import { cursorParameter, parseWith, pastEpochSeconds } from '@chat/http';
 import { z } from 'zod';
+import type { ImportedMessage } from '../app/messageImport.js';
 import type { SendInput } from '../app/messages.js';
 import { callActions, callModes } from '../domain/callRecord.js';
 import { secondsOf } from '../domain/usageMetrics.js';
@@ -285,15 +286,6 @@ export type MessageFilters = z.infer<typeof conversationMessagesSchema> &
   Partial<z.infer<typeof userMessagesSchema> & z.infer<typeof allMessagesSchema>>;
 
 export const threadPageSchema = z.object({ perPage: count(1000).default(100), page: count(1_000_000).default(1), cursor: cursorParameter });
-
-/** A message of a data import: a send body plus its sender, import id and the caller's times. */
-export interface ImportedMessage extends ParsedSend {
-  muid: string;
-  sender: string;
-  sentAt: number;
-  deliveredAt?: number;
-  readAt?: number;
-}
 
 export function importEnvelopeSchema(nowSeconds: number) {
   const at = pastEpochSeconds(nowSeconds);

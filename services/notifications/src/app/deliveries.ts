@@ -1,8 +1,8 @@
 import type { NotificationOutcome } from '@chat/contracts';
+import type { AttemptResult, QueuedDelivery } from '@chat/delivery';
 import { Coalescer, RecentlyUsed, backoffDelay, commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
 import type { HandedRun } from '@chat/kafka';
-import type { AttemptResult, QueuedDelivery } from '@chat/webhooks';
 import type { ProviderAnswer, Providers } from '../adapters/providers/index.js';
 import type { MessageRecord, RecordedAttempt } from '../adapters/readModels.js';
 import { messageLogId } from '../domain/logPage.js';

@@ -1,4 +1,4 @@
-import type { NotificationChannel, NotificationProvider, SecretBox } from '@chat/contracts';
+import type { NotificationChannel, NotificationProvider } from '@chat/contracts';
 import type { ConfigurationDirectory } from '@chat/runtime';
 import type { NotificationReadModels } from '../adapters/readModels.js';
 import type { OpenProvider } from '../adapters/providers/index.js';
@@ -6,6 +6,7 @@ import { providerKey } from '../domain/appConfig.js';
 import type { AppConfigState } from '../domain/appConfig.js';
 import { effectiveSettings } from '../domain/settings.js';
 import type { NotificationSettings } from '../domain/settings.js';
+import type { SecretBox } from '@chat/delivery';
 
 /** An app's configuration ready for the notifier: effective settings, providers with secrets opened. */
 export interface AppEntry {

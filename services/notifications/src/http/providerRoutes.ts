@@ -1,8 +1,8 @@
 import { createPrivateKey } from 'node:crypto';
 import { ApiError } from '@chat/contracts';
-import type { NotificationChannel, NotificationProvider, SecretBox } from '@chat/contracts';
+import type { NotificationChannel, NotificationProvider } from '@chat/contracts';
 import { urlRefusal } from '@chat/delivery';
-import type { PrivateAddressPolicy } from '@chat/delivery';
+import type { PrivateAddressPolicy, SecretBox } from '@chat/delivery';
 import { actorOf, correlationIdOf, parseWith } from '@chat/http';
 import { Router } from 'express';
 import type { Request } from 'express';

@@ -5,11 +5,14 @@ import type { ImportOutcome, KeyedRecord } from '@chat/http';
 import type { UserReadModels } from '../adapters/readModels.js';
 import type { UserDoc } from '../projections/users.js';
 import { DEFAULT_ROLE } from '../domain/roles.js';
-import type { ImportedUser } from '../http/schemas.js';
+import type { UserProfile } from '../domain/user.js';
 import { UserCommands } from './context.js';
 import type { UsersDeps } from './context.js';
 import { renderUser } from './views.js';
 import type { UserResource } from './views.js';
+
+/** One user of a data import, as the http layer validated it: a profile and the caller's own times (epoch seconds). */
+export type ImportedUser = UserProfile & { createdAt?: number; lastActiveAt?: number; deactivatedAt?: number };
 
 /**
  * `POST /data_import/users`: each record is an `ImportUser` command on its own stream, all started at

@@ -180,5 +180,3 @@ export function importUserSchema(nowSeconds: number) {
     deactivatedAt: at.optional(),
   });
 }
-
-export type ImportedUser = z.infer<ReturnType<typeof importUserSchema>>;

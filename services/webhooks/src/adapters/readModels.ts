@@ -1,17 +1,17 @@
-import type { EventEnvelope } from '@chat/contracts';
-import { APPS_COLLECTION, WEBHOOKS_COLLECTION, appsProjection, webhookDocumentId, webhooksProjection } from '@chat/management';
-import type { AppDocument, WebhookDocument } from '@chat/management';
+import { webhookDocumentId } from '@chat/contracts';
+import type { AppDocument, EventEnvelope, WebhookDocument } from '@chat/contracts';
 import { allOf, appliedPositions, ensureIndexes, mongoProjection, stripStoredFields } from '@chat/mongo';
 import type { EventApplier, Stored } from '@chat/mongo';
 import type { ConfigurationDocuments } from '@chat/runtime';
 import type { Collection, Db, Filter } from 'mongodb';
 import type { DeliveryDocument } from '../domain/delivery.js';
+import { APPS_COLLECTION, WEBHOOKS_COLLECTION, appsProjection, webhooksProjection } from '../projections/configuration.js';
 import { DELIVERIES_COLLECTION, storedDelivery } from './deliveryLog.js';
 import type { StoredDelivery } from './deliveryLog.js';
 
 /**
  * The webhooks process's read models, in its own database: the apps and webhooks it delivers for
- * (projected from management's events with management's own projection code), and the queries of its
+ * (projected from management's events with the folds management publishes in `@chat/contracts`), and the queries of its
  * delivery log (written by `DeliveryLog`).
  */
 export class WebhookReadModels implements EventApplier {

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { webhookSignature } from '@chat/contracts';
 import type { Actor, KnownEvent } from '@chat/contracts';
-import type { OutboundHttp } from '@chat/delivery';
+import type { AttemptResult, OutboundHttp, QueuedDelivery } from '@chat/delivery';
 import { Coalescer, RecentlyUsed, backoffDelay, commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
 import type { Logger } from 'pino';
@@ -13,7 +12,7 @@ import { decideRetry } from '../domain/retrySchedule.js';
 import type { RetryPolicy } from '../domain/retrySchedule.js';
 import { triggerOf, webhookBody } from '../domain/triggers.js';
 import type { WebhookDirectory } from './directory.js';
-import type { AttemptResult, QueuedDelivery } from './dispatcher.js';
+import { webhookSignature } from '@chat/delivery';
 
 /**
  * Delivery ids this process planned that it still recognises. Kafka may carry an event twice: when

@@ -1,6 +1,6 @@
-import type { SecretBox } from '@chat/contracts';
-import { effectiveSettings } from '@chat/management';
-import type { WebhookDocument } from '@chat/management';
+import { effectiveSettings } from '@chat/contracts';
+import type { WebhookDocument } from '@chat/contracts';
+import type { SecretBox } from '@chat/delivery';
 import type { ConfigurationDirectory } from '@chat/runtime';
 import type { WebhookReadModels } from '../adapters/readModels.js';
 

@@ -3,7 +3,7 @@ import type { DeliveryLog } from '../adapters/deliveryLog.js';
 import type { WebhookReadModels } from '../adapters/readModels.js';
 import type { DeliveryDocument } from '../domain/delivery.js';
 import type { Deliveries } from './deliveries.js';
-import type { QueuedDelivery } from './dispatcher.js';
+import type { QueuedDelivery } from '@chat/delivery';
 
 /** How many finished deliveries one bulk redelivery requeues at most. */
 export const MAX_BULK_REDELIVERIES = 1_000;

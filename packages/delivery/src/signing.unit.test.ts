@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newWebhookSecret, webhookSignature } from './webhooks.js';
+import { newWebhookSecret, webhookSignature } from './signing.js';
 
 describe('webhook signatures (Standard Webhooks)', () => {
   it('matches the specification’s published example', () => {

@@ -1,0 +1,15 @@
+import { createHmac, randomBytes } from 'node:crypto';
+
+/** Standard Webhooks secrets: `whsec_` + base64 of 24 random bytes; the HMAC key is those bytes. */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64')}`;
+}
+
+/**
+ * The Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 over `id.timestamp.body` (timestamp in
+ * epoch seconds), keyed with the secret's decoded bytes.
+ */
+export function webhookSignature(secret: string, id: string, timestampSeconds: number, body: string): string {
+  const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64')}`;
+}
