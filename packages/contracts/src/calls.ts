@@ -1,3 +1,5 @@
+import type { EventEnvelope } from './envelope.js';
+
 /**
  * What a call message (`category: "call"`) says happened in its call, and the call's mode: checked by
  * the messages service when a call message is sent or imported, and folded into call records by the
@@ -7,3 +9,8 @@ export const callActions = ['initiated', 'ongoing', 'ended', 'unanswered', 'reje
 export type CallAction = (typeof callActions)[number];
 export const callModes = ['call', 'meet', 'presenter'] as const;
 export type CallMode = (typeof callModes)[number];
+
+/** A sent or imported call message: what the calls service folds into its call records. */
+export function isCallMessageEvent(event: Pick<EventEnvelope, 'type' | 'data'>): boolean {
+  return event.type === 'MessageSent' && event.data['category'] === 'call';
+}

@@ -13,7 +13,7 @@ export {
 export { INTERNAL_HEADER_PREFIX, REQUEST_ID_PATTERN, apiKeyScopes, internalHeaders } from './headers.js';
 export type { Actor, ApiKeyScope, RequestContext } from './headers.js';
 export { deadLetterTopic, topics } from './topics.js';
-export { callActions, callModes } from './calls.js';
+export { callActions, callModes, isCallMessageEvent } from './calls.js';
 export type { CallAction, CallMode } from './calls.js';
 export type { Topic } from './topics.js';
 export { actorSchema, eventEnvelopeSchema, eventHeaderNames } from './envelope.js';
