@@ -35,6 +35,8 @@ export class ProjectionCatchUp {
   private target: readonly Watermark[] = [];
   private until = 0;
   private polling = false;
+  /** The group's committed offsets as last read, by `topic:partition`. */
+  private readonly committed = new Map<string, number>();
 
   constructor(private readonly options: ProjectionCatchUpOptions) {
     this.fence = new TopicFence({
@@ -59,6 +61,8 @@ export class ProjectionCatchUp {
   }
 
   private follow(marks: readonly Watermark[]): void {
+    // Nothing produced since the group was last seen past these offsets: the round passes unpolled.
+    if (this.reached(marks)) return;
     this.target = marks;
     this.until = Date.now() + this.options.timeoutMs;
     if (this.polling) return;
@@ -78,15 +82,18 @@ export class ProjectionCatchUp {
         // The round times out on its own; the next read starts a new one.
         return;
       }
-      const committed = new Map<string, number>();
       for (const lag of lags) {
         // Nothing committed on a partition yet reads as its start: nothing of it is applied.
         const next = Math.max(lag.committed, 0);
-        committed.set(`${lag.topic}:${lag.partition}`, next);
+        this.committed.set(`${lag.topic}:${lag.partition}`, next);
         this.fence.advance({ topic: lag.topic, partition: lag.partition, next });
       }
-      if (this.target.every((mark) => (committed.get(`${mark.topic}:${mark.partition}`) ?? 0) >= mark.offset)) return;
+      if (this.reached(this.target)) return;
       await new Promise((resolve) => setTimeout(resolve, pollMs));
     }
+  }
+
+  private reached(marks: readonly Watermark[]): boolean {
+    return marks.every((mark) => (this.committed.get(`${mark.topic}:${mark.partition}`) ?? -1) >= mark.offset);
   }
 }

@@ -52,8 +52,9 @@ describe('projection catch-up', () => {
     expect(catchUp.counters.timeouts).toBe(1);
   });
 
-  it('does not poll the group while nobody waits, and not again for a read the last round covers', async () => {
-    const kafka = broker([0]);
+  it('does not poll the group while nobody waits, nor for a read the last round covers, nor while the topic is still', async () => {
+    const kafka = broker([2]);
+    kafka.committed[0] = 2;
     const catchUp = new ProjectionCatchUp({ ...options, positions: kafka.positions });
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(kafka.measures).toBe(0);
@@ -61,5 +62,19 @@ describe('projection catch-up', () => {
     expect(await catchUp.caughtUp(before)).toBe(true);
     expect(await catchUp.caughtUp(before)).toBe(true);
     expect(catchUp.counters.rounds).toBe(1);
+    const polled = kafka.measures;
+    // A later read on a topic nothing was produced to since: one watermark read, no offset fetch.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await catchUp.caughtUp()).toBe(true);
+    expect(catchUp.counters.rounds).toBe(2);
+    expect(kafka.measures).toBe(polled);
+    // Something produced: the next read polls again until the group has it.
+    kafka.ends[0] = 3;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const waiting = catchUp.caughtUp();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    kafka.committed[0] = 3;
+    expect(await waiting).toBe(true);
+    expect(kafka.measures).toBeGreaterThan(polled);
   });
 });
