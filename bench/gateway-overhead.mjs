@@ -158,6 +158,7 @@ const staticGateway = await (async () => {
       USERS_URL: services.serviceUrls.users,
       CONVERSATIONS_URL: staticUrl,
       MESSAGES_URL: services.serviceUrls.messages,
+      CALLS_URL: services.serviceUrls.calls,
       MANAGEMENT_URL: services.serviceUrls.management,
       WEBHOOKS_URL: services.serviceUrls.webhooks,
       NOTIFICATIONS_URL: services.serviceUrls.notifications,

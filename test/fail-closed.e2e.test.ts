@@ -111,6 +111,7 @@ describe('management credentials', () => {
         USERS_URL: urls.users,
         CONVERSATIONS_URL: urls.conversations,
         MESSAGES_URL: urls.messages,
+        CALLS_URL: urls.calls,
         MANAGEMENT_URL: urls.management,
         WEBHOOKS_URL: urls.webhooks,
         NOTIFICATIONS_URL: urls.notifications,

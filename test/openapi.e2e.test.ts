@@ -3,6 +3,7 @@ import { internalHeaders, openApiDocument, openApiPath, routeCatalog } from '@ch
 import type { RouteSpec } from '@chat/contracts';
 import { describe, expect, inject, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import * as calls from '../services/calls/src/http/openapi.js';
 import * as conversations from '../services/conversations/src/http/openapi.js';
 import * as management from '../services/management/src/http/openapi.js';
 import * as messages from '../services/messages/src/http/openapi.js';
@@ -11,7 +12,7 @@ import * as users from '../services/users/src/http/openapi.js';
 import * as webhooks from '../services/webhooks/src/http/openapi.js';
 import { checkResponse, operationFor } from './support/responseContract.js';
 
-const services = [users, conversations, messages, management, webhooks, notifications];
+const services = [users, conversations, messages, calls, management, webhooks, notifications];
 const requests = Object.assign({}, ...services.map((s) => s.requestSchemas)) as Parameters<typeof openApiDocument>[0];
 const responses = Object.assign({}, ...services.map((s) => s.responseSchemas)) as Parameters<typeof openApiDocument>[1];
 

@@ -43,6 +43,7 @@ describe('gateway (real Redis, stub upstream)', () => {
       USERS_URL: upstreamUrl,
       CONVERSATIONS_URL: upstreamUrl,
       MESSAGES_URL: upstreamUrl,
+      CALLS_URL: upstreamUrl,
       MANAGEMENT_URL: upstreamUrl,
       WEBHOOKS_URL: upstreamUrl,
       NOTIFICATIONS_URL: upstreamUrl,

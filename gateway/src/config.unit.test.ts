@@ -5,6 +5,7 @@ const base = {
   USERS_URL: 'http://127.0.0.1:3001',
   CONVERSATIONS_URL: 'http://127.0.0.1:3002',
   MESSAGES_URL: 'http://127.0.0.1:3003',
+  CALLS_URL: 'http://127.0.0.1:3007',
   MANAGEMENT_URL: 'http://localhost:3004/',
   WEBHOOKS_URL: 'http://localhost:3105/',
   NOTIFICATIONS_URL: 'http://localhost:3106/',

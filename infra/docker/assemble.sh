@@ -15,7 +15,8 @@ case "$service" in
   management) dir=services/management; port=3104 ;;
   webhooks) dir=services/webhooks; port=3105 ;;
   notifications) dir=services/notifications; port=3106 ;;
-  *) echo "assemble.sh: SERVICE must be gateway, users, conversations, messages, management, webhooks or notifications (got '$service')" >&2; exit 64 ;;
+  calls) dir=services/calls; port=3107 ;;
+  *) echo "assemble.sh: SERVICE must be gateway, users, conversations, messages, calls, management, webhooks or notifications (got '$service')" >&2; exit 64 ;;
 esac
 pnpm="${PNPM:-pnpm}"
 

@@ -13,7 +13,7 @@ export interface ServiceStackOptions {
   mongoUrl: string;
   redisUrl: string;
   repoRoot?: string;
-  /** `fixed`: the documented ports (gateway GATEWAY_PORT or 3000, services 3101–3104); `ephemeral`: free ports, for tests. */
+  /** `fixed`: the documented ports (gateway GATEWAY_PORT or 3000, services 3101–3107); `ephemeral`: free ports, for tests. */
   ports?: 'fixed' | 'ephemeral';
   gatewayPort?: number;
   managementKey?: string;
@@ -53,7 +53,7 @@ export interface RunningServices {
   stop(): Promise<void>;
 }
 
-const backends = ['users', 'conversations', 'messages', 'management', 'webhooks', 'notifications'] as const;
+const backends = ['users', 'conversations', 'messages', 'calls', 'management', 'webhooks', 'notifications'] as const;
 export type BackendName = (typeof backends)[number];
 /** Fixed ports of replica n > 1: the first replica's port plus 100·(n−1) (3101, 3201, …). */
 const FIXED_REPLICA_STRIDE = 100;
@@ -63,7 +63,7 @@ export function replicasFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   if (!Number.isInteger(value) || value < 1 || value > 8) throw new Error(`REPLICAS must be an integer from 1 to 8, not ${env['REPLICAS']}`);
   return value;
 }
-const fixedPorts: Record<BackendName, number> = { users: 3101, conversations: 3102, messages: 3103, management: 3104, webhooks: 3105, notifications: 3106 };
+const fixedPorts: Record<BackendName, number> = { users: 3101, conversations: 3102, messages: 3103, management: 3104, webhooks: 3105, notifications: 3106, calls: 3107 };
 /** The services that seal (management) and open (webhooks) webhook secrets share one key. */
 const SECRET_HOLDERS: ReadonlySet<BackendName> = new Set(['management', 'webhooks']);
 
@@ -159,7 +159,8 @@ export async function startServices(options: ServiceStackOptions): Promise<Runni
 
   /** One replica of a backend, which a fault test may kill and start again in place. */
   // Every replica's port is chosen before any starts: the conversations service is told the messages
-  // service's replicas (time-travel reads ask it for a conversation's message stream, ADR 0033).
+  // service's replicas (time-travel reads ask it for a conversation's message stream, ADR 0033), and
+  // the messages service the calls service's (`GET /stats` asks it for the call figures, ADR 0064).
   const ports = new Map<BackendName, number[]>();
   for (const service of backends) {
     const list: number[] = [];
@@ -167,6 +168,7 @@ export async function startServices(options: ServiceStackOptions): Promise<Runni
     ports.set(service, list);
   }
   const messagesUrls = ports.get('messages')!.map((port) => `http://127.0.0.1:${port}`).join(',');
+  const callsUrls = ports.get('calls')!.map((port) => `http://127.0.0.1:${port}`).join(',');
 
   const startInstance = async (service: BackendName, replica: number): Promise<ServiceInstance> => {
     const port = ports.get(service)![replica - 1]!;
@@ -174,6 +176,7 @@ export async function startServices(options: ServiceStackOptions): Promise<Runni
     const entry = join(root, 'services', service, 'dist', 'main.js');
     const env = {
       ...(service === 'conversations' ? { MESSAGES_URL: messagesUrls } : {}),
+      ...(service === 'messages' ? { CALLS_URL: callsUrls } : {}),
       MONGO_URL: options.mongoUrl,
       MONGO_DB: `chat_${service}${suffix}`,
       KAFKA_BROKERS: options.kafkaBrokers,
@@ -226,6 +229,7 @@ export async function startServices(options: ServiceStackOptions): Promise<Runni
       USERS_URL: urlsOf('users').join(','),
       CONVERSATIONS_URL: urlsOf('conversations').join(','),
       MESSAGES_URL: urlsOf('messages').join(','),
+      CALLS_URL: urlsOf('calls').join(','),
       MANAGEMENT_URL: urlsOf('management').join(','),
       WEBHOOKS_URL: urlsOf('webhooks').join(','),
       NOTIFICATIONS_URL: urlsOf('notifications').join(','),
@@ -278,6 +282,7 @@ export async function startExtraGateway(options: ExtraGatewayOptions): Promise<{
       USERS_URL: options.serviceUrls.users,
       CONVERSATIONS_URL: options.serviceUrls.conversations,
       MESSAGES_URL: options.serviceUrls.messages,
+      CALLS_URL: options.serviceUrls.calls,
       MANAGEMENT_URL: options.serviceUrls.management,
       WEBHOOKS_URL: options.serviceUrls.webhooks,
       NOTIFICATIONS_URL: options.serviceUrls.notifications,

@@ -13,6 +13,8 @@ export {
 export { INTERNAL_HEADER_PREFIX, REQUEST_ID_PATTERN, apiKeyScopes, internalHeaders } from './headers.js';
 export type { Actor, ApiKeyScope, RequestContext } from './headers.js';
 export { deadLetterTopic, topics } from './topics.js';
+export { callActions, callModes, isCallMessageEvent } from './calls.js';
+export type { CallAction, CallMode } from './calls.js';
 export type { Topic } from './topics.js';
 export { actorSchema, eventEnvelopeSchema, eventHeaderNames } from './envelope.js';
 export type { EventEnvelope } from './envelope.js';
@@ -87,11 +89,13 @@ export {
   apiKeyCacheKey,
   apiKeyIdentitySchema,
   appLocationSchema,
+  callUsagePath,
+  callUsageSchema,
   conversationEventsPageSchema,
   conversationEventsPath,
   internalPaths,
 } from './internalApi.js';
-export type { ApiKeyIdentity, AppLocation, ConversationEventsPage } from './internalApi.js';
+export type { ApiKeyIdentity, AppLocation, CallUsage, ConversationEventsPage } from './internalApi.js';
 export { epochSeconds } from './time.js';
 export { UnapplicableEventError, isUnapplicableEventError } from './unapplicableEvent.js';
 export { consistencyHeaders, conversationLogStreamId, decodeConsistencyToken, encodeConsistencyToken } from './consistencyToken.js';

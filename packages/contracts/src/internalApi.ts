@@ -51,3 +51,20 @@ export const conversationEventsPageSchema = z.object({
   next: z.number().int().positive().nullable(),
 });
 export type ConversationEventsPage = z.infer<typeof conversationEventsPageSchema>;
+
+/**
+ * `GET /internal/apps/:appId/call-usage?from=&to=` on the calls service: the call figures of the usage
+ * metrics (`GET /stats`, served by the messages service) over a range of epoch seconds, counted from the
+ * call records as of the request (ADR 0064).
+ */
+export function callUsagePath(appId: string, from: number, to: number): string {
+  return `/internal/apps/${encodeURIComponent(appId)}/call-usage?from=${from}&to=${to}`;
+}
+
+export const callUsageSchema = z.object({
+  audio_minutes: z.number().int().min(0),
+  video_minutes: z.number().int().min(0),
+  recorded_minutes: z.number().int().min(0),
+  concurrent_users: z.number().int().min(0),
+});
+export type CallUsage = z.infer<typeof callUsageSchema>;

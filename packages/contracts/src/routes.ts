@@ -3,7 +3,7 @@
  * paths; this table is the single place where scope and onBehalfOf rules live, so the gateway can
  * refuse a request before any service sees it.
  */
-export const serviceNames = ['users', 'conversations', 'messages', 'management', 'webhooks', 'notifications'] as const;
+export const serviceNames = ['users', 'conversations', 'messages', 'calls', 'management', 'webhooks', 'notifications'] as const;
 export type ServiceName = (typeof serviceNames)[number];
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -156,10 +156,11 @@ export const routeCatalog: readonly RouteSpec[] = [
   chat('POST', '/groups/:guid/conversation/pin', 'pin-group-conversation', 'conversations', 'fullAccess', 'required'),
   chat('DELETE', '/groups/:guid/conversation/pin', 'unpin-group-conversation', 'conversations', 'fullAccess', 'required'),
   // calls ({calls_url}: the calls host, or /v3/calls… on a plain host): records folded from call messages
-  chat('GET', '/calls', 'list-calls', 'messages', 'fullAccess', 'optional'),
-  chat('GET', '/calls/:sessionId', 'retrieve-call-details', 'messages', 'fullAccess', 'optional'),
-  chat('GET', '/calls/:sessionId/transcriptions', 'retrieve-call-transcriptions', 'messages', 'fullAccess', 'optional'),
-  // usage metrics, computed from the messages and calls read models
+  // by the calls service (ADR 0064)
+  chat('GET', '/calls', 'list-calls', 'calls', 'fullAccess', 'optional'),
+  chat('GET', '/calls/:sessionId', 'retrieve-call-details', 'calls', 'fullAccess', 'optional'),
+  chat('GET', '/calls/:sessionId/transcriptions', 'retrieve-call-transcriptions', 'calls', 'fullAccess', 'optional'),
+  // usage metrics, from the messages read models and the calls service's call figures
   chat('GET', '/stats', 'usage-metrics', 'messages', 'fullAccess', 'ignored'),
   chat('GET', '/stats/messages', 'message-receipt-metrics', 'messages', 'fullAccess', 'ignored'),
   // data import: each resource goes to the service that owns it; records keep the caller's ids and times

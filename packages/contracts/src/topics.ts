@@ -6,6 +6,8 @@ export const topics = {
   management: 'chat.management.events',
   webhooks: 'chat.webhooks.events',
   notifications: 'chat.notifications.events',
+  /** The calls service's own events (none yet: it folds call messages from the messages topic, ADR 0064). */
+  calls: 'chat.calls.events',
 } as const;
 
 export type Topic = (typeof topics)[keyof typeof topics];

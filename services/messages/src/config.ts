@@ -17,6 +17,8 @@ export interface MessagesConfig extends ServiceConfig {
   maxReplayEvents: number;
   /** Keyring (`<hex>[,<older hex>…]`) sealing BYO agents' header values (ADR 0039). */
   secretsKey: string;
+  /** The calls service's replica origins (`CALLS_URL`), asked for `GET /stats`'s call figures (ADR 0064). */
+  callsUrls: string[];
 }
 
 /** The only reader of process.env in the messages service. */
@@ -27,8 +29,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Messa
     TENANT_URLS_ALLOW_PRIVATE: z.string().default('false'),
     TIME_TRAVEL_MAX_EVENTS: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_MAX_REPLAY_EVENTS),
     MESSAGES_SECRETS_KEY: secretKeysSetting,
+    CALLS_URL: z.string().min(1).default('http://127.0.0.1:3107'),
   });
-  const { AGENT_TIMEOUT_MS, AGENT_IDLE_TIMEOUT_MS, TENANT_URLS_ALLOW_PRIVATE, TIME_TRAVEL_MAX_EVENTS, MESSAGES_SECRETS_KEY } = parseEnvironment('messages', schema, env);
+  const { AGENT_TIMEOUT_MS, AGENT_IDLE_TIMEOUT_MS, TENANT_URLS_ALLOW_PRIVATE, TIME_TRAVEL_MAX_EVENTS, MESSAGES_SECRETS_KEY, CALLS_URL } = parseEnvironment('messages', schema, env);
   return Object.freeze({
     ...loadServiceConfig(env, { port: 3103, mongoDb: 'chat_messages' }),
     agentTimeoutMs: AGENT_TIMEOUT_MS,
@@ -36,5 +39,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Messa
     tenantUrls: privateAddressPolicy(TENANT_URLS_ALLOW_PRIVATE),
     maxReplayEvents: TIME_TRAVEL_MAX_EVENTS,
     secretsKey: MESSAGES_SECRETS_KEY,
+    callsUrls: CALLS_URL.split(',').map((url) => url.trim().replace(/\/$/, '')).filter(Boolean),
   });
 }

@@ -10,6 +10,7 @@ import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import { DEFAULT_AGENT_LIMITS, runAgUiAgent } from './adapters/agUiClient.js';
+import { CallUsageClient } from './adapters/callUsageClient.js';
 import { ModerationReadModels } from './adapters/moderationReadModels.js';
 import { PersonalReadModels } from './adapters/personalReadModels.js';
 import { MessagesReadModels } from './adapters/readModels.js';
@@ -25,7 +26,6 @@ import { ThreadSubscriptions } from './app/threadSubscriptions.js';
 import { AgentReplies } from './consumers/agentReplies.js';
 import { GroupActionMessages } from './consumers/groupActions.js';
 import { agentsRouter } from './http/agentRoutes.js';
-import { callsRouter } from './http/calls.js';
 import { internalRouter } from './http/internalRoutes.js';
 import { moderationRouter } from './http/moderationRoutes.js';
 import { personalRouter } from './http/personalRoutes.js';
@@ -48,6 +48,8 @@ export interface MessagesServiceDeps extends PlatformDeps {
   maxReplayEvents: number;
   /** The keyring that seals agents' header values (`MESSAGES_SECRETS_KEY`, ADR 0039). */
   secretsKey: string;
+  /** The calls service's replicas (`CALLS_URL`): `GET /stats` asks them for the call figures (ADR 0064). */
+  callsUrls: readonly string[];
 }
 
 /** How the agent-replies consumer batches (see `EventConsumerOptions.gather`). */
@@ -154,8 +156,7 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
         messagesRouter(app, new MessageImport(app, readModels), asOf),
         moderationRouter(settings, review),
         agentsRouter(settings, deps.tenantUrls),
-        callsRouter(readModels),
-        statsRouter(readModels),
+        statsRouter(readModels, new CallUsageClient(deps.callsUrls)),
         internalRouter(pipeline.store),
       ],
       bodyLimit: '80kb',

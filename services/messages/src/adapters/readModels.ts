@@ -5,8 +5,6 @@ import type { DocumentMemoryOptions, EventApplier, KeysetOrder, PagePosition, St
 import type { Collection, Db, Filter } from 'mongodb';
 import { groupFactsProjection, knownGroupId, membershipId } from '../projections/groups.js';
 import type { GroupFactDoc, KnownGroupDoc, MembershipDoc } from '../projections/groups.js';
-import { callDocId, callsProjection } from '../projections/calls.js';
-import type { CallDoc } from '../projections/calls.js';
 import type { MessageFact, ReceiptFact } from '../domain/usageMetrics.js';
 import { importedMuidId, importedMuidsProjection } from '../projections/importedMuids.js';
 import type { ImportedMuidDoc } from '../projections/importedMuids.js';
@@ -50,23 +48,6 @@ export interface Facts {
 export interface UnseenBy {
   uid: string;
   marks: readonly { conversationId: string; upTo: number }[];
-}
-
-/** A calls list query (`GET /calls`); `uids` keeps the calls every one of them took part in. */
-export interface CallQuery {
-  appId: string;
-  uids: readonly string[];
-  type?: 'audio' | 'video';
-  mode?: 'call' | 'meet' | 'presenter';
-  status?: string;
-  receiverType?: 'user' | 'group';
-  participantsCount?: number;
-  hasRecording?: boolean;
-  hasTranscription?: boolean;
-  /** Calls that started at or after this time. */
-  startedFrom?: number;
-  /** Calls that ended at or before this time. */
-  endedBy?: number;
 }
 
 export type MessageCursor = { field: 'seq' | 'sentAt'; direction: 'before' | 'after'; value: number };
@@ -161,12 +142,6 @@ function filterOf(query: MessageQuery, cursor: MessageCursor | null): Filter<Sto
   return (and.length > 0 ? { ...filter, $and: and } : filter);
 }
 
-/** Calls newest first; the session id (unique in an app) breaks ties, so a cursor's key names one call. */
-const CALL_ORDER: KeysetOrder = [
-  ['initiatedAt', -1],
-  ['sessionId', 1],
-];
-
 /**
  * The messages service's read models: what it knows of users, groups and memberships (from other
  * services' events) and every message (from its own). The Kafka consumer and the read-your-writes
@@ -182,7 +157,6 @@ export class MessagesReadModels implements EventApplier {
   private readonly receiptFacts: Collection<Stored<ReceiptFactDoc>>;
   private readonly facts: Collection<Stored<FactDoc>>;
   private readonly importedMuids: Collection<Stored<ImportedMuidDoc>>;
-  private readonly calls: Collection<Stored<CallDoc>>;
   private readonly idRequests = new Coalescer<number, string[]>((appId, counts) => this.allocateBatch(appId, counts));
   /** The facts every send reads, from memory; `observeFacts` keeps it current on every replica. */
   private readonly factsMemory: DocumentMemory;
@@ -202,9 +176,7 @@ export class MessagesReadModels implements EventApplier {
       mongoProjection(db, 'receipt_marks', receiptMarksProjection),
       mongoProjection(db, 'receipt_facts', receiptFactsProjection),
       mongoProjection(db, 'imported_muids', importedMuidsProjection),
-      mongoProjection(db, 'calls', callsProjection),
     );
-    this.calls = db.collection<Stored<CallDoc>>('calls');
     this.importedMuids = db.collection<Stored<ImportedMuidDoc>>('imported_muids');
     this.messages = db.collection<Stored<MessageDoc>>('messages');
     this.receiptMarks = db.collection<Stored<ReceiptMarksDoc>>('receipt_marks');
@@ -238,7 +210,6 @@ export class MessagesReadModels implements EventApplier {
     await ensureIndexes(this.db, 'facts', [
       { keys: { appId: 1, kind: 1, uid: 1, standing: 1 }, options: { name: 'memberships_of_user' } },
     ]);
-    await ensureIndexes(this.db, 'calls', [{ keys: { appId: 1, initiatedAt: -1 }, options: { name: 'app_calls' } }]);
     await ensureIndexes(this.db, 'receipt_marks', [{ keys: { appId: 1, uid: 1 }, options: { name: 'marks_of_user' } }]);
     await ensureIndexes(this.db, 'receipt_facts', [{ keys: { appId: 1, at: 1 }, options: { name: 'app_time' } }]);
     await ensureIndexes(this.db, 'messages', [
@@ -341,11 +312,6 @@ export class MessagesReadModels implements EventApplier {
     return new Map(docs.map((doc) => [doc.id, stripStoredFields(doc)]));
   }
 
-  async findCall(appId: string, sessionId: string): Promise<CallDoc | null> {
-    const doc = await this.calls.findOne({ _id: callDocId(appId, sessionId) } as Filter<Stored<CallDoc>>);
-    return doc ? stripStoredFields<CallDoc>(doc) : null;
-  }
-
   /** What the usage metrics count: the app's messages sent within the range (read in one scan). */
   async messageFactsBetween(appId: string, from: number, to: number): Promise<MessageFact[]> {
     const docs = await this.messages
@@ -360,30 +326,6 @@ export class MessagesReadModels implements EventApplier {
       .find({ appId, at: { $gte: from, $lte: to } } as Filter<Stored<ReceiptFactDoc>>, { projection: { kind: 1, at: 1 } })
       .toArray();
     return docs.map((d) => ({ kind: d.kind, at: d.at }));
-  }
-
-  /** The app's calls that overlap the range (started before its end, not ended before its start). */
-  async callsOverlapping(appId: string, from: number, to: number): Promise<CallDoc[]> {
-    const docs = await this.calls.find({ appId, startedAt: { $lte: to } } as Filter<Stored<CallDoc>>).toArray();
-    return docs.map((doc) => stripStoredFields<CallDoc>(doc)).filter((call) => call.endedAt === undefined || call.endedAt >= from);
-  }
-
-  /** A page of an app's calls, newest first, and how many match. */
-  /** One page of calls, newest first (by CometChat's `page` or after a cursor's key). */
-  async pageCalls(query: CallQuery, position: PagePosition, perPage: number): Promise<{ total: number; items: CallDoc[]; more: boolean }> {
-    const filter: Record<string, unknown> = { appId: query.appId };
-    if (query.uids.length > 0) filter['uids'] = { $all: [...query.uids] };
-    if (query.type !== undefined) filter['type'] = query.type;
-    if (query.mode !== undefined) filter['mode'] = query.mode;
-    if (query.status !== undefined) filter['status'] = query.status;
-    if (query.receiverType !== undefined) filter['receiverType'] = query.receiverType;
-    if (query.participantsCount !== undefined) filter['participantsCount'] = query.participantsCount;
-    if (query.hasRecording !== undefined) filter['hasRecording'] = query.hasRecording;
-    if (query.hasTranscription !== undefined) filter['hasTranscription'] = query.hasTranscription;
-    if (query.startedFrom !== undefined) filter['startedAt'] = { $gte: query.startedFrom };
-    if (query.endedBy !== undefined) filter['endedAt'] = { $lte: query.endedBy };
-    const { total, items, more } = await findPage(this.calls, filter as Filter<Stored<CallDoc>>, CALL_ORDER, position, perPage);
-    return { total, items: items.map((doc) => stripStoredFields<CallDoc>(doc as Stored<CallDoc>)), more };
   }
 
   /** The messages earlier data imports stored under these `muid`s, by muid. */

@@ -1,4 +1,4 @@
-import { ApiError, epochSeconds, groupConversationId, userConversationId } from '@chat/contracts';
+import { ApiError, epochSeconds, groupConversationId, isCallMessageEvent, userConversationId } from '@chat/contracts';
 import type { EventEnvelope, MessageBlocked, MessageSent, RequestContext } from '@chat/contracts';
 import { readWithPatience } from '@chat/mongo';
 import type { PagePosition } from '@chat/mongo';
@@ -123,6 +123,10 @@ export class MessagesApp {
       batchable,
       metadata: commandMetadata(context, this.clock()),
     });
+    // A call message answers once it is on Kafka, where the calls service reads it: a calls read after
+    // this answer waits for what the topic held then, so it sees the call (ADR 0064). Bounded (2 s):
+    // Kafka away must not fail a send that is stored; the outbox publishes it later.
+    if (result.events.some(isCallMessageEvent)) await this.deps.runner.published();
     return result.events;
   }
 

@@ -1,4 +1,4 @@
-import type { CallRecord } from './callRecord.js';
+import type { CallUsage } from '@chat/contracts';
 
 /** What the usage metrics read of a message. */
 export interface MessageFact {
@@ -26,59 +26,19 @@ export interface TimeRange {
   toDate: number;
 }
 
-function joinedSeconds(call: CallRecord, range: TimeRange): number[] {
-  return call.participants.flatMap((p) => {
-    if (p.joinedAt === undefined) return [];
-    const from = Math.max(p.joinedAt, range.fromDate);
-    const to = Math.min(p.leftAt ?? call.endedAt ?? range.toDate, range.toDate);
-    return to > from ? [to - from] : [];
-  });
-}
-
-/** The largest number of users joined to calls at the same moment within the range. */
-function peakInCalls(calls: readonly CallRecord[], range: TimeRange): number {
-  const edges: [number, number][] = [];
-  for (const call of calls) {
-    for (const p of call.participants) {
-      if (p.joinedAt === undefined) continue;
-      const from = Math.max(p.joinedAt, range.fromDate);
-      const to = Math.min(p.leftAt ?? call.endedAt ?? range.toDate, range.toDate);
-      if (to > from) edges.push([from, 1], [to, -1]);
-    }
-  }
-  // Leaves before joins at the same second: back-to-back calls are not concurrent.
-  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  let current = 0;
-  let peak = 0;
-  for (const [, delta] of edges) {
-    current += delta;
-    peak = Math.max(peak, current);
-  }
-  return peak;
-}
-
 /**
- * `GET /stats`: call minutes (participant minutes, by the call's type; recorded ones of recorded calls),
- * users who sent anything in the range, and the peak of users in calls at once.
+ * `GET /stats`: the call figures the calls service counted over the range (`callUsagePath`), and the
+ * users who sent anything in it.
  */
-export function usageMetrics(messages: readonly MessageFact[], calls: readonly CallRecord[], range: TimeRange) {
-  let audio = 0;
-  let video = 0;
-  let recorded = 0;
-  for (const call of calls) {
-    const seconds = joinedSeconds(call, range).reduce((sum, s) => sum + s, 0);
-    if (call.type === 'audio') audio += seconds;
-    else video += seconds;
-    if (call.hasRecording) recorded += seconds;
-  }
+export function usageMetrics(messages: readonly MessageFact[], calls: CallUsage, range: TimeRange) {
   const active = new Set(messages.filter((m) => m.category !== 'action').map((m) => m.sender));
   return {
     metrics: {
-      audio_minutes: Math.round(audio / 60),
-      video_minutes: Math.round(video / 60),
-      recorded_minutes: Math.round(recorded / 60),
+      audio_minutes: calls.audio_minutes,
+      video_minutes: calls.video_minutes,
+      recorded_minutes: calls.recorded_minutes,
       active_users: active.size,
-      concurrent_users: peakInCalls(calls, range),
+      concurrent_users: calls.concurrent_users,
     },
     time_range: { fromDate: range.fromDate, toDate: range.toDate },
   };

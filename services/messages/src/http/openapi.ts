@@ -20,7 +20,6 @@ import {
 import {
   agentAcknowledgement,
   agentResource,
-  callResource,
   integrationResource,
   interactedAnswer,
   keywordListResource,
@@ -34,12 +33,10 @@ import {
   settingDeleted,
   threadRowResource,
   toolResource,
-  transcriptionResource,
   usageMetricsAnswer,
 } from './resourceSchemas.js';
 import {
   allMessagesSchema,
-  callsListSchema,
   conversationMessagesSchema,
   deleteSchema,
   editSchema,
@@ -47,7 +44,6 @@ import {
   importEnvelopeSchema,
   messageMetricsRangeSchema,
   threadPageSchema,
-  transcriptionsPageSchema,
   usageRangeSchema,
   userMessagesSchema,
 } from './schemas.js';
@@ -64,8 +60,6 @@ export const requestSchemas: RequestSchemas = {
   'update-message': { body: editSchema },
   'delete-message': { body: deleteSchema },
   'list-all-thread-messages': { query: threadPageSchema },
-  'list-calls': { query: callsListSchema },
-  'retrieve-call-transcriptions': { query: transcriptionsPageSchema },
   'usage-metrics': { query: usageRangeSchema },
   'message-receipt-metrics': { query: messageMetricsRangeSchema },
   // A record is an envelope of its own (muid, sender, times) around the content of a send.
@@ -159,9 +153,6 @@ export const responseSchemas: ResponseSchemas = {
   'user-list-group-messages': { body: messages, errors: ['ERR_GUID_NOT_FOUND', 'ERR_GROUP_NOT_JOINED', 'ERR_EMPTY_ON_BEHALF_OF'] },
   'pin-message': { body: message, errors: [...ONE_MESSAGE, 'ERR_PINNED_MESSAGES_LIMIT_EXCEEDED'] },
   'unpin-message': { body: message, errors: ONE_MESSAGE },
-  'list-calls': { body: listOf(callResource) },
-  'retrieve-call-details': { body: dataOf(callResource), errors: ['ERR_CALL_NOT_FOUND'] },
-  'retrieve-call-transcriptions': { body: listOf(transcriptionResource), errors: ['ERR_CALL_NOT_FOUND'] },
   'import-messages': { body: importAnswerShape, errors: ['ERR_IMPORT_INVALID_MESSAGE_FORMAT', 'ERR_IMPORT_TOO_MANY_RECORDS'] },
   'list-reasons': reasons.list,
   'create-reason': reasons.create,

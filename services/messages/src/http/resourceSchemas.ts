@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 /*
  * The resources this service answers with, as its views render them (domain/messageView.ts,
- * domain/callRecord.ts, the moderation and agent routes): the response side of the OpenAPI
+ * the moderation and agent routes): the response side of the OpenAPI
  * description (openapi.ts). Loose objects: the fields a view always writes are required, the rest typed.
  */
 
@@ -47,23 +47,6 @@ export const reactionResource = z.looseObject({
   reactedAt: epoch,
   reactedBy: z.looseObject({ uid: z.string() }),
 });
-
-/** `callView`: one call folded from its call messages. */
-export const callResource = z.looseObject({
-  sessionId: z.string(),
-  totalAudioMinutes: z.number(),
-  totalVideoMinutes: z.number(),
-  hasRecording: z.boolean(),
-  hasTranscription: z.boolean(),
-  initiatedAt: epoch,
-  initiator: z.string(),
-  mode: z.string(),
-  receiver: z.string(),
-  receiverType: z.enum(['user', 'group']),
-});
-
-/** `transcriptionView`: one transcription of a call (its room is the call's session id). */
-export const transcriptionResource = z.looseObject({ roomName: z.string(), tid: z.string(), transcriptUrl: z.string() });
 
 /** `reasonView`: the stored reason as the events carry it. */
 export const reasonResource = moderationReasonV1.loose();

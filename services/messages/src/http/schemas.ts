@@ -1,10 +1,9 @@
-import { AS_OF_DESCRIPTION, ApiError, UID_PATTERN } from '@chat/contracts';
+import { AS_OF_DESCRIPTION, ApiError, UID_PATTERN, callActions, callModes } from '@chat/contracts';
 import type { ErrorCode } from '@chat/contracts';
 import { cursorParameter, parseWith, pastEpochSeconds } from '@chat/http';
 import { z } from 'zod';
 import type { ImportedMessage } from '../app/messageImport.js';
 import type { SendInput } from '../app/messages.js';
-import { callActions, callModes } from '../domain/callRecord.js';
 import { secondsOf } from '../domain/usageMetrics.js';
 
 /** CometChat: a message, metadata included, is at most 65,536 characters of JSON. */
@@ -94,7 +93,7 @@ const transcriptionSchema = z.object({
 /**
  * A call message (`category: "call"`, type audio or video): what happened (`data.action`) in which call
  * (`data.sessionId`), optionally its mode and, once it exists, its transcriptions and whether it was
- * recorded; the calls read model is folded from these (docs/behaviour/calls.md).
+ * recorded; the calls service folds them into call records (docs/behaviour/calls.md, ADR 0064).
  */
 const callDataSchema = z.object({
   action: z.enum(callActions),
@@ -313,26 +312,6 @@ export function parseImportedMessage(key: string, record: unknown, nowSeconds: n
   const content = parseSendBody(record);
   return { ...content, ...envelope };
 }
-
-/** `GET /calls`: the catalogue's filters, and CometChat's page parameters. */
-export const callsListSchema = z.object({
-  type: z.enum(['audio', 'video']).optional(),
-  mode: z.enum(callModes).optional(),
-  participantsCount: z.coerce.number('a number').int('an integer').min(0).optional(),
-  startedAt: timestamp,
-  status: z.enum(callActions).optional(),
-  receiverType: z.enum(['user', 'group']).optional(),
-  endedAt: timestamp,
-  hasRecording: flag,
-  hasTranscription: flag,
-  uid: uidParam,
-  page: count(1_000_000).default(1),
-  perPage: count(1000).default(100),
-  cursor: cursorParameter,
-});
-
-/** `GET /calls/{sessionId}/transcriptions`. */
-export const transcriptionsPageSchema = z.object({ page: count(1_000_000).default(1), perPage: count(1000).default(100), cursor: cursorParameter });
 
 // A missing value reaches the number check as NaN, so one message serves both.
 const epoch = z.coerce.number('required, a number').int('an integer (epoch seconds or milliseconds)').min(0);

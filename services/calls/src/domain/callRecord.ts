@@ -3,10 +3,9 @@
  * `initiated` opens it, `ongoing` marks who joined, `ended` closes it, and `unanswered`, `rejected`,
  * `cancelled` or `busy` close it without anyone talking. Pure: times are the messages' `sentAt`.
  */
-export const callActions = ['initiated', 'ongoing', 'ended', 'unanswered', 'rejected', 'cancelled', 'busy'] as const;
-export type CallAction = (typeof callActions)[number];
-export const callModes = ['call', 'meet', 'presenter'] as const;
-export type CallMode = (typeof callModes)[number];
+import type { CallAction, CallMode } from '@chat/contracts';
+
+export type { CallAction, CallMode };
 
 export interface CallParticipant {
   uid: string;

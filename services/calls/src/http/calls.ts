@@ -1,8 +1,8 @@
-import { ApiError } from '@chat/contracts';
+import { ApiError, consistencyHeaders } from '@chat/contracts';
 import { ListCursor, actorOf, listMeta, pageInMemory, parseQuery } from '@chat/http';
 import { Router } from 'express';
-import type { Request } from 'express';
-import type { MessagesReadModels } from '../adapters/readModels.js';
+import type { Request, RequestHandler } from 'express';
+import type { CallsReadModels } from '../adapters/readModels.js';
 import { callView, transcriptionView } from '../domain/callRecord.js';
 import type { CallDoc } from '../projections/calls.js';
 import { callsListSchema, transcriptionsPageSchema } from './schemas.js';
@@ -11,13 +11,33 @@ function callNotFound(sessionId: string): ApiError {
   return new ApiError('ERR_CALL_NOT_FOUND', `The call with session id ${sessionId} does not exist.`);
 }
 
+/** What a read waits for before it reads the call records (`ProjectionCatchUp`). */
+export interface CatchUp {
+  caughtUp(): Promise<boolean>;
+}
+
+/**
+ * Reads answer once the calls projection has applied every call message that was on the messages
+ * topic when they came (ADR 0064), so a call message's send that answered is seen; a read that waited
+ * its bound answers anyway, marked `x-consistency-stale: true` (as token reads are, ADR 0031).
+ */
+export function afterCatchUp(catchUp: CatchUp): RequestHandler {
+  return (_req, res, next) => {
+    catchUp.caughtUp().then((fresh) => {
+      if (!fresh) res.setHeader(consistencyHeaders.stale, 'true');
+      next();
+    }, next);
+  };
+}
+
 /**
  * The calls API (`{calls_url}`: `{appId}.call-{region}.{domain}/v3`, or `/v3/calls…` on a plain host):
  * call records folded from call messages (projections/calls). With `onBehalfOf`, only the calls that
  * user took part in exist.
  */
-export function callsRouter(readModels: MessagesReadModels): Router {
+export function callsRouter(readModels: CallsReadModels, catchUp: CatchUp): Router {
   const router = Router();
+  router.use('/v3/calls', afterCatchUp(catchUp));
 
   const visibleCall = async (req: Request): Promise<CallDoc> => {
     const actor = actorOf(req);

@@ -1,7 +1,7 @@
-import { messageEventTypes } from '@chat/contracts';
+import { callActions, callModes } from '@chat/contracts';
 import type { EventOf, MessageSent } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
-import { callActions, callModes, evolveCall } from '../domain/callRecord.js';
+import { evolveCall } from '../domain/callRecord.js';
 import type { CallAction, CallMessage, CallMode, CallRecord, Transcription } from '../domain/callRecord.js';
 
 /** A call record as stored, with the fields the list filters query kept beside it. */
@@ -11,7 +11,9 @@ export interface CallDoc extends CallRecord {
   hasTranscription: boolean;
 }
 
-type Handled = EventOf<(typeof messageEventTypes)[number]>;
+/** The only event a call record is folded from: a call message is never edited into another call. */
+export const callEventTypes = ['MessageSent'] as const;
+type Handled = EventOf<(typeof callEventTypes)[number]>;
 
 export function callDocId(appId: string, sessionId: string): string {
   return `${appId}:${sessionId}`;
@@ -23,7 +25,7 @@ function isTranscription(value: unknown): value is Transcription {
   return typeof t['tid'] === 'string' && typeof t['startTime'] === 'number' && typeof t['endTime'] === 'number' && typeof t['transcriptUrl'] === 'string';
 }
 
-/** What a sent message says about a call; null for any other message (checked on send: see http/schemas). */
+/** What a sent message says about a call; null for any other message (checked on send by the messages service). */
 export function callMessageOf(m: MessageSent): CallMessage | null {
   if (m.category !== 'call' || (m.type !== 'audio' && m.type !== 'video')) return null;
   const { action, sessionId, mode, transcriptions, hasRecording } = m.data;
@@ -43,10 +45,10 @@ export function callMessageOf(m: MessageSent): CallMessage | null {
   };
 }
 
-/** Call records from the call messages of this service's own stream, sent or imported. */
+/** Call records from the call messages of the messages service's stream, sent or imported. */
 export const callsProjection: Projection<CallDoc, Handled> = {
   name: 'calls',
-  eventTypes: messageEventTypes,
+  eventTypes: callEventTypes,
   documentIds(event) {
     const call = event.type === 'MessageSent' ? callMessageOf(event.data) : null;
     return call ? [callDocId(event.appId, call.sessionId)] : [];
