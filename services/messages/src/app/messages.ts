@@ -5,7 +5,7 @@ import type { PagePosition } from '@chat/mongo';
 import { commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
 import type { Facts, MessageCursor, MessageQuery, MessagesReadModels, UnseenBy } from '../adapters/readModels.js';
-import type { AppModeration } from '../adapters/moderationReadModels.js';
+import type { AppModeration } from '../adapters/moderation/moderationReadModels.js';
 import { StaleMessageIdError, conversationLogDecider, conversationLogStream } from '../domain/conversationLog.js';
 import type { ConversationLogCommand, ConversationLogState, GroupFacts, MessageActor, UserFacts } from '../domain/conversationLog.js';
 import { mentionedUidsOf, withMentionInfo } from '../domain/mentionInfo.js';

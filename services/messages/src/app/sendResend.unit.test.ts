@@ -2,7 +2,7 @@ import { CommandRunner } from '@chat/eventsourcing';
 import { InMemoryCommitStore } from '@chat/eventsourcing/testing';
 import { describe, expect, it } from 'vitest';
 import type { Facts, MessagesReadModels } from '../adapters/readModels.js';
-import type { AppModeration } from '../adapters/moderationReadModels.js';
+import type { AppModeration } from '../adapters/moderation/moderationReadModels.js';
 import { docOfSent } from '../projections/messages.js';
 import type { MessageDoc } from '../projections/messages.js';
 import type { KnownUserDoc } from '../projections/users.js';

@@ -5,7 +5,7 @@ import { MongoClient } from 'mongodb';
 import type { Db } from 'mongodb';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ModerationReadModels } from '../adapters/moderationReadModels.js';
+import { ModerationReadModels } from '../adapters/moderation/moderationReadModels.js';
 import { MessagesReadModels } from '../adapters/readModels.js';
 import { MessagesApp } from '../app/messages.js';
 import { isGroupEvent } from '../projections/groups.js';

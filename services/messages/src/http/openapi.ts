@@ -16,7 +16,7 @@ import {
   updateReasonBody,
   updateRuleBody,
   updateToolBody,
-} from './moderationSchemas.js';
+} from './moderation/moderationSchemas.js';
 import {
   agentAcknowledgement,
   agentResource,
@@ -51,7 +51,7 @@ import {
   usageRangeSchema,
   userMessagesSchema,
 } from './schemas.js';
-import { interactedBodySchema, threadListSchema } from './personalRoutes.js';
+import { interactedBodySchema, threadListSchema } from './personalMarks/personalRoutes.js';
 
 /** What each operation of this service parses, for the generated OpenAPI description (npm run openapi). */
 export const requestSchemas: RequestSchemas = {

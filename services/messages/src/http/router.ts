@@ -1,6 +1,6 @@
 import { ApiError, isUid, limitDenial, normalizeUid, parseAsOf } from '@chat/contracts';
 import { ListCursor, actingUid, actorOf, importRecords, inCallerOrder, outcomesOf, pagination, parseQuery, parseWith, roleLimitsOf, validateRecords } from '@chat/http';
-import type { MessageImport } from '../app/messageImport.js';
+import type { MessageImport } from '../app/dataImport/messageImport.js';
 import type { MessagesAsOf } from '../app/messagesAsOf.js';
 import { Router } from 'express';
 import type { Request } from 'express';

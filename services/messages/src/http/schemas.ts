@@ -4,7 +4,7 @@ import { cursorParameter, parseWith, pastEpochSeconds } from '@chat/http';
 import { z } from 'zod';
 import type { SendInput } from '../app/messages.js';
 import { callActions, callModes } from '../domain/callRecord.js';
-import { secondsOf } from '../domain/usageMetrics.js';
+import { secondsOf } from '../domain/usageMetrics/usageMetrics.js';
 
 /** CometChat: a message, metadata included, is at most 65,536 characters of JSON. */
 export const MAX_MESSAGE_CHARS = 65_536;

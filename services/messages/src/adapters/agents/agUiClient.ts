@@ -1,7 +1,7 @@
 import { RefusedUrl, usableTenantHeaders } from '@chat/delivery';
 import type { OutboundHttp } from '@chat/delivery';
-import { AgentReply, SseDecoder } from '../domain/agUiStream.js';
-import type { RunAgentInput } from '../domain/agUiStream.js';
+import { AgentReply, SseDecoder } from '../../domain/agents/agUiStream.js';
+import type { RunAgentInput } from '../../domain/agents/agUiStream.js';
 
 export interface AgentCall {
   url: string;

@@ -7,10 +7,10 @@ import { MongoCommitStore } from '@chat/mongo';
 import { MongoClient } from 'mongodb';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentCredentials } from '../app/agentCredentials.js';
-import { ModerationSettingsApp } from '../app/moderationSettings.js';
+import { AgentCredentials } from '../../app/agents/agentCredentials.js';
+import { ModerationSettingsApp } from '../../app/moderation/moderationSettings.js';
 import { ModerationReadModels } from './moderationReadModels.js';
-import { MessagesReadModels } from './readModels.js';
+import { MessagesReadModels } from '../readModels.js';
 
 // Two replicas of the messages service over one real FerretDB and Kafka: replica A changes a rule
 // (its command path: store, own read models, Kafka); replica B, which has the old settings in memory

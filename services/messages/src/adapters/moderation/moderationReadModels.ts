@@ -4,14 +4,14 @@ import { DocumentMemory, MongoDocumentStore, allOf, ensureIndexes, findPage, mon
 import type { DocumentMemoryOptions, EventApplier, KeysetOrder, PagePosition, Stored, StoredRecord } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import type { Logger } from 'pino';
-import { ModerationPolicy } from '../domain/moderationPolicy.js';
-import type { PolicyObserver } from '../domain/moderationPolicy.js';
-import type { ModerationSettings } from '../domain/moderationSettings.js';
-import { moderationSettingsStream } from '../domain/moderationSettings.js';
-import { moderationSettingsId, moderationSettingsProjection, settingsOf } from '../projections/moderationSettings.js';
-import type { ModerationSettingsDoc } from '../projections/moderationSettings.js';
-import { reviewDocId, reviewQueueProjection } from '../projections/reviewQueue.js';
-import type { ReviewDoc } from '../projections/reviewQueue.js';
+import { ModerationPolicy } from '../../domain/moderation/moderationPolicy.js';
+import type { PolicyObserver } from '../../domain/moderation/moderationPolicy.js';
+import type { ModerationSettings } from '../../domain/moderation/moderationSettings.js';
+import { moderationSettingsStream } from '../../domain/moderation/moderationSettings.js';
+import { moderationSettingsId, moderationSettingsProjection, settingsOf } from '../../projections/moderation/moderationSettings.js';
+import type { ModerationSettingsDoc } from '../../projections/moderation/moderationSettings.js';
+import { reviewDocId, reviewQueueProjection } from '../../projections/moderation/reviewQueue.js';
+import type { ReviewDoc } from '../../projections/moderation/reviewQueue.js';
 
 /** An app's settings with its text rules compiled. */
 export interface AppModeration {

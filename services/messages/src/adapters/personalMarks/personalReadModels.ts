@@ -1,13 +1,13 @@
 import { ProjectedReadModels, ensureIndexes, findPage, stripStoredFields } from '@chat/mongo';
 import type { PagePosition, Stored } from '@chat/mongo';
 import type { Collection, Filter } from 'mongodb';
-import type { MessageDoc } from '../projections/messages.js';
-import { messageInteractionsId, messageInteractionsProjection } from '../projections/messageInteractions.js';
-import type { Interaction, MessageInteractionsDoc } from '../projections/messageInteractions.js';
-import { savedMessagesId, savedMessagesProjection } from '../projections/savedMessages.js';
-import type { SavedEntry, SavedMessagesDoc } from '../projections/savedMessages.js';
-import { threadSubscriptionId, threadSubscriptionsProjection } from '../projections/threadSubscriptions.js';
-import type { ThreadSubscriptionDoc } from '../projections/threadSubscriptions.js';
+import type { MessageDoc } from '../../projections/messages.js';
+import { messageInteractionsId, messageInteractionsProjection } from '../../projections/personalMarks/messageInteractions.js';
+import type { Interaction, MessageInteractionsDoc } from '../../projections/personalMarks/messageInteractions.js';
+import { savedMessagesId, savedMessagesProjection } from '../../projections/personalMarks/savedMessages.js';
+import type { SavedEntry, SavedMessagesDoc } from '../../projections/personalMarks/savedMessages.js';
+import { threadSubscriptionId, threadSubscriptionsProjection } from '../../projections/personalMarks/threadSubscriptions.js';
+import type { ThreadSubscriptionDoc } from '../../projections/personalMarks/threadSubscriptions.js';
 
 /** Which threads an app-wide thread list shows: every thread, one conversation's, or one user's one-on-one threads. */
 export interface ThreadScope {

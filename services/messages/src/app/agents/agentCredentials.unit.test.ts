@@ -4,11 +4,11 @@ import { CommandRunner } from '@chat/eventsourcing';
 import { InMemoryCommitStore } from '@chat/eventsourcing/testing';
 import type { EventPublisher } from '@chat/eventsourcing';
 import { describe, expect, it } from 'vitest';
-import type { ModerationReadModels } from '../adapters/moderationReadModels.js';
-import type { MessagesReadModels } from '../adapters/readModels.js';
-import { moderationSettingsDecider, moderationSettingsStream } from '../domain/moderationSettings.js';
+import type { ModerationReadModels } from '../../adapters/moderation/moderationReadModels.js';
+import type { MessagesReadModels } from '../../adapters/readModels.js';
+import { moderationSettingsDecider, moderationSettingsStream } from '../../domain/moderation/moderationSettings.js';
 import { AgentCredentials } from './agentCredentials.js';
-import { ModerationSettingsApp } from './moderationSettings.js';
+import { ModerationSettingsApp } from '../moderation/moderationSettings.js';
 
 const keyA = '1a'.repeat(32);
 const keyB = '2b'.repeat(32);

@@ -2,12 +2,12 @@ import { ApiError, groupConversationId, userConversationId } from '@chat/contrac
 import type { MessageSent } from '@chat/contracts';
 import type { KeyedRecord, RecordResult } from '@chat/http';
 import { readWithPatience } from '@chat/mongo';
-import type { Facts, MessagesReadModels } from '../adapters/readModels.js';
-import { groupEntityOf, messageView, userEntityOf } from '../domain/messageView.js';
-import type { ImportedMessage } from '../http/schemas.js';
-import { docOfSent } from '../projections/messages.js';
-import type { KnownUserDoc } from '../projections/users.js';
-import type { MessagesApp, RequestContext } from './messages.js';
+import type { Facts, MessagesReadModels } from '../../adapters/readModels.js';
+import { groupEntityOf, messageView, userEntityOf } from '../../domain/messageView.js';
+import type { ImportedMessage } from '../../http/schemas.js';
+import { docOfSent } from '../../projections/messages.js';
+import type { KnownUserDoc } from '../../projections/users.js';
+import type { MessagesApp, RequestContext } from '../messages.js';
 
 
 interface ImportFacts {

@@ -1,15 +1,15 @@
 import { ApiError, epochSeconds } from '@chat/contracts';
 import type { MessageSent } from '@chat/contracts';
 import type { PagePosition } from '@chat/mongo';
-import type { ModerationReadModels, ReviewList } from '../adapters/moderationReadModels.js';
-import type { MessagesReadModels } from '../adapters/readModels.js';
-import { findSetting } from '../domain/moderationSettings.js';
-import { APP_SYSTEM, messageView } from '../domain/messageView.js';
-import type { ReviewFacts } from '../domain/messageReview.js';
-import { docOfSent } from '../projections/messages.js';
-import { blockedMessageOf, flagsOf } from '../projections/reviewQueue.js';
-import type { ReviewDoc } from '../projections/reviewQueue.js';
-import type { ApiObject, MessagesApp, RequestContext } from './messages.js';
+import type { ModerationReadModels, ReviewList } from '../../adapters/moderation/moderationReadModels.js';
+import type { MessagesReadModels } from '../../adapters/readModels.js';
+import { findSetting } from '../../domain/moderation/moderationSettings.js';
+import { APP_SYSTEM, messageView } from '../../domain/messageView.js';
+import type { ReviewFacts } from '../../domain/moderation/messageReview.js';
+import { docOfSent } from '../../projections/messages.js';
+import { blockedMessageOf, flagsOf } from '../../projections/moderation/reviewQueue.js';
+import type { ReviewDoc } from '../../projections/moderation/reviewQueue.js';
+import type { ApiObject, MessagesApp, RequestContext } from '../messages.js';
 
 export interface MessageReviewDeps {
   messages: MessagesApp;

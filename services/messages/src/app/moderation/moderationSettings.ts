@@ -3,12 +3,12 @@ import type { Agent } from '@chat/contracts';
 import { commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
 import { readWithPatience } from '@chat/mongo';
-import type { ModerationReadModels } from '../adapters/moderationReadModels.js';
-import type { MessagesReadModels } from '../adapters/readModels.js';
-import type { AgentCredentials } from './agentCredentials.js';
-import { findSetting, moderationSettingsDecider, moderationSettingsStream, settingNotFound } from '../domain/moderationSettings.js';
-import type { EntityOf, ModerationSettings, SaveSetting, SettingsKind } from '../domain/moderationSettings.js';
-import type { RequestContext } from './messages.js';
+import type { ModerationReadModels } from '../../adapters/moderation/moderationReadModels.js';
+import type { MessagesReadModels } from '../../adapters/readModels.js';
+import type { AgentCredentials } from '../agents/agentCredentials.js';
+import { findSetting, moderationSettingsDecider, moderationSettingsStream, settingNotFound } from '../../domain/moderation/moderationSettings.js';
+import type { EntityOf, ModerationSettings, SaveSetting, SettingsKind } from '../../domain/moderation/moderationSettings.js';
+import type { RequestContext } from '../messages.js';
 
 export interface ModerationSettingsDeps {
   runner: CommandRunner;

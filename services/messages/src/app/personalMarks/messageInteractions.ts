@@ -1,10 +1,10 @@
 import { epochSeconds } from '@chat/contracts';
 import { commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
-import { messageInteractionDecider, messageInteractionStream } from '../domain/messageInteractions.js';
-import type { PersonalReadModels } from '../adapters/personalReadModels.js';
+import { messageInteractionDecider, messageInteractionStream } from '../../domain/personalMarks/messageInteractions.js';
+import type { PersonalReadModels } from '../../adapters/personalMarks/personalReadModels.js';
 import { messageTarget } from './messageTarget.js';
-import type { ApiObject, MessagesApp, RequestContext } from './messages.js';
+import type { ApiObject, MessagesApp, RequestContext } from '../messages.js';
 
 export interface MessageInteractionsDeps {
   runner: CommandRunner;

@@ -1,8 +1,8 @@
 import { ApiError } from '@chat/contracts';
-import type { MessageActor, MessageFacts } from '../domain/conversationLog.js';
-import { factsOf } from '../projections/messages.js';
-import type { MessageDoc } from '../projections/messages.js';
-import type { MessagesApp, RequestContext } from './messages.js';
+import type { MessageActor, MessageFacts } from '../../domain/conversationLog.js';
+import { factsOf } from '../../projections/messages.js';
+import type { MessageDoc } from '../../projections/messages.js';
+import type { MessagesApp, RequestContext } from '../messages.js';
 
 /** The message a user's own command is about, as stored now, and where the user stands in its conversation. */
 export interface MessageTarget {

@@ -1,14 +1,14 @@
 import { epochSeconds } from '@chat/contracts';
 import { commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
-import type { MessagesReadModels } from '../adapters/readModels.js';
-import type { PersonalReadModels } from '../adapters/personalReadModels.js';
-import { savedMessagesDecider, savedMessagesStream } from '../domain/savedMessages.js';
-import type { SavedMessagesCommand } from '../domain/savedMessages.js';
-import { messageView } from '../domain/messageView.js';
+import type { MessagesReadModels } from '../../adapters/readModels.js';
+import type { PersonalReadModels } from '../../adapters/personalMarks/personalReadModels.js';
+import { savedMessagesDecider, savedMessagesStream } from '../../domain/personalMarks/savedMessages.js';
+import type { SavedMessagesCommand } from '../../domain/personalMarks/savedMessages.js';
+import { messageView } from '../../domain/messageView.js';
 import { messageTarget } from './messageTarget.js';
 import type { MessageTarget } from './messageTarget.js';
-import type { ApiObject, MessagesApp, RequestContext } from './messages.js';
+import type { ApiObject, MessagesApp, RequestContext } from '../messages.js';
 
 export interface SavedMessagesDeps {
   runner: CommandRunner;

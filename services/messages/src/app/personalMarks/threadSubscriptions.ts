@@ -2,14 +2,14 @@ import { groupConversationId, userConversationId } from '@chat/contracts';
 import { commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
 import type { PagePosition } from '@chat/mongo';
-import type { MessagesReadModels } from '../adapters/readModels.js';
-import type { PersonalReadModels, ThreadScope } from '../adapters/personalReadModels.js';
-import { threadSubscriptionDecider, threadSubscriptionStream } from '../domain/threadSubscriptions.js';
-import type { ChangeThreadSubscription } from '../domain/threadSubscriptions.js';
-import { messageView } from '../domain/messageView.js';
-import type { MessageDoc } from '../projections/messages.js';
+import type { MessagesReadModels } from '../../adapters/readModels.js';
+import type { PersonalReadModels, ThreadScope } from '../../adapters/personalMarks/personalReadModels.js';
+import { threadSubscriptionDecider, threadSubscriptionStream } from '../../domain/personalMarks/threadSubscriptions.js';
+import type { ChangeThreadSubscription } from '../../domain/personalMarks/threadSubscriptions.js';
+import { messageView } from '../../domain/messageView.js';
+import type { MessageDoc } from '../../projections/messages.js';
 import { messageTarget } from './messageTarget.js';
-import type { ApiObject, MessagesApp, RequestContext } from './messages.js';
+import type { ApiObject, MessagesApp, RequestContext } from '../messages.js';
 
 export interface ThreadSubscriptionsDeps {
   runner: CommandRunner;

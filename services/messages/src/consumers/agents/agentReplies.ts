@@ -3,14 +3,14 @@ import { ApiError } from '@chat/contracts';
 import type { Agent, KnownEvent, MessageSent } from '@chat/contracts';
 import type { RecordHeaders } from '@chat/kafka';
 import type { Logger } from 'pino';
-import type { ModerationReadModels } from '../adapters/moderationReadModels.js';
-import type { MessagesReadModels } from '../adapters/readModels.js';
-import { AgentFailure } from '../adapters/agUiClient.js';
-import type { AgentCall } from '../adapters/agUiClient.js';
-import type { AgentCredentials } from '../app/agentCredentials.js';
-import type { MessagesApp, SendInput } from '../app/messages.js';
-import type { RunAgentInput } from '../domain/agUiStream.js';
-import type { ModerationSettings } from '../domain/moderationSettings.js';
+import type { ModerationReadModels } from '../../adapters/moderation/moderationReadModels.js';
+import type { MessagesReadModels } from '../../adapters/readModels.js';
+import { AgentFailure } from '../../adapters/agents/agUiClient.js';
+import type { AgentCall } from '../../adapters/agents/agUiClient.js';
+import type { AgentCredentials } from '../../app/agents/agentCredentials.js';
+import type { MessagesApp, SendInput } from '../../app/messages.js';
+import type { RunAgentInput } from '../../domain/agents/agUiStream.js';
+import type { ModerationSettings } from '../../domain/moderation/moderationSettings.js';
 
 export interface AgentRepliesDeps {
   messages: MessagesApp;

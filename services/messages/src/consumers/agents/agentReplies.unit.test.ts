@@ -1,7 +1,7 @@
 import type { Agent, MessageSent } from '@chat/contracts';
 import type { RecordHeaders } from '@chat/kafka';
 import { describe, expect, it } from 'vitest';
-import { emptySettings } from '../domain/moderationSettings.js';
+import { emptySettings } from '../../domain/moderation/moderationSettings.js';
 import { AgentReplies, agentsAddressed } from './agentReplies.js';
 import type { AgentRepliesDeps } from './agentReplies.js';
 

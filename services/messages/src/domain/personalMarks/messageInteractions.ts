@@ -1,7 +1,7 @@
 import { ApiError } from '@chat/contracts';
 import type { MessageInteracted } from '@chat/contracts';
 import type { Decider, DomainEvent } from '@chat/eventsourcing';
-import type { MessageActor, MessageFacts } from './conversationLog.js';
+import type { MessageActor, MessageFacts } from '../conversationLog.js';
 
 /** Ours: distinct elements one user marks on one message, so the stream's state stays small. */
 export const MAX_INTERACTED_ELEMENTS = 100;

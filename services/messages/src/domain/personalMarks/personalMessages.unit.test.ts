@@ -1,7 +1,7 @@
 import { ApiError } from '@chat/contracts';
 import { specFor } from '@chat/eventsourcing/testing';
 import { describe, it } from 'vitest';
-import type { MessageActor, MessageFacts } from './conversationLog.js';
+import type { MessageActor, MessageFacts } from '../conversationLog.js';
 import { messageInteractionDecider, MAX_INTERACTED_ELEMENTS } from './messageInteractions.js';
 import type { MarkInteracted, MessageInteractionEvent } from './messageInteractions.js';
 import { MAX_SAVED_PER_USER, savedMessagesDecider } from './savedMessages.js';

@@ -1,7 +1,7 @@
 import { ApiError } from '@chat/contracts';
 import type { MessageSaved, MessageUnsaved } from '@chat/contracts';
 import type { Decider, DomainEvent } from '@chat/eventsourcing';
-import type { MessageActor, MessageFacts } from './conversationLog.js';
+import type { MessageActor, MessageFacts } from '../conversationLog.js';
 
 /** CometChat's documented cap (pins-constraints-errors.md): a user keeps at most 100 saved messages. */
 export const MAX_SAVED_PER_USER = 100;

@@ -1,7 +1,7 @@
 import { ApiError } from '@chat/contracts';
 import type { ThreadSubscriptionChanged } from '@chat/contracts';
 import type { Decider, DomainEvent } from '@chat/eventsourcing';
-import type { MessageActor, MessageFacts } from './conversationLog.js';
+import type { MessageActor, MessageFacts } from '../conversationLog.js';
 
 /**
  * Following a thread. A thread is named by its first (parent) message. The user who sent it follows

@@ -1,4 +1,4 @@
-import type { CallRecord } from './callRecord.js';
+import type { CallRecord } from '../callRecord.js';
 
 /** What the usage metrics read of a message. */
 export interface MessageFact {

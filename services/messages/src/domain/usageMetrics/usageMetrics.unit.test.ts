@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { evolveCall } from './callRecord.js';
-import type { CallMessage, CallRecord } from './callRecord.js';
+import { evolveCall } from '../callRecord.js';
+import type { CallMessage, CallRecord } from '../callRecord.js';
 import { messageMetrics, messageMetricsRange, secondsOf, usageMetrics } from './usageMetrics.js';
 
 const day = Date.UTC(2026, 0, 10) / 1000;

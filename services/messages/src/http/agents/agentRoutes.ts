@@ -3,10 +3,10 @@ import type { Agent, AgentTool } from '@chat/contracts';
 import type { PrivateAddressPolicy } from '@chat/delivery';
 import { parseWith } from '@chat/http';
 import { Router } from 'express';
-import type { ModerationSettingsApp } from '../app/moderationSettings.js';
-import { agentUid, checkedAgentUrl, createAgentBody, createToolBody, updateAgentBody, updateToolBody } from './moderationSchemas.js';
-import { settingsPage } from './moderationRoutes.js';
-import { requestContextOf } from './requestContext.js';
+import type { ModerationSettingsApp } from '../../app/moderation/moderationSettings.js';
+import { agentUid, checkedAgentUrl, createAgentBody, createToolBody, updateAgentBody, updateToolBody } from '../moderation/moderationSchemas.js';
+import { settingsPage } from '../moderation/moderationRoutes.js';
+import { requestContextOf } from '../requestContext.js';
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 

@@ -2,10 +2,10 @@ import type { KeywordList, ModerationReason, ModerationRule } from '@chat/contra
 import { ListCursor, listMeta, pageInMemory, parseQuery, parseWith } from '@chat/http';
 import express, { Router } from 'express';
 import type { Request, RequestHandler } from 'express';
-import type { ReviewList } from '../adapters/moderationReadModels.js';
-import type { MessageReview } from '../app/messageReview.js';
-import type { ModerationSettingsApp } from '../app/moderationSettings.js';
-import type { SettingsKind } from '../domain/moderationSettings.js';
+import type { ReviewList } from '../../adapters/moderation/moderationReadModels.js';
+import type { MessageReview } from '../../app/moderation/messageReview.js';
+import type { ModerationSettingsApp } from '../../app/moderation/moderationSettings.js';
+import type { SettingsKind } from '../../domain/moderation/moderationSettings.js';
 import {
   checkedTerms,
   createKeywordsBody,
@@ -22,8 +22,8 @@ import {
   updateRuleBody,
 } from './moderationSchemas.js';
 import type { RuleBody } from './moderationSchemas.js';
-import { pathMessageId } from './schemas.js';
-import { requestContextOf } from './requestContext.js';
+import { pathMessageId } from '../schemas.js';
+import { requestContextOf } from '../requestContext.js';
 
 function param(req: Request, name: string): string {
   return String(req.params[name] ?? '');

@@ -3,7 +3,7 @@ import { tenantHeaderRefusal, urlRefusal } from '@chat/delivery';
 import type { PrivateAddressPolicy } from '@chat/delivery';
 import { cursorParameter } from '@chat/http';
 import { z } from 'zod';
-import { SAVE_CHECK_MS, patternProblem } from '../domain/moderationPatterns.js';
+import { SAVE_CHECK_MS, patternProblem } from '../../domain/moderation/moderationPatterns.js';
 
 /** Ids of reasons, rules and lists: they appear in paths and revision ids. */
 const settingId = z.string('a string').trim().regex(/^[A-Za-z0-9_-]{1,100}$/, '1 to 100 letters, digits, "-" or "_"');

@@ -2,12 +2,12 @@ import { ApiError, isUid, normalizeUid } from '@chat/contracts';
 import { actingUid, pagination, parseQuery, parseWith } from '@chat/http';
 import { Router } from 'express';
 import { z } from 'zod';
-import type { MessageInteractions } from '../app/messageInteractions.js';
-import type { SavedMessages } from '../app/savedMessages.js';
-import type { ThreadSubscriptions } from '../app/threadSubscriptions.js';
-import { MAX_SAVED_PER_USER } from '../domain/savedMessages.js';
-import { pathMessageId } from './schemas.js';
-import { requestContextOf } from './requestContext.js';
+import type { MessageInteractions } from '../../app/personalMarks/messageInteractions.js';
+import type { SavedMessages } from '../../app/personalMarks/savedMessages.js';
+import type { ThreadSubscriptions } from '../../app/personalMarks/threadSubscriptions.js';
+import { MAX_SAVED_PER_USER } from '../../domain/personalMarks/savedMessages.js';
+import { pathMessageId } from '../schemas.js';
+import { requestContextOf } from '../requestContext.js';
 
 const count = (max: number) => z.coerce.number('a number').int('an integer').min(1, 'at least 1').max(max, `at most ${max}`);
 const uidOrGuid = z.string().trim().toLowerCase().refine((value) => isUid(normalizeUid(value)), 'a uid or guid (a-z, 0-9, - and _)');

@@ -1,8 +1,8 @@
 import { moderationSettingsEventTypes } from '@chat/contracts';
 import type { EventOf } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
-import { emptySettings, settingsAfter } from '../domain/moderationSettings.js';
-import type { ModerationSettings, SettingsEvent } from '../domain/moderationSettings.js';
+import { emptySettings, settingsAfter } from '../../domain/moderation/moderationSettings.js';
+import type { ModerationSettings, SettingsEvent } from '../../domain/moderation/moderationSettings.js';
 
 /**
  * An app's moderation settings and agents, one document per app, read whole by every send of the app

@@ -1,7 +1,7 @@
 import { conversationReceiptEventTypes } from '@chat/contracts';
 import type { EventOf } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
-import type { ReceiptFact } from '../domain/usageMetrics.js';
+import type { ReceiptFact } from '../../domain/usageMetrics/usageMetrics.js';
 
 /**
  * One document per read or delivery mark, kept for the message metrics (`GET /stats/messages` counts
