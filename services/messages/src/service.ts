@@ -12,11 +12,12 @@ import type { Logger } from 'pino';
 import { DEFAULT_AGENT_LIMITS, runAgUiAgent } from './adapters/agents/agUiClient.js';
 import { ModerationReadModels } from './adapters/moderation/moderationReadModels.js';
 import { PersonalReadModels } from './adapters/personalMarks/personalReadModels.js';
+import { MessageIds } from './adapters/messageIds.js';
 import { MessagesReadModels } from './adapters/readModels.js';
 import { MessageImport } from './app/dataImport/messageImport.js';
 import { MessageReview } from './app/moderation/messageReview.js';
 import { MessageInteractions } from './app/personalMarks/messageInteractions.js';
-import { MessagesApp } from './app/messages.js';
+import { createMessagesApp } from './app/messages.js';
 import { MessagesAsOf } from './app/messagesAsOf.js';
 import { AgentCredentials } from './app/agents/agentCredentials.js';
 import { ModerationSettingsApp } from './app/moderation/moderationSettings.js';
@@ -105,7 +106,7 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
       select: (record) => record.type === undefined || watchedTypes.has(record.type),
     },
   });
-  const app = new MessagesApp({ runner: pipeline.runner, readModels, moderation });
+  const app = createMessagesApp({ runner: pipeline.runner, readModels, ids: new MessageIds(db), moderation });
   groupActions = new GroupActionMessages(app, readModels);
   const secrets = new SecretBox(deps.secretsKey);
   logger.info({ keyIds: secrets.keyIds }, 'agent credentials keyring (the first seals)');
@@ -125,7 +126,7 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
   const agentHttp = new OutboundHttp({ policy: deps.tenantUrls, timeoutMs: deps.agentTimeoutMs, maxSocketsPerHost: 16 });
   const agentLimits = { ...DEFAULT_AGENT_LIMITS, idleMs: deps.agentIdleMs };
   const agentReplies = new AgentReplies({
-    messages: app,
+    messages: app.sending,
     readModels,
     moderation,
     credentials,
@@ -151,7 +152,7 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
       routers: [
         // Before the message lists: it answers `GET /messages?saved=true` and passes every other list on.
         personalRouter(personalApps.saved, personalApps.interactions, personalApps.threads),
-        messagesRouter(app, new MessageImport(app, readModels), asOf),
+        messagesRouter(app, new MessageImport(app.sending, readModels), asOf),
         moderationRouter(settings, review),
         agentsRouter(settings, deps.tenantUrls),
         callsRouter(readModels),

@@ -2,7 +2,7 @@ import { AS_OF_DESCRIPTION, ApiError, UID_PATTERN } from '@chat/contracts';
 import type { ErrorCode } from '@chat/contracts';
 import { cursorParameter, parseWith, pastEpochSeconds } from '@chat/http';
 import { z } from 'zod';
-import type { SendInput } from '../app/messages.js';
+import type { SendInput } from '../app/messageSending.js';
 import { callActions, callModes } from '../domain/callRecord.js';
 import { secondsOf } from '../domain/usageMetrics/usageMetrics.js';
 

@@ -1,5 +1,5 @@
 import { ApiError, groupConversationId, userConversationId } from '@chat/contracts';
-import type { MessageSent } from '@chat/contracts';
+import type { MessageSent, RequestContext } from '@chat/contracts';
 import type { KeyedRecord, RecordResult } from '@chat/http';
 import { readWithPatience } from '@chat/mongo';
 import type { Facts, MessagesReadModels } from '../../adapters/readModels.js';
@@ -7,7 +7,7 @@ import { groupEntityOf, messageView, userEntityOf } from '../../domain/messageVi
 import type { ImportedMessage } from '../../http/schemas.js';
 import { docOfSent } from '../../projections/messages.js';
 import type { KnownUserDoc } from '../../projections/users.js';
-import type { MessagesApp, RequestContext } from '../messages.js';
+import type { MessageSending } from '../messageSending.js';
 
 
 interface ImportFacts {
@@ -39,7 +39,7 @@ function conversationOf(m: ImportedMessage): string {
 export class MessageImport {
   // Concurrent imports into one conversation take turns in the runner's lane for its stream.
   constructor(
-    private readonly app: Pick<MessagesApp, 'appendWithIds'>,
+    private readonly app: Pick<MessageSending, 'appendWithIds'>,
     private readonly readModels: Pick<MessagesReadModels, 'findImported' | 'findFacts'>,
   ) {}
 

@@ -1,11 +1,10 @@
-import type { EventEnvelope, MessageSent } from '@chat/contracts';
+import type { EventEnvelope, MessageSent, RequestContext } from '@chat/contracts';
 import { testEnvelope } from '@chat/eventsourcing/testing';
 import { describe, expect, it } from 'vitest';
 import type { Facts } from '../../adapters/readModels.js';
 import { parseImportedMessage } from '../../http/schemas.js';
 import type { KnownUserDoc } from '../../projections/users.js';
 import { MessageImport } from './messageImport.js';
-import type { RequestContext } from '../messages.js';
 
 const appId = 'app1';
 const context: RequestContext = { actor: { appId, keyId: 'key1', scope: 'fullAccess' }, requestId: 'r1' };

@@ -1,5 +1,5 @@
 import { ApiError, epochSeconds } from '@chat/contracts';
-import type { MessageSent } from '@chat/contracts';
+import type { MessageSent, RequestContext } from '@chat/contracts';
 import type { PagePosition } from '@chat/mongo';
 import type { ModerationReadModels, ReviewList } from '../../adapters/moderation/moderationReadModels.js';
 import type { MessagesReadModels } from '../../adapters/readModels.js';
@@ -9,7 +9,8 @@ import type { ReviewFacts } from '../../domain/moderation/messageReview.js';
 import { docOfSent } from '../../projections/messages.js';
 import { blockedMessageOf, flagsOf } from '../../projections/moderation/reviewQueue.js';
 import type { ReviewDoc } from '../../projections/moderation/reviewQueue.js';
-import type { ApiObject, MessagesApp, RequestContext } from '../messages.js';
+import type { MessagesApp } from '../messages.js';
+import type { ApiObject } from '../conversationLog.js';
 
 export interface MessageReviewDeps {
   messages: MessagesApp;
@@ -44,9 +45,9 @@ export class MessageReview {
   async flag(context: RequestContext, id: string, input: { reasonId: string; remark?: string }): Promise<ApiObject> {
     const { appId } = context.actor;
     // Visibility as everywhere else (unknown or invisible: refused the same way as a get).
-    const visible = await this.deps.messages.get(context, id);
+    const visible = await this.deps.messages.queries.get(context, id);
     const flaggedAt = epochSeconds(this.clock());
-    await this.deps.messages.run(context, String(visible['conversationId']), async () => {
+    await this.deps.messages.log.run(context, String(visible['conversationId']), async () => {
       const [doc, moderation] = await Promise.all([this.deps.readModels.findMessage(appId, id), this.deps.moderation.moderationOf(appId)]);
       return {
         type: 'FlagMessage',
@@ -71,7 +72,7 @@ export class MessageReview {
     const { conversationId } = inQueue(await this.deps.moderation.findReview(appId, id), 'flagged', id);
     const reviewedAt = epochSeconds(this.clock());
     const reviewedBy = context.actor.uid ?? APP_SYSTEM;
-    await this.deps.messages.run(context, conversationId, async () => {
+    await this.deps.messages.log.run(context, conversationId, async () => {
       const [entry, message] = await Promise.all([this.deps.moderation.findReview(appId, id), this.deps.readModels.findMessage(appId, id)]);
       return {
         type: 'ReviewFlagged',
@@ -104,10 +105,10 @@ export class MessageReview {
       };
     };
     if (status === 'approved' && first.status === 'pending') {
-      await this.deps.messages.appendWithIds(context, conversationId, 1, ([newId]) => commandFor(newId));
+      await this.deps.messages.sending.appendWithIds(context, conversationId, 1, ([newId]) => commandFor(newId));
       return { success: true, message: `Message with ID ${id} has been approved.` };
     }
-    await this.deps.messages.run(context, conversationId, () => commandFor());
+    await this.deps.messages.log.run(context, conversationId, () => commandFor());
     return { success: true, message: `Message with ID ${id} has been reviewed successfully.` };
   }
 

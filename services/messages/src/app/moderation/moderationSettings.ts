@@ -1,5 +1,5 @@
 import { epochSeconds } from '@chat/contracts';
-import type { Agent } from '@chat/contracts';
+import type { Agent, RequestContext } from '@chat/contracts';
 import { commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
 import { readWithPatience } from '@chat/mongo';
@@ -8,7 +8,6 @@ import type { MessagesReadModels } from '../../adapters/readModels.js';
 import type { AgentCredentials } from '../agents/agentCredentials.js';
 import { findSetting, moderationSettingsDecider, moderationSettingsStream, settingNotFound } from '../../domain/moderation/moderationSettings.js';
 import type { EntityOf, ModerationSettings, SaveSetting, SettingsKind } from '../../domain/moderation/moderationSettings.js';
-import type { RequestContext } from '../messages.js';
 
 export interface ModerationSettingsDeps {
   runner: CommandRunner;

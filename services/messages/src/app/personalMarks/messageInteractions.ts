@@ -1,10 +1,12 @@
 import { epochSeconds } from '@chat/contracts';
+import type { RequestContext } from '@chat/contracts';
 import { commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
 import { messageInteractionDecider, messageInteractionStream } from '../../domain/personalMarks/messageInteractions.js';
 import type { PersonalReadModels } from '../../adapters/personalMarks/personalReadModels.js';
 import { messageTarget } from './messageTarget.js';
-import type { ApiObject, MessagesApp, RequestContext } from '../messages.js';
+import type { MessagesApp } from '../messages.js';
+import type { ApiObject } from '../conversationLog.js';
 
 export interface MessageInteractionsDeps {
   runner: CommandRunner;

@@ -1,8 +1,9 @@
 import { ApiError } from '@chat/contracts';
+import type { RequestContext } from '@chat/contracts';
 import type { MessageActor, MessageFacts } from '../../domain/conversationLog.js';
 import { factsOf } from '../../projections/messages.js';
 import type { MessageDoc } from '../../projections/messages.js';
-import type { MessagesApp, RequestContext } from '../messages.js';
+import type { MessagesApp } from '../messages.js';
 
 /** The message a user's own command is about, as stored now, and where the user stands in its conversation. */
 export interface MessageTarget {
@@ -19,7 +20,7 @@ export interface MessageTarget {
  */
 export async function messageTarget(messages: MessagesApp, context: RequestContext, id: string): Promise<MessageTarget> {
   try {
-    const { doc, actor } = await messages.messageContext(context, id);
+    const { doc, actor } = await messages.log.messageContext(context, id);
     return { doc, facts: factsOf(doc), actor };
   } catch (error) {
     if (!(error instanceof ApiError) || error.code !== 'ERR_MESSAGE_ID_NOT_FOUND') throw error;

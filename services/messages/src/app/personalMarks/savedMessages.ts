@@ -1,4 +1,5 @@
 import { epochSeconds } from '@chat/contracts';
+import type { RequestContext } from '@chat/contracts';
 import { commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
 import type { MessagesReadModels } from '../../adapters/readModels.js';
@@ -8,7 +9,8 @@ import type { SavedMessagesCommand } from '../../domain/personalMarks/savedMessa
 import { messageView } from '../../domain/messageView.js';
 import { messageTarget } from './messageTarget.js';
 import type { MessageTarget } from './messageTarget.js';
-import type { ApiObject, MessagesApp, RequestContext } from '../messages.js';
+import type { MessagesApp } from '../messages.js';
+import type { ApiObject } from '../conversationLog.js';
 
 export interface SavedMessagesDeps {
   runner: CommandRunner;

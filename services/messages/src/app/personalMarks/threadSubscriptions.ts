@@ -1,4 +1,5 @@
 import { groupConversationId, userConversationId } from '@chat/contracts';
+import type { RequestContext } from '@chat/contracts';
 import { commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
 import type { PagePosition } from '@chat/mongo';
@@ -9,7 +10,8 @@ import type { ChangeThreadSubscription } from '../../domain/personalMarks/thread
 import { messageView } from '../../domain/messageView.js';
 import type { MessageDoc } from '../../projections/messages.js';
 import { messageTarget } from './messageTarget.js';
-import type { ApiObject, MessagesApp, RequestContext } from '../messages.js';
+import type { MessagesApp } from '../messages.js';
+import type { ApiObject } from '../conversationLog.js';
 
 export interface ThreadSubscriptionsDeps {
   runner: CommandRunner;
@@ -76,7 +78,7 @@ export class ThreadSubscriptions {
         appId,
         ...(conversationId !== undefined ? { conversationId } : {}),
         ...(query.uid !== undefined && uid === undefined ? { oneOnOneOf: query.uid } : {}),
-        ...(uid !== undefined ? { visibleTo: await this.deps.messages.visibilityOf(context) } : {}),
+        ...(uid !== undefined ? { visibleTo: await this.deps.messages.queries.visibilityOf(context) } : {}),
       };
       const { total, items } = await this.deps.personal.pageThreads(scope, position, query.perPage);
       return { total, items: await this.rows(appId, uid, items, false) };

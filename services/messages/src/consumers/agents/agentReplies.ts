@@ -8,12 +8,13 @@ import type { MessagesReadModels } from '../../adapters/readModels.js';
 import { AgentFailure } from '../../adapters/agents/agUiClient.js';
 import type { AgentCall } from '../../adapters/agents/agUiClient.js';
 import type { AgentCredentials } from '../../app/agents/agentCredentials.js';
-import type { MessagesApp, SendInput } from '../../app/messages.js';
+import type { MessageSending, SendInput } from '../../app/messageSending.js';
 import type { RunAgentInput } from '../../domain/agents/agUiStream.js';
 import type { ModerationSettings } from '../../domain/moderation/moderationSettings.js';
 
 export interface AgentRepliesDeps {
-  messages: MessagesApp;
+  /** Posts the agent's answer as a send of the agent's user. */
+  messages: Pick<MessageSending, 'send'>;
   readModels: MessagesReadModels;
   moderation: ModerationReadModels;
   /** Opens the agent's sealed header values, only for the call. */
