@@ -26,6 +26,7 @@ import { ThreadSubscriptions } from './app/personalMarks/threadSubscriptions.js'
 import { AgentReplies } from './consumers/agents/agentReplies.js';
 import { GroupActionMessages } from './consumers/groupActions.js';
 import { agentsRouter } from './http/agents/agentRoutes.js';
+import { dataImportRouter } from './http/dataImport/importRoutes.js';
 import { callsRouter } from './http/calls.js';
 import { internalRouter } from './http/internalRoutes.js';
 import { moderationRouter } from './http/moderation/moderationRoutes.js';
@@ -152,7 +153,8 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
       routers: [
         // Before the message lists: it answers `GET /messages?saved=true` and passes every other list on.
         personalRouter(personalApps.saved, personalApps.interactions, personalApps.threads),
-        messagesRouter(app, new MessageImport(app.sending, readModels), asOf),
+        messagesRouter(app, asOf),
+        dataImportRouter(new MessageImport(app.sending, readModels)),
         moderationRouter(settings, review),
         agentsRouter(settings, deps.tenantUrls),
         callsRouter(readModels),

@@ -44,13 +44,12 @@ import {
   deleteSchema,
   editSchema,
   envelopeSchema,
-  importEnvelopeSchema,
-  messageMetricsRangeSchema,
   threadPageSchema,
   transcriptionsPageSchema,
-  usageRangeSchema,
   userMessagesSchema,
 } from './schemas.js';
+import { importEnvelopeSchema } from './dataImport/importSchemas.js';
+import { messageMetricsRangeSchema, usageRangeSchema } from './usageMetrics/statsSchemas.js';
 import { interactedBodySchema, threadListSchema } from './personalMarks/personalRoutes.js';
 
 /** What each operation of this service parses, for the generated OpenAPI description (npm run openapi). */

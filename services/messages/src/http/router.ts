@@ -1,7 +1,6 @@
 import { ApiError, isUid, limitDenial, normalizeUid, parseAsOf } from '@chat/contracts';
 import type { RequestContext } from '@chat/contracts';
-import { ListCursor, actingUid, actorOf, importRecords, inCallerOrder, outcomesOf, pagination, parseQuery, parseWith, roleLimitsOf, validateRecords } from '@chat/http';
-import type { MessageImport } from '../app/dataImport/messageImport.js';
+import { ListCursor, actingUid, actorOf, pagination, parseQuery, parseWith, roleLimitsOf } from '@chat/http';
 import type { MessagesAsOf } from '../app/messagesAsOf.js';
 import { Router } from 'express';
 import type { Request } from 'express';
@@ -14,7 +13,6 @@ import {
   conversationMessagesSchema,
   deleteSchema,
   parseEditBody,
-  parseImportedMessage,
   parseSendBody,
   pathMessageId,
   pathReaction,
@@ -175,19 +173,7 @@ async function asOfPage(asOf: MessagesAsOf, context: RequestContext, base: Messa
   return { ...page, limit, cursor };
 }
 
-/** `POST /data_import/messages`: per-record answers, in the caller's order. */
-function importRoute(router: Router, messageImport: MessageImport): void {
-  router.post('/v3/data_import/messages', async (req, res) => {
-    const context = requestContextOf(req);
-    const entries = importRecords(req.body, 'messages', 'ERR_IMPORT_INVALID_MESSAGE_FORMAT');
-    const now = Math.floor(Date.now() / 1000);
-    const { valid, refused } = validateRecords(entries, (key, record) => parseImportedMessage(key, record, now));
-    const results = await messageImport.importAll(context, valid);
-    res.json({ data: inCallerOrder(entries, refused, outcomesOf(results)) });
-  });
-}
-
-export function messagesRouter(app: MessagesApp, messageImport: MessageImport, asOf: MessagesAsOf): Router {
+export function messagesRouter(app: MessagesApp, asOf: MessagesAsOf): Router {
   const router = Router();
 
   /** `sender` null: the app itself sends, as `app_system` (never a user who happens to have that uid). */
@@ -362,6 +348,5 @@ export function messagesRouter(app: MessagesApp, messageImport: MessageImport, a
     res.json({ data: await app.pins.change(requestContextOf(req), pathMessageId(String(req.params['id'])), 'unpin') });
   });
 
-  importRoute(router, messageImport);
   return router;
 }

@@ -4,11 +4,17 @@ import type { KeyedRecord, RecordResult } from '@chat/http';
 import { readWithPatience } from '@chat/mongo';
 import type { Facts, MessagesReadModels } from '../../adapters/readModels.js';
 import { groupEntityOf, messageView, userEntityOf } from '../../domain/messageView.js';
-import type { ImportedMessage } from '../../http/schemas.js';
 import { docOfSent } from '../../projections/messages.js';
 import type { KnownUserDoc } from '../../projections/users.js';
-import type { MessageSending } from '../messageSending.js';
+import type { MessageSending, SendInput } from '../messageSending.js';
 
+/** A message of a data import: a send's content plus its sender, import id and the caller's times. */
+export interface ImportedMessage extends Omit<SendInput, 'parentId'> {
+  muid: string;
+  sentAt: number;
+  deliveredAt?: number;
+  readAt?: number;
+}
 
 interface ImportFacts {
   users: Facts['users'];

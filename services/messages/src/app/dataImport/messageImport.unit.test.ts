@@ -2,7 +2,7 @@ import type { EventEnvelope, MessageSent, RequestContext } from '@chat/contracts
 import { testEnvelope } from '@chat/eventsourcing/testing';
 import { describe, expect, it } from 'vitest';
 import type { Facts } from '../../adapters/readModels.js';
-import { parseImportedMessage } from '../../http/schemas.js';
+import { parseImportedMessage } from '../../http/dataImport/importSchemas.js';
 import type { KnownUserDoc } from '../../projections/users.js';
 import { MessageImport } from './messageImport.js';
 

@@ -4,7 +4,7 @@ import { Router } from 'express';
 import type { MessagesReadModels } from '../../adapters/readModels.js';
 import { MILLISECONDS_FROM, messageMetrics, messageMetricsRange, secondsOf, usageMetrics } from '../../domain/usageMetrics/usageMetrics.js';
 import type { TimeRange } from '../../domain/usageMetrics/usageMetrics.js';
-import { messageMetricsRangeSchema, usageRangeSchema } from '../schemas.js';
+import { messageMetricsRangeSchema, usageRangeSchema } from './statsSchemas.js';
 
 /** A range longer than this would read too much for one request (the metrics are computed on read). */
 const MAX_USAGE_RANGE_SECONDS = 366 * 86_400;
