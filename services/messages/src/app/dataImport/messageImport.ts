@@ -8,9 +8,10 @@ import { docOfSent } from '../../projections/messages.js';
 import type { KnownUserDoc } from '../../projections/users.js';
 import type { MessageSending, SendInput } from '../messageSending.js';
 
-/** A message of a data import: a send's content plus its sender, import id and the caller's times. */
-export interface ImportedMessage extends Omit<SendInput, 'parentId'> {
+/** A message of a data import, as the http layer validated it: a send body plus its sender, import id and the caller's times. */
+export interface ImportedMessage extends Omit<SendInput, 'sender' | 'parentId'> {
   muid: string;
+  sender: string;
   sentAt: number;
   deliveredAt?: number;
   readAt?: number;
