@@ -9,27 +9,29 @@ import type { PlatformDeps, RunnableService } from '@chat/runtime';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
-import { DEFAULT_AGENT_LIMITS, runAgUiAgent } from './adapters/agUiClient.js';
+import { DEFAULT_AGENT_LIMITS, runAgUiAgent } from './adapters/agents/agUiClient.js';
+import { ModerationReadModels } from './adapters/moderation/moderationReadModels.js';
+import { PersonalReadModels } from './adapters/personalMarks/personalReadModels.js';
 import { CallUsageClient } from './adapters/callUsageClient.js';
-import { ModerationReadModels } from './adapters/moderationReadModels.js';
-import { PersonalReadModels } from './adapters/personalReadModels.js';
+import { MessageIds } from './adapters/messageIds.js';
 import { MessagesReadModels } from './adapters/readModels.js';
-import { MessageImport } from './app/messageImport.js';
-import { MessageReview } from './app/messageReview.js';
-import { MessageInteractions } from './app/messageInteractions.js';
-import { MessagesApp } from './app/messages.js';
+import { MessageImport } from './app/dataImport/messageImport.js';
+import { MessageReview } from './app/moderation/messageReview.js';
+import { MessageInteractions } from './app/personalMarks/messageInteractions.js';
+import { createMessagesApp } from './app/messages.js';
 import { MessagesAsOf } from './app/messagesAsOf.js';
-import { AgentCredentials } from './app/agentCredentials.js';
-import { ModerationSettingsApp } from './app/moderationSettings.js';
-import { SavedMessages } from './app/savedMessages.js';
-import { ThreadSubscriptions } from './app/threadSubscriptions.js';
-import { AgentReplies } from './consumers/agentReplies.js';
+import { AgentCredentials } from './app/agents/agentCredentials.js';
+import { ModerationSettingsApp } from './app/moderation/moderationSettings.js';
+import { SavedMessages } from './app/personalMarks/savedMessages.js';
+import { ThreadSubscriptions } from './app/personalMarks/threadSubscriptions.js';
+import { AgentReplies } from './consumers/agents/agentReplies.js';
 import { GroupActionMessages } from './consumers/groupActions.js';
-import { agentsRouter } from './http/agentRoutes.js';
+import { agentsRouter } from './http/agents/agentRoutes.js';
+import { dataImportRouter } from './http/dataImport/importRoutes.js';
 import { internalRouter } from './http/internalRoutes.js';
-import { moderationRouter } from './http/moderationRoutes.js';
-import { personalRouter } from './http/personalRoutes.js';
-import { statsRouter } from './http/stats.js';
+import { moderationRouter } from './http/moderation/moderationRoutes.js';
+import { personalRouter } from './http/personalMarks/personalRoutes.js';
+import { statsRouter } from './http/usageMetrics/stats.js';
 import { messagesRouter } from './http/router.js';
 import { isGroupEvent } from './projections/groups.js';
 
@@ -107,7 +109,7 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
       select: (record) => record.type === undefined || watchedTypes.has(record.type),
     },
   });
-  const app = new MessagesApp({ runner: pipeline.runner, readModels, moderation });
+  const app = createMessagesApp({ runner: pipeline.runner, readModels, ids: new MessageIds(db), moderation });
   groupActions = new GroupActionMessages(app, readModels);
   const secrets = new SecretBox(deps.secretsKey);
   logger.info({ keyIds: secrets.keyIds }, 'agent credentials keyring (the first seals)');
@@ -127,7 +129,7 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
   const agentHttp = new OutboundHttp({ policy: deps.tenantUrls, timeoutMs: deps.agentTimeoutMs, maxSocketsPerHost: 16 });
   const agentLimits = { ...DEFAULT_AGENT_LIMITS, idleMs: deps.agentIdleMs };
   const agentReplies = new AgentReplies({
-    messages: app,
+    messages: app.sending,
     readModels,
     moderation,
     credentials,
@@ -153,7 +155,8 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
       routers: [
         // Before the message lists: it answers `GET /messages?saved=true` and passes every other list on.
         personalRouter(personalApps.saved, personalApps.interactions, personalApps.threads),
-        messagesRouter(app, new MessageImport(app, readModels), asOf),
+        messagesRouter(app, asOf),
+        dataImportRouter(new MessageImport(app.sending, readModels)),
         moderationRouter(settings, review),
         agentsRouter(settings, deps.tenantUrls),
         statsRouter(readModels, new CallUsageClient(deps.callsUrls)),

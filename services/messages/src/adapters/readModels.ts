@@ -1,30 +1,26 @@
 import type { EventEnvelope } from '@chat/contracts';
-import { Coalescer } from '@chat/eventsourcing';
-import { DocumentMemory, MongoDocumentStore, allOf, ensureIndexes, escapeRegex, findByIds, findPage, isDuplicateKeyError, mongoProjection, showsPositions, stripStoredFields } from '@chat/mongo';
-import type { DocumentMemoryOptions, EventApplier, KeysetOrder, PagePosition, Stored, StoredRecord } from '@chat/mongo';
+import { DocumentMemory, MongoDocumentStore, ProjectedReadModels, ensureIndexes, findByIds, findPage, showsPositions, stripStoredFields } from '@chat/mongo';
+import type { DocumentMemoryOptions, KeysetOrder, PagePosition, Stored, StoredRecord } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import { groupFactsProjection, knownGroupId, membershipId } from '../projections/groups.js';
 import type { GroupFactDoc, KnownGroupDoc, MembershipDoc } from '../projections/groups.js';
-import type { MessageFact, ReceiptFact } from '../domain/usageMetrics.js';
-import { importedMuidId, importedMuidsProjection } from '../projections/importedMuids.js';
-import type { ImportedMuidDoc } from '../projections/importedMuids.js';
+import type { MessageFact, ReceiptFact } from '../domain/usageMetrics/usageMetrics.js';
+import { importedMuidId, importedMuidsProjection } from '../projections/dataImport/importedMuids.js';
+import type { ImportedMuidDoc } from '../projections/dataImport/importedMuids.js';
 import { messageDocId, messagesProjection } from '../projections/messages.js';
 import type { MessageDoc } from '../projections/messages.js';
 import { messageMuidId, messageMuidsProjection } from '../projections/messageMuids.js';
 import type { MessageMuidDoc } from '../projections/messageMuids.js';
-import { receiptFactsProjection } from '../projections/receiptFacts.js';
-import type { ReceiptFactDoc } from '../projections/receiptFacts.js';
+import { receiptFactsProjection } from '../projections/usageMetrics/receiptFacts.js';
+import type { ReceiptFactDoc } from '../projections/usageMetrics/receiptFacts.js';
 import { receiptMarksProjection } from '../projections/receiptMarks.js';
 import type { ReceiptMarksDoc } from '../projections/receiptMarks.js';
 import { scopePermissionsId, scopePermissionsProjection } from '../projections/scopePermissions.js';
 import type { ScopePermissionsDoc } from '../projections/scopePermissions.js';
 import { knownUserId, knownUsersProjection } from '../projections/users.js';
 import type { KnownUserDoc } from '../projections/users.js';
-
-interface SequenceDoc {
-  _id: string;
-  value: number;
-}
+import { messageFilter } from './messageQuery.js';
+import type { MessageCursor, MessageQuery, UnseenBy } from './messageQuery.js';
 
 /** Users, groups and memberships share one collection so a command reads all its facts at once. */
 type FactDoc = KnownUserDoc | GroupFactDoc | ScopePermissionsDoc;
@@ -44,144 +40,36 @@ export interface Facts {
   scopePermissions: ScopePermissionsDoc | null;
 }
 
-/** A user's marks, one per conversation that has any; a conversation without a mark is unseen from its start. */
-export interface UnseenBy {
-  uid: string;
-  marks: readonly { conversationId: string; upTo: number }[];
-}
-
-export type MessageCursor = { field: 'seq' | 'sentAt'; direction: 'before' | 'after'; value: number };
-
-/** A message list query; every condition is optional except the app. */
-export interface MessageQuery {
-  appId: string;
-  conversationId?: string;
-  /** Only messages this user can see: their one-on-one messages and their groups' messages. */
-  visibleTo?: { uid: string; guids: readonly string[] };
-  parentId?: string;
-  sender?: string;
-  receiver?: string;
-  receiverType?: 'user' | 'group';
-  categories?: readonly string[];
-  types?: readonly string[];
-  tags?: readonly string[];
-  hideDeleted?: boolean;
-  onlyDeleted?: boolean;
-  hideReplies?: boolean;
-  hasReactions?: boolean;
-  hasMentions?: boolean;
-  mentionedUid?: string;
-  /** Messages that mention any of these users. */
-  mentioningAny?: readonly string[];
-  /** Messages `uid` has not read (or received): sent by others, above the user's mark in each conversation. */
-  unseenBy?: UnseenBy;
-  hasAttachments?: boolean;
-  attachmentTypes?: readonly string[];
-  hasLinks?: boolean;
-  searchKey?: string;
-  fromTimestamp?: number;
-  toTimestamp?: number;
-  excludeSenders?: readonly string[];
-}
-
-/** What `unread`/`undelivered` keep: others' live messages above the user's mark of their conversation. */
-function unseenConditions(unseen: UnseenBy, conversationId: string | undefined): Filter<Stored<MessageDoc>>[] {
-  const conditions: Filter<Stored<MessageDoc>>[] = [{ sender: { $ne: unseen.uid } }, { isDeleted: false }];
-  const marks = unseen.marks.filter((mark) => mark.upTo > 0 && (conversationId === undefined || mark.conversationId === conversationId));
-  if (conversationId !== undefined) {
-    const upTo = marks[0]?.upTo ?? 0;
-    if (upTo > 0) conditions.push({ seq: { $gt: upTo } });
-  } else if (marks.length > 0) {
-    conditions.push({ $nor: marks.map((mark) => ({ conversationId: mark.conversationId, seq: { $lte: mark.upTo } })) });
-  }
-  return conditions;
-}
-
-function filterOf(query: MessageQuery, cursor: MessageCursor | null): Filter<Stored<MessageDoc>> {
-  const and: Filter<Stored<MessageDoc>>[] = [];
-  const filter: Record<string, unknown> = { appId: query.appId };
-  if (query.conversationId !== undefined) filter['conversationId'] = query.conversationId;
-  if (query.parentId !== undefined) filter['parentId'] = query.parentId;
-  if (query.sender !== undefined) filter['sender'] = query.sender;
-  if (query.receiver !== undefined) filter['receiver'] = query.receiver;
-  if (query.receiverType !== undefined) filter['receiverType'] = query.receiverType;
-  if (query.categories?.length) filter['category'] = { $in: [...query.categories] };
-  if (query.types?.length) filter['type'] = { $in: [...query.types] };
-  if (query.tags?.length) filter['tags'] = { $in: [...query.tags] };
-  if (query.hideDeleted) filter['isDeleted'] = false;
-  if (query.onlyDeleted) filter['isDeleted'] = true;
-  if (query.hideReplies) filter['isReply'] = false;
-  if (query.hasReactions) filter['hasReactions'] = true;
-  if (query.hasAttachments) filter['hasAttachments'] = true;
-  if (query.attachmentTypes?.length) {
-    filter['hasAttachments'] = true;
-    and.push({ type: { $in: [...query.attachmentTypes] } });
-  }
-  if (query.hasLinks) filter['hasLinks'] = true;
-  if (query.mentionedUid !== undefined) filter['mentionedUids'] = query.mentionedUid;
-  else if (query.hasMentions) filter['hasMentions'] = true;
-  if (query.mentioningAny?.length) and.push({ mentionedUids: { $in: [...query.mentioningAny] } });
-  if (query.unseenBy) and.push(...unseenConditions(query.unseenBy, query.conversationId));
-  if (query.searchKey) filter['searchText'] = { $regex: escapeRegex(query.searchKey.toLowerCase()) };
-  if (query.excludeSenders?.length) and.push({ sender: { $nin: [...query.excludeSenders] } });
-  const sentAt: Record<string, number> = {};
-  if (query.fromTimestamp !== undefined) sentAt['$gte'] = query.fromTimestamp;
-  if (query.toTimestamp !== undefined) sentAt['$lte'] = query.toTimestamp;
-  if (Object.keys(sentAt).length > 0) and.push({ sentAt });
-  if (cursor) and.push({ [cursor.field]: { [cursor.direction === 'before' ? '$lt' : '$gt']: cursor.value } });
-  if (query.visibleTo) {
-    const { uid, guids } = query.visibleTo;
-    and.push({
-      $or: [
-        { receiverType: 'user', sender: uid },
-        { receiverType: 'user', receiver: uid },
-        ...(guids.length > 0 ? [{ receiverType: 'group' as const, receiver: { $in: [...guids] } }] : []),
-      ],
-    });
-  }
-  return (and.length > 0 ? { ...filter, $and: and } : filter);
-}
+/** Page order of message lists: ids grow with `seq`, which is unique. */
+const BY_SEQ: KeysetOrder = [['seq', 1]];
 
 /**
  * The messages service's read models: what it knows of users, groups and memberships (from other
  * services' events) and every message (from its own). The Kafka consumer and the read-your-writes
  * path both write through the projection runtime.
  */
-/** Page order of message lists: ids grow with `seq`, which is unique. */
-const BY_SEQ: KeysetOrder = [['seq', 1]];
-
-export class MessagesReadModels implements EventApplier {
-  private readonly projections: EventApplier;
+export class MessagesReadModels extends ProjectedReadModels {
   private readonly messages: Collection<Stored<MessageDoc>>;
+  private readonly messageMuids: Collection<Stored<MessageMuidDoc>>;
   private readonly receiptMarks: Collection<Stored<ReceiptMarksDoc>>;
   private readonly receiptFacts: Collection<Stored<ReceiptFactDoc>>;
   private readonly facts: Collection<Stored<FactDoc>>;
   private readonly importedMuids: Collection<Stored<ImportedMuidDoc>>;
-  private readonly idRequests = new Coalescer<number, string[]>((appId, counts) => this.allocateBatch(appId, counts));
   /** The facts every send reads, from memory; `observeFacts` keeps it current on every replica. */
   private readonly factsMemory: DocumentMemory;
 
   /** `watchCurrentAsOf`: how current this replica's watch is (the pipeline's), so kept facts are not re-read while it keeps up. */
-  constructor(
-    private readonly db: Db,
-    memory: Pick<DocumentMemoryOptions, 'watchCurrentAsOf'> = {},
-  ) {
+  constructor(db: Db, memory: Pick<DocumentMemoryOptions, 'watchCurrentAsOf'> = {}) {
+    super(db);
     // Users, groups and memberships share one collection (distinct ids) so a command reads all its facts at once.
-    this.projections = allOf(
-      mongoProjection(db, 'facts', knownUsersProjection),
-      mongoProjection(db, 'facts', groupFactsProjection),
-      mongoProjection(db, 'facts', scopePermissionsProjection),
-      mongoProjection(db, 'messages', messagesProjection),
-      mongoProjection(db, 'message_muids', messageMuidsProjection),
-      mongoProjection(db, 'receipt_marks', receiptMarksProjection),
-      mongoProjection(db, 'receipt_facts', receiptFactsProjection),
-      mongoProjection(db, 'imported_muids', importedMuidsProjection),
-    );
-    this.importedMuids = db.collection<Stored<ImportedMuidDoc>>('imported_muids');
-    this.messages = db.collection<Stored<MessageDoc>>('messages');
-    this.receiptMarks = db.collection<Stored<ReceiptMarksDoc>>('receipt_marks');
-    this.receiptFacts = db.collection<Stored<ReceiptFactDoc>>('receipt_facts');
-    this.facts = db.collection<Stored<FactDoc>>('facts');
+    this.projected('facts', knownUsersProjection);
+    this.projected('facts', groupFactsProjection);
+    this.facts = this.projected('facts', scopePermissionsProjection) as Collection<Stored<FactDoc>>;
+    this.messages = this.projected('messages', messagesProjection);
+    this.messageMuids = this.projected('message_muids', messageMuidsProjection);
+    this.receiptMarks = this.projected('receipt_marks', receiptMarksProjection);
+    this.receiptFacts = this.projected('receipt_facts', receiptFactsProjection);
+    this.importedMuids = this.projected('imported_muids', importedMuidsProjection);
     this.factsMemory = new DocumentMemory(
       new MongoDocumentStore(this.db, 'facts'),
       [knownUsersProjection, groupFactsProjection, scopePermissionsProjection],
@@ -226,9 +114,9 @@ export class MessagesReadModels implements EventApplier {
    * Applies a batch to every read model that cares; safe to call any number of times. A new message
    * is inserted without a read (the runtime knows its document cannot exist yet).
    */
-  async apply(events: readonly EventEnvelope[]): Promise<void> {
+  override async apply(events: readonly EventEnvelope[]): Promise<void> {
     for (const event of events) if (event.type === 'UserDeleted') await this.eraseMessagesOf(event);
-    await this.projections.apply(events);
+    await super.apply(events);
     // What this process just wrote is current here at once, before its own watch sees the events.
     this.factsMemory.observe(events);
   }
@@ -342,8 +230,7 @@ export class MessagesReadModels implements EventApplier {
 
   /** A sender's earlier message with this client id (`muid`), if any: a resend must not store it twice. */
   async findBySenderMuid(appId: string, sender: string, muid: string): Promise<MessageDoc | null> {
-    const muids = this.db.collection<Stored<MessageMuidDoc>>('message_muids');
-    const first = await muids.findOne({ _id: messageMuidId(appId, sender, muid) } as Filter<Stored<MessageMuidDoc>>);
+    const first = await this.messageMuids.findOne({ _id: messageMuidId(appId, sender, muid) } as Filter<Stored<MessageMuidDoc>>);
     // The message may be gone since (erased with its sender): then the muid names nothing.
     return first ? this.findMessage(appId, first.id) : null;
   }
@@ -360,7 +247,7 @@ export class MessagesReadModels implements EventApplier {
     const backwards = cursor?.direction === 'before';
     const sortField = cursor?.field ?? 'seq';
     const docs = await this.messages
-      .find(filterOf(query, cursor))
+      .find(messageFilter(query, cursor))
       .sort(sortField === 'seq' ? { seq: backwards ? -1 : 1 } : { sentAt: backwards ? -1 : 1, seq: backwards ? -1 : 1 })
       .limit(limit)
       .toArray();
@@ -370,45 +257,11 @@ export class MessagesReadModels implements EventApplier {
 
   /** One page in id order, and how many messages match in all. */
   async pageMessages(query: MessageQuery, position: PagePosition, perPage: number): Promise<{ total: number; items: MessageDoc[]; more: boolean }> {
-    const { total, items, more } = await findPage(this.messages, filterOf(query, null), BY_SEQ, position, perPage);
+    const { total, items, more } = await findPage(this.messages, messageFilter(query, null), BY_SEQ, position, perPage);
     return { total, items: items.map((doc) => stripStoredFields(doc as Stored<MessageDoc>)), more };
   }
 
   async countMessages(query: MessageQuery): Promise<number> {
-    return this.messages.countDocuments(filterOf(query, null));
+    return this.messages.countDocuments(messageFilter(query, null));
   }
-
-  /**
-   * Reserves `count` consecutive message ids of an app (CometChat ids are decimal strings that grow).
-   * Concurrent requests of one app share one atomic `$inc` on the app's counter document, handed out
-   * in arrival order: one write for a burst of sends instead of one each.
-   */
-  allocateMessageIds(appId: string, count = 1): Promise<string[]> {
-    return this.idRequests.submit(appId, count);
-  }
-
-  private async allocateBatch(appId: string, counts: number[]): Promise<string[][]> {
-    const total = counts.reduce((sum, count) => sum + count, 0);
-    let next = (await this.incrementSequence(appId, total)) - total + 1;
-    return counts.map((count) => {
-      const ids = Array.from({ length: count }, (_, index) => String(next + index));
-      next += count;
-      return ids;
-    });
-  }
-
-  /** Adds `count` to the app's counter and returns the new value; the first two upserts may collide. */
-  private async incrementSequence(appId: string, count: number): Promise<number> {
-    const sequences = this.db.collection<SequenceDoc>('message_sequences');
-    for (let attempt = 0; attempt < 5; attempt++) {
-      try {
-        const doc = await sequences.findOneAndUpdate({ _id: appId }, { $inc: { value: count } }, { upsert: true, returnDocument: 'after' });
-        if (doc) return doc.value;
-      } catch (error) {
-        if (!isDuplicateKeyError(error)) throw error;
-      }
-    }
-    throw new Error(`could not allocate a message id for app ${appId}`);
-  }
-
 }

@@ -1,7 +1,7 @@
 import { blockEventTypes, groupEventTypes, groupScopePermissionEventTypes, messageEventTypes, userLifecycleEventTypes } from '@chat/contracts';
 import { describe, expect, it } from 'vitest';
-import { moderationSettingsProjection } from '../projections/moderationSettings.js';
-import { ModerationReadModels } from './moderationReadModels.js';
+import { moderationSettingsProjection } from '../projections/moderation/moderationSettings.js';
+import { ModerationReadModels } from './moderation/moderationReadModels.js';
 import { MessagesReadModels } from './readModels.js';
 
 describe('what the messages watch decodes', () => {

@@ -1,12 +1,12 @@
-import type { EventEnvelope } from '@chat/contracts';
+import type { EventEnvelope, RequestContext } from '@chat/contracts';
 import { CommandRunner } from '@chat/eventsourcing';
 import { InMemoryCommitStore } from '@chat/eventsourcing/testing';
 import { describe, expect, it } from 'vitest';
 import type { Facts, MessagesReadModels } from '../adapters/readModels.js';
-import type { AppModeration } from '../adapters/moderationReadModels.js';
+import type { AppModeration } from '../adapters/moderation/moderationReadModels.js';
 import type { KnownUserDoc } from '../projections/users.js';
-import { MessagesApp } from './messages.js';
-import type { RequestContext, SendInput } from './messages.js';
+import { createMessagesApp } from './messages.js';
+import type { SendInput } from './messageSending.js';
 
 const user = (uid: string) => ({ kind: 'user', appId: 'app', uid, name: uid, role: 'default', createdAt: 1, deactivated: false, deleted: false, blocked: [] }) as unknown as KnownUserDoc;
 const context: RequestContext = { actor: { appId: 'app', keyId: 'k', scope: 'fullAccess', uid: 'alice' }, requestId: 'r' };
@@ -22,8 +22,8 @@ function harness() {
   const readModels = {
     findFacts: async (): Promise<Facts> => ({ users: new Map([['alice', user('alice')], ['bob', user('bob')]]), group: null, memberships: new Map(), scopePermissions: null }),
     findMessages: async () => new Map(),
-    allocateMessageIds: async (_appId: string, count: number) => Array.from({ length: count }, () => String(++ids)),
   } as unknown as MessagesReadModels;
+  const messageIds = { allocate: async (_appId: string, count: number) => Array.from({ length: count }, () => String(++ids)) };
   const moderation = { moderationOf: async () => ({ policy: { isEmpty: true } }) as unknown as AppModeration };
   const runner = new CommandRunner({
     store: new InMemoryCommitStore(),
@@ -36,7 +36,7 @@ function harness() {
     readModels: { apply: () => Promise.resolve() },
     logger: { warn: () => undefined, info: () => undefined },
   });
-  return { app: new MessagesApp({ runner, readModels, moderation, clock: () => new Date(5_000) }), produced, release };
+  return { app: createMessagesApp({ runner, readModels, ids: messageIds, moderation, clock: () => new Date(5_000) }).sending, produced, release };
 }
 
 const settled = (promise: Promise<unknown>) => Promise.race([promise.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 50))]);

@@ -1,14 +1,15 @@
 import { ApiError } from '@chat/contracts';
-import type { AsOf } from '@chat/contracts';
+import type { AsOf, RequestContext } from '@chat/contracts';
 import { eventsAsOf } from '@chat/eventsourcing';
 import type { StreamReader } from '@chat/eventsourcing';
 import { applyInMemory } from '@chat/mongo';
-import type { MessageCursor, MessagesReadModels } from '../adapters/readModels.js';
+import type { MessageCursor } from '../adapters/messageQuery.js';
+import type { MessagesReadModels } from '../adapters/readModels.js';
 import { conversationLogStream } from '../domain/conversationLog.js';
 import { messageView } from '../domain/messageView.js';
 import { messagesProjection } from '../projections/messages.js';
 import type { MessageDoc } from '../projections/messages.js';
-import type { ApiObject, RequestContext } from './messages.js';
+import type { ApiObject } from './conversationLog.js';
 
 export interface MessagesAsOfDeps {
   /** This service's own commit store: every event of a conversation's stream is appended here. */

@@ -1,4 +1,4 @@
-import type { AsOf, EventEnvelope } from '@chat/contracts';
+import type { AsOf, EventEnvelope, RequestContext } from '@chat/contracts';
 import { encodeConsistencyToken, parseAsOf } from '@chat/contracts';
 import { testEnvelope as envelope } from '@chat/eventsourcing/testing';
 import { applyInMemory } from '@chat/mongo';
@@ -6,7 +6,6 @@ import { describe, expect, it } from 'vitest';
 import { messageDocId, messagesProjection } from '../projections/messages.js';
 import type { MessageDoc } from '../projections/messages.js';
 import { MessagesAsOf } from './messagesAsOf.js';
-import type { RequestContext } from './messages.js';
 
 const stream = 'messages:app1:a_user_b';
 const sent = (version: number, id: string, at: number) =>

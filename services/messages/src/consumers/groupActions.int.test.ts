@@ -5,9 +5,10 @@ import { MongoClient } from 'mongodb';
 import type { Db } from 'mongodb';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ModerationReadModels } from '../adapters/moderationReadModels.js';
+import { ModerationReadModels } from '../adapters/moderation/moderationReadModels.js';
+import { MessageIds } from '../adapters/messageIds.js';
 import { MessagesReadModels } from '../adapters/readModels.js';
-import { MessagesApp } from '../app/messages.js';
+import { createMessagesApp } from '../app/messages.js';
 import { isGroupEvent } from '../projections/groups.js';
 import { CommandRunner } from '@chat/eventsourcing';
 import { testEnvelope as envelope } from '@chat/eventsourcing/testing';
@@ -43,7 +44,7 @@ describe('group action messages on FerretDB', () => {
       logger,
       publisher: { publish: async (events) => void published.push(...events) },
     });
-    const app = new MessagesApp({ runner, readModels, moderation: new ModerationReadModels(db) });
+    const app = createMessagesApp({ runner, readModels, ids: new MessageIds(db), moderation: new ModerationReadModels(db) });
     const actions = new GroupActionMessages(app, readModels);
     return async (event: EventEnvelope) => {
       await readModels.apply([event]);

@@ -24,7 +24,7 @@ export class GroupActionMessages {
     // Imported history gets no action messages: the import brings the group's messages itself.
     if ('imported' in event.data && event.data.imported === true) return;
     const conversationId = groupConversationId(guid);
-    if ((await this.app.conversationLog(appId, conversationId)).lastGroupEventVersion >= event.version) return;
+    if ((await this.app.log.state(appId, conversationId)).lastGroupEventVersion >= event.version) return;
 
     const group = (await this.readModels.findFacts(appId, { users: [], guid })).group;
     if (!group) return;
@@ -37,7 +37,7 @@ export class GroupActionMessages {
       requestId: event.correlationId,
       causationId: event.id,
     };
-    await this.app.appendWithIds(context, conversationId, actionMessageCount(plan), (ids) => ({
+    await this.app.sending.appendWithIds(context, conversationId, actionMessageCount(plan), (ids) => ({
       type: 'RecordGroupActions',
       groupEventVersion: event.version,
       messages: actionMessages(plan, source, group, users, ids),

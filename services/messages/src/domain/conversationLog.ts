@@ -16,8 +16,8 @@ import type { Decider, DomainEvent } from '@chat/eventsourcing';
 import { decidePin, decideUnpin, pinnedAfter } from './messagePins.js';
 import type { PinMessage, UnpinMessage } from './messagePins.js';
 import { mustBeAllowed } from './groupScopePermissions.js';
-import { decideReview } from './messageReview.js';
-import type { ReviewCommand } from './messageReview.js';
+import { decideReview } from './moderation/messageReview.js';
+import type { ReviewCommand } from './moderation/messageReview.js';
 import type { MemberAction } from './groupScopePermissions.js';
 
 /** What this service's projections know of a user at the moment of a command. */

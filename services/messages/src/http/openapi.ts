@@ -16,7 +16,7 @@ import {
   updateReasonBody,
   updateRuleBody,
   updateToolBody,
-} from './moderationSchemas.js';
+} from './moderation/moderationSchemas.js';
 import {
   agentAcknowledgement,
   agentResource,
@@ -41,13 +41,12 @@ import {
   deleteSchema,
   editSchema,
   envelopeSchema,
-  importEnvelopeSchema,
-  messageMetricsRangeSchema,
   threadPageSchema,
-  usageRangeSchema,
   userMessagesSchema,
 } from './schemas.js';
-import { interactedBodySchema, threadListSchema } from './personalRoutes.js';
+import { importEnvelopeSchema } from './dataImport/importSchemas.js';
+import { messageMetricsRangeSchema, usageRangeSchema } from './usageMetrics/statsSchemas.js';
+import { interactedBodySchema, threadListSchema } from './personalMarks/personalRoutes.js';
 
 /** What each operation of this service parses, for the generated OpenAPI description (npm run openapi). */
 export const requestSchemas: RequestSchemas = {

@@ -1,6 +1,6 @@
 import { actorOf, requestIdOf, requestedPositions } from '@chat/http';
 import type { Request } from 'express';
-import type { RequestContext } from '../app/messages.js';
+import type { RequestContext } from '@chat/contracts';
 
 /** Who asks, the request's id, and the writes its consistency token names (a 400 for a token we never issued). */
 export function requestContextOf(req: Request): RequestContext {

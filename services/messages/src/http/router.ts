@@ -1,18 +1,18 @@
 import { ApiError, isUid, limitDenial, normalizeUid, parseAsOf } from '@chat/contracts';
-import { ListCursor, actingUid, actorOf, importRecords, inCallerOrder, outcomesOf, pagination, parseQuery, parseWith, roleLimitsOf, validateRecords } from '@chat/http';
-import type { MessageImport } from '../app/messageImport.js';
+import type { RequestContext } from '@chat/contracts';
+import { ListCursor, actingUid, actorOf, pagination, parseQuery, parseWith, roleLimitsOf } from '@chat/http';
 import type { MessagesAsOf } from '../app/messagesAsOf.js';
 import { Router } from 'express';
 import type { Request } from 'express';
-import type { MessageCursor, MessageQuery } from '../adapters/readModels.js';
+import type { MessageCursor, MessageQuery } from '../adapters/messageQuery.js';
 import { APP_SYSTEM } from '../domain/messageView.js';
-import type { ApiObject, MessagesApp, RequestContext } from '../app/messages.js';
+import type { MessagesApp } from '../app/messages.js';
+import type { ApiObject } from '../app/conversationLog.js';
 import {
   allMessagesSchema,
   conversationMessagesSchema,
   deleteSchema,
   parseEditBody,
-  parseImportedMessage,
   parseSendBody,
   pathMessageId,
   pathReaction,
@@ -80,16 +80,16 @@ async function queryOf(app: MessagesApp, context: RequestContext, base: MessageQ
     ...(f.searchKey ? { searchKey: f.searchKey } : {}),
     ...(f.fromTimestamp !== undefined ? { fromTimestamp: f.fromTimestamp } : {}),
     ...(f.toTimestamp !== undefined ? { toTimestamp: f.toTimestamp } : {}),
-    ...(f.hideMessagesFromBlockedUsers ? { excludeSenders: await app.blockedBy(context) } : {}),
+    ...(f.hideMessagesFromBlockedUsers ? { excludeSenders: await app.queries.blockedBy(context) } : {}),
     // Both asked: unread is the narrower (everything read was delivered).
-    ...(unseen && viewer ? { unseenBy: await app.marksOf(context, unseen, conversationId) } : {}),
+    ...(unseen && viewer ? { unseenBy: await app.queries.marksOf(context, unseen, conversationId) } : {}),
   };
 }
 
 /** The listed messages with the mention facts the list asked for. */
 function shownWith(app: MessagesApp, context: RequestContext, items: ApiObject[], f: MessageFilters): Promise<ApiObject[]> {
   if (!f.mentionsWithTagInfo && !f.mentionsWithBlockedInfo) return Promise.resolve(items);
-  return app.withMentionInfo(context, items, {
+  return app.queries.withMentionInfo(context, items, {
     tags: f.mentionsWithTagInfo === true,
     ...(f.mentionsWithBlockedInfo && context.actor.uid ? { blockedFor: context.actor.uid } : {}),
   });
@@ -173,19 +173,7 @@ async function asOfPage(asOf: MessagesAsOf, context: RequestContext, base: Messa
   return { ...page, limit, cursor };
 }
 
-/** `POST /data_import/messages`: per-record answers, in the caller's order. */
-function importRoute(router: Router, messageImport: MessageImport): void {
-  router.post('/v3/data_import/messages', async (req, res) => {
-    const context = requestContextOf(req);
-    const entries = importRecords(req.body, 'messages', 'ERR_IMPORT_INVALID_MESSAGE_FORMAT');
-    const now = Math.floor(Date.now() / 1000);
-    const { valid, refused } = validateRecords(entries, (key, record) => parseImportedMessage(key, record, now));
-    const results = await messageImport.importAll(context, valid);
-    res.json({ data: inCallerOrder(entries, refused, outcomesOf(results)) });
-  });
-}
-
-export function messagesRouter(app: MessagesApp, messageImport: MessageImport, asOf: MessagesAsOf): Router {
+export function messagesRouter(app: MessagesApp, asOf: MessagesAsOf): Router {
   const router = Router();
 
   /** `sender` null: the app itself sends, as `app_system` (never a user who happens to have that uid). */
@@ -196,11 +184,11 @@ export function messagesRouter(app: MessagesApp, messageImport: MessageImport, a
     // A reply names no receiver: its thread's first message does. A receiver given anyway must match it.
     const body: unknown = req.body ?? null;
     const given = parentId !== undefined && typeof body === 'object' && body !== null && !Array.isArray(body)
-      ? { ...(await app.threadReceiver(context, parentId, sender)), ...body }
+      ? { ...(await app.queries.threadReceiver(context, parentId, sender)), ...body }
       : body;
     const input = parseSendBody(given);
     refuseBeyondRoleLimits(req, parentId === undefined ? 'send-message' : 'send-thread-message', input);
-    return app.send(context, { ...input, sender, ...(byApp ? { byApp } : {}), ...(parentId !== undefined ? { parentId } : {}) });
+    return app.sending.send(context, { ...input, sender, ...(byApp ? { byApp } : {}), ...(parentId !== undefined ? { parentId } : {}) });
   };
 
   /** Without `onBehalfOf` the app itself sends, as `app_system` (docs/behaviour/messages.md). */
@@ -223,8 +211,8 @@ export function messagesRouter(app: MessagesApp, messageImport: MessageImport, a
     const limit = filters.limit ?? 100;
     const cursor = cursorOf(filters, 'append');
     const [items, total] = await Promise.all([
-      app.listByCursor(context, query, cursor, limit),
-      filters.count ? app.countMatching(query) : Promise.resolve(undefined),
+      app.queries.listByCursor(context, query, cursor, limit),
+      filters.count ? app.queries.countMatching(query) : Promise.resolve(undefined),
     ]);
     const meta = cursorMeta(items, limit, cursor);
     return {
@@ -236,14 +224,14 @@ export function messagesRouter(app: MessagesApp, messageImport: MessageImport, a
   router.get('/v3/messages', async (req, res) => {
     const context = requestContextOf(req);
     const filters = parseQuery(allMessagesSchema, req.query);
-    const visibleTo = await app.visibilityOf(context);
+    const visibleTo = await app.queries.visibilityOf(context);
     res.json(await cursorList(context, { appId: context.actor.appId, ...(visibleTo ? { visibleTo } : {}) }, filters));
   });
 
   router.get('/v3/groups/:guid/messages', async (req, res) => {
     const context = requestContextOf(req);
     const filters = parseQuery(conversationMessagesSchema, req.query);
-    const base = await app.groupConversationQuery(context, pathGuid(req));
+    const base = await app.queries.groupConversationQuery(context, pathGuid(req));
     if (filters.asOf !== undefined) {
       const { items, limit, cursor } = await asOfPage(asOf, context, base, filters, 'append');
       res.json({ data: items, meta: cursorMeta(items, limit, cursor) });
@@ -255,7 +243,7 @@ export function messagesRouter(app: MessagesApp, messageImport: MessageImport, a
   router.get('/v3/users/:uid/messages', async (req, res) => {
     const context = requestContextOf(req);
     const filters: MessageFilters = parseQuery(userMessagesSchema, req.query);
-    const base = await app.userConversationQuery(context, pathUid(req));
+    const base = await app.queries.userConversationQuery(context, pathUid(req));
     if (filters.asOf !== undefined) {
       // Without id, sentAt or affix: the first page in id order, as the live page-numbered list starts.
       const { items, total, limit, cursor } = await asOfPage(asOf, context, base, filters, 'prepend');
@@ -277,7 +265,7 @@ export function messagesRouter(app: MessagesApp, messageImport: MessageImport, a
     }
     if (byId) {
       const cursor = cursorOf(filters, 'prepend');
-      const [items, total] = await Promise.all([app.listByCursor(context, query, cursor, perPage), app.countMatching(query)]);
+      const [items, total] = await Promise.all([app.queries.listByCursor(context, query, cursor, perPage), app.queries.countMatching(query)]);
       const edge = cursor?.direction === 'before' ? items[0] : items.at(-1);
       res.json({
         data: await shownWith(app, context, items, filters),
@@ -289,7 +277,7 @@ export function messagesRouter(app: MessagesApp, messageImport: MessageImport, a
       return;
     }
     const position = new ListCursor('user-list-user-messages', { ...selectingFilters(filters), uid: pathUid(req), by: context.actor.uid }, filters.cursor, filters.page ?? 1);
-    const { total, items, more, last } = await app.listByPage(context, query, position.position(perPage), perPage);
+    const { total, items, more, last } = await app.queries.listByPage(context, query, position.position(perPage), perPage);
     const next = position.next(last, more);
     res.json({
       data: await shownWith(app, context, items, filters),
@@ -301,19 +289,19 @@ export function messagesRouter(app: MessagesApp, messageImport: MessageImport, a
   });
 
   router.get('/v3/messages/:id', async (req, res) => {
-    res.json({ data: await app.get(requestContextOf(req), pathMessageId(String(req.params['id']))) });
+    res.json({ data: await app.queries.get(requestContextOf(req), pathMessageId(String(req.params['id']))) });
   });
 
   router.put('/v3/messages/:id', async (req, res) => {
     const id = pathMessageId(String(req.params['id']));
     const input = parseEditBody(req.body ?? null);
-    res.json({ data: await app.edit(requestContextOf(req), id, input) });
+    res.json({ data: await app.changes.edit(requestContextOf(req), id, input) });
   });
 
   router.delete('/v3/messages/:id', async (req, res) => {
     const id = pathMessageId(String(req.params['id']));
     const { permanent } = parseWith(deleteSchema, req.body ?? {});
-    res.json({ data: await app.delete(requestContextOf(req), id, permanent ?? false) });
+    res.json({ data: await app.changes.delete(requestContextOf(req), id, permanent ?? false) });
   });
 
   router.get('/v3/messages/:id/thread', async (req, res) => {
@@ -321,13 +309,13 @@ export function messagesRouter(app: MessagesApp, messageImport: MessageImport, a
     const { perPage, page, cursor } = parseQuery(threadPageSchema, req.query);
     const parentId = pathMessageId(String(req.params['id']));
     const position = new ListCursor('list-all-thread-messages', { parentId, by: context.actor.uid }, cursor, page);
-    const query = await app.threadQuery(context, parentId);
-    const { items, more, last } = await app.listByPage(context, query, position.position(perPage), perPage);
+    const query = await app.queries.threadQuery(context, parentId);
+    const { items, more, last } = await app.queries.listByPage(context, query, position.position(perPage), perPage);
     res.json({ data: items, meta: { ...cursorMeta(items, perPage, null), cursor: { next: position.next(last, more) } } });
   });
 
   const reactionList = async (req: Request, reaction?: string) => {
-    const items = await app.listReactions(requestContextOf(req), pathMessageId(String(req.params['id'])), reaction);
+    const items = await app.reactions.list(requestContextOf(req), pathMessageId(String(req.params['id'])), reaction);
     const last = items.at(-1);
     return { data: items, meta: { current: { limit: 100, count: items.length }, ...(last ? { next: { affix: 'append', id: last['id'] } } : {}) } };
   };
@@ -343,23 +331,22 @@ export function messagesRouter(app: MessagesApp, messageImport: MessageImport, a
   router.post('/v3/messages/:id/reactions/:reaction', async (req, res) => {
     const context = requestContextOf(req);
     actingUid(context.actor);
-    res.json({ data: await app.changeReaction(context, pathMessageId(String(req.params['id'])), pathReaction(String(req.params['reaction'])), 'add') });
+    res.json({ data: await app.reactions.change(context, pathMessageId(String(req.params['id'])), pathReaction(String(req.params['reaction'])), 'add') });
   });
 
   router.delete('/v3/messages/:id/reactions/:reaction', async (req, res) => {
     const context = requestContextOf(req);
     actingUid(context.actor);
-    res.json({ data: await app.changeReaction(context, pathMessageId(String(req.params['id'])), pathReaction(String(req.params['reaction'])), 'remove') });
+    res.json({ data: await app.reactions.change(context, pathMessageId(String(req.params['id'])), pathReaction(String(req.params['reaction'])), 'remove') });
   });
 
   router.post('/v3/messages/:id/pin', async (req, res) => {
-    res.json({ data: await app.changePin(requestContextOf(req), pathMessageId(String(req.params['id'])), 'pin') });
+    res.json({ data: await app.pins.change(requestContextOf(req), pathMessageId(String(req.params['id'])), 'pin') });
   });
 
   router.delete('/v3/messages/:id/pin', async (req, res) => {
-    res.json({ data: await app.changePin(requestContextOf(req), pathMessageId(String(req.params['id'])), 'unpin') });
+    res.json({ data: await app.pins.change(requestContextOf(req), pathMessageId(String(req.params['id'])), 'unpin') });
   });
 
-  importRoute(router, messageImport);
   return router;
 }

@@ -1,10 +1,8 @@
 import { AS_OF_DESCRIPTION, ApiError, UID_PATTERN, callActions, callModes } from '@chat/contracts';
 import type { ErrorCode } from '@chat/contracts';
-import { cursorParameter, parseWith, pastEpochSeconds } from '@chat/http';
+import { cursorParameter, parseWith } from '@chat/http';
 import { z } from 'zod';
-import type { ImportedMessage } from '../app/messageImport.js';
-import type { SendInput } from '../app/messages.js';
-import { secondsOf } from '../domain/usageMetrics.js';
+import type { SendInput } from '../app/messageSending.js';
 
 /** CometChat: a message, metadata included, is at most 65,536 characters of JSON. */
 export const MAX_MESSAGE_CHARS = 65_536;
@@ -38,11 +36,12 @@ const attachmentSchema = z.object({
   size: z.union([z.string(), z.number()]).optional(),
 });
 
-function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function fail(code: ErrorCode, field: string, problem: string): never {
+/** Refuses the request with `code`, naming the field at fault. */
+export function fail(code: ErrorCode, field: string, problem: string): never {
   throw new ApiError(code, `${field}: ${problem}`, { fields: [{ field, problem }] });
 }
 
@@ -286,45 +285,3 @@ export type MessageFilters = z.infer<typeof conversationMessagesSchema> &
 
 export const threadPageSchema = z.object({ perPage: count(1000).default(100), page: count(1_000_000).default(1), cursor: cursorParameter });
 
-export function importEnvelopeSchema(nowSeconds: number) {
-  const at = pastEpochSeconds(nowSeconds);
-  return z.object({
-    muid: z.string('muid is required').trim().min(1, 'muid is required').max(100, 'muid is at most 100 characters'),
-    sender: z.string('sender is required').trim().toLowerCase().regex(UID_PATTERN, 'sender must be a valid uid'),
-    sentAt: at,
-    deliveredAt: at.optional(),
-    readAt: at.optional(),
-  });
-}
-
-/**
- * One record of `POST /data_import/messages`, keyed by its `muid`; the content follows the rules of a
- * send (CometChat's categories and types, their codes), and the times must be integers not in the future.
- */
-export function parseImportedMessage(key: string, record: unknown, nowSeconds: number): ImportedMessage {
-  if (!isObject(record)) fail('ERR_IMPORT_INVALID_MESSAGE_FORMAT', key, 'a message record must be a JSON object');
-  const envelope = parseWith(importEnvelopeSchema(nowSeconds), record);
-  if (envelope.muid !== key) fail('ERR_BAD_REQUEST', 'muid', `must equal the record's key (${key})`);
-  for (const later of ['deliveredAt', 'readAt'] as const) {
-    const at = envelope[later];
-    if (at !== undefined && at < envelope.sentAt) fail('ERR_BAD_REQUEST', later, 'must not be before sentAt');
-  }
-  const content = parseSendBody(record);
-  return { ...content, ...envelope };
-}
-
-// A missing value reaches the number check as NaN, so one message serves both.
-const epoch = z.coerce.number('required, a number').int('an integer (epoch seconds or milliseconds)').min(0);
-const fromBeforeTo = (q: { fromDate?: number | undefined; toDate?: number | undefined }) =>
-  q.fromDate === undefined || q.toDate === undefined || secondsOf(q.fromDate) <= secondsOf(q.toDate);
-
-/**
- * `GET /stats`: a range CometChat documents as required "Unix timestamps" yet echoes in epoch
- * milliseconds in its example; either unit is taken (`secondsOf`).
- */
-export const usageRangeSchema = z.object({ fromDate: epoch, toDate: epoch }).refine(fromBeforeTo, { path: ['toDate'], message: 'must not be before fromDate' });
-
-/** `GET /stats/messages`: CometChat lists no parameters (the last hour); ours takes either end of a range. */
-export const messageMetricsRangeSchema = z
-  .object({ fromDate: epoch.optional(), toDate: epoch.optional() })
-  .refine(fromBeforeTo, { path: ['toDate'], message: 'must not be before fromDate' });
