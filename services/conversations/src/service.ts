@@ -7,15 +7,15 @@ import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import { ConversationReadModels } from './adapters/readModels.js';
-import { GroupReadModels } from './adapters/groupsReadModels.js';
-import { ConversationsApp } from './app/conversations.js';
-import { ConversationAsOf } from './app/conversationAsOf.js';
-import { MessageStreamsClient } from './adapters/messageStreams.js';
+import { GroupReadModels } from './adapters/groups/groupsReadModels.js';
+import { ConversationsApp } from './app/conversations/conversations.js';
+import { ConversationAsOf } from './app/conversations/conversationAsOf.js';
+import { MessageStreamsClient } from './adapters/conversations/messageStreams.js';
 import { importedReceiptsOf } from './domain/importedReceipts.js';
-import { GroupsApp } from './app/groups.js';
-import { groupImportRouter, groupsRouter } from './http/groups.js';
-import { GroupImport } from './app/groupImport.js';
-import { conversationsRouter } from './http/router.js';
+import { GroupsApp } from './app/groups/groups.js';
+import { groupImportRouter, groupsRouter } from './http/groups/groups.js';
+import { GroupImport } from './app/groups/groupImport.js';
+import { conversationsRouter } from './http/conversations/router.js';
 
 /** Probes and topic settings (PlatformDeps) go on to the event pipeline. */
 export interface ConversationsServiceDeps extends PlatformDeps {

@@ -3,7 +3,7 @@ import type { EventEnvelope } from '@chat/contracts';
 import { MongoClient } from 'mongodb';
 import type { Db } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asDomainEvents, deletedAfter, groupHistory, lifeOfAGroup } from '../projections/groupsTestEvents.js';
+import { asDomainEvents, deletedAfter, groupHistory, lifeOfAGroup } from '../../projections/groups/groupsTestEvents.js';
 import { GroupReadModels } from './groupsReadModels.js';
 
 // The group read models against the real FerretDB: redelivery, deletion and rebuild.

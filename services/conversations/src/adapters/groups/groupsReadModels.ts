@@ -4,15 +4,15 @@ import type { EventEnvelope, GroupScope, GroupType } from '@chat/contracts';
 import { allOf, ensureIndexes, escapeRegex, findByIds, findPage, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
 import type { EventApplier, KeysetOrder, PagePosition, Stored } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
-import { bansProjection } from '../projections/bans.js';
-import type { BanDoc } from '../projections/bans.js';
-import { groupDocId, groupsProjection } from '../projections/groups.js';
-import type { GroupDoc } from '../projections/groups.js';
-import { rosterOf } from '../domain/group.js';
-import type { Roster } from '../domain/group.js';
-import { groupMemberDocId } from '../projections/groupsEvents.js';
-import { membersProjection } from '../projections/members.js';
-import type { MemberDoc } from '../projections/members.js';
+import { bansProjection } from '../../projections/groups/bans.js';
+import type { BanDoc } from '../../projections/groups/bans.js';
+import { groupDocId, groupsProjection } from '../../projections/groups/groups.js';
+import type { GroupDoc } from '../../projections/groups/groups.js';
+import { rosterOf } from '../../domain/groups/group.js';
+import type { Roster } from '../../domain/groups/group.js';
+import { groupMemberDocId } from '../../projections/groups/groupsEvents.js';
+import { membersProjection } from '../../projections/groups/members.js';
+import type { MemberDoc } from '../../projections/groups/members.js';
 
 export interface Page<T> {
   total: number;

@@ -2,14 +2,14 @@ import { ApiError, conversationLogStreamId } from '@chat/contracts';
 import type { AsOf, EventEnvelope } from '@chat/contracts';
 import { eventsAsOf } from '@chat/eventsourcing';
 import type { StreamReader } from '@chat/eventsourcing';
-import { conversationDeletionStream } from '../domain/conversationDeletion.js';
-import { conversationMarksStream } from '../domain/conversationMarks.js';
-import type { ConversationGroup, UserConversation } from '../domain/conversationView.js';
-import { groupStream } from '../domain/group.js';
-import { userPinsStream } from '../domain/userPins.js';
-import type { ConversationRef } from '../domain/userPins.js';
-import { ConversationReadModel } from '../projections/conversationReadModel.js';
-import { memoryConversationStores } from '../projections/memoryStores.js';
+import { conversationDeletionStream } from '../../domain/conversationDeletion.js';
+import { conversationMarksStream } from '../../domain/conversationMarks.js';
+import type { ConversationGroup, UserConversation } from '../../domain/conversationView.js';
+import { groupStream } from '../../domain/groups/group.js';
+import { userPinsStream } from '../../domain/pins/userPins.js';
+import type { ConversationRef } from '../../domain/pins/userPins.js';
+import { ConversationReadModel } from '../../projections/conversationReadModel.js';
+import { memoryConversationStores } from '../../projections/memoryStores.js';
 
 /** Events applied per call: what one consumer handler call applies at most (ADR 0012's runs, 0013's seals). */
 const FOLD_RUN = 256;

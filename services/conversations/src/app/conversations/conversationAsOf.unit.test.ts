@@ -1,9 +1,9 @@
 import type { AsOf, EventEnvelope } from '@chat/contracts';
 import { encodeConsistencyToken, parseAsOf } from '@chat/contracts';
 import { describe, expect, it } from 'vitest';
-import { ConversationReadModel } from '../projections/conversationReadModel.js';
-import { memoryConversationStores } from '../projections/memoryStores.js';
-import { T0, messageSent, pinChanged, testEnvelope } from '../projections/testEvents.js';
+import { ConversationReadModel } from '../../projections/conversationReadModel.js';
+import { memoryConversationStores } from '../../projections/memoryStores.js';
+import { T0, messageSent, pinChanged, testEnvelope } from '../../projections/testEvents.js';
 import { ConversationAsOf } from './conversationAsOf.js';
 
 const marks = 'conversation-user:app1:a:a_user_b';

@@ -2,9 +2,9 @@ import { ApiError, epochSeconds } from '@chat/contracts';
 import type { GroupProfile, RequestContext } from '@chat/contracts';
 import type { KeyedRecord, RecordResult } from '@chat/http';
 import { readWithPatience } from '@chat/mongo';
-import type { ImportedMember } from '../domain/group.js';
-import { renderGroup } from '../domain/groupsView.js';
-import type { ImportedGroupRecord, ImportedMemberRecord } from '../http/groupsSchemas.js';
+import type { ImportedMember } from '../../domain/groups/group.js';
+import { renderGroup } from '../../domain/groups/groupsView.js';
+import type { ImportedGroupRecord, ImportedMemberRecord } from '../../http/groups/groupsSchemas.js';
 import type { GroupsApp, GroupsDeps } from './groups.js';
 import { hashGroupPassword } from './groupsPassword.js';
 

@@ -2,7 +2,7 @@ import { ApiError } from '@chat/contracts';
 import type { GroupProfile } from '@chat/contracts';
 import { specFor } from '@chat/eventsourcing/testing';
 import { describe, expect, it } from 'vitest';
-import { rosterAfter } from '../projections/groupsTestEvents.js';
+import { rosterAfter } from '../../projections/groups/groupsTestEvents.js';
 import { groupDecider } from './group.js';
 import type { GroupCommand, GroupEvent } from './group.js';
 

@@ -1,9 +1,9 @@
 import { groupConversationId } from '@chat/contracts';
 import type { GroupScope, GroupType } from '@chat/contracts';
-import type { GroupDoc } from '../projections/groups.js';
-import type { BanDoc } from '../projections/bans.js';
-import type { MemberDoc } from '../projections/members.js';
-import type { PeerUserDoc } from './conversationView.js';
+import type { GroupDoc } from '../../projections/groups/groups.js';
+import type { BanDoc } from '../../projections/groups/bans.js';
+import type { MemberDoc } from '../../projections/groups/members.js';
+import type { PeerUserDoc } from '../conversationView.js';
 
 /** A group as CometChat shows it; `hasJoined`, `scope` and `joinedAt` only for an acting user. */
 export interface GroupResource {

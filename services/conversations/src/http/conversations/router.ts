@@ -4,8 +4,8 @@ import { ListCursor, actingUid, actorOf, awaitConsistency, cursorParameter, pars
 import { Router } from 'express';
 import type { Request } from 'express';
 import { z } from 'zod';
-import type { ConversationsApp, ListQuery, Mark, Target } from '../app/conversations.js';
-import { MAX_GLOBAL_PINS } from '../domain/globalPins.js';
+import type { ConversationsApp, ListQuery, Mark, Target } from '../../app/conversations/conversations.js';
+import { MAX_GLOBAL_PINS } from '../../domain/pins/globalPins.js';
 
 const queryBoolean = z
   .enum(['true', 'false', '1', '0'])

@@ -4,9 +4,9 @@ import { ListCursor, actorOf, importRecords, inCallerOrder, outcomesOf, parseQue
 import { Router } from 'express';
 import type { Request } from 'express';
 import { z } from 'zod';
-import type { GroupImport } from '../app/groupImport.js';
-import type { GroupsApp } from '../app/groups.js';
-import { parseScopePermissions, isScopePermissionId } from '../domain/scopePermissions.js';
+import type { GroupImport } from '../../app/groups/groupImport.js';
+import type { GroupsApp } from '../../app/groups/groups.js';
+import { parseScopePermissions, isScopePermissionId } from '../../domain/groups/scopePermissions.js';
 import {
   GUID_PATTERN,
   addMembersSchema,

@@ -1,12 +1,12 @@
 import type { EventEnvelope } from '@chat/contracts';
 import { fold } from '@chat/eventsourcing';
-import { groupDecider, rosterOf } from '../domain/group.js';
-import type { GroupCommand, GroupEvent, Roster } from '../domain/group.js';
+import { groupDecider, rosterOf } from '../../domain/groups/group.js';
+import type { GroupCommand, GroupEvent, Roster } from '../../domain/groups/group.js';
 import { bansProjection } from './bans.js';
 import type { BanDoc } from './bans.js';
 import { membersProjection } from './members.js';
 import type { MemberDoc } from './members.js';
-import { testEnvelope } from './testEvents.js';
+import { testEnvelope } from '../testEvents.js';
 
 /**
  * The roster a command gets in production: what the real member and ban projections make of the
