@@ -13,6 +13,8 @@ import { ConversationAsOf } from './app/conversations/conversationAsOf.js';
 import { MessageStreamsClient } from './adapters/conversations/messageStreams.js';
 import { importedReceiptsOf } from './domain/importedReceipts.js';
 import { GroupsApp } from './app/groups/groups.js';
+import { GroupStreams } from './app/groups/groupStreams.js';
+import { MembersApp } from './app/groups/members.js';
 import { groupImportRouter, groupsRouter } from './http/groups/groups.js';
 import { GroupImport } from './app/groups/groupImport.js';
 import { conversationsRouter } from './http/conversations/router.js';
@@ -56,12 +58,16 @@ export function createConversationsService(deps: ConversationsServiceDeps): Runn
   const asOf = new ConversationAsOf({ local: pipeline.store, messages: new MessageStreamsClient(deps.messagesUrls), maxEvents: deps.maxReplayEvents });
   app = new ConversationsApp({ runner: pipeline.runner, readModels: conversationReadModels, asOf });
   const groupsDeps = { runner: pipeline.runner, readModels: groupReadModels, users: conversationReadModels };
-  const groups = new GroupsApp(groupsDeps);
+  const groupStreams = new GroupStreams(groupsDeps);
 
   return {
     http: createServiceApp({
       logger,
-      routers: [conversationsRouter(app), groupsRouter(groups), groupImportRouter(new GroupImport(groups, groupsDeps))],
+      routers: [
+        conversationsRouter(app),
+        groupsRouter(new GroupsApp(groupsDeps, groupStreams), new MembersApp(groupsDeps, groupStreams)),
+        groupImportRouter(new GroupImport(groupStreams, groupsDeps)),
+      ],
       bodyLimits: { '/v3/data_import': IMPORT_BODY_LIMIT },
     }),
     async start() {

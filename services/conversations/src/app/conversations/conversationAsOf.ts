@@ -5,7 +5,7 @@ import type { StreamReader } from '@chat/eventsourcing';
 import { conversationDeletionStream } from '../../domain/conversationDeletion.js';
 import { conversationMarksStream } from '../../domain/conversationMarks.js';
 import type { ConversationGroup, UserConversation } from '../../domain/conversationView.js';
-import { groupStream } from '../../domain/groups/group.js';
+import { groupStream } from '../../domain/groups/groupState.js';
 import { userPinsStream } from '../../domain/pins/userPins.js';
 import type { ConversationRef } from '../../domain/pins/userPins.js';
 import { ConversationReadModel } from '../../projections/conversationReadModel.js';

@@ -2,12 +2,11 @@ import { ApiError, epochSeconds } from '@chat/contracts';
 import type { GroupProfile, RequestContext } from '@chat/contracts';
 import type { KeyedRecord, RecordResult } from '@chat/http';
 import { readWithPatience } from '@chat/mongo';
-import type { ImportedMember } from '../../domain/groups/group.js';
+import type { ImportedMember } from '../../domain/groups/groupCommands.js';
 import { renderGroup } from '../../domain/groups/groupsView.js';
 import type { ImportedGroupRecord, ImportedMemberRecord } from '../../http/groups/groupsSchemas.js';
-import type { GroupsApp, GroupsDeps } from './groups.js';
+import type { GroupStreams, GroupsDeps } from './groupStreams.js';
 import { hashGroupPassword } from './groupsPassword.js';
-
 
 function uidNotFound(uid: string): ApiError {
   return new ApiError('ERR_UID_NOT_FOUND', `The user with uid ${uid} does not exist; import users before their groups and memberships.`);
@@ -23,7 +22,7 @@ export class GroupImport {
   private readonly clock: () => Date;
 
   constructor(
-    private readonly groups: GroupsApp,
+    private readonly groups: GroupStreams,
     private readonly deps: GroupsDeps,
   ) {
     this.clock = deps.clock ?? (() => new Date());

@@ -4,7 +4,8 @@ import { specFor } from '@chat/eventsourcing/testing';
 import { describe, expect, it } from 'vitest';
 import { rosterAfter } from '../../projections/groups/groupsTestEvents.js';
 import { groupDecider } from './group.js';
-import type { GroupCommand, GroupEvent } from './group.js';
+import type { GroupCommand } from './groupCommands.js';
+import type { GroupEvent } from './groupState.js';
 
 const decider = groupDecider('g');
 

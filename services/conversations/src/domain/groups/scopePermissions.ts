@@ -1,6 +1,6 @@
 import { ApiError, groupScopePermissionCatalog, groupScopePermissionIds } from '@chat/contracts';
 import type { GroupScope, GroupScopePermissionId } from '@chat/contracts';
-import type { GroupState, PermissionValue } from './group.js';
+import type { GroupState, PermissionValue } from './groupState.js';
 
 export function isScopePermissionId(id: string): id is GroupScopePermissionId {
   return Object.hasOwn(groupScopePermissionCatalog, id);

@@ -1,7 +1,7 @@
 import { ApiError } from '@chat/contracts';
 import { describe, expect, it } from 'vitest';
 import { groupDecider } from './group.js';
-import type { GroupEvent } from './group.js';
+import type { GroupEvent } from './groupState.js';
 import { effectivePermissions, listScopePermissions, parseScopePermissions } from './scopePermissions.js';
 
 const badRequestNaming = (field: string) => (error: unknown) =>

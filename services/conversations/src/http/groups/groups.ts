@@ -6,6 +6,7 @@ import type { Request } from 'express';
 import { z } from 'zod';
 import type { GroupImport } from '../../app/groups/groupImport.js';
 import type { GroupsApp } from '../../app/groups/groups.js';
+import type { MembersApp } from '../../app/groups/members.js';
 import { parseScopePermissions, isScopePermissionId } from '../../domain/groups/scopePermissions.js';
 import {
   GUID_PATTERN,
@@ -68,7 +69,7 @@ export function groupImportRouter(groupImport: GroupImport): Router {
   return router;
 }
 
-export function groupsRouter(app: GroupsApp): Router {
+export function groupsRouter(app: GroupsApp, members: MembersApp): Router {
   const router = Router();
 
   router.post('/v3/groups', async (req, res) => {
@@ -126,40 +127,40 @@ export function groupsRouter(app: GroupsApp): Router {
     const guid = pathGuid(req);
     const query = parseQuery(listMembersSchema, req.query);
     const cursor = new ListCursor('list-group-members', { guid, scopes: query.scopes, status: query.status }, query.cursor, query.page);
-    res.json(await app.listMembers(context, guid, query.scopes, query.status, cursor, query.perPage));
+    res.json(await members.listMembers(context, guid, query.scopes, query.status, cursor, query.perPage));
   });
 
   router.post('/v3/groups/:guid/members', async (req, res) => {
     const context = contextOf(req);
     const guid = pathGuid(req);
     const body = parseWith(addMembersSchema, req.body ?? null);
-    res.json({ data: await app.addMembers(context, guid, body.lists, body.password) });
+    res.json({ data: await members.addMembers(context, guid, body.lists, body.password) });
   });
 
   router.put('/v3/groups/:guid/members/:uid', async (req, res) => {
     const context = contextOf(req);
     const guid = pathGuid(req);
     const { scope } = parseWith(changeScopeSchema, req.body ?? {});
-    res.json({ data: await app.changeMemberScope(context, guid, pathUid(req), scope) });
+    res.json({ data: await members.changeMemberScope(context, guid, pathUid(req), scope) });
   });
 
   router.delete('/v3/groups/:guid/members/:uid', async (req, res) => {
-    res.json({ data: await app.kickMember(contextOf(req), pathGuid(req), pathUid(req)) });
+    res.json({ data: await members.kickMember(contextOf(req), pathGuid(req), pathUid(req)) });
   });
 
   router.get('/v3/groups/:guid/bannedusers', async (req, res) => {
     const context = contextOf(req);
     const guid = pathGuid(req);
     const { page, perPage, cursor } = parseQuery(pagingSchema, req.query);
-    res.json(await app.listBannedUsers(context, guid, new ListCursor('list-banned-group-users', { guid }, cursor, page), perPage));
+    res.json(await members.listBannedUsers(context, guid, new ListCursor('list-banned-group-users', { guid }, cursor, page), perPage));
   });
 
   router.post('/v3/groups/:guid/bannedusers/:uid', async (req, res) => {
-    res.json({ data: await app.banUser(contextOf(req), pathGuid(req), pathUid(req)) });
+    res.json({ data: await members.banUser(contextOf(req), pathGuid(req), pathUid(req)) });
   });
 
   router.delete('/v3/groups/:guid/bannedusers/:uid', async (req, res) => {
-    res.json({ data: await app.unbanUser(contextOf(req), pathGuid(req), pathUid(req)) });
+    res.json({ data: await members.unbanUser(contextOf(req), pathGuid(req), pathUid(req)) });
   });
 
   router.get('/v3/groups/:guid/scopes/:scope/permissions', async (req, res) => {

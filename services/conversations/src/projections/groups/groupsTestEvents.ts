@@ -1,7 +1,9 @@
 import type { EventEnvelope } from '@chat/contracts';
 import { fold } from '@chat/eventsourcing';
-import { groupDecider, rosterOf } from '../../domain/groups/group.js';
-import type { GroupCommand, GroupEvent, Roster } from '../../domain/groups/group.js';
+import { groupDecider } from '../../domain/groups/group.js';
+import type { GroupCommand } from '../../domain/groups/groupCommands.js';
+import { rosterOf } from '../../domain/groups/groupState.js';
+import type { GroupEvent, Roster } from '../../domain/groups/groupState.js';
 import { bansProjection } from './bans.js';
 import type { BanDoc } from './bans.js';
 import { membersProjection } from './members.js';
