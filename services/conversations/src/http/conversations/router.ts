@@ -4,7 +4,10 @@ import { ListCursor, actingUid, actorOf, awaitConsistency, cursorParameter, pars
 import { Router } from 'express';
 import type { Request } from 'express';
 import { z } from 'zod';
-import type { ConversationsApp, ListQuery, Mark, Target } from '../../app/conversations/conversations.js';
+import type { Target } from '../../app/conversations/conversationAccess.js';
+import type { ConversationsApp, ListQuery } from '../../app/conversations/conversations.js';
+import type { Mark, MarksApp } from '../../app/conversations/marks.js';
+import type { PinsApp } from '../../app/pins/pins.js';
 import { MAX_GLOBAL_PINS } from '../../domain/pins/globalPins.js';
 
 const queryBoolean = z
@@ -73,11 +76,11 @@ function bodyOf(req: Request): unknown {
   return body === undefined || body === null ? {} : body;
 }
 
-export function conversationsRouter(app: ConversationsApp): Router {
+export function conversationsRouter(app: ConversationsApp, marksApp: MarksApp, pins: PinsApp): Router {
   const router = Router();
 
   router.get('/v3/conversations/pinned', async (req, res) => {
-    res.json({ data: { pinnedConversations: await app.listGlobalPins(contextOf(req)) } });
+    res.json({ data: { pinnedConversations: await pins.listGlobalPins(contextOf(req)) } });
   });
 
   router.put('/v3/conversations/pinned', async (req, res) => {
@@ -88,7 +91,7 @@ export function conversationsRouter(app: ConversationsApp): Router {
         ? { conversationType: 'user' as const, conversationWith: item.uid }
         : { conversationType: 'group' as const, conversationWith: item.guid },
     );
-    res.json({ data: { pinnedConversations: await app.replaceGlobalPins(context, targets) } });
+    res.json({ data: { pinnedConversations: await pins.replaceGlobalPins(context, targets) } });
   });
 
   router.get('/v3/conversations', async (req, res) => {
@@ -137,14 +140,14 @@ export function conversationsRouter(app: ConversationsApp): Router {
     router.put(prefix, async (req, res) => {
       const context = contextOf(req);
       const { tags } = parseWith(updateSchema, req.body ?? null);
-      res.json({ data: await app.updateConversation(context, actingUid(context.actor), targetOf(req), tags) });
+      res.json({ data: await marksApp.updateConversation(context, actingUid(context.actor), targetOf(req), tags) });
     });
 
     router.delete(prefix, async (req, res) => {
       const context = contextOf(req);
       const body = parseWith(resetSchema, bodyOf(req));
       const permanently = body.deleteMessagesPermanently === true;
-      res.json({ data: await app.resetConversation(context, actingUid(context.actor), targetOf(req), permanently) });
+      res.json({ data: await marksApp.resetConversation(context, actingUid(context.actor), targetOf(req), permanently) });
     });
 
     const marks: Array<['post' | 'delete', string, Mark]> = [
@@ -156,18 +159,18 @@ export function conversationsRouter(app: ConversationsApp): Router {
       router[method](`${prefix}${suffix}`, async (req, res) => {
         const context = contextOf(req);
         const { messageId } = parseWith(markSchema, bodyOf(req));
-        res.json({ data: await app.mark(context, actingUid(context.actor), targetOf(req), mark, messageId) });
+        res.json({ data: await marksApp.mark(context, actingUid(context.actor), targetOf(req), mark, messageId) });
       });
     }
 
     router.post(`${prefix}/pin`, async (req, res) => {
       const context = contextOf(req);
-      res.json({ data: await app.pin(context, actingUid(context.actor), targetOf(req)) });
+      res.json({ data: await pins.pin(context, actingUid(context.actor), targetOf(req)) });
     });
 
     router.delete(`${prefix}/pin`, async (req, res) => {
       const context = contextOf(req);
-      res.json({ data: await app.unpin(context, actingUid(context.actor), targetOf(req)) });
+      res.json({ data: await pins.unpin(context, actingUid(context.actor), targetOf(req)) });
     });
   }
 
