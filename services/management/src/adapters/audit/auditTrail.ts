@@ -14,8 +14,8 @@ import {
   isFiltered,
   matchingNewestFirst,
   retainedCount,
-} from '../domain/auditLog.js';
-import type { AuditAppend, AuditChunkRef, AuditEntry, AuditFilter, AuditHead, AuditLimits } from '../domain/auditLog.js';
+} from '../../domain/audit/auditLog.js';
+import type { AuditAppend, AuditChunkRef, AuditEntry, AuditFilter, AuditHead, AuditLimits } from '../../domain/audit/auditLog.js';
 
 export const AUDIT_COLLECTION = 'apikeyaudit';
 

@@ -4,8 +4,8 @@ import type { DocumentStore, GuardedWrite, StoredRecord } from '@chat/mongo';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AuditTrail } from './auditTrail.js';
-import { auditEntryOf, chunksNewestFirst, mayBeAudited } from '../domain/auditLog.js';
-import type { AuditHead, AuditLimits } from '../domain/auditLog.js';
+import { auditEntryOf, chunksNewestFirst, mayBeAudited } from '../../domain/audit/auditLog.js';
+import type { AuditHead, AuditLimits } from '../../domain/audit/auditLog.js';
 
 const KEY_A = 'aaaaaaaaaaaaaaaa';
 const KEY_B = 'bbbbbbbbbbbbbbbb';

@@ -1,11 +1,11 @@
 import { randomBytes, scryptSync } from 'node:crypto';
 import { ApiError, epochSeconds } from '@chat/contracts';
 import type { Actor, ApiKeyScope } from '@chat/contracts';
-import { keyNamedBy } from '../domain/app.js';
-import type { ApiKeyState, AppCommand, AppState, KeyRef, NewTenant } from '../domain/app.js';
-import type { SettingEntry } from '../domain/settings.js';
-import { AppStream, managementActor } from './appStream.js';
-import type { AppStreamDeps } from './appStream.js';
+import { keyNamedBy } from '../../domain/apps/app.js';
+import type { ApiKeyState, AppCommand, AppState, KeyRef, NewTenant } from '../../domain/apps/app.js';
+import type { SettingEntry } from '../../domain/apps/settings.js';
+import { AppStream, managementActor } from '../appStream.js';
+import type { AppStreamDeps } from '../appStream.js';
 import { keyRefFromParam, mintApiKey, newAppId } from './keys.js';
 
 /** Who creates the keys every new app starts with (CometChat's value). */

@@ -3,13 +3,13 @@ import type { ApiKeyIdentity, ApiKeyScope, AppLocation } from '@chat/contracts';
 import { pageInMemory } from '@chat/http';
 import type { KeyOrder, ListCursor } from '@chat/http';
 import type { PagePosition } from '@chat/mongo';
-import type { ManagementReadModels } from '../adapters/readModels.js';
-import type { ApiKeyDocument } from '../projections/apiKeys.js';
-import type { AppDocument } from '../projections/apps.js';
-import type { WebhookDocument } from '../projections/webhooks.js';
-import { effectiveSettings } from '../domain/settings.js';
-import type { SettingValue } from '../domain/settings.js';
-import { keyNamedBy } from '../domain/app.js';
+import type { ManagementReadModels } from '../../adapters/readModels.js';
+import type { ApiKeyDocument } from '../../projections/apps/apiKeys.js';
+import type { AppDocument } from '../../projections/apps/apps.js';
+import type { WebhookDocument } from '../../projections/webhooks/webhooks.js';
+import { effectiveSettings } from '../../domain/apps/settings.js';
+import type { SettingValue } from '../../domain/apps/settings.js';
+import { keyNamedBy } from '../../domain/apps/app.js';
 import { keyRefFromParam } from './keys.js';
 
 export interface AppWithKeys {

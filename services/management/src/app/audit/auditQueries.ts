@@ -1,7 +1,7 @@
-import type { AuditTrail } from '../adapters/auditTrail.js';
-import type { AuditEntry, AuditFilter } from '../domain/auditLog.js';
-import type { ApiKeyDocument } from '../projections/apiKeys.js';
-import type { ManagementQueries } from './queries.js';
+import type { AuditTrail } from '../../adapters/audit/auditTrail.js';
+import type { AuditEntry, AuditFilter } from '../../domain/audit/auditLog.js';
+import type { ApiKeyDocument } from '../../projections/apps/apiKeys.js';
+import type { ManagementQueries } from '../apps/queries.js';
 
 /** What a client may narrow a key's trail to: event types, and a time window in unix seconds (both ends inclusive). */
 export interface AuditRequest {

@@ -2,10 +2,10 @@ import { ApiError, newWebhookSecret } from '@chat/contracts';
 import type { SecretBox, WebhookUpdated } from '@chat/contracts';
 import { urlRefusal } from '@chat/delivery';
 import type { PrivateAddressPolicy } from '@chat/delivery';
-import type { AppState } from '../domain/app.js';
-import type { WebhookChanges, WebhookState } from '../domain/webhooks.js';
-import { AppStream, managementActor } from './appStream.js';
-import type { AppStreamDeps } from './appStream.js';
+import type { AppState } from '../../domain/apps/app.js';
+import type { WebhookChanges, WebhookState } from '../../domain/webhooks/webhooks.js';
+import { AppStream, managementActor } from '../appStream.js';
+import type { AppStreamDeps } from '../appStream.js';
 
 export interface WebhookCommandDeps extends AppStreamDeps {
   secrets: SecretBox;

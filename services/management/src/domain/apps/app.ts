@@ -21,8 +21,8 @@ import type {
 import type { Decider, DomainEvent } from '@chat/eventsourcing';
 import { mergeSettings } from './settings.js';
 import type { SettingEntry } from './settings.js';
-import { MAX_WEBHOOKS_PER_APP, checkBasicAuth, configOf, requireWebhook, updatedConfig, validTriggers } from './webhooks.js';
-import type { WebhookChanges, WebhookConfig, WebhookState } from './webhooks.js';
+import { MAX_WEBHOOKS_PER_APP, checkBasicAuth, configOf, requireWebhook, updatedConfig, validTriggers } from '../webhooks/webhooks.js';
+import type { WebhookChanges, WebhookConfig, WebhookState } from '../webhooks/webhooks.js';
 
 /** CometChat's documented cap (constraints page): 25 API keys per app. */
 export const MAX_API_KEYS_PER_APP = 25;

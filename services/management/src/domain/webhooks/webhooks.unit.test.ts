@@ -2,8 +2,8 @@ import { ApiError } from '@chat/contracts';
 import type { ErrorCode } from '@chat/contracts';
 import { specFor } from '@chat/eventsourcing/testing';
 import { describe, it } from 'vitest';
-import { appDecider } from './app.js';
-import type { AppEvent } from './app.js';
+import { appDecider } from '../apps/app.js';
+import type { AppEvent } from '../apps/app.js';
 import { MAX_WEBHOOKS_PER_APP } from './webhooks.js';
 import type { WebhookConfig } from './webhooks.js';
 

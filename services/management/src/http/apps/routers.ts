@@ -1,11 +1,11 @@
 import { ApiError } from '@chat/contracts';
 import { ListCursor, actorOf, correlationIdOf, listMeta, parseQuery, parseWith, requireManagementCaller } from '@chat/http';
 import { Router } from 'express';
-import type { ManagementCommands } from '../app/commands.js';
-import type { ManagementQueries } from '../app/queries.js';
-import { validSettings } from '../domain/settings.js';
+import type { ManagementCommands } from '../../app/apps/commands.js';
+import type { ManagementQueries } from '../../app/apps/queries.js';
+import { validSettings } from '../../domain/apps/settings.js';
 
-import { SELF_HOSTED_PLAN, apiKeyBody, appBody, eachSucceeded } from './responses.js';
+import { SELF_HOSTED_PLAN, apiKeyBody, appBody, eachSucceeded } from '../responses.js';
 import {
   collaboratorsBody,
   createApiKeyBody,
@@ -16,7 +16,7 @@ import {
   tenantBody,
   updateApiKeyBody,
   usageBody,
-} from './schemas.js';
+} from '../schemas.js';
 
 /** CometChat Management API: `/apps`. */
 export function managementRouter(commands: ManagementCommands, queries: ManagementQueries): Router {

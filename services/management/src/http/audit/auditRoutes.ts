@@ -2,9 +2,9 @@ import { ApiError } from '@chat/contracts';
 import { ListCursor, actorOf, listMeta, parseQuery, requireManagementCaller } from '@chat/http';
 import { Router } from 'express';
 import type { Request, Response } from 'express';
-import type { AuditQueries } from '../app/auditQueries.js';
-import type { AuditEntry } from '../domain/auditLog.js';
-import { auditQuery } from './schemas.js';
+import type { AuditQueries } from '../../app/audit/auditQueries.js';
+import type { AuditEntry } from '../../domain/audit/auditLog.js';
+import { auditQuery } from '../schemas.js';
 
 /** One trail entry as the API shows it; times in unix seconds (CometChat's unit) and milliseconds. */
 function entryBody(entry: AuditEntry) {

@@ -2,11 +2,11 @@ import { webhookTriggers } from '@chat/contracts';
 import type { WebhookTrigger } from '@chat/contracts';
 import { ListCursor, correlationIdOf, listMeta, pagination, parseQuery, parseWith, requireManagementCaller } from '@chat/http';
 import { Router } from 'express';
-import type { ManagementQueries } from '../app/queries.js';
-import type { WebhookCommands } from '../app/webhookCommands.js';
+import type { ManagementQueries } from '../../app/apps/queries.js';
+import type { WebhookCommands } from '../../app/webhooks/webhookCommands.js';
 
-import { eachSucceeded, webhookBody } from './responses.js';
-import { createWebhookBody, listWebhooksQuery, triggersBody, updateWebhookBody } from './schemas.js';
+import { eachSucceeded, webhookBody } from '../responses.js';
+import { createWebhookBody, listWebhooksQuery, triggersBody, updateWebhookBody } from '../schemas.js';
 
 /** CometChat Management API: `/apps/{appId}/webhooks…`, and our secret rotation. */
 export function webhooksRouter(commands: WebhookCommands, queries: ManagementQueries): Router {

@@ -1,8 +1,8 @@
 import { appEventTypes, appSettingsEventTypes } from '@chat/contracts';
 import type { CollaboratorRole, EventOf } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
-import { mergeSettings } from '../domain/settings.js';
-import type { SettingEntry } from '../domain/settings.js';
+import { mergeSettings } from '../../domain/apps/settings.js';
+import type { SettingEntry } from '../../domain/apps/settings.js';
 
 export const APPS_COLLECTION = 'apps';
 

@@ -1,8 +1,8 @@
 import { webhookEventTypes } from '@chat/contracts';
 import type { EventOf } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
-import { configOf } from '../domain/webhooks.js';
-import type { WebhookState } from '../domain/webhooks.js';
+import { configOf } from '../../domain/webhooks/webhooks.js';
+import type { WebhookState } from '../../domain/webhooks/webhooks.js';
 
 export const WEBHOOKS_COLLECTION = 'webhooks';
 
