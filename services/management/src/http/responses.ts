@@ -1,4 +1,4 @@
-import type { ApiKeyState } from '../domain/apps/app.js';
+import type { ApiKeyState } from '../domain/apps/appState.js';
 import type { ApiKeyDocument } from '../projections/apps/apiKeys.js';
 import type { WebhookDocument } from '../projections/webhooks/webhooks.js';
 

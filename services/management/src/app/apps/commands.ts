@@ -1,8 +1,9 @@
 import { randomBytes, scryptSync } from 'node:crypto';
 import { ApiError, epochSeconds } from '@chat/contracts';
 import type { Actor, ApiKeyScope } from '@chat/contracts';
-import { keyNamedBy } from '../../domain/apps/app.js';
-import type { ApiKeyState, AppCommand, AppState, KeyRef, NewTenant } from '../../domain/apps/app.js';
+import { keyNamedBy } from '../../domain/apps/apiKeys.js';
+import type { AppCommand, KeyRef, NewTenant } from '../../domain/apps/appCommands.js';
+import type { ApiKeyState, AppState } from '../../domain/apps/appState.js';
 import type { SettingEntry } from '../../domain/apps/settings.js';
 import { AppStream, managementActor } from '../appStream.js';
 import type { AppStreamDeps } from '../appStream.js';

@@ -1,6 +1,6 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { ApiKeyScope } from '@chat/contracts';
-import type { KeyRef, NewApiKey } from '../../domain/apps/app.js';
+import type { KeyRef, NewApiKey } from '../../domain/apps/appCommands.js';
 
 /** CometChat's key format: 40 lower-case hex characters (160 random bits). */
 export const API_KEY_PATTERN = /^[0-9a-f]{40}$/;

@@ -9,7 +9,7 @@ import type { AppDocument } from '../../projections/apps/apps.js';
 import type { WebhookDocument } from '../../projections/webhooks/webhooks.js';
 import { effectiveSettings } from '../../domain/apps/settings.js';
 import type { SettingValue } from '../../domain/apps/settings.js';
-import { keyNamedBy } from '../../domain/apps/app.js';
+import { keyNamedBy } from '../../domain/apps/apiKeys.js';
 import { keyRefFromParam } from './keys.js';
 
 export interface AppWithKeys {

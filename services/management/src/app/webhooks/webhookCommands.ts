@@ -2,7 +2,7 @@ import { ApiError, newWebhookSecret } from '@chat/contracts';
 import type { SecretBox, WebhookUpdated } from '@chat/contracts';
 import { urlRefusal } from '@chat/delivery';
 import type { PrivateAddressPolicy } from '@chat/delivery';
-import type { AppState } from '../../domain/apps/app.js';
+import type { AppState } from '../../domain/apps/appState.js';
 import type { WebhookChanges, WebhookState } from '../../domain/webhooks/webhooks.js';
 import { AppStream, managementActor } from '../appStream.js';
 import type { AppStreamDeps } from '../appStream.js';

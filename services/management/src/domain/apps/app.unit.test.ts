@@ -2,8 +2,10 @@ import { ApiError } from '@chat/contracts';
 import type { ErrorCode } from '@chat/contracts';
 import { specFor } from '@chat/eventsourcing/testing';
 import { describe, it } from 'vitest';
-import { MAX_API_KEYS_PER_APP, appDecider } from './app.js';
-import type { AppEvent, NewApiKey } from './app.js';
+import { MAX_API_KEYS_PER_APP } from './apiKeys.js';
+import { appDecider } from './app.js';
+import type { NewApiKey } from './appCommands.js';
+import type { AppEvent } from './appState.js';
 
 const spec = specFor(appDecider);
 const refusedWith = (code: ErrorCode) => (error: unknown) => error instanceof ApiError && error.code === code;

@@ -3,7 +3,7 @@ import type { ErrorCode } from '@chat/contracts';
 import { specFor } from '@chat/eventsourcing/testing';
 import { describe, it } from 'vitest';
 import { appDecider } from '../apps/app.js';
-import type { AppEvent } from '../apps/app.js';
+import type { AppEvent } from '../apps/appState.js';
 import { MAX_WEBHOOKS_PER_APP } from './webhooks.js';
 import type { WebhookConfig } from './webhooks.js';
 

@@ -1,7 +1,7 @@
 import { apiKeyEventTypes } from '@chat/contracts';
 import type { EventOf } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
-import type { ApiKeyState } from '../../domain/apps/app.js';
+import type { ApiKeyState } from '../../domain/apps/appState.js';
 
 export const API_KEYS_COLLECTION = 'apikeys';
 
