@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import type { Db } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIRECTORY_CHUNK_SIZE, listKey } from '../projections/userDirectory.js';
-import type { UserDoc, UserDocState } from '../projections/users.js';
+import { DIRECTORY_CHUNK_SIZE, listKey } from '../../projections/users/userDirectory.js';
+import type { UserDoc, UserDocState } from '../../projections/users/users.js';
 import { UserDirectory } from './userDirectory.js';
 
 // The directory against the real FerretDB: concurrent syncs lose nothing, chunks roll over, and a

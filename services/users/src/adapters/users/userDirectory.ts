@@ -13,9 +13,9 @@ import {
   pageWindow,
   placeEntry,
   recounted,
-} from '../projections/userDirectory.js';
-import type { DirectoryChunkRef, DirectoryEntry } from '../projections/userDirectory.js';
-import type { UserDoc } from '../projections/users.js';
+} from '../../projections/users/userDirectory.js';
+import type { DirectoryChunkRef, DirectoryEntry } from '../../projections/users/userDirectory.js';
+import type { UserDoc } from '../../projections/users/users.js';
 
 /**
  * Both documents keep their lists as JSON text: FerretDB's SQLite backend parses every stored row

@@ -1,13 +1,13 @@
 import { ApiError, userConversationId } from '@chat/contracts';
 import type { RequestContext } from '@chat/contracts';
-import type { RelationKind, UserReadModels } from '../adapters/readModels.js';
-import type { UserDoc } from '../projections/users.js';
+import type { RelationKind, UserReadModels } from '../../adapters/readModels.js';
+import type { UserDoc } from '../../projections/users/users.js';
 import { compareKeys, listMeta, pageInMemory } from '@chat/http';
 import type { KeyOrder, ListCursor } from '@chat/http';
-import { UserCommands } from './context.js';
-import type { UsersDeps } from './context.js';
-import type { UsersApp } from './users.js';
-import { renderUser } from './views.js';
+import { UserCommands } from '../context.js';
+import type { UsersDeps } from '../context.js';
+import type { UsersApp } from '../users/users.js';
+import { renderUser } from '../views.js';
 
 export interface PerUidResult {
   success: boolean;

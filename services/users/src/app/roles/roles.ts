@@ -1,16 +1,16 @@
 import { ApiError } from '@chat/contracts';
 import type { RequestContext } from '@chat/contracts';
-import type { UserReadModels } from '../adapters/readModels.js';
-import { featureCatalog, featureSpec, permissionCatalog, permissionSpec } from '../domain/catalog.js';
-import type { PermissionValue } from '../domain/catalog.js';
-import { DEFAULT_ROLE, rolesDecider, rolesStream } from '../domain/roles.js';
-import type { NewRole, RemovableRoleField, RoleChanges, RolesCommand } from '../domain/roles.js';
-import type { RoleDoc } from '../projections/roles.js';
+import type { UserReadModels } from '../../adapters/readModels.js';
+import { featureCatalog, featureSpec, permissionCatalog, permissionSpec } from '../../domain/roles/catalog.js';
+import type { PermissionValue } from '../../domain/roles/catalog.js';
+import { DEFAULT_ROLE, rolesDecider, rolesStream } from '../../domain/roles/roles.js';
+import type { NewRole, RemovableRoleField, RoleChanges, RolesCommand } from '../../domain/roles/roles.js';
+import type { RoleDoc } from '../../projections/roles/roles.js';
 import { listMeta, pagination } from '@chat/http';
 import type { ListCursor } from '@chat/http';
-import { UserCommands } from './context.js';
-import type { UsersDeps } from './context.js';
-import { renderRole } from './views.js';
+import { UserCommands } from '../context.js';
+import type { UsersDeps } from '../context.js';
+import { renderRole } from '../views.js';
 
 function effectivePermissions(doc: RoleDoc): Record<string, PermissionValue> {
   const set = JSON.parse(doc.permissions) as Record<string, PermissionValue>;

@@ -2,14 +2,14 @@ import { ApiError } from '@chat/contracts';
 import type { RequestContext } from '@chat/contracts';
 import { settleEach } from '@chat/http';
 import type { ImportOutcome, KeyedRecord } from '@chat/http';
-import type { UserReadModels } from '../adapters/readModels.js';
-import type { UserDoc } from '../projections/users.js';
-import { DEFAULT_ROLE } from '../domain/roles.js';
-import type { ImportedUser } from '../http/schemas.js';
-import { UserCommands } from './context.js';
-import type { UsersDeps } from './context.js';
-import { renderUser } from './views.js';
-import type { UserResource } from './views.js';
+import type { UserReadModels } from '../../adapters/readModels.js';
+import type { UserDoc } from '../../projections/users/users.js';
+import { DEFAULT_ROLE } from '../../domain/roles/roles.js';
+import type { ImportedUser } from '../../http/schemas.js';
+import { UserCommands } from '../context.js';
+import type { UsersDeps } from '../context.js';
+import { renderUser } from '../views.js';
+import type { UserResource } from '../views.js';
 
 /**
  * `POST /data_import/users`: each record is an `ImportUser` command on its own stream, all started at

@@ -1,17 +1,17 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { ApiError, epochSeconds } from '@chat/contracts';
-import { tokenKey } from '../adapters/readModels.js';
-import type { UserReadModels } from '../adapters/readModels.js';
-import { DEFAULT_ROLE } from '../domain/roles.js';
-import type { NewAuthToken, ProfileChanges, RemovableProfileField, TokenDetails, UserProfile } from '../domain/user.js';
-import type { UserDoc } from '../projections/users.js';
-import type { AuthTokenDoc } from '../projections/authTokens.js';
+import { tokenKey } from '../../adapters/readModels.js';
+import type { UserReadModels } from '../../adapters/readModels.js';
+import { DEFAULT_ROLE } from '../../domain/roles/roles.js';
+import type { NewAuthToken, ProfileChanges, RemovableProfileField, TokenDetails, UserProfile } from '../../domain/users/user.js';
+import type { UserDoc } from '../../projections/users/users.js';
+import type { AuthTokenDoc } from '../../projections/users/authTokens.js';
 import { listMeta } from '@chat/http';
 import type { ListCursor } from '@chat/http';
-import { UserCommands } from './context.js';
-import type { UsersDeps } from './context.js';
-import { maskedToken, renderToken, renderUser } from './views.js';
-import type { UserResource } from './views.js';
+import { UserCommands } from '../context.js';
+import type { UsersDeps } from '../context.js';
+import { maskedToken, renderToken, renderUser } from '../views.js';
+import type { UserResource } from '../views.js';
 import type { RequestContext, RoleAccess } from '@chat/contracts';
 
 export interface IssuedToken {
