@@ -61,14 +61,11 @@ const GUID_PATTERN = /^[a-zA-Z0-9_-]{1,100}$/;
  * it read in one round, the views rendered from them, and the shared runner.
  */
 export class ConversationAccess {
-  private readonly clock: () => Date;
+  /** The time every use case here decides with (a test's clock, else the system's). */
+  readonly now: () => Date;
 
   constructor(private readonly deps: ConversationsDeps) {
-    this.clock = deps.clock ?? (() => new Date());
-  }
-
-  now(): Date {
-    return this.clock();
+    this.now = deps.clock ?? (() => new Date());
   }
 
   /** Runs a command and applies its events to the read models before answering (read-your-writes). */

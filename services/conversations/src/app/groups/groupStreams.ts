@@ -67,14 +67,11 @@ function involvedUids(command: GroupCommand): string[] {
  * and which of the users a command names exist.
  */
 export class GroupStreams {
-  private readonly clock: () => Date;
+  /** The time every use case here decides with (a test's clock, else the system's). */
+  readonly now: () => Date;
 
   constructor(private readonly deps: GroupsDeps) {
-    this.clock = deps.clock ?? (() => new Date());
-  }
-
-  now(): Date {
-    return this.clock();
+    this.now = deps.clock ?? (() => new Date());
   }
 
   /**
