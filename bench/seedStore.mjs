@@ -19,7 +19,7 @@ import { parseKnownEvent, topics, userConversationId } from '../packages/contrac
 import { KafkaEventPublisher } from '../packages/kafka/dist/index.js';
 import { MongoCommitStore } from '../packages/mongo/dist/index.js';
 import { conversationLogDecider, conversationLogStream } from '../services/messages/dist/domain/conversationLog.js';
-import { userDecider, userStream } from '../services/users/dist/domain/user.js';
+import { userDecider, userStream } from '../services/users/dist/domain/users/user.js';
 
 const TEMPLATE = { a: 'seed-template-a', b: 'seed-template-b', text: 'seed-template-text' };
 /** Seeded message ids sit far above anything the service allocates. */

@@ -22,9 +22,9 @@ const BATCH = 1000;
 const usersDist = new URL('../services/users/dist/', import.meta.url);
 const requireFromUsers = createRequire(new URL('../services/users/package.json', import.meta.url));
 const { MongoClient } = await import(requireFromUsers.resolve('mongodb'));
-const { userDecider, userStream } = await import(new URL('domain/user.js', usersDist).href);
-const { usersProjection, userDocId } = await import(new URL('projections/users.js', usersDist).href);
-const { UserDirectory } = await import(new URL('adapters/userDirectory.js', usersDist).href);
+const { userDecider, userStream } = await import(new URL('domain/users/user.js', usersDist).href);
+const { usersProjection, userDocId } = await import(new URL('projections/users/users.js', usersDist).href);
+const { UserDirectory } = await import(new URL('adapters/users/userDirectory.js', usersDist).href);
 
 const { infra, services, databaseSuffix, createApp, onStop, stop } = await startBenchStack();
 const mongo = new MongoClient(infra.mongoUrl);

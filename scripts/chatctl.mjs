@@ -22,7 +22,7 @@ import {
 } from '../packages/kafka/dist/index.js';
 import { allOf, connectMongo } from '../packages/mongo/dist/index.js';
 import { ConversationReadModels, readModelDocuments as conversationDocuments } from '../services/conversations/dist/adapters/readModels.js';
-import { GroupReadModels } from '../services/conversations/dist/adapters/groupsReadModels.js';
+import { GroupReadModels } from '../services/conversations/dist/adapters/groups/groupsReadModels.js';
 import { CONSUMER_PURPOSE as CONVERSATIONS_PURPOSE } from '../services/conversations/dist/service.js';
 import { MessagesReadModels } from '../services/messages/dist/adapters/readModels.js';
 import { UserReadModels } from '../services/users/dist/adapters/readModels.js';

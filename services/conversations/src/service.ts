@@ -7,15 +7,20 @@ import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import { ConversationReadModels } from './adapters/readModels.js';
-import { GroupReadModels } from './adapters/groupsReadModels.js';
-import { ConversationsApp } from './app/conversations.js';
-import { ConversationAsOf } from './app/conversationAsOf.js';
-import { MessageStreamsClient } from './adapters/messageStreams.js';
+import { GroupReadModels } from './adapters/groups/groupsReadModels.js';
+import { ConversationAccess } from './app/conversations/conversationAccess.js';
+import { ConversationsApp } from './app/conversations/conversations.js';
+import { MarksApp } from './app/conversations/marks.js';
+import { PinsApp } from './app/pins/pins.js';
+import { ConversationAsOf } from './app/conversations/conversationAsOf.js';
+import { MessageStreamsClient } from './adapters/conversations/messageStreams.js';
 import { importedReceiptsOf } from './domain/importedReceipts.js';
-import { GroupsApp } from './app/groups.js';
-import { groupImportRouter, groupsRouter } from './http/groups.js';
-import { GroupImport } from './app/groupImport.js';
-import { conversationsRouter } from './http/router.js';
+import { GroupsApp } from './app/groups/groups.js';
+import { GroupStreams } from './app/groups/groupStreams.js';
+import { MembersApp } from './app/groups/members.js';
+import { groupImportRouter, groupsRouter } from './http/groups/groups.js';
+import { GroupImport } from './app/groups/groupImport.js';
+import { conversationsRouter } from './http/conversations/router.js';
 
 /** Probes and topic settings (PlatformDeps) go on to the event pipeline. */
 export interface ConversationsServiceDeps extends PlatformDeps {
@@ -37,7 +42,7 @@ export function createConversationsService(deps: ConversationsServiceDeps): Runn
   const groupReadModels = new GroupReadModels(db);
   // Every event reaches both from the consumer and, for this service's own commands, before the answer.
   const readModels = allOf(conversationReadModels, groupReadModels);
-  let app: ConversationsApp | null = null;
+  let marks: MarksApp | null = null;
   const pipeline = createEventPipeline({
     ...deps,
     publishesTo: topics.conversations,
@@ -47,21 +52,27 @@ export function createConversationsService(deps: ConversationsServiceDeps): Runn
       await readModels.apply(events);
       // After the messages are in the timelines: imported history's receipts become the receivers' marks.
       const receipts = importedReceiptsOf(events);
-      if (receipts.length > 0) await app?.applyImportedReceipts(receipts);
+      if (receipts.length > 0) await marks?.applyImportedReceipts(receipts);
     },
     ownReadModels: readModels,
   });
   // Time-travel reads fold this service's own streams and the conversation's message stream, which the
   // messages service owns and answers page by page (ADR 0033).
   const asOf = new ConversationAsOf({ local: pipeline.store, messages: new MessageStreamsClient(deps.messagesUrls), maxEvents: deps.maxReplayEvents });
-  app = new ConversationsApp({ runner: pipeline.runner, readModels: conversationReadModels, asOf });
+  const conversationsDeps = { runner: pipeline.runner, readModels: conversationReadModels, asOf };
+  const access = new ConversationAccess(conversationsDeps);
+  marks = new MarksApp(conversationsDeps, access);
   const groupsDeps = { runner: pipeline.runner, readModels: groupReadModels, users: conversationReadModels };
-  const groups = new GroupsApp(groupsDeps);
+  const groupStreams = new GroupStreams(groupsDeps);
 
   return {
     http: createServiceApp({
       logger,
-      routers: [conversationsRouter(app), groupsRouter(groups), groupImportRouter(new GroupImport(groups, groupsDeps))],
+      routers: [
+        conversationsRouter(new ConversationsApp(conversationsDeps, access), marks, new PinsApp(conversationsDeps, access)),
+        groupsRouter(new GroupsApp(groupsDeps, groupStreams), new MembersApp(groupsDeps, groupStreams)),
+        groupImportRouter(new GroupImport(groupStreams, groupsDeps)),
+      ],
       bodyLimits: { '/v3/data_import': IMPORT_BODY_LIMIT },
     }),
     async start() {

@@ -6,11 +6,11 @@ import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import { UserReadModels } from './adapters/readModels.js';
-import { RelationsApp } from './app/relations.js';
-import { RolesApp } from './app/roles.js';
-import { UserImport } from './app/userImport.js';
-import { UsersApp } from './app/users.js';
-import { answeringRoleAccess } from './http/roleAccessRoute.js';
+import { RelationsApp } from './app/relations/relations.js';
+import { RolesApp } from './app/roles/roles.js';
+import { UserImport } from './app/users/userImport.js';
+import { UsersApp } from './app/users/users.js';
+import { answeringRoleAccess } from './http/roles/roleAccessRoute.js';
 import { usersRouter } from './http/router.js';
 
 /** Probes and topic settings (PlatformDeps) go on to the event pipeline. */

@@ -6,7 +6,7 @@ import type {
   ConversationUpdated,
 } from '@chat/contracts';
 import type { Decider, DomainEvent } from '@chat/eventsourcing';
-import type { ConversationRef } from './userPins.js';
+import type { ConversationRef } from './pins/userPins.js';
 
 /**
  * One user's marks on one conversation: read and delivered markers, their tags, and the point up

@@ -3,7 +3,7 @@ import { describe, it } from 'vitest';
 import { conversationDeletionDecider } from './conversationDeletion.js';
 import { conversationMarksDecider } from './conversationMarks.js';
 import type { ConversationMarksEvent } from './conversationMarks.js';
-import type { ConversationRef } from './userPins.js';
+import type { ConversationRef } from './pins/userPins.js';
 
 const spec = specFor(conversationMarksDecider);
 const ref: ConversationRef = { uid: 'alice', conversationId: 'group_g', conversationType: 'group', conversationWith: 'g' };

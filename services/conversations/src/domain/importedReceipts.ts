@@ -1,5 +1,5 @@
 import type { EventEnvelope, MessageSent } from '@chat/contracts';
-import type { ConversationRef } from './userPins.js';
+import type { ConversationRef } from './pins/userPins.js';
 
 /** How far a receiver had read (or received) a one-on-one conversation, as imported history says. */
 export interface ImportedReceipt {

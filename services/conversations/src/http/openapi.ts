@@ -12,7 +12,7 @@ import {
   pagingSchema,
   setScopePermissionsSchema,
   updateGroupSchema,
-} from './groupsSchemas.js';
+} from './groups/groupsSchemas.js';
 import {
   acknowledgement,
   addMembersAnswer,
@@ -25,7 +25,7 @@ import {
   scopePermissionResource,
   scopePermissionsAnswer,
 } from './resourceSchemas.js';
-import { conversationReadSchema, listSchema, markSchema, replaceGlobalPinsSchema, resetSchema, updateSchema } from './router.js';
+import { conversationReadSchema, listSchema, markSchema, replaceGlobalPinsSchema, resetSchema, updateSchema } from './conversations/router.js';
 
 /** What each operation of this service parses, for the generated OpenAPI description (npm run openapi). */
 export const requestSchemas: RequestSchemas = {

@@ -1,12 +1,12 @@
 import { ProjectedReadModels, ensureIndexes, escapeRegex, findPage, keysetKeyOf, stripStoredFields } from '@chat/mongo';
 import type { KeysetOrder, PagePosition, Stored } from '@chat/mongo';
 import type { Filter } from 'mongodb';
-import { API_KEYS_COLLECTION, apiKeysProjection } from '../projections/apiKeys.js';
-import type { ApiKeyDocument } from '../projections/apiKeys.js';
-import { APPS_COLLECTION, appsProjection } from '../projections/apps.js';
-import type { AppDocument } from '../projections/apps.js';
-import { WEBHOOKS_COLLECTION, webhookDocumentId, webhooksProjection } from '../projections/webhooks.js';
-import type { WebhookDocument } from '../projections/webhooks.js';
+import { API_KEYS_COLLECTION, apiKeysProjection } from '../projections/apps/apiKeys.js';
+import type { ApiKeyDocument } from '../projections/apps/apiKeys.js';
+import { APPS_COLLECTION, appsProjection } from '../projections/apps/apps.js';
+import type { AppDocument } from '../projections/apps/apps.js';
+import { WEBHOOKS_COLLECTION, webhookDocumentId, webhooksProjection } from '../projections/webhooks/webhooks.js';
+import type { WebhookDocument } from '../projections/webhooks/webhooks.js';
 
 /** Apps newest first; the id makes the key unique. */
 const APP_ORDER: KeysetOrder = [

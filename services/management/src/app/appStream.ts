@@ -3,8 +3,10 @@ import type { Actor, EventEnvelope } from '@chat/contracts';
 import { commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
 import type { Logger } from 'pino';
-import { appDecider, appStreamId } from '../domain/app.js';
-import type { AppCommand, AppState } from '../domain/app.js';
+import { appDecider } from '../domain/apps/app.js';
+import { appStreamId } from '../domain/apps/appState.js';
+import type { AppCommand } from '../domain/apps/appCommands.js';
+import type { AppState } from '../domain/apps/appState.js';
 
 /** Writes made with the management key/secret act as the deployment's operator. */
 export const managementActor = (appId: string): Actor => ({ appId, keyId: 'management', scope: 'management' });

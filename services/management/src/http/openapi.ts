@@ -30,7 +30,7 @@ import {
   updateWebhookBody,
   usageBody,
 } from './schemas.js';
-import { opsDeadLettersQuery, opsEventsQuery, opsRedriveBody } from './opsRoutes.js';
+import { opsDeadLettersQuery, opsEventsQuery, opsRedriveBody } from './ops/opsRoutes.js';
 
 /** What each operation of this service parses, for the generated OpenAPI description (npm run openapi). */
 export const requestSchemas: RequestSchemas = {

@@ -1,6 +1,6 @@
-import type { ApiKeyState } from '../domain/app.js';
-import type { ApiKeyDocument } from '../projections/apiKeys.js';
-import type { WebhookDocument } from '../projections/webhooks.js';
+import type { ApiKeyState } from '../domain/apps/appState.js';
+import type { ApiKeyDocument } from '../projections/apps/apiKeys.js';
+import type { WebhookDocument } from '../projections/webhooks/webhooks.js';
 
 /** Every app here is self-hosted: no trial, no owner account. */
 export const SELF_HOSTED_PLAN = 'self-hosted';

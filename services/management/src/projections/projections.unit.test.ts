@@ -1,9 +1,9 @@
 import type { EventEnvelope } from '@chat/contracts';
 import { applyInMemory } from '@chat/mongo';
 import { describe, expect, it } from 'vitest';
-import { apiKeysProjection } from './apiKeys.js';
-import type { ApiKeyDocument } from './apiKeys.js';
-import { appsProjection } from './apps.js';
+import { apiKeysProjection } from './apps/apiKeys.js';
+import type { ApiKeyDocument } from './apps/apiKeys.js';
+import { appsProjection } from './apps/apps.js';
 
 let version = 0;
 const envelope = (type: string, data: Record<string, unknown>): EventEnvelope => ({

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EventEnvelope } from '@chat/contracts';
 import { RecentlyUsed } from '@chat/eventsourcing';
-import { MongoDocumentStore, allOf, appliedPositions, bulkWriteChunked, ensureIndexes, findByIds, mongoProjection, stripStoredFields } from '@chat/mongo';
+import { MongoDocumentStore, ProjectedReadModels, appliedPositions, bulkWriteChunked, ensureIndexes, findByIds, mongoProjection, stripStoredFields } from '@chat/mongo';
 import type { EventApplier, Stored, StoredRecord } from '@chat/mongo';
 import type { ConfigurationDocuments } from '@chat/runtime';
 import type { Collection, Db, Filter } from 'mongodb';
@@ -15,7 +15,7 @@ import {
   groupVersionId,
   groupVersionsProjection,
 } from '../projections/groupMembers.js';
-import type { GroupMembersDocument, GroupVersionDocument } from '../projections/groupMembers.js';
+import type { GroupVersionDocument } from '../projections/groupMembers.js';
 import { LogPager, entriesOf, logBatchOf, messageLogId } from '../domain/logPage.js';
 import type { LogBatchDocument, LogEntry, LogFilter, LogPageRequest, StoredLogDocument } from '../domain/logPage.js';
 import { attemptEntry, logEntryId } from '../domain/notificationRecord.js';
@@ -80,12 +80,11 @@ export const projectedEventTypes: ReadonlySet<string> = new Set(projections.flat
  * The notifications service's read models, in its own database, and the records of what it decided
  * and sent (the log and the pending notifications), which it writes itself (ADR 0043).
  */
-export class NotificationReadModels implements EventApplier {
-  private readonly projections: EventApplier;
-  private readonly apps: Collection<Stored<AppConfigDocument>>;
-  private readonly recipients: Collection<Stored<RecipientDocument>>;
-  private readonly sessions: Collection<Stored<SessionDocument>>;
-  private readonly groups: Collection<Stored<GroupMembersDocument>>;
+export class NotificationReadModels extends ProjectedReadModels {
+  private readonly apps = this.projected(APPS_COLLECTION, appsProjection);
+  private readonly recipients = this.projected(RECIPIENTS_COLLECTION, recipientsProjection);
+  private readonly sessions = this.projected(SESSIONS_COLLECTION, sessionsProjection);
+  private readonly groups = this.projected(GROUP_MEMBERS_COLLECTION, groupMembersProjection);
   private readonly groupVersions: Collection<Stored<GroupVersionDocument>>;
   /** Written after the others: a group's version document never shows a change its buckets lack. */
   private readonly versionProjection: EventApplier;
@@ -97,18 +96,9 @@ export class NotificationReadModels implements EventApplier {
   private readonly pendingStore: MongoDocumentStore;
   private readonly logStore: MongoDocumentStore;
 
-  constructor(private readonly db: Db) {
-    this.projections = allOf(
-      mongoProjection(db, APPS_COLLECTION, appsProjection),
-      mongoProjection(db, RECIPIENTS_COLLECTION, recipientsProjection),
-      mongoProjection(db, SESSIONS_COLLECTION, sessionsProjection),
-      mongoProjection(db, GROUP_MEMBERS_COLLECTION, groupMembersProjection),
-    );
+  constructor(db: Db) {
+    super(db);
     this.versionProjection = mongoProjection(db, GROUP_VERSIONS_COLLECTION, groupVersionsProjection);
-    this.apps = db.collection(APPS_COLLECTION);
-    this.recipients = db.collection(RECIPIENTS_COLLECTION);
-    this.sessions = db.collection(SESSIONS_COLLECTION);
-    this.groups = db.collection(GROUP_MEMBERS_COLLECTION);
     this.groupVersions = db.collection(GROUP_VERSIONS_COLLECTION);
     this.notifications = db.collection(NOTIFICATIONS_COLLECTION);
     this.logs = db.collection(LOGS_COLLECTION);
@@ -121,8 +111,8 @@ export class NotificationReadModels implements EventApplier {
     await ensureIndexes(this.db, LOGS_COLLECTION, [{ keys: { appId: 1, processingStartedAtMS: -1 }, options: { name: 'app_started' } }]);
   }
 
-  async apply(events: readonly EventEnvelope[]): Promise<void> {
-    await this.projections.apply(events);
+  override async apply(events: readonly EventEnvelope[]): Promise<void> {
+    await super.apply(events);
     await this.versionProjection.apply(events);
   }
 

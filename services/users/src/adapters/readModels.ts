@@ -3,15 +3,15 @@ import type { EventEnvelope } from '@chat/contracts';
 import { DocumentMemory, MongoDocumentStore, allOf, ensureIndexes, escapeRegex, findByIds, findPage, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
 import type { DocumentMemoryOptions, EventApplier, KeysetOrder, ProjectionRuntime, PagePosition, Stored } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
-import { authTokenDocId, authTokensProjection } from '../projections/authTokens.js';
-import type { AuthTokenDoc } from '../projections/authTokens.js';
-import { blocksProjection, friendsProjection, relationDocId } from '../projections/relations.js';
-import type { RelationDoc } from '../projections/relations.js';
-import { roleDocId, rolesProjection } from '../projections/roles.js';
-import type { RoleDoc } from '../projections/roles.js';
-import { userDocId, usersProjection } from '../projections/users.js';
-import type { UserDoc, UserDocState } from '../projections/users.js';
-import { UserDirectory } from './userDirectory.js';
+import { authTokenDocId, authTokensProjection } from '../projections/users/authTokens.js';
+import type { AuthTokenDoc } from '../projections/users/authTokens.js';
+import { blocksProjection, friendsProjection, relationDocId } from '../projections/relations/relations.js';
+import type { RelationDoc } from '../projections/relations/relations.js';
+import { roleDocId, rolesProjection } from '../projections/roles/roles.js';
+import type { RoleDoc } from '../projections/roles/roles.js';
+import { userDocId, usersProjection } from '../projections/users/users.js';
+import type { UserDoc, UserDocState } from '../projections/users/users.js';
+import { UserDirectory } from './users/userDirectory.js';
 
 export interface Page<T> {
   total: number;

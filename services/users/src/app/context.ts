@@ -3,8 +3,8 @@ import type { EventEnvelope, RequestContext } from '@chat/contracts';
 import { commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner, Decider, DomainEvent } from '@chat/eventsourcing';
 import type { UserReadModels } from '../adapters/readModels.js';
-import { userDecider, userStream } from '../domain/user.js';
-import type { UserCommand } from '../domain/user.js';
+import { userDecider, userStream } from '../domain/users/user.js';
+import type { UserCommand } from '../domain/users/user.js';
 
 export interface UsersDeps {
   /** The shared runner: appends, publishes and applies to this service's read models. */

@@ -1,6 +1,6 @@
-import type { AuthTokenDoc } from '../projections/authTokens.js';
-import type { RoleDoc } from '../projections/roles.js';
-import type { UserDoc } from '../projections/users.js';
+import type { AuthTokenDoc } from '../projections/users/authTokens.js';
+import type { RoleDoc } from '../projections/roles/roles.js';
+import type { UserDoc } from '../projections/users/users.js';
 
 export interface UserResource {
   uid: string;

@@ -3,12 +3,12 @@ import { ListCursor, actorOf, importRecords, inCallerOrder, parseQuery, parseWit
 import { Router } from 'express';
 import type { Request } from 'express';
 import type { RequestContext } from '@chat/contracts';
-import type { RelationsApp } from '../app/relations.js';
-import type { RolesApp } from '../app/roles.js';
-import type { UserImport } from '../app/userImport.js';
-import { tokenReference } from '../app/users.js';
-import type { UsersApp } from '../app/users.js';
-import type { ProfileChanges } from '../domain/user.js';
+import type { RelationsApp } from '../app/relations/relations.js';
+import type { RolesApp } from '../app/roles/roles.js';
+import type { UserImport } from '../app/users/userImport.js';
+import { tokenReference } from '../app/users/users.js';
+import type { UsersApp } from '../app/users/users.js';
+import type { ProfileChanges } from '../domain/users/user.js';
 import {
   addFriendsSchema,
   allowFeaturesSchema,

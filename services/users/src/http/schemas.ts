@@ -2,7 +2,7 @@ import { UID_PATTERN } from '@chat/contracts';
 import { pastEpochSeconds } from '@chat/http';
 import { z } from 'zod';
 import { cursorParameter } from '@chat/http';
-import { featureSpec, permissionValueProblem } from '../domain/catalog.js';
+import { featureSpec, permissionValueProblem } from '../domain/roles/catalog.js';
 
 /** CometChat limits (constraints page): URLs 3000 chars, metadata 5 KB, 25 tags of 100 chars. */
 const url = z.url({ protocol: /^https?$/ }).max(3000);

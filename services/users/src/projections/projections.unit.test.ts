@@ -2,10 +2,10 @@ import type { EventEnvelope } from '@chat/contracts';
 import { applyInMemory } from '@chat/mongo';
 import type { InMemoryDocumentStore, Projection } from '@chat/mongo';
 import { describe, expect, it } from 'vitest';
-import { authTokensProjection } from './authTokens.js';
-import { blocksProjection, friendsProjection } from './relations.js';
-import { rolesProjection } from './roles.js';
-import { usersProjection } from './users.js';
+import { authTokensProjection } from './users/authTokens.js';
+import { blocksProjection, friendsProjection } from './relations/relations.js';
+import { rolesProjection } from './roles/roles.js';
+import { usersProjection } from './users/users.js';
 
 /** The real runtime over an in-memory store, one batch: the same guard and fold as production. */
 function applyAll(projection: Projection<object>, events: readonly EventEnvelope[], store?: InMemoryDocumentStore): Promise<InMemoryDocumentStore> {

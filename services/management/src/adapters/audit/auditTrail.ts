@@ -1,0 +1,257 @@
+import { randomBytes } from 'node:crypto';
+import type { EventEnvelope } from '@chat/contracts';
+import { DocumentTurns, findDocument } from '@chat/mongo';
+import type { DocumentStore, EventApplier, GuardedWrite, StoredRecord } from '@chat/mongo';
+import {
+  DEFAULT_AUDIT_LIMITS,
+  appendEntries,
+  auditChunkId,
+  auditEntryOf,
+  auditHeadId,
+  chunksNewestFirst,
+  chunksTouched,
+  clipToRange,
+  isFiltered,
+  matchingNewestFirst,
+  retainedCount,
+} from '../../domain/audit/auditLog.js';
+import type { AuditAppend, AuditChunkRef, AuditEntry, AuditFilter, AuditHead, AuditLimits } from '../../domain/audit/auditLog.js';
+
+export const AUDIT_COLLECTION = 'apikeyaudit';
+
+/**
+ * Lists are stored as JSON text (ADR 0006): FerretDB decodes every nested document of a field on each
+ * read and write, and a string is far cheaper to pass.
+ */
+interface HeadRecord extends StoredRecord {
+  appId: string;
+  keyId: string;
+  chunks: string;
+  nextChunk: number;
+  horizon: string | null;
+}
+
+interface ChunkRecord extends StoredRecord {
+  entries: string;
+}
+
+/** Chunk reads in flight at once when a filtered list walks a whole log. */
+const READ_CONCURRENCY = 8;
+
+/** Rounds of re-read and re-fold for one key's log while other writers keep changing it. */
+const MAX_ROUNDS = 20;
+
+interface KeyLog {
+  appId: string;
+  keyId: string;
+  entries: AuditEntry[];
+}
+
+/** A key's log as read this round: its head (with `_rev`), and the contents of the chunks the new entries fall in. */
+interface ReadLog {
+  log: KeyLog;
+  head: AuditHead | null;
+  headRev: number | null;
+  chunkRevs: Map<string, number>;
+  contents: Map<string, AuditEntry[]>;
+}
+
+/**
+ * Writes the per-key audit logs from batches of events and reads them back. All documents of all keys
+ * of a batch are read once per round (in parallel, by `_id`), folded in memory by the pure domain
+ * code, and written in few commands through the projection runtime's store port (inserts grouped,
+ * compare-and-set replaces on exactly `{_id, _rev}` in commands of ≤ 50).
+ *
+ * Write order makes a stop at any point harmless: new chunks first (under fresh names, so only the
+ * head can make them visible), then the head (the commit), then the chunks that existed before, then
+ * the chunks retention dropped. A head that lost its compare-and-set sends its key round again.
+ */
+export class AuditTrail implements EventApplier {
+  /** The consumer's lanes take turns per key, as the projection runtime's batches do per document; replicas race under the guards. */
+  private readonly turns = new DocumentTurns();
+
+  constructor(
+    private readonly store: DocumentStore,
+    private readonly limits: AuditLimits = DEFAULT_AUDIT_LIMITS,
+    private readonly newTag: () => string = () => `.${randomBytes(4).toString('hex')}`,
+  ) {}
+
+  async apply(events: readonly EventEnvelope[]): Promise<void> {
+    const logs = new Map<string, KeyLog>();
+    for (const event of events) {
+      const found = auditEntryOf(event);
+      if (!found) continue;
+      const id = auditHeadId(found.appId, found.keyId);
+      const log = logs.get(id) ?? { appId: found.appId, keyId: found.keyId, entries: [] };
+      log.entries.push(found.entry);
+      logs.set(id, log);
+    }
+    if (logs.size === 0) return;
+    const release = await this.turns.take([...logs.keys()]);
+    try {
+      let pending = [...logs.values()];
+      for (let round = 0; pending.length > 0; round++) {
+        if (round >= MAX_ROUNDS) throw new Error(`audit trail: ${pending.length} key log(s) kept changing, e.g. ${pending[0]?.keyId}`);
+        pending = await this.round(pending);
+      }
+    } finally {
+      release();
+    }
+  }
+
+  /** The head of a key's log, or null before its first entry. */
+  async head(appId: string, keyId: string): Promise<AuditHead | null> {
+    const stored = (await findDocument(this.store, auditHeadId(appId, keyId))) as HeadRecord | null;
+    return stored ? headOf(stored) : null;
+  }
+
+  /**
+   * A page of a key's log, newest first: `skip` matching entries passed over, then up to `limit`.
+   * Chunks are read newest first by `_id` and only as far as the page needs; with a filter the whole
+   * retained log is walked to count the matches (retention bounds that walk).
+   */
+  async page(
+    appId: string,
+    keyId: string,
+    filter: AuditFilter,
+    skip: number,
+    limit: number,
+  ): Promise<{ entries: AuditEntry[]; total: number; more: boolean }> {
+    const head = await this.head(appId, keyId);
+    if (!head) return { entries: [], total: 0, more: false };
+    // The total counts the whole filtered list, not what lies below the cursor.
+    const counting = isFiltered(filter);
+    const walk = counting ? { ...filter, belowKey: undefined } : filter;
+    const entries: AuditEntry[] = [];
+    let matched = 0;
+    let below = 0;
+    const refs = chunksNewestFirst(head, walk);
+    // Counting needs every chunk in range: read them side by side. A plain page reads newest first and stops.
+    const prefetched = counting ? await mapInBatches(refs, READ_CONCURRENCY, (ref) => this.chunkEntries(head, ref)) : undefined;
+    for (const [index, ref] of refs.entries()) {
+      if (!counting && below > skip + limit) break;
+      const stored = prefetched ? (prefetched[index] as AuditEntry[]) : await this.chunkEntries(head, ref);
+      for (const entry of matchingNewestFirst(stored, walk)) {
+        matched += 1;
+        if (filter.belowKey !== undefined && entry.k >= filter.belowKey) continue;
+        if (below >= skip && entries.length < limit) entries.push(entry);
+        below += 1;
+      }
+    }
+    return { entries, total: counting ? matched : retainedCount(head), more: below > skip + limit };
+  }
+
+  private async chunkEntries(head: AuditHead, ref: AuditChunkRef): Promise<AuditEntry[]> {
+    const stored = (await findDocument(this.store, auditChunkId(head.appId, head.keyId, ref.n))) as ChunkRecord | null;
+    return stored ? clipToRange(head, ref.n, JSON.parse(stored.entries) as AuditEntry[]) : [];
+  }
+
+  /** One read-fold-write pass over the keys; answers the keys that lost a race and go round again. */
+  private async round(logs: readonly KeyLog[]): Promise<KeyLog[]> {
+    const read = await Promise.all(logs.map((log) => this.read(log)));
+    const folded: { read: ReadLog; append: AuditAppend }[] = [];
+    for (const r of read) {
+      const append = appendEntries(r.log.appId, r.log.keyId, r.head, r.contents, r.log.entries, this.limits, this.newTag);
+      if (append) folded.push({ read: r, append });
+    }
+    if (folded.length === 0) return [];
+
+    // 1. New chunks: fresh names, invisible until a head names them.
+    const created = folded.flatMap(({ read: r, append }) =>
+      [...append.created].map((n) => chunkRecord(r.log, n, append.chunks.get(n) as AuditEntry[], 1)),
+    );
+    // A name is fresh (random tag), so a duplicate is this very insert landing before a lost connection
+    // made the store send it again: written.
+    await this.store.insert(created);
+
+    // 2. Heads: the commit point of each key's change.
+    const newHeads: StoredRecord[] = [];
+    const headWrites: GuardedWrite[] = [];
+    for (const { read: r, append } of folded) {
+      if (r.headRev === null) newHeads.push(headRecord(append.head, 1));
+      else if (!sameHead(r.head, append.head)) headWrites.push({ kind: 'replace', document: headRecord(append.head, r.headRev + 1), expectedRev: r.headRev });
+    }
+    const lostHeads = new Set([...(await this.store.insert(newHeads)), ...(await this.store.writeGuarded(headWrites))]);
+    const committed = folded.filter(({ read: r }) => !lostHeads.has(auditHeadId(r.log.appId, r.log.keyId)));
+
+    // 3. Chunks that existed before; 4. chunks retention dropped.
+    const chunkWrites: GuardedWrite[] = [];
+    const missing: ChunkRecord[] = [];
+    for (const { read: r, append } of committed) {
+      for (const [n, entries] of append.chunks) {
+        if (append.created.has(n)) continue;
+        const rev = r.chunkRevs.get(n);
+        if (rev === undefined) missing.push(chunkRecord(r.log, n, entries, 1));
+        else chunkWrites.push({ kind: 'replace', document: chunkRecord(r.log, n, entries, rev + 1), expectedRev: rev });
+      }
+    }
+    // A named chunk that is not stored (a store restored from a partial backup) is written anew; one
+    // another writer wrote meanwhile is a lost race like any other.
+    const lostChunks = new Set([...(await this.store.writeGuarded(chunkWrites)), ...(await this.store.insert(missing))]);
+    await this.dropChunks(committed.flatMap(({ read: r, append }) => append.dropped.map((n) => auditChunkId(r.log.appId, r.log.keyId, n))));
+
+    const retry = new Set([...lostHeads]);
+    for (const id of lostChunks) retry.add(id.slice(0, id.lastIndexOf(':')));
+    return logs.filter((log) => retry.has(auditHeadId(log.appId, log.keyId)));
+  }
+
+  private async read(log: KeyLog): Promise<ReadLog> {
+    const stored = (await findDocument(this.store, auditHeadId(log.appId, log.keyId))) as HeadRecord | null;
+    const head = stored ? headOf(stored) : null;
+    const touched = chunksTouched(head, log.entries);
+    const chunks = await this.store.findMany(touched.map((n) => auditChunkId(log.appId, log.keyId, n)));
+    const contents = new Map<string, AuditEntry[]>();
+    const chunkRevs = new Map<string, number>();
+    touched.forEach((n) => {
+      const chunk = chunks.get(auditChunkId(log.appId, log.keyId, n)) as ChunkRecord | undefined;
+      // A chunk a head names is written before the head; only a store restored from a partial backup lacks one.
+      contents.set(n, chunk ? (JSON.parse(chunk.entries) as AuditEntry[]) : []);
+      if (chunk) chunkRevs.set(n, chunk._rev);
+    });
+    return { log, head, headRev: stored?._rev ?? null, chunkRevs, contents };
+  }
+
+  /** Removes dropped chunks; one that is already gone (another writer removed it) is fine. */
+  private async dropChunks(ids: readonly string[]): Promise<void> {
+    const found = await this.store.findMany(ids);
+    const deletes: GuardedWrite[] = [...found.values()].map((doc) => ({ kind: 'delete' as const, id: doc._id, expectedRev: doc._rev }));
+    await this.store.writeGuarded(deletes);
+  }
+}
+
+async function mapInBatches<T, R>(items: readonly T[], size: number, step: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (let at = 0; at < items.length; at += size) results.push(...(await Promise.all(items.slice(at, at + size).map(step))));
+  return results;
+}
+
+function headOf(stored: HeadRecord): AuditHead {
+  return {
+    appId: stored.appId,
+    keyId: stored.keyId,
+    chunks: JSON.parse(stored.chunks) as AuditChunkRef[],
+    nextChunk: stored.nextChunk,
+    horizon: stored.horizon,
+  };
+}
+
+function headRecord(head: AuditHead, rev: number): HeadRecord {
+  return {
+    _id: auditHeadId(head.appId, head.keyId),
+    _positions: {},
+    _rev: rev,
+    appId: head.appId,
+    keyId: head.keyId,
+    chunks: JSON.stringify(head.chunks),
+    nextChunk: head.nextChunk,
+    horizon: head.horizon,
+  };
+}
+
+function chunkRecord(log: Pick<KeyLog, 'appId' | 'keyId'>, n: string, entries: readonly AuditEntry[], rev: number): ChunkRecord {
+  return { _id: auditChunkId(log.appId, log.keyId, n), _positions: {}, _rev: rev, entries: JSON.stringify(entries) };
+}
+
+function sameHead(a: AuditHead | null, b: AuditHead): boolean {
+  return a !== null && JSON.stringify(a) === JSON.stringify(b);
+}

@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import { MongoClient } from 'mongodb';
+import type { Db } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DIRECTORY_CHUNK_SIZE, listKey } from '../../projections/users/userDirectory.js';
+import type { UserDoc, UserDocState } from '../../projections/users/users.js';
+import { UserDirectory } from './userDirectory.js';
+
+// The directory against the real FerretDB: concurrent syncs lose nothing, chunks roll over, and a
+// second sync of the same state changes nothing.
+function user(index: number, state: UserDocState = 'active', name = `User ${index}`, appId = 'app1'): UserDoc {
+  const uid = `u${String(index).padStart(5, '0')}`;
+  return {
+    appId,
+    uid,
+    name,
+    sortName: name.toLowerCase(),
+    listKey: listKey(new Date(Date.UTC(2026, 0, 1) + index).toISOString(), uid),
+    role: 'default',
+    tags: [],
+    status: 'offline',
+    state,
+    createdAt: 1,
+    updatedAt: 1,
+  };
+}
+
+describe('user directory on FerretDB', () => {
+  const client = new MongoClient(process.env['MONGO_URL'] ?? 'mongodb://127.0.0.1:27017');
+  let db: Db;
+  beforeAll(async () => {
+    await client.connect();
+    db = client.db(`directory_test_${randomBytes(4).toString('hex')}`);
+  });
+  afterAll(async () => {
+    await db.dropDatabase();
+    await client.close();
+  });
+
+  it('keeps every user of concurrent syncs, in order, across a chunk boundary', async () => {
+    const directory = new UserDirectory(db);
+    const count = DIRECTORY_CHUNK_SIZE + 30;
+    // Out of order and twelve at a time: the self-apply and the consumer race like this.
+    const order = Array.from({ length: count }, (_, i) => i).sort((a, b) => ((a * 7919) % count) - ((b * 7919) % count));
+    for (let i = 0; i < order.length; i += 12) {
+      await Promise.all(order.slice(i, i + 12).map((index) => directory.sync(user(index))));
+    }
+    const first = await directory.page('app1', 1, 100);
+    expect(first.total).toBe(count);
+    expect(first.users.map((u) => u.uid)).toEqual(Array.from({ length: 100 }, (_, i) => user(i).uid));
+    const last = await directory.page('app1', Math.ceil(count / 100), 100);
+    expect(last.users.at(-1)?.uid).toBe(user(count - 1).uid);
+    const all = await directory.page('app1', 1, 1000 + count);
+    expect(new Set(all.users.map((u) => u.uid)).size).toBe(count);
+  }, 120_000);
+
+  it('places a burst of new users (an import) chunk by chunk, with two replicas racing, in order', async () => {
+    const [one, other] = [new UserDirectory(db), new UserDirectory(db)];
+    const count = 3 * DIRECTORY_CHUNK_SIZE + 10;
+    const users = Array.from({ length: count }, (_, i) => user(i, 'active', `User ${i}`, 'burst'));
+    // Batches of 50 (an import request), each applied by both (request path and another replica's consumer).
+    const batches = Array.from({ length: Math.ceil(count / 50) }, (_, i) => users.slice(i * 50, i * 50 + 50));
+    await Promise.all(batches.flatMap((batch) => [one.syncAll(batch), other.syncAll([...batch].reverse())]));
+    const all = await one.page('burst', 1, 2 * count);
+    expect(all.total).toBe(count);
+    expect(all.users.map((u) => u.uid)).toEqual(users.map((u) => u.uid));
+    // Full chunks, not one chunk per lost race: the tail rolls over at the chunk size.
+    const chunks = await db.collection('userdirectorychunks').find({ _id: { $regex: '^burst:' } } as object).toArray();
+    expect(chunks.map((c) => (JSON.parse(String(c['entries'])) as unknown[]).length).sort((a, b) => b - a)).toEqual([
+      DIRECTORY_CHUNK_SIZE,
+      DIRECTORY_CHUNK_SIZE,
+      DIRECTORY_CHUNK_SIZE,
+      10,
+    ]);
+  }, 120_000);
+
+  it('two replicas writing versions of the same users end with the newest, and the total counts what is listed', async () => {
+    const [one, other] = [new UserDirectory(db), new UserDirectory(db)];
+    const users = Array.from({ length: 40 }, (_, i) => ({ ...user(i, 'active', `User ${i}`, 'versions'), version: 1 }));
+    await one.syncAll(users);
+    // A late writer: one replica deletes (v2), then the other writes the creation (v1) it still holds.
+    for (const u of users.slice(0, 10)) {
+      await one.sync({ ...u, state: 'deleted', version: 2 });
+      await other.sync(u);
+    }
+    // Racing writers: both replicas deactivate users of the same chunk at once, each counting the
+    // chunk's live entries from the revision it wrote.
+    await Promise.all(users.slice(10, 30).map((u, i) => (i % 2 === 0 ? one : other).sync({ ...u, state: 'deactivated', version: 2 })));
+    const listed = await one.page('versions', 1, 100);
+    expect(listed.users.map((u) => u.uid)).toEqual(users.slice(30).map((u) => u.uid));
+    expect(listed.total).toBe(10);
+  }, 120_000);
+
+  it('follows deactivation, renames and deletion; the same state twice changes nothing', async () => {
+    const directory = new UserDirectory(db);
+    await directory.sync(user(1, 'deactivated'));
+    await directory.sync(user(2, 'active', 'Renamed'));
+    await directory.sync(user(3, 'deleted'));
+    const before = await db.collection('userdirectorychunks').find({}).toArray();
+    await directory.sync(user(2, 'active', 'Renamed'));
+    await directory.sync(user(3, 'deleted'));
+    expect(await db.collection('userdirectorychunks').find({}).toArray()).toEqual(before);
+    const page = await directory.page('app1', 1, 3);
+    expect(page.users.map((u) => [u.uid, u.name])).toEqual([
+      ['u00000', 'User 0'],
+      ['u00002', 'Renamed'],
+      ['u00004', 'User 4'],
+    ]);
+    expect(page.total).toBe(DIRECTORY_CHUNK_SIZE + 30 - 2);
+  });
+});

@@ -1,0 +1,310 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Coalescer, backoffDelay } from '@chat/eventsourcing';
+import type { Backoff } from '@chat/eventsourcing';
+import { isDuplicateKeyError } from '@chat/mongo';
+import type { Collection, Db } from 'mongodb';
+import {
+  DIRECTORY_CHUNK_SIZE,
+  buildChunks,
+  chunkIndexFor,
+  directoryEntry,
+  liveCount,
+  needsNewChunk,
+  pageWindow,
+  placeEntry,
+  recounted,
+} from '../../projections/users/userDirectory.js';
+import type { DirectoryChunkRef, DirectoryEntry } from '../../projections/users/userDirectory.js';
+import type { UserDoc } from '../../projections/users/users.js';
+
+/**
+ * Both documents keep their lists as JSON text: FerretDB's SQLite backend parses every stored row
+ * it passes while looking for a match, and a long string is far cheaper to pass than nested
+ * documents (and it sidesteps the key restrictions of ADR 0002).
+ */
+interface DirectoryDoc {
+  _id: string;
+  chunks: string;
+  rev: number;
+}
+
+interface ChunkDoc {
+  _id: string;
+  entries: string;
+  rev: number;
+}
+
+interface Directory {
+  chunks: DirectoryChunkRef[];
+  rev: number;
+}
+
+interface Chunk {
+  id: string;
+  entries: DirectoryEntry[];
+  rev: number;
+}
+
+const MAX_ATTEMPTS = 30;
+/** Concurrent writers of one app's directory (the consumer, read-your-writes, replicas) back off apart. */
+const CONTENTION_BACKOFF: Backoff = { baseMs: 2, maxMs: 100, jitter: 'equal' };
+
+/**
+ * Keeps the per-app directory in step with the users read model. `sync` is state-based (it makes
+ * the directory agree with the user's current document), so running it again, or for a redelivered
+ * event, changes nothing. Chunk and directory writes are compare-and-set on `rev`.
+ */
+export class UserDirectory {
+  private readonly directories: Collection<DirectoryDoc>;
+  private readonly chunks: Collection<ChunkDoc>;
+  /**
+   * One directory write at a time per app in this process: the read-your-writes path and the
+   * consumer apply the same events, and racing each other on one chunk's compare-and-set cost every
+   * user of a data import a retry; queued, the next batch places everything that waited at once.
+   */
+  private readonly batches = new Coalescer<UserDoc, undefined>(async (appId, docs) => {
+    await this.syncBatch(appId, docs);
+    return docs.map(() => undefined);
+  });
+
+  constructor(db: Db) {
+    this.directories = db.collection<DirectoryDoc>('userdirectories');
+    this.chunks = db.collection<ChunkDoc>('userdirectorychunks');
+  }
+
+  private chunkId(appId: string, id: number): string {
+    return `${appId}:${id}`;
+  }
+
+  private async readDirectory(appId: string): Promise<Directory | null> {
+    const doc = await this.directories.findOne({ _id: appId });
+    return doc ? { chunks: JSON.parse(doc.chunks) as DirectoryChunkRef[], rev: doc.rev } : null;
+  }
+
+  private async readChunk(appId: string, id: number): Promise<Chunk | null> {
+    const doc = await this.chunks.findOne({ _id: this.chunkId(appId, id) });
+    return doc ? { id: doc._id, entries: JSON.parse(doc.entries) as DirectoryEntry[], rev: doc.rev } : null;
+  }
+
+  async sync(doc: UserDoc): Promise<void> {
+    const entry = directoryEntry(doc);
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      if (await this.trySync(doc.appId, entry)) return;
+      await sleep(backoffDelay(attempt, CONTENTION_BACKOFF));
+    }
+    throw new Error(`user directory of ${doc.appId} kept changing while listing ${doc.uid}`);
+  }
+
+  /**
+   * `sync` for many users at once (a batch of events, a data import): the entries of one chunk are
+   * placed together with one compare-and-set write per chunk instead of one per user. Entries that
+   * open a chunk, or find no directory yet, go through `sync` one at a time.
+   */
+  async syncAll(docs: readonly UserDoc[]): Promise<void> {
+    await Promise.all(docs.map((doc) => this.batches.submit(doc.appId, doc)));
+  }
+
+  private async syncBatch(appId: string, docs: readonly UserDoc[]): Promise<void> {
+    // The newest document of a user wins (a batch may hold one user twice).
+    const latest = new Map(docs.map((doc) => [doc.uid, doc]));
+    let pending = [...latest.values()].map(directoryEntry);
+    // Rounds that place a chunk's worth make progress; only lost races count against the limit.
+    for (let lost = 0; pending.length > 0; ) {
+      if (lost >= MAX_ATTEMPTS) throw new Error(`user directory of ${appId} kept changing while listing ${pending.length} users`);
+      const left = await this.trySyncBatch(appId, pending);
+      if (left === null) {
+        await sleep(backoffDelay(++lost, CONTENTION_BACKOFF));
+        continue;
+      }
+      for (const entry of left.orphaned) {
+        const doc = latest.get(entry.uid);
+        if (doc) await this.sync(doc);
+      }
+      // Past the full tail (a burst of new users, an import): one new chunk takes as many as fit, and
+      // the next round places the rest, instead of a chunk write and a directory write per user.
+      if (left.pastTail.length > 0 && !(await this.openChunkFor(appId, left.directory, left.pastTail))) {
+        await sleep(backoffDelay(++lost, CONTENTION_BACKOFF));
+      }
+      pending = left.pastTail;
+    }
+  }
+
+  /**
+   * Opens the next chunk with the first entries past the tail (or an app's first chunk), if the
+   * directory is still the one they were found past; false after losing a race. The directory names
+   * the chunk before the chunk is written, so a lost race leaves nothing behind: a writer that finds
+   * the named chunk missing in between creates it (the `orphaned` path) and this insert then fails.
+   */
+  private async openChunkFor(appId: string, directory: Directory | null, entries: readonly DirectoryEntry[]): Promise<boolean> {
+    const sorted = [...entries].sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0)).slice(0, DIRECTORY_CHUNK_SIZE);
+    const id = directory ? Math.max(...directory.chunks.map((c) => c.id)) + 1 : 0;
+    const ref: DirectoryChunkRef = { id, first: (sorted[0] as DirectoryEntry).k, live: liveCount(sorted) };
+    try {
+      if (!directory) {
+        await this.directories.insertOne({ _id: appId, chunks: JSON.stringify([ref]), rev: 1 });
+      } else {
+        const updated = await this.directories.replaceOne(
+          { _id: appId, rev: directory.rev },
+          { chunks: JSON.stringify([...directory.chunks, ref]), rev: directory.rev + 1 },
+        );
+        if (updated.matchedCount !== 1) return false;
+      }
+      await this.chunks.insertOne({ _id: this.chunkId(appId, id), entries: JSON.stringify(sorted), rev: 1 });
+      return true;
+    } catch (error) {
+      if (isDuplicateKeyError(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Places what it can chunk by chunk; answers what is left (listed entries past a full tail, or with
+   * no directory yet; entries whose chunk is missing), or null after losing a race.
+   */
+  private async trySyncBatch(appId: string, entries: readonly DirectoryEntry[]): Promise<{ directory: Directory | null; pastTail: DirectoryEntry[]; orphaned: DirectoryEntry[] } | null> {
+    const directory = await this.readDirectory(appId);
+    // No directory yet: only listed users open one (a removal has nothing to remove).
+    if (!directory) return { directory, pastTail: entries.filter((e) => e.live), orphaned: [] };
+    const perChunk = new Map<number, DirectoryEntry[]>();
+    for (const entry of entries) {
+      const index = chunkIndexFor(directory.chunks, entry.k);
+      perChunk.set(index, [...(perChunk.get(index) ?? []), entry]);
+    }
+    const pastTail: DirectoryEntry[] = [];
+    const orphaned: DirectoryEntry[] = [];
+    const placed = await Promise.all(
+      [...perChunk].map(async ([index, chunkEntries]) => {
+        const ref = directory.chunks[index] as DirectoryChunkRef;
+        const chunk = await this.readChunk(appId, ref.id);
+        if (!chunk) {
+          orphaned.push(...chunkEntries);
+          return true;
+        }
+        const isTail = index === directory.chunks.length - 1;
+        let next = chunk.entries;
+        let changed = false;
+        for (const entry of [...chunkEntries].sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0))) {
+          if (needsNewChunk(isTail, next, entry)) {
+            pastTail.push(entry);
+            continue;
+          }
+          const after = placeEntry(next, entry);
+          if (after) [next, changed] = [after, true];
+        }
+        if (changed) {
+          const replaced = await this.chunks.replaceOne({ _id: chunk.id, rev: chunk.rev }, { entries: JSON.stringify(next), rev: chunk.rev + 1 });
+          if (replaced.matchedCount !== 1) return false;
+        }
+        const lowest = chunkEntries.reduce((min, e) => (e.k < min ? e.k : min), (chunkEntries[0] as DirectoryEntry).k);
+        await this.recount(appId, ref.id, liveCount(next), changed ? chunk.rev + 1 : chunk.rev, lowest);
+        return true;
+      }),
+    );
+    return placed.every(Boolean) ? { directory, pastTail, orphaned } : null;
+  }
+
+  private async trySync(appId: string, entry: DirectoryEntry): Promise<boolean> {
+    const directory = await this.readDirectory(appId);
+    if (!directory) return entry.live ? this.openChunk(appId, null, 0, entry) : true;
+    const index = chunkIndexFor(directory.chunks, entry.k);
+    const ref = directory.chunks[index] as DirectoryChunkRef;
+    const chunk = await this.readChunk(appId, ref.id);
+    if (!chunk) return this.openChunk(appId, directory, ref.id, entry);
+    const isTail = index === directory.chunks.length - 1;
+    if (needsNewChunk(isTail, chunk.entries, entry)) {
+      return this.openChunk(appId, directory, Math.max(...directory.chunks.map((c) => c.id)) + 1, entry);
+    }
+    const next = placeEntry(chunk.entries, entry);
+    if (next) {
+      const replaced = await this.chunks.replaceOne({ _id: chunk.id, rev: chunk.rev }, { entries: JSON.stringify(next), rev: chunk.rev + 1 });
+      if (replaced.matchedCount !== 1) return false;
+    }
+    await this.recount(appId, ref.id, liveCount(next ?? chunk.entries), next ? chunk.rev + 1 : chunk.rev, entry.k);
+    return true;
+  }
+
+  /** A new chunk holding `entry`; an orphan left by a crash between the two writes is adopted. */
+  private async openChunk(appId: string, directory: Directory | null, id: number, entry: DirectoryEntry): Promise<boolean> {
+    let entries = [entry];
+    try {
+      await this.chunks.insertOne({ _id: this.chunkId(appId, id), entries: JSON.stringify(entries), rev: 1 });
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
+      const orphan = await this.readChunk(appId, id);
+      if (!orphan || orphan.entries.length === 0) return false;
+      entries = orphan.entries;
+    }
+    const ref: DirectoryChunkRef = { id, first: (entries[0] as DirectoryEntry).k, live: liveCount(entries) };
+    // Adopting an orphan does not place `entry` yet: the caller's next attempt does.
+    const placed = entries.some((e) => e.k === entry.k);
+    if (!directory) {
+      try {
+        await this.directories.insertOne({ _id: appId, chunks: JSON.stringify([ref]), rev: 1 });
+        return placed;
+      } catch (error) {
+        if (isDuplicateKeyError(error)) return false;
+        throw error;
+      }
+    }
+    if (directory.chunks.some((c) => c.id === id)) return false;
+    const updated = await this.directories.replaceOne(
+      { _id: appId, rev: directory.rev },
+      { chunks: JSON.stringify([...directory.chunks, ref]), rev: directory.rev + 1 },
+    );
+    return updated.matchedCount === 1 && placed;
+  }
+
+  /** Records a chunk's live count as counted from revision `chunkRev` of it (a late, older count changes nothing). */
+  private async recount(appId: string, chunkId: number, live: number, chunkRev: number, key: string): Promise<void> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const directory = await this.readDirectory(appId);
+      if (!directory) return;
+      const chunks = recounted(directory.chunks, chunkId, live, chunkRev, key);
+      if (JSON.stringify(chunks) === JSON.stringify(directory.chunks)) return;
+      const updated = await this.directories.replaceOne({ _id: appId, rev: directory.rev }, { chunks: JSON.stringify(chunks), rev: directory.rev + 1 });
+      if (updated.matchedCount === 1) return;
+      await sleep(backoffDelay(attempt + 1, CONTENTION_BACKOFF));
+    }
+  }
+
+  /** One page of the default listing (the users' documents, in order) and the number of listed users. */
+  async page(appId: string, page: number, perPage: number): Promise<{ total: number; users: UserDoc[] }> {
+    const directory = await this.readDirectory(appId);
+    if (!directory) return { total: 0, users: [] };
+    const window = pageWindow(directory.chunks, (page - 1) * perPage, perPage);
+    const chunks = await Promise.all(window.chunkIds.map((id) => this.readChunk(appId, id)));
+    const live = chunks.flatMap((chunk) => (chunk ? chunk.entries.filter((e) => e.live) : []));
+    const users = live.slice(window.skip, window.skip + perPage).flatMap((e) => (e.user ? [e.user] : []));
+    return { total: window.total, users };
+  }
+
+  /**
+   * The default listing's users after `key` (a cursor's): from the chunk holding the key on, chunk
+   * after chunk until the page and one more user are found.
+   */
+  async pageAfter(appId: string, key: string, perPage: number): Promise<{ total: number; users: UserDoc[]; more: boolean }> {
+    const directory = await this.readDirectory(appId);
+    if (!directory) return { total: 0, users: [], more: false };
+    // Chunks are kept in key order (a new one only ever opens past the tail).
+    const ordered = directory.chunks;
+    const found: UserDoc[] = [];
+    for (let index = chunkIndexFor(ordered, key); index < ordered.length && found.length <= perPage; index++) {
+      const chunk = await this.readChunk(appId, (ordered[index] as DirectoryChunkRef).id);
+      for (const entry of chunk?.entries ?? []) if (entry.live && entry.k > key && entry.user) found.push(entry.user);
+    }
+    return { total: ordered.reduce((sum, c) => sum + c.live, 0), users: found.slice(0, perPage), more: found.length > perPage };
+  }
+
+  /** Writes a whole app's directory at once from its user documents (bulk seeding and rebuilds). */
+  async replaceAll(appId: string, docs: readonly UserDoc[]): Promise<void> {
+    const entries = docs.map(directoryEntry).sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+    const { refs, chunks } = buildChunks(entries);
+    await this.chunks.deleteMany({ _id: { $regex: `^${appId}:` } });
+    if (chunks.length > 0) {
+      await this.chunks.insertMany(
+        chunks.map((chunkEntries, id) => ({ _id: this.chunkId(appId, id), entries: JSON.stringify(chunkEntries), rev: 1 })),
+      );
+    }
+    await this.directories.replaceOne({ _id: appId }, { chunks: JSON.stringify(refs), rev: 1 }, { upsert: true });
+  }
+}
