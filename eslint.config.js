@@ -92,5 +92,16 @@ function importBoundaries() {
       rules: rule(layer(['http', 'app', 'adapters', 'consumers'], 'Projections fold events into documents: they import domain/ and packages only.')),
     },
     { files: ['services/*/src/{adapters,consumers}/**/*.ts'], ignores: notTests, rules: rule(layer(['http'], 'Only main/service wire the http layer.')) },
+    // Benchmarks drive a service through HTTP and Kafka, or take what they run directly from its
+    // package entry (`@chat/messages`): a service's compiled files are no API, and a move breaks them.
+    {
+      files: ['bench/**/*.mjs'],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          { patterns: [{ regex: '^(\\.\\./)+(services/[^/]+|gateway)/(src|dist)/', message: "A benchmark imports a service's package entry (@chat/<service>), never its compiled files." }] },
+        ],
+      },
+    },
   ];
 }

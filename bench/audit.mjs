@@ -12,8 +12,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { MongoClient } from 'mongodb';
 import { MongoDocumentStore } from '../packages/mongo/dist/index.js';
-import { AUDIT_COLLECTION, AuditTrail } from '../services/management/dist/adapters/audit/auditTrail.js';
-import { auditEntryOf } from '../services/management/dist/domain/audit/auditLog.js';
+import { AUDIT_COLLECTION, AuditTrail, auditEntryOf } from '@chat/management';
 import { percentile } from './percentile.mjs';
 
 const RUN = 1_000;

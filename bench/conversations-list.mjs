@@ -9,10 +9,7 @@
 // would have left them.
 import { MongoClient } from 'mongodb';
 import { percentile as percentileOfSorted } from './percentile.mjs';
-import { CONVERSATION_COLLECTIONS, storeOf } from '../services/conversations/dist/adapters/readModels.js';
-import { ConversationReadModel } from '../services/conversations/dist/projections/conversationReadModel.js';
-import { memoryConversationStores } from '../services/conversations/dist/projections/memoryStores.js';
-import { usersProjection } from '../services/conversations/dist/projections/users.js';
+import { CONVERSATION_COLLECTIONS, ConversationReadModel, ConversationReadModels, memoryConversationStores, storeOf, usersProjection } from '@chat/conversations';
 import { startBenchStack } from './stack.mjs';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 20);
@@ -87,7 +84,6 @@ for (const [name, docs] of seeded) {
   for (let i = 0; i < docs.length; i += 500) await db.collection(name).insertMany(docs.slice(i, i + 500), { ordered: false });
 }
 if (EXTRA_MESSAGES > 0) {
-  const { ConversationReadModels } = await import('../services/conversations/dist/adapters/readModels.js');
   const live = new ConversationReadModels(db);
   const firstPages = Object.entries(seededFor).flatMap(([owner, list]) => list.slice(-100).map((seededOne) => ({ owner, ...seededOne })));
   for (let k = 1; k <= EXTRA_MESSAGES; k++) {

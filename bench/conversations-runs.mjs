@@ -1,6 +1,6 @@
 // node bench/conversations-runs.mjs [other conversations dist] — what concurrent projection runs cost
 // the conversations database (ADR 0067), apart from the machine's load: the conversations read models
-// of this worktree's build and of another (default: none; e.g. /work/main/services/conversations/dist)
+// of this worktree's build and of another (default: none; e.g. ../other-checkout/services/conversations/dist)
 // on the devstack's FerretDB (MONGO_PORT), alternately, each in a database of its own. Every round
 // applies 3 runs at once, as a fetch's 3 partitions arrive, each run 1–2 one-on-one messages of its
 // own conversations (50 pairs). Counts the commands each build sends (the driver's command

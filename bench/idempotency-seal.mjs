@@ -4,7 +4,7 @@
 //
 //   node bench/idempotency-seal.mjs [iterations]   (needs `tsc -b`; no infrastructure)
 import { randomUUID } from 'node:crypto';
-import { openReplay, replayKey, sealReplay } from '../gateway/dist/replaySeal.js';
+import { openReplay, replayKey, sealReplay } from '@chat/gateway';
 import { percentile } from './percentile.mjs';
 
 const iterations = Number(process.argv[2] ?? 20_000);

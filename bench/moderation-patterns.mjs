@@ -5,7 +5,7 @@
 // against `(a+)+$` on both, and the per-send judge cost of an ordinary 200-term pattern rule on both.
 // Prints figures; asserts nothing. Needs `tsc -b` first.   OLD_TIMEOUT_MS (default 10000)
 import { Worker } from 'node:worker_threads';
-import { ModerationPolicy } from '../services/messages/dist/domain/moderation/moderationPolicy.js';
+import { ModerationPolicy } from '@chat/messages';
 
 const OLD_TIMEOUT_MS = Number(process.env.OLD_TIMEOUT_MS ?? 10_000);
 

@@ -19,7 +19,7 @@ import { createGatewayClient } from './httpClient.mjs';
 import { addBlockingKeywordRule, blockedTerms, word } from './moderationRule.mjs';
 import { percentile, startBenchStack } from './stack.mjs';
 import { formatStoreRaw, measureStoreRaw } from './store-raw.mjs';
-import { ModerationPolicy } from '../services/messages/dist/domain/moderation/moderationPolicy.js';
+import { ModerationPolicy } from '@chat/messages';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);

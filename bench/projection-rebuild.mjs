@@ -10,8 +10,7 @@ import { registerShutdown, startInfrastructure } from '@chat/devstack';
 import { MongoClient } from 'mongodb';
 import { createLogger } from '../packages/http/dist/index.js';
 import { EventConsumer, createKafka, ensureTopics, loadKafkaSecurity } from '../packages/kafka/dist/index.js';
-import { MessagesReadModels } from '../services/messages/dist/adapters/readModels.js';
-import { docOfSent, messageDocId } from '../services/messages/dist/projections/messages.js';
+import { MessagesReadModels, docOfSent, messageDocId } from '@chat/messages';
 
 const PARTITIONS = 3;
 

@@ -18,8 +18,8 @@ import { MongoClient } from 'mongodb';
 import { parseKnownEvent, topics, userConversationId } from '../packages/contracts/dist/index.js';
 import { KafkaEventPublisher } from '../packages/kafka/dist/index.js';
 import { MongoCommitStore } from '../packages/mongo/dist/index.js';
-import { conversationLogDecider, conversationLogStream } from '../services/messages/dist/domain/conversationLog.js';
-import { userDecider, userStream } from '../services/users/dist/domain/users/user.js';
+import { conversationLogDecider, conversationLogStream } from '@chat/messages';
+import { userDecider, userStream } from '@chat/users';
 
 const TEMPLATE = { a: 'seed-template-a', b: 'seed-template-b', text: 'seed-template-text' };
 /** Seeded message ids sit far above anything the service allocates. */

@@ -9,22 +9,15 @@
 // the seeding dominates the run (each batch gets slower as the collections grow, and the services'
 // relays scan their whole commit collections every 5 s): about 1–3 minutes on a shared 2-core machine.
 import { randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { percentile, startBenchStack } from './stack.mjs';
+import { MongoClient } from 'mongodb';
+import { UserDirectory, userDecider, userDocId, userStream, usersProjection } from '@chat/users';
 
 const SMALL = Number(process.env.BENCH_USERS_SMALL ?? 100);
 const LARGE = Number(process.env.BENCH_USERS_LARGE ?? 50_000);
 const REQUESTS = Number(process.env.BENCH_USERS_REQUESTS ?? 120);
 const BATCH = 1000;
-
-// The users service's compiled code and its MongoDB driver (the bench has no copy of its own).
-const usersDist = new URL('../services/users/dist/', import.meta.url);
-const requireFromUsers = createRequire(new URL('../services/users/package.json', import.meta.url));
-const { MongoClient } = await import(requireFromUsers.resolve('mongodb'));
-const { userDecider, userStream } = await import(new URL('domain/users/user.js', usersDist).href);
-const { usersProjection, userDocId } = await import(new URL('projections/users/users.js', usersDist).href);
-const { UserDirectory } = await import(new URL('adapters/users/userDirectory.js', usersDist).href);
 
 const { infra, services, databaseSuffix, createApp, onStop, stop } = await startBenchStack();
 const mongo = new MongoClient(infra.mongoUrl);

@@ -5,3 +5,5 @@ export type { GatewayConfig, Upstream } from './config.js';
 export { RouteTable } from './routes.js';
 export { parseHost } from './tenancy.js';
 export type { HostTenancy } from './tenancy.js';
+// For tools beside the gateway (the idempotency benchmark): how a replayed answer is sealed.
+export { openReplay, replayKey, sealReplay } from './replaySeal.js';

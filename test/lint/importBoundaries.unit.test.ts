@@ -47,6 +47,14 @@ describe('import boundaries (eslint.config.js, ADR 0065)', { timeout: 60_000 }, 
     expect(await boundaryErrors('packages/runtime/src/x.ts', "import { m } from '@chat/messages';\nexport const d = m;\n")).toHaveLength(1);
   });
 
+  it("refuses a benchmark importing a service's compiled files, and lets it import the package entry", async () => {
+    expect(await boundaryErrors('bench/x.mjs', "import { ModerationPolicy } from '../services/messages/dist/domain/moderation/moderationPolicy.js';\nexport const p = ModerationPolicy;\n")).toEqual([
+      expect.stringMatching(/package entry/),
+    ]);
+    expect(await boundaryErrors('bench/x.mjs', "import { sealReplay } from '../gateway/dist/replaySeal.js';\nexport const s = sealReplay;\n")).toHaveLength(1);
+    expect(await boundaryErrors('bench/x.mjs', "import { ModerationPolicy } from '@chat/messages';\nimport { topics } from '../packages/contracts/dist/index.js';\nexport const p = [ModerationPolicy, topics];\n")).toEqual([]);
+  });
+
   it('refuses app importing http, and projections importing app', async () => {
     expect(await boundaryErrors('services/users/src/app/x.ts', "import type { S } from '../http/schemas.js';\nexport type T = S;\n")).toHaveLength(1);
     expect(await boundaryErrors('services/messages/src/app/moderation/x.ts', "import type { S } from '../../http/schemas.js';\nexport type T = S;\n")).toHaveLength(1);
