@@ -1,24 +1,16 @@
 import { groupStreamEventTypes } from '@chat/contracts';
-import type { EventOf, GroupCreated, GroupType, GroupUpdated } from '@chat/contracts';
+import type { EventOf, GroupCreated, GroupUpdated } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
+import type { GroupFacts } from '../../domain/groups/groupsView.js';
 
-/** One group as lists and reads show it (no password hash: the read side never needs it). */
-export interface GroupDoc {
+/**
+ * One group as lists and reads show it (no password hash: the read side never needs it): what the
+ * views read (`GroupFacts`), and what this read model keeps beside it.
+ */
+export interface GroupDoc extends GroupFacts {
   appId: string;
-  guid: string;
-  name: string;
   /** Lower-cased name: case-insensitive sorting on an index. */
   nameKey: string;
-  type: GroupType;
-  owner: string;
-  icon?: string;
-  description?: string;
-  /** JSON text: metadata keys are the client's (ADR 0002). */
-  metadata?: string;
-  tags: string[];
-  createdAt: number;
-  updatedAt: number;
-  membersCount: number;
   /** Set by GroupDeleted: a tombstone, so redelivered older events cannot bring the group back. */
   deleted?: true;
 }
