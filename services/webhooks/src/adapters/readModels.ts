@@ -1,7 +1,7 @@
 import { webhookDocumentId } from '@chat/contracts';
-import type { AppDocument, EventEnvelope, WebhookDocument } from '@chat/contracts';
-import { allOf, appliedPositions, ensureIndexes, mongoProjection, stripStoredFields } from '@chat/mongo';
-import type { EventApplier, Stored } from '@chat/mongo';
+import type { AppDocument, WebhookDocument } from '@chat/contracts';
+import { ProjectedReadModels, appliedPositions, ensureIndexes, stripStoredFields } from '@chat/mongo';
+import type { Stored } from '@chat/mongo';
 import type { ConfigurationDocuments } from '@chat/runtime';
 import type { Collection, Db, Filter } from 'mongodb';
 import type { DeliveryDocument } from '../domain/delivery.js';
@@ -14,19 +14,15 @@ import type { StoredDelivery } from './deliveryLog.js';
  * (projected from management's events with the folds management publishes in `@chat/contracts`), and the queries of its
  * delivery log (written by `DeliveryLog`).
  */
-export class WebhookReadModels implements EventApplier {
-  private readonly projections: EventApplier;
+export class WebhookReadModels extends ProjectedReadModels {
   private readonly apps: Collection<Stored<AppDocument>>;
   private readonly webhooks: Collection<Stored<WebhookDocument>>;
   private readonly deliveries: Collection<Stored<DeliveryDocument>>;
 
-  constructor(private readonly db: Db) {
-    this.projections = allOf(
-      mongoProjection(db, APPS_COLLECTION, appsProjection),
-      mongoProjection(db, WEBHOOKS_COLLECTION, webhooksProjection),
-    );
-    this.apps = db.collection(APPS_COLLECTION);
-    this.webhooks = db.collection(WEBHOOKS_COLLECTION);
+  constructor(db: Db) {
+    super(db);
+    this.apps = this.projected(APPS_COLLECTION, appsProjection);
+    this.webhooks = this.projected(WEBHOOKS_COLLECTION, webhooksProjection);
     this.deliveries = db.collection(DELIVERIES_COLLECTION);
   }
 
@@ -36,10 +32,6 @@ export class WebhookReadModels implements EventApplier {
       { keys: { webhookId: 1, appId: 1, queuedAt: -1 }, options: { name: 'webhook_queued' } },
       { keys: { status: 1 }, options: { name: 'status' } },
     ]);
-  }
-
-  apply(events: readonly EventEnvelope[]): Promise<void> {
-    return this.projections.apply(events);
   }
 
   /** The documents an app's delivery configuration is loaded from (its app document and its webhooks). */

@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@chat/contracts';
 import { counter } from '@chat/http';
-import { DocumentMemory, MongoDocumentStore, allOf, ensureIndexes, findPage, mongoProjection, readWithPatience, showsPositions, sourceOfStream, stripStoredFields } from '@chat/mongo';
-import type { DocumentMemoryOptions, EventApplier, KeysetOrder, PagePosition, Stored, StoredRecord } from '@chat/mongo';
+import { DocumentMemory, MongoDocumentStore, ProjectedReadModels, ensureIndexes, findPage, readWithPatience, showsPositions, sourceOfStream, stripStoredFields } from '@chat/mongo';
+import type { DocumentMemoryOptions, KeysetOrder, PagePosition, Stored, StoredRecord } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import type { Logger } from 'pino';
 import { ModerationPolicy } from '../../domain/moderation/moderationPolicy.js';
@@ -40,8 +40,7 @@ const NEWEST_FIRST: KeysetOrder = [['seq', -1]];
  * watch's lag (well under a second), and at once for a client carrying the change's consistency
  * token (ADR 0035).
  */
-export class ModerationReadModels implements EventApplier {
-  private readonly projections: EventApplier;
+export class ModerationReadModels extends ProjectedReadModels {
   private readonly reviews: Collection<Stored<ReviewDoc>>;
   private readonly settingsMemory: DocumentMemory;
   /** The policy compiled from each remembered settings document (a new document compiles anew). */
@@ -54,12 +53,13 @@ export class ModerationReadModels implements EventApplier {
    * flight missed at once and each read the whole document (issue 23: 0.01 reads a message, 23 ms each).
    */
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly logger?: Logger,
     memory: Pick<DocumentMemoryOptions, 'watchCurrentAsOf'> = {},
   ) {
-    this.projections = allOf(mongoProjection(db, 'moderation_settings', moderationSettingsProjection), mongoProjection(db, 'review_queue', reviewQueueProjection));
-    this.reviews = db.collection<Stored<ReviewDoc>>('review_queue');
+    super(db);
+    this.projected('moderation_settings', moderationSettingsProjection);
+    this.reviews = this.projected('review_queue', reviewQueueProjection);
     this.settingsMemory = new DocumentMemory(
       new MongoDocumentStore(this.db, 'moderation_settings'),
       [moderationSettingsProjection],
@@ -73,8 +73,8 @@ export class ModerationReadModels implements EventApplier {
     await ensureIndexes(this.db, 'review_queue', [{ keys: { appId: 1, queue: 1, status: 1, seq: -1 }, options: { name: 'queue_order' } }]);
   }
 
-  async apply(events: readonly EventEnvelope[]): Promise<void> {
-    await this.projections.apply(events);
+  override async apply(events: readonly EventEnvelope[]): Promise<void> {
+    await super.apply(events);
     this.settingsMemory.observe(events);
   }
 
