@@ -6,17 +6,14 @@ import {
   API_KEY_INVALIDATION_CHANNEL,
   APP_ID_PATTERN,
   REQUEST_ID_PATTERN,
-  apiKeyCacheKey,
-  apiKeyIdentitySchema,
   deprecationHeaders,
-  appLocationSchema,
   internalHeaders,
   roleDenial,
   roleLimits,
   routeCatalog,
   serviceNames,
 } from '@chat/contracts';
-import type { ApiKeyIdentity, AppLocation, RoleAccess, RouteSpec } from '@chat/contracts';
+import type { ApiKeyIdentity, RoleAccess, RouteSpec } from '@chat/contracts';
 import { Probes, counter, createLogger, sampledGauge } from '@chat/http';
 import type { Logger } from 'pino';
 import { ManagementCredentials, decideChatAccess, refuseForeignKey } from './auth.js';
@@ -40,8 +37,9 @@ import { fitsHost, parseHost } from './tenancy.js';
 import { forwardedHeaders, single } from './forwardedHeaders.js';
 import { probeConnection, upstreamPools } from './upstreamPool.js';
 import type { HostTenancy } from './tenancy.js';
-import { TieredCache } from './tieredCache.js';
+import type { TieredCache } from './tieredCache.js';
 import type { RedisCache } from './tieredCache.js';
+import { credentialCaches } from './credentialCaches.js';
 
 /** The pub/sub side of Redis: a connection of its own, since a subscribed connection runs no commands. */
 export interface InvalidationSubscriber {
@@ -79,13 +77,6 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
-/**
- * Key cache bounds (DESIGN §3: a revoked key is refused everywhere within 1 s). Unknown keys have a
- * cache of their own, so guessed keys never push a real one out (ADR 0040).
- */
-export const KEY_CACHE = { capacity: 10_000, negativeCapacity: 10_000, maxAgeMs: 1_000, refreshAfterMs: 500, negativeTtlMs: 1_000, redisTtlSeconds: 300 };
-/** Apps are never changed or deleted here, so their existence may be remembered longer. */
-const APP_CACHE = { capacity: 10_000, maxAgeMs: 60_000, refreshAfterMs: 30_000, negativeTtlMs: 1_000, redisTtlSeconds: 300 };
 const LOOKUP_TIMEOUT_MS = 3_000;
 /** Client addresses whose failed authentications are remembered (a bucket is a few dozen bytes). */
 const FAILURE_SOURCES = 100_000;
@@ -107,30 +98,9 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
   );
   const remote = managementLookups(config.managementUrl, LOOKUP_TIMEOUT_MS);
   const onCacheError = (what: string) => (error: unknown, context: string) => logger.error({ err: error }, `${what}: ${context} failed`);
-
-  // Counted where it costs nothing: only a key neither this process nor Redis knew gets here.
-  const keyLookups = counter('gateway_api_key_lookups_total', 'API keys looked up in the management service (known neither in this process nor in Redis).', []);
-  const fetchKey = deps.fetchKey ?? remote.fetchKey;
-  const keys = new TieredCache<ApiKeyIdentity>({
-    ...KEY_CACHE,
-    redis: deps.redis,
-    redisKey: apiKeyCacheKey,
-    load: (keyHash) => {
-      keyLookups.inc();
-      return fetchKey(keyHash);
-    },
-    parse: (raw) => apiKeyIdentitySchema.safeParse(JSON.parse(raw)).data ?? null,
-    onError: onCacheError('api key cache'),
-  });
+  const { keys, apps } = credentialCaches(deps, remote, onCacheError);
   const apiKeyCheck = new ApiKeyCheck(keys, new FailureBudget({ ...config.authFailures, capacity: FAILURE_SOURCES }), config.trustedProxies);
-  const apps = new TieredCache<AppLocation>({
-    ...APP_CACHE,
-    redis: deps.redis,
-    redisKey: (appId) => `gateway:app:${appId}`,
-    load: deps.fetchApp ?? remote.fetchApp,
-    parse: (raw) => appLocationSchema.safeParse(JSON.parse(raw)).data ?? null,
-    onError: onCacheError('app cache'),
-  });
+
   const pools = upstreamPools(config.upstreams, { probe: probeConnection });
   const tracing = new EdgeTracing();
   // Metrics that cost the request path nothing: failures only, and queues read at scrape time.

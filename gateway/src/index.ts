@@ -1,4 +1,5 @@
-export { createGateway, KEY_CACHE } from './app.js';
+export { createGateway } from './app.js';
+export { KEY_CACHE } from './credentialCaches.js';
 export type { Gateway, GatewayDeps, InvalidationSubscriber } from './app.js';
 export { loadConfig } from './config.js';
 export type { GatewayConfig, Upstream } from './config.js';

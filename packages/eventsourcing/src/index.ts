@@ -12,8 +12,10 @@ export type {
   StreamHead,
 } from './store.js';
 export { commitSlot } from './store.js';
-export { CommandRunner, PUBLISH_WAIT_MS, commandMetadata } from './commandRunner.js';
-export type { CommandMetadata, CommandRequest, CommandResult, CommandRunnerOptions, OwnReadModels, RunnerCounters } from './commandRunner.js';
+export { CommandRunner, PUBLISH_WAIT_MS } from './commandRunner.js';
+export type { CommandRunnerOptions, OwnReadModels, RunnerCounters } from './commandRunner.js';
+export { commandMetadata } from './command.js';
+export type { CommandMetadata, CommandRequest, CommandResult } from './command.js';
 export { Outbox } from './outbox.js';
 export type { OutboxLogger, OutboxOptions } from './outbox.js';
 export type { GroupCommitOptions } from './groupCommit.js';
