@@ -106,7 +106,7 @@ export function realtimeAsyncApi(): {
         title: 'Realtime (Server-Sent Events)',
         description:
           `${auth}\n\n${delivery}\n\nThe same frames as events: \`id:\` the cursor (cursor frames only), \`event:\` the type, \`data:\` the frame. ` +
-          `Resume from \`Last-Event-ID\` (EventSource sends it on its own reconnects) or \`since\`. A token revoked while connected ends the stream ` +
+          `Resume from \`Last-Event-ID\` (EventSource sends it on its own reconnects, with the URL it first opened: it wins over \`since\`) or \`since\`. A token revoked while connected ends the stream ` +
           `(the WebSocket's ${REALTIME_CLOSE_TOKEN_REVOKED}; the next request gets 401); a client too slow to read has its stream ended ` +
           `(the WebSocket's ${REALTIME_CLOSE_TOO_SLOW}) and resumes from its last id. One-way: typing and ping need the WebSocket.`,
         servers: [{ $ref: '#/servers/realtime-sse' }],
