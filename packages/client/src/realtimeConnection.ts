@@ -151,17 +151,18 @@ export class RealtimeConnection extends Emitter<RealtimeEvents> {
     this.#pongDeadline = undefined;
     const frame = parseServerFrame(text);
     if (!frame) return this.emit('invalid_frame', text);
-    if (isCursorFrame(frame) && frame.type !== 'resync_required') {
+    if (isCursorFrame(frame)) {
       if (this.#covered(frame)) {
         this.#duplicates += 1;
         return;
       }
       this.#accept(frame.cursor);
     } else if (frame.type === 'resync_required') {
-      // The server starts over from here: whatever came before is for REST to fill in.
+      // The server starts over: what came before is for REST to fill in, and the order starts anew. Without a
+      // cursor the old one stays the resume point (a reconnect before the next frame asks for a resync again).
       this.#vector = undefined;
       this.#recent = [];
-      this.#accept(frame.cursor);
+      if (frame.cursor !== undefined) this.#accept(frame.cursor);
     }
     this.#dispatch(frame);
   }

@@ -119,7 +119,7 @@ describe('RealtimeConnection over WebSocket', () => {
   it('takes resync_required as the new starting point and tells the app', async () => {
     const client = connect();
     const seen = texts(client);
-    const resyncs: string[] = [];
+    const resyncs: (string | undefined)[] = [];
     client.on('resync_required', (frame) => resyncs.push(frame.cursor));
     const connection = await server.connected(1);
     connection.send(server.messageAt(5));
@@ -128,12 +128,19 @@ describe('RealtimeConnection over WebSocket', () => {
     connection.send({ type: 'resync_required', cursor: restart, data: { reason: 'cursor_unknown' } });
     connection.send(server.messageAt(2));
     await until(() => seen.length === 2, 'two messages');
-    expect(resyncs).toEqual([restart]);
-    expect(seen).toEqual(['m5', 'm2']);
+    // A bare resync (no cursor) starts the order over too, and keeps the last cursor to resume from.
+    connection.send({ type: 'resync_required' });
+    connection.send(server.messageAt(1));
+    await until(() => seen.length === 3, 'the message after the bare resync');
+    expect(resyncs).toEqual([restart, undefined]);
+    expect(seen).toEqual(['m5', 'm2', 'm1']);
+    expect(client.cursor).toBe(server.messageAt(1).cursor);
   });
 
   it('delivers ephemeral frames and reports frames outside the contract', async () => {
     const client = connect();
+    const refused: string[] = [];
+    client.on('error', ({ code }) => refused.push(code));
     const typing: string[] = [];
     const presence: string[] = [];
     const invalid: string[] = [];
@@ -143,8 +150,10 @@ describe('RealtimeConnection over WebSocket', () => {
     const connection = await server.connected(1);
     connection.send({ type: 'typing_started', data: { sender: 'bob', receiver: 'alice', receiverType: 'user' } });
     connection.send({ type: 'presence', data: { uid: 'bob', status: 'online', lastActiveAt: 1 } });
+    connection.send({ type: 'error', data: { code: 'ERR_BAD_FRAME', message: 'unknown type' } });
     connection.send({ type: 'message', data: {} } as never);
     await until(() => invalid.length === 1, 'the invalid frame');
+    expect(refused).toEqual(['ERR_BAD_FRAME']);
     expect(typing).toEqual(['bob']);
     expect(presence).toEqual(['bob:online']);
   });

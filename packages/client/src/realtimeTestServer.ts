@@ -72,7 +72,7 @@ export class RealtimeTestServer {
     const id = String(offset);
     return {
       type: 'message',
-      cursor: encodeRealtimeCursor({ 'chat.messages.events': [offset, 0] }),
+      cursor: encodeRealtimeCursor([[offset, 0], [0]]),
       data: { id, conversationId: 'alice_user_bob', sender: 'bob', receiverType: 'user', receiver: 'alice', category: 'message', type: 'text', data: { text: `m${id}` }, sentAt: 1, updatedAt: 1 },
     };
   }

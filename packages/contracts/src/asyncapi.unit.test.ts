@@ -46,9 +46,10 @@ describe('the published AsyncAPI document', () => {
       const payload = document.components.messages[`realtime.${type}`]!.payload;
       expect(payload.properties['type'], type).toEqual({ type: 'string', const: type });
       // Only the ephemeral frames lack a cursor.
-      expect(payload.required?.includes('cursor'), type).toBe(!['typing_started', 'typing_ended', 'presence', 'pong'].includes(type));
+      expect(payload.required?.includes('cursor'), type).toBe(!['typing_started', 'typing_ended', 'presence', 'pong', 'error', 'resync_required'].includes(type));
     }
     expect(Object.keys(sse.messages)).not.toContain('realtime.pong');
+    expect(Object.keys(sse.messages)).not.toContain('realtime.error');
     expect(Object.keys(sse.messages)).toContain('realtime.resync_required');
     const sent = document.operations['send-realtime']!;
     expect(sent.action).toBe('send');

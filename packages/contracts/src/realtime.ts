@@ -95,6 +95,7 @@ export const realtimeReactionSchema = z
     uid: z.string().describe('The user who reacted (or took the reaction back).'),
     reactedAt: epochSeconds.optional(),
     removedAt: epochSeconds.optional(),
+    message: realtimeMessageSchema.optional().describe('The message with its reactions after the change, when the server has it at hand.'),
   })
   .describe('One reaction with its message id.');
 export type RealtimeReaction = z.infer<typeof realtimeReactionSchema>;
@@ -147,10 +148,16 @@ export const serverFrameSchemas = {
   typing_started: ephemeralFrame('typing_started', realtimeTypingSchema, 'Someone started typing to the user or a group of theirs. Ephemeral: never replayed.'),
   typing_ended: ephemeralFrame('typing_ended', realtimeTypingSchema, 'Someone stopped typing. Ephemeral: never replayed.'),
   presence: ephemeralFrame('presence', realtimePresenceSchema, 'A friend or one-on-one peer came online or went offline. Ephemeral.'),
-  resync_required: cursorFrame(
-    'resync_required',
-    realtimeResyncSchema,
-    'The `since` cursor is older than what the server retains: re-read over REST; frames after this one are live, and its cursor resumes from here.',
+  resync_required: z
+    .object({ type: z.literal('resync_required'), cursor: realtimeCursorSchema.optional(), data: realtimeResyncSchema.optional() })
+    .describe(
+      'The `since` cursor is older than what the server retains (or not one of its cursors): re-read over REST; the frames after this one are live. ' +
+        'A cursor, when present, is where they start.',
+    ),
+  error: ephemeralFrame(
+    'error',
+    z.looseObject({ code: z.string(), message: z.string() }),
+    'A client frame the server refused (not JSON, an unknown type, typing to a conversation the user may not write to). The connection stays open.',
   ),
   pong: z.object({ type: z.literal('pong') }).describe('The answer to a ping.'),
 } as const;
@@ -167,19 +174,20 @@ export const serverFrameSchema = z.discriminatedUnion('type', [
   serverFrameSchemas.typing_ended,
   serverFrameSchemas.presence,
   serverFrameSchemas.resync_required,
+  serverFrameSchemas.error,
   serverFrameSchemas.pong,
 ]);
 export type ServerFrame = z.infer<typeof serverFrameSchema>;
 export type ServerFrameType = ServerFrame['type'];
 export type ServerFrameOf<T extends ServerFrameType> = Extract<ServerFrame, { type: T }>;
-/** Frames that carry a cursor: replayed on resume, in order, once each. */
-export type CursorFrame = Extract<ServerFrame, { cursor: string }>;
+/** Frames that always carry a cursor: replayed on resume, in order, once each. */
+export type CursorFrame = Exclude<Extract<ServerFrame, { cursor: string }>, { type: 'resync_required' }>;
 
 export const serverFrameTypes = Object.keys(serverFrameSchemas) as ServerFrameType[];
-export const cursorFrameTypes = serverFrameTypes.filter((type) => 'cursor' in serverFrameSchemas[type].shape) as CursorFrame['type'][];
+export const cursorFrameTypes = serverFrameTypes.filter((type) => type !== 'resync_required' && 'cursor' in serverFrameSchemas[type].shape) as CursorFrame['type'][];
 
 export function isCursorFrame(frame: ServerFrame): frame is CursorFrame {
-  return 'cursor' in frame;
+  return (cursorFrameTypes as readonly string[]).includes(frame.type);
 }
 
 const typingTarget = {

@@ -11,7 +11,7 @@ import {
 } from './realtime.js';
 import { cursorCovers, decodeRealtimeCursor, encodeRealtimeCursor } from './realtimeCursor.js';
 
-const cursor = encodeRealtimeCursor({ 'chat.messages.events': [4, 0, 9], 'chat.conversations.events': [2, 2] });
+const cursor = encodeRealtimeCursor([[4, 0, 9], [2, 2]]);
 const message = {
   id: '17',
   conversationId: 'alice_user_bob',
@@ -38,6 +38,7 @@ const valid: Record<string, unknown> = {
   typing_ended: { type: 'typing_ended', data: { ...typing, receiver: 'team', receiverType: 'group' } },
   presence: { type: 'presence', data: { uid: 'bob', status: 'online', lastActiveAt: 6 } },
   resync_required: { type: 'resync_required', cursor, data: { reason: 'cursor_expired' } },
+  error: { type: 'error', data: { code: 'ERR_BAD_FRAME', message: 'A client frame is JSON with a known "type".' } },
   pong: { type: 'pong' },
 };
 
@@ -50,9 +51,18 @@ describe('realtime server frames', () => {
 
   it('has an example of every frame type, and only the ephemeral ones lack a cursor', () => {
     expect(Object.keys(valid).sort()).toEqual([...serverFrameTypes].sort());
-    expect([...cursorFrameTypes].sort()).toEqual(
-      ['delivery_receipt', 'message', 'message_deleted', 'message_edited', 'reaction_added', 'reaction_removed', 'read_receipt', 'resync_required'],
-    );
+    expect([...cursorFrameTypes].sort()).toEqual(['delivery_receipt', 'message', 'message_deleted', 'message_edited', 'reaction_added', 'reaction_removed', 'read_receipt']);
+  });
+
+  it('takes resync_required bare, or with the cursor the live frames start from', () => {
+    expect(serverFrameSchema.parse({ type: 'resync_required' })).toEqual({ type: 'resync_required' });
+    expect(serverFrameSchema.safeParse({ type: 'resync_required', cursor: 'not a cursor' }).success).toBe(false);
+  });
+
+  it('takes a reaction with the message it changed', () => {
+    const frame = { type: 'reaction_added', cursor, data: { messageId: '17', conversationId: 'c', reaction: 'x', uid: 'bob', reactedAt: 1, message } };
+    expect(serverFrameSchema.safeParse(frame).success).toBe(true);
+    expect(serverFrameSchema.safeParse({ ...frame, data: { ...frame.data, message: { id: '17' } } }).success).toBe(false);
   });
 
   it.each([
@@ -103,7 +113,7 @@ describe('realtime client frames and query', () => {
 
 describe('realtime cursors', () => {
   it('round-trip through their opaque encoding', () => {
-    const vector = { 'chat.messages.events': [0, 12_345_678_901], 'chat.conversations.events': [7] };
+    const vector = [[0, 12_345_678_901], [7]];
     const encoded = encodeRealtimeCursor(vector);
     expect(encoded).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(decodeRealtimeCursor(encoded)).toEqual(vector);
@@ -111,18 +121,19 @@ describe('realtime cursors', () => {
 
   it('read anything else as unknown', () => {
     expect(decodeRealtimeCursor('bm90LWpzb24')).toBeUndefined(); // "not-json"
-    expect(decodeRealtimeCursor(btoa(JSON.stringify({ v: 2, o: {} })).replace(/=+$/, ''))).toBeUndefined();
+    expect(decodeRealtimeCursor(btoa(JSON.stringify({ v: 2, p: [] })).replace(/=+$/, ''))).toBeUndefined();
+    expect(decodeRealtimeCursor(btoa(JSON.stringify({ v: 1, p: [[-1]] })).replace(/=+$/, ''))).toBeUndefined();
     expect(decodeRealtimeCursor('***')).toBeUndefined();
   });
 
   it('order component-wise: a cursor covers one no partition of which is ahead', () => {
-    const seen = { m: [5, 3], c: [2] };
-    expect(cursorCovers(seen, { m: [5, 3], c: [2] })).toBe(true);
-    expect(cursorCovers(seen, { m: [4, 3], c: [1] })).toBe(true);
-    expect(cursorCovers(seen, { m: [5, 4], c: [2] })).toBe(false);
-    expect(cursorCovers(seen, { m: [5, 3], c: [3] })).toBe(false);
+    const seen = [[5, 3], [2]];
+    expect(cursorCovers(seen, [[5, 3], [2]])).toBe(true);
+    expect(cursorCovers(seen, [[4, 3], [1]])).toBe(true);
+    expect(cursorCovers(seen, [[5, 4], [2]])).toBe(false);
+    expect(cursorCovers(seen, [[5, 3], [3]])).toBe(false);
     // Another partition count or topic set is not comparable: never claimed covered.
-    expect(cursorCovers(seen, { m: [1, 1, 1], c: [1] })).toBe(false);
-    expect(cursorCovers(seen, { m: [1, 1] })).toBe(false);
+    expect(cursorCovers(seen, [[1, 1, 1], [1]])).toBe(false);
+    expect(cursorCovers(seen, [[1, 1]])).toBe(false);
   });
 });

@@ -3,6 +3,7 @@ import {
   REALTIME_CLOSE_TOKEN_REVOKED,
   REALTIME_CLOSE_TOO_SLOW,
   clientFrameSchemas,
+  cursorFrameTypes,
   realtimeCloseCodes,
   realtimePaths,
   realtimeQuerySchema,
@@ -43,8 +44,15 @@ const closeCodes = Object.entries(realtimeCloseCodes)
 const serverMessage = (type: string): string => `realtime.${type}`;
 const clientMessage = (type: string): string => `realtime.client.${type}`;
 const clientTypes = Object.keys(clientFrameSchemas) as ClientFrameType[];
-/** SSE carries what the server pushes, minus pong (there is no ping on a one-way stream). */
-const sseTypes = serverFrameTypes.filter((type) => type !== 'pong');
+/** SSE carries what the server pushes, minus the answers to client frames (a one-way stream has none). */
+const sseTypes = serverFrameTypes.filter((type) => type !== 'pong' && type !== 'error');
+
+function transportNote(type: string): string {
+  if ((cursorFrameTypes as readonly string[]).includes(type)) return `On SSE: \`event: ${type}\`, \`id:\` the cursor, \`data:\` the frame.`;
+  if (type === 'resync_required') return 'On SSE: `event: resync_required`, with `id:` when it carries a cursor.';
+  if (!sseTypes.includes(type as (typeof sseTypes)[number])) return 'Ephemeral: no cursor, never replayed. WebSocket only.';
+  return `Ephemeral: no cursor, never replayed. On SSE: \`event: ${type}\`, no \`id:\`.`;
+}
 
 /** The servers, channels, operations and component messages of the realtime channel. */
 export function realtimeAsyncApi(): {
@@ -65,9 +73,7 @@ export function realtimeAsyncApi(): {
       title: `server frame ${type}`,
       summary: schema.description,
       payload: jsonSchemaOf(schema),
-      ...('cursor' in schema.shape
-        ? { description: 'On SSE: `event: ' + type + '`, `id:` the cursor, `data:` the frame.' }
-        : { description: 'Ephemeral: no cursor, never replayed.' + (type === 'pong' ? ' WebSocket only.' : ` On SSE: \`event: ${type}\`, no \`id:\`.`) }),
+      description: transportNote(type),
     };
   }
   for (const type of clientTypes) {

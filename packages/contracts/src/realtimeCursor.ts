@@ -1,13 +1,13 @@
 import { z } from 'zod';
 
 /**
- * A realtime cursor: for each topic that carries cursor frames, the next Kafka offset of each
- * partition, as one connection had consumed them after a frame. Clients treat it as opaque (they store
- * it and send it back as `since`); the server and this package's comparison read it. Offsets grow per
- * partition, so cursors are ordered component-wise: a frame whose cursor no component of the last
- * one seen is behind adds nothing new (a duplicate after a resume).
+ * A realtime cursor: for each topic that carries cursor frames (in the server's order: messages,
+ * conversations), the next Kafka offset of each partition, as one connection had consumed them after
+ * a frame. Clients treat it as opaque (they store it and send it back as `since`); the server and this
+ * package's comparison read it. Offsets grow per partition, so cursors are ordered component-wise: a
+ * frame whose cursor is nowhere ahead of the last one handled adds nothing new (a replay).
  */
-export type CursorVector = Readonly<Record<string, readonly number[]>>;
+export type CursorVector = readonly (readonly number[])[];
 
 /** The encoding's version: a server that changes the layout bumps it, and older cursors read as unknown. */
 const CURSOR_VERSION = 1;
@@ -16,15 +16,15 @@ const CURSOR_VERSION = 1;
 export const realtimeCursorSchema = z
   .string()
   .min(1)
-  .max(8192)
+  .max(16_384)
   .regex(/^[A-Za-z0-9_-]+$/, 'a realtime cursor is an opaque base64url string')
   .describe('Opaque resume position (base64url). Send the last one you received as `since` (or `Last-Event-ID` on SSE).');
 
-const offsetsSchema = z.array(z.number().int().min(0));
-const cursorBodySchema = z.object({ v: z.literal(CURSOR_VERSION), o: z.record(z.string().min(1), offsetsSchema) });
+/** `p`: per topic, per partition, the next offset; a partition count past Kafka's practical range is refused. */
+const cursorBodySchema = z.object({ v: z.literal(CURSOR_VERSION), p: z.array(z.array(z.number().int().min(0)).max(1024)).max(16) });
 
 export function encodeRealtimeCursor(vector: CursorVector): string {
-  const text = JSON.stringify({ v: CURSOR_VERSION, o: vector });
+  const text = JSON.stringify({ v: CURSOR_VERSION, p: vector });
   // JSON of topic names and integers is ASCII, so btoa (global in browsers and Node) encodes it as is.
   return btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
@@ -35,7 +35,7 @@ export function decodeRealtimeCursor(cursor: string): CursorVector | undefined {
   try {
     const base64 = cursor.replace(/-/g, '+').replace(/_/g, '/');
     const parsed = cursorBodySchema.safeParse(JSON.parse(atob(base64 + '='.repeat((4 - (base64.length % 4)) % 4))));
-    return parsed.success ? parsed.data.o : undefined;
+    return parsed.success ? parsed.data.p : undefined;
   } catch {
     return undefined;
   }
@@ -47,13 +47,9 @@ export function decodeRealtimeCursor(cursor: string): CursorVector | undefined {
  * client never drops a frame it cannot prove it has.
  */
 export function cursorCovers(seen: CursorVector, next: CursorVector): boolean {
-  const topics = Object.keys(next);
-  if (topics.length !== Object.keys(seen).length) return false;
-  for (const topic of topics) {
-    const mine = seen[topic];
-    const theirs = next[topic]!;
-    if (mine === undefined || mine.length !== theirs.length) return false;
-    if (theirs.some((offset, partition) => offset > mine[partition]!)) return false;
-  }
-  return true;
+  if (seen.length !== next.length) return false;
+  return next.every((offsets, topic) => {
+    const mine = seen[topic]!;
+    return mine.length === offsets.length && offsets.every((offset, partition) => offset <= mine[partition]!);
+  });
 }
