@@ -175,7 +175,7 @@ describe('RealtimeConnection over WebSocket', () => {
   });
 
   it('pings to keep the connection, and replaces one that stops answering', async () => {
-    const client = connect({ pingIntervalMs: 30, pongTimeoutMs: 60 });
+    const client = connect({ pingIntervalMs: 30, pongTimeoutMs: 300 });
     const first = await server.connected(1);
     await until(() => first.received.filter((f: any) => f.type === 'ping').length >= 3, 'three pings');
     expect(client.state).toBe('open');
