@@ -1,7 +1,9 @@
-import { z } from 'zod';
+import type { z } from 'zod';
+import { jsonSchemaOf } from './jsonSchema.js';
 import { eventEnvelopeSchema } from './envelope.js';
 import { eventCatalog, retiredEventTypes, topicOf } from './events/registry.js';
 import type { EventType } from './events/registry.js';
+import { realtimeAsyncApi } from './realtimeAsyncApi.js';
 import { topics } from './topics.js';
 
 /**
@@ -20,15 +22,16 @@ const traceHeaders = {
 };
 
 /**
- * The AsyncAPI 3 document of every topic and event type, generated from the zod schemas the services
+ * The AsyncAPI 3 document of every topic and event type, and of the realtime channel apps connect to
+ * (realtimeAsyncApi.ts), generated from the zod schemas the services
  * validate with, so the published description cannot drift from the code (a unit test compares it with
  * `docs/asyncapi.json`; `npm run asyncapi` rewrites that file).
  */
 export function asyncApiDocument(): Record<string, unknown> {
   const types = (Object.keys(eventCatalog) as EventType[]).sort();
   const channelOf = (topic: string): string => Object.entries(topics).find(([, t]) => t === topic)?.[0] ?? topic;
-  const channels: Record<string, { address: string; messages: Record<string, unknown> }> = {};
-  for (const [name, address] of Object.entries(topics)) channels[name] = { address, messages: {} };
+  const channels: Record<string, { address: string; servers: unknown[]; messages: Record<string, unknown> }> = {};
+  for (const [name, address] of Object.entries(topics)) channels[name] = { address, servers: [{ $ref: '#/servers/kafka' }], messages: {} };
   const messages: Record<string, unknown> = {};
   for (const type of types) {
     const versions: Record<number, z.ZodType> = eventCatalog[type];
@@ -53,6 +56,7 @@ export function asyncApiDocument(): Record<string, unknown> {
       };
     }
   }
+  const realtime = realtimeAsyncApi();
   return {
     asyncapi: '3.0.0',
     info: {
@@ -62,20 +66,29 @@ export function asyncApiDocument(): Record<string, unknown> {
         'Every service publishes its events on its own topic, keyed by stream id, so one stream\'s events stay in order ' +
         'in one partition. Values are JSON envelopes; headers carry type, appId, schemaVersion, keyId (the acting key id) and, when the producer exports traces, traceparent (W3C Trace Context). Delivery is at least ' +
         'once: de-duplicate on (streamId, version). Shapes never change in place: a new shape gets a new schemaVersion. ' +
-        'Generated from packages/contracts/src/events (npm run asyncapi).',
+        'Apps reach their users\' share of these events over the realtime channel (`realtime`, `realtimeEvents`): WebSocket or ' +
+        'Server-Sent Events, authenticated by a user\'s auth token, resumable by cursor. ' +
+        'Generated from packages/contracts/src/events and packages/contracts/src/realtime.ts (npm run asyncapi).',
     },
     defaultContentType: 'application/json',
-    channels,
-    operations: Object.fromEntries(
-      Object.keys(topics).map((name) => [`receive-${name}`, { action: 'receive', channel: { $ref: `#/channels/${name}` } }]),
-    ),
-    components: { schemas: { Envelope: jsonSchemaOf(eventEnvelopeSchema) }, messages },
+    servers: {
+      kafka: {
+        host: '{brokers}',
+        protocol: 'kafka',
+        description: 'The deployment\'s Kafka cluster (KAFKA_BROKERS): for services and integrations inside it.',
+        variables: { brokers: { description: 'A bootstrap broker, host:port.' } },
+      },
+      ...realtime.servers,
+    },
+    channels: { ...channels, ...realtime.channels },
+    operations: {
+      ...Object.fromEntries(Object.keys(topics).map((name) => [`receive-${name}`, { action: 'receive', channel: { $ref: `#/channels/${name}` } }])),
+      ...realtime.operations,
+    },
+    components: {
+      schemas: { Envelope: jsonSchemaOf(eventEnvelopeSchema) },
+      messages: { ...messages, ...realtime.messages },
+      securitySchemes: realtime.securitySchemes,
+    },
   };
-}
-
-function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
-  // The draft marker belongs to a standalone JSON Schema file, not to a schema embedded in AsyncAPI.
-  const generated = z.toJSONSchema(schema, { io: 'output' }) as Record<string, unknown>;
-  delete generated['$schema'];
-  return generated;
 }

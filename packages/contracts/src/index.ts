@@ -101,3 +101,5 @@ export { UnapplicableEventError, isUnapplicableEventError } from './unapplicable
 export { consistencyHeaders, conversationLogStreamId, decodeConsistencyToken, encodeConsistencyToken } from './consistencyToken.js';
 export { AS_OF_DESCRIPTION, parseAsOf } from './asOf.js';
 export type { AsOf } from './asOf.js';
+// The realtime channel (ADR 0075): frames, close codes, query and the cursor; also `@chat/contracts/realtime`.
+export * from './realtimeChannel.js';
