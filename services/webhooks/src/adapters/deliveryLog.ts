@@ -11,9 +11,10 @@ export interface StoredDelivery {
 }
 
 /**
- * The delivery log (ADR 0044): one document per delivery, `_id` = delivery id, its unqueried fields
- * packed (ADR 0073), written through the store's fast shapes only — new deliveries in grouped inserts (one command per run of source events),
- * an attempt's outcome as a replace guarded by `{_id, _rev}`, reads by `_id`.
+ * The delivery log (ADR 0044): one document per delivery, `_id` = delivery id, the fields no query
+ * reads packed into one string (ADR 0073), written through the store's fast shapes only — new
+ * deliveries in grouped inserts (one command per run of source events), an attempt's outcome as a
+ * replace guarded by `{_id, _rev}`, reads by `_id`.
  */
 export class DeliveryLog {
   constructor(private readonly store: DocumentStore) {}
@@ -46,9 +47,9 @@ export class DeliveryLog {
 }
 
 /**
- * What the log's queries filter and sort on, and the restart test counts by, stays a field of its own;
- * the rest of a delivery (its body, its last answer, its retry window) is one JSON string (ADR 0073):
- * the store's write lock follows how many values a document holds, not its bytes.
+ * What the log's queries filter, sort and count on (and `attempts`, which an operator counts by) stays
+ * a field of its own; the rest of a delivery (its body, its last answer, its retry window) is one JSON
+ * string (ADR 0073): fewer values for the store to convert on each insert and replace.
  */
 type QueriedFields = Pick<DeliveryDocument, 'appId' | 'webhookId' | 'status' | 'queuedAt' | 'sourceVersion' | 'attempts'>;
 
