@@ -16,7 +16,7 @@ import {
   groupVersionsProjection,
 } from '../projections/groupMembers.js';
 import type { GroupVersionDocument } from '../projections/groupMembers.js';
-import { LogPager, entriesOf, logBatchOf, messageLogId } from '../domain/logPage.js';
+import { LogPager, entriesOf, holdsEntries, logBatchOf, messageLogId } from '../domain/logPage.js';
 import type { LogBatchDocument, LogEntry, LogFilter, LogPageRequest, StoredLogDocument } from '../domain/logPage.js';
 import { attemptEntry, logEntryId } from '../domain/notificationRecord.js';
 import type { AttemptRecord, NotificationDocument } from '../domain/notificationRecord.js';
@@ -288,7 +288,7 @@ export class NotificationReadModels extends ProjectedReadModels {
   /** One log entry by its id: a document of its own (before ADR 0049), or in a document of many. */
   private async findLogEntry(appId: string, entryId: string): Promise<LogEntry | null> {
     const own = await this.logs.findOne({ _id: entryId, appId });
-    if (own && !('entries' in own)) return own;
+    if (own && !holdsEntries(own)) return own;
     const holder = await this.logs.findOne({ appId, entryIds: entryId } as Filter<StoredLogDocument>);
     return holder ? (entriesOf(holder).find((e) => e._id === entryId) ?? null) : null;
   }

@@ -21,7 +21,9 @@ export interface LogPageRequest {
 
 /**
  * A document of the log (ADR 0049): the entries one write recorded (a message's decisions and first
- * calls, or the later calls recorded together), sorted by the latest of their start times.
+ * calls, or the later calls recorded together), sorted by the latest of their start times. The
+ * entries are one JSON string (ADR 0073): the store's write lock follows how many values a document
+ * holds, not its bytes, and nothing queries inside the entries (the pager filters them here).
  */
 export interface LogBatchDocument {
   appId: string;
@@ -31,14 +33,15 @@ export interface LogBatchDocument {
   firstStartedAtMS: number;
   /** Every entry's id, so an entry named as a page's anchor is found. */
   entryIds: string[];
-  /** The entries, stored compactly (ADR 0059: `compacted`; read them with `entriesOf`). */
-  entries: CompactEntries['entries'];
-  shared?: CompactEntries['shared'];
-  basePayload?: CompactEntries['basePayload'];
+  /** The entries, compacted (ADR 0059: `compacted`) and written as JSON; read them with `entriesOf`. */
+  packed: string;
 }
 
-/** A stored log document: a batch, or (written before ADR 0049) one entry. */
-export type StoredLogDocument = (LogBatchDocument | LogDocument) & { _id: string };
+/** A document of many entries as builds before ADR 0073 wrote it: the compacted entries as fields. */
+export type LogFieldsDocument = Omit<LogBatchDocument, 'packed'> & CompactEntries;
+
+/** A stored log document: a batch, one of fields (ADR 0049/0059), or (written before ADR 0049) one entry. */
+export type StoredLogDocument = (LogBatchDocument | LogFieldsDocument | LogDocument) & { _id: string };
 
 /** The log document a message's decisions are kept under: its presence says the message was decided. */
 export function messageLogId(appId: string, messageId: string): string {
@@ -47,18 +50,29 @@ export function messageLogId(appId: string, messageId: string): string {
 
 /** The document of a batch of entries (at least one, or none for a message whose sends are all still pending). */
 export function logBatchOf(appId: string, entries: readonly LogEntry[], decidedAt: number): LogBatchDocument {
-  const starts = entries.map((e) => e.processingStartedAtMS);
+  let latest = entries.length === 0 ? decidedAt : -Infinity;
+  let earliest = entries.length === 0 ? decidedAt : Infinity;
+  for (const e of entries) {
+    latest = Math.max(latest, e.processingStartedAtMS);
+    earliest = Math.min(earliest, e.processingStartedAtMS);
+  }
   return {
     appId,
-    processingStartedAtMS: entries.length === 0 ? decidedAt : Math.max(...starts),
-    firstStartedAtMS: entries.length === 0 ? decidedAt : Math.min(...starts),
+    processingStartedAtMS: latest,
+    firstStartedAtMS: earliest,
     entryIds: entries.map((e) => e._id),
-    ...compacted(entries),
+    packed: JSON.stringify(compacted(entries)),
   };
+}
+
+/** Whether a stored document holds many entries (packed or as fields), not one entry of its own. */
+export function holdsEntries(doc: StoredLogDocument): doc is (LogBatchDocument | LogFieldsDocument) & { _id: string } {
+  return ('packed' in doc && typeof doc.packed === 'string') || ('entries' in doc && Array.isArray(doc.entries));
 }
 
 /** The entries a log document holds, as they were recorded. */
 export function entriesOf(doc: StoredLogDocument): LogEntry[] {
+  if ('packed' in doc && typeof doc.packed === 'string') return expanded<LogEntry>(JSON.parse(doc.packed) as CompactEntries);
   if ('entries' in doc && Array.isArray(doc.entries)) return expanded<LogEntry>(doc);
   return [doc as LogEntry];
 }

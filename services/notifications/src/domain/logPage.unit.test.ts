@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { LogPager, entryMatches, logBatchOf, newestFirst } from './logPage.js';
-import type { LogEntry, LogFilter, LogPageRequest, StoredLogDocument } from './logPage.js';
+import { compacted } from './logCompaction.js';
+import { LogPager, entriesOf, entryMatches, logBatchOf, newestFirst } from './logPage.js';
+import type { LogEntry, LogFieldsDocument, LogFilter, LogPageRequest, StoredLogDocument } from './logPage.js';
+
+/** A document of many entries as builds before ADR 0073 wrote it: the compacted entries as fields. */
+function fieldsDocumentOf(entries: readonly LogEntry[]): LogFieldsDocument {
+  const { packed, ...head } = logBatchOf('app1', entries, 0);
+  void packed;
+  return { ...head, ...compacted(entries) };
+}
 
 /** A small seeded generator, so a failure names the seed that shows it. */
 function random(seed: number): () => number {
@@ -69,12 +77,14 @@ describe('a page of the log gathered from documents of many entries', () => {
       const entries = Array.from({ length: count }, (_, i) =>
         entry(`${Math.floor(next() * 0xffff).toString(16).padStart(4, '0')}${i}`, 1_000 + Math.floor(next() * 20), pick(['bob', 'carol', 'dave']), pick([undefined, true, false])),
       );
-      // Documents as the service writes them: runs of entries, some alone (the older shape), one repeated.
+      // Documents as the service writes them: runs of entries, packed or as fields (the shape before
+      // ADR 0073), some alone (the shape before ADR 0049), one repeated.
       const docs: StoredLogDocument[] = [];
       for (let from = 0; from < entries.length; ) {
         const size = 1 + Math.floor(next() * 8);
         const part = entries.slice(from, from + size);
-        docs.push(size === 1 && next() < 0.5 ? part[0]! : { ...logBatchOf('app1', part, 0), _id: `b${from}` });
+        const shape = next();
+        docs.push(size === 1 && shape < 0.3 ? part[0]! : { ...(shape < 0.6 ? fieldsDocumentOf(part) : logBatchOf('app1', part, 0)), _id: `b${from}` });
         from += size;
       }
       if (entries.length > 0 && next() < 0.3) docs.push({ ...logBatchOf('app1', [pick(entries)], 0), _id: 'again' });
@@ -98,5 +108,15 @@ describe('a page of the log gathered from documents of many entries', () => {
     const { page, read } = paged(docs, entries, {}, { limit: 15 });
     expect(page.map((e) => e.processingStartedAtMS)).toEqual(Array.from({ length: 15 }, (_, i) => 1_099 - i));
     expect(read).toBe(3);
+  });
+
+  it("keeps a batch's entries as one JSON string that gives them back as they were, beside the fields the store reads", () => {
+    const entries = [entry('e1', 1_005, 'bob', true), entry('e2', 1_001, 'carol', undefined), entry('e3', 1_003, 'bob', false)];
+    const doc = logBatchOf('app1', entries, 0);
+    expect(Object.keys(doc).sort()).toEqual(['appId', 'entryIds', 'firstStartedAtMS', 'packed', 'processingStartedAtMS']);
+    expect(doc).toMatchObject({ processingStartedAtMS: 1_005, firstStartedAtMS: 1_001, entryIds: ['e1', 'e2', 'e3'] });
+    expect(entriesOf({ ...doc, _id: 'b' })).toEqual(entries);
+    expect(entriesOf({ ...fieldsDocumentOf(entries), _id: 'old' })).toEqual(entries);
+    expect(logBatchOf('app1', [], 77)).toMatchObject({ processingStartedAtMS: 77, firstStartedAtMS: 77, entryIds: [] });
   });
 });

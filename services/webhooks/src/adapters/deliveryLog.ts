@@ -11,9 +11,10 @@ export interface StoredDelivery {
 }
 
 /**
- * The delivery log (ADR 0044): one document per delivery, `_id` = delivery id, written through the
- * store's fast shapes only — new deliveries in grouped inserts (one command per run of source events),
- * an attempt's outcome as a replace guarded by `{_id, _rev}`, reads by `_id`.
+ * The delivery log (ADR 0044): one document per delivery, `_id` = delivery id, the fields no query
+ * reads packed into one string (ADR 0073), written through the store's fast shapes only — new
+ * deliveries in grouped inserts (one command per run of source events), an attempt's outcome as a
+ * replace guarded by `{_id, _rev}`, reads by `_id`.
  */
 export class DeliveryLog {
   constructor(private readonly store: DocumentStore) {}
@@ -41,15 +42,29 @@ export class DeliveryLog {
 
   async find(deliveryId: string): Promise<StoredDelivery | null> {
     const found = (await this.store.findMany([deliveryId])).get(deliveryId);
-    return found ? storedDelivery(found as unknown as Stored<DeliveryDocument>) : null;
+    return found ? storedDelivery(found as Stored<DeliveryDocument> | PackedDelivery) : null;
   }
 }
 
-/** A stored document read by any query of the collection, as the log's own record. */
-export function storedDelivery(found: Stored<DeliveryDocument>): StoredDelivery {
-  return { document: stripStoredFields(found), rev: found._rev };
+/**
+ * What the log's queries filter, sort and count on (and `attempts`, which an operator counts by) stays
+ * a field of its own; the rest of a delivery (its body, its last answer, its retry window) is one JSON
+ * string (ADR 0073): fewer values for the store to convert on each insert and replace.
+ */
+type QueriedFields = Pick<DeliveryDocument, 'appId' | 'webhookId' | 'status' | 'queuedAt' | 'sourceVersion' | 'attempts'>;
+
+/** A delivery as this build stores it: the queried fields and `packed`, the rest as JSON. */
+type PackedDelivery = StoredRecord & QueriedFields & { packed: string };
+
+/** A stored document read by any query of the collection, as the log's own record (either shape). */
+export function storedDelivery(found: Stored<DeliveryDocument> | PackedDelivery): StoredDelivery {
+  if (!('packed' in found) || typeof found.packed !== 'string') return { document: stripStoredFields(found as Stored<DeliveryDocument>), rev: found._rev };
+  const { _id, _rev, appId, webhookId, status, queuedAt, sourceVersion, attempts, packed } = found;
+  const rest = JSON.parse(packed) as Omit<DeliveryDocument, keyof QueriedFields | 'deliveryId'>;
+  return { document: { ...rest, appId, webhookId, deliveryId: _id, status, queuedAt, sourceVersion, attempts }, rev: _rev };
 }
 
-function stored(document: DeliveryDocument, rev: number): StoredRecord {
-  return { ...document, _id: document.deliveryId, _positions: {}, _rev: rev };
+function stored(document: DeliveryDocument, rev: number): PackedDelivery {
+  const { appId, webhookId, deliveryId, status, queuedAt, sourceVersion, attempts, ...rest } = document;
+  return { _id: deliveryId, _rev: rev, _positions: {}, appId, webhookId, status, queuedAt, sourceVersion, attempts, packed: JSON.stringify(rest) };
 }

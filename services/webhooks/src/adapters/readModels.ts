@@ -85,7 +85,7 @@ export class WebhookReadModels extends ProjectedReadModels {
         .toArray(),
       this.deliveries.countDocuments(filter),
     ]);
-    return { items: docs.map((d) => stripStoredFields<DeliveryDocument>(d)), total };
+    return { items: docs.map((d) => storedDelivery(d).document), total };
   }
 
   /** A webhook's finished deliveries queued since `fromQueuedAt`, oldest first (bulk redelivery). */

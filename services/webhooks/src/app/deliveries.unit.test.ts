@@ -5,7 +5,7 @@ import { InMemoryDocumentStore } from '@chat/mongo';
 import type { GuardedWrite, StoredRecord } from '@chat/mongo';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { DeliveryLog } from '../adapters/deliveryLog.js';
+import { DeliveryLog, storedDelivery } from '../adapters/deliveryLog.js';
 import { afterAttempt } from '../domain/delivery.js';
 import { Deliveries } from './deliveries.js';
 import type { Endpoint } from './directory.js';
@@ -25,6 +25,15 @@ class CountingStore extends InMemoryDocumentStore {
     this.guardedCommands += 1;
     return super.writeGuarded(writes);
   }
+  /** The stored deliveries as the log reads them (ADR 0073: most fields packed), with their id and `_rev`. */
+  deliveries(): Array<Record<string, unknown>> {
+    return this.stored().map(decoded);
+  }
+}
+
+function decoded(record: StoredRecord): Record<string, unknown> {
+  const { document, rev } = storedDelivery(record as Parameters<typeof storedDelivery>[0]);
+  return { ...document, _id: record._id, _rev: rev };
 }
 
 const endpoint: Endpoint = {
@@ -104,10 +113,10 @@ describe('deliveries in the log', () => {
     const first = await deliveries.attempt(delivery!);
     expect(first).toMatchObject({ done: false });
     await deliveries.secure([delivery!]);
-    expect(store.inserts[0]![0]).toMatchObject({ status: 'pending', attempts: 1, responseCode: 500, roundAttempts: 1 });
+    expect(decoded(store.inserts[0]![0]!)).toMatchObject({ status: 'pending', attempts: 1, responseCode: 500, roundAttempts: 1 });
     expect(await deliveries.attempt(delivery!)).toEqual({ done: true });
     await deliveries.drain();
-    expect(store.stored().find((d) => d._id === delivery!.deliveryId)).toMatchObject({ status: 'delivered', attempts: 2, responseCode: 200, roundAttempts: 2, _rev: 2 });
+    expect(store.deliveries().find((d) => d._id === delivery!.deliveryId)).toMatchObject({ status: 'delivered', attempts: 2, responseCode: 200, roundAttempts: 2, _rev: 2 });
     expect(store.guarded).toHaveLength(1);
   });
 
@@ -117,11 +126,11 @@ describe('deliveries in the log', () => {
     const [delivery] = await deliveries.plan([sent('a_user_b', 1)]);
     const attempt = deliveries.attempt(delivery!);
     await deliveries.secure([delivery!]);
-    expect(store.stored().find((d) => d._id === delivery!.deliveryId)).toMatchObject({ status: 'pending', attempts: 0, _rev: 1 });
+    expect(store.deliveries().find((d) => d._id === delivery!.deliveryId)).toMatchObject({ status: 'pending', attempts: 0, _rev: 1 });
     answer({ status: 204, latencyMs: 3, responsePrefix: '' });
     await attempt;
     await deliveries.drain();
-    expect(store.stored().find((d) => d._id === delivery!.deliveryId)).toMatchObject({ status: 'delivered', attempts: 1, responseCode: 204, _rev: 2 });
+    expect(store.deliveries().find((d) => d._id === delivery!.deliveryId)).toMatchObject({ status: 'delivered', attempts: 1, responseCode: 204, _rev: 2 });
   });
 
   it('deliveries answered after their insert, while a record of one is written, are recorded together in one command', async () => {
@@ -148,7 +157,7 @@ describe('deliveries in the log', () => {
     expect(await Promise.all(attempts)).toEqual(planned.map(() => ({ done: true })));
     await deliveries.drain();
     expect(store.guardedCommands).toBe(2);
-    expect(store.stored().map((d) => [d['status'], d['attempts'], d['_rev']])).toEqual(planned.map(() => ['delivered', 1, 2]));
+    expect(store.deliveries().map((d) => [d['status'], d['attempts'], d['_rev']])).toEqual(planned.map(() => ['delivered', 1, 2]));
   });
 
   it('a delivered record whose command reported a loss reads the delivery again and finds it recorded', async () => {
@@ -163,7 +172,7 @@ describe('deliveries in the log', () => {
     answer({ status: 200, latencyMs: 3, responsePrefix: '' });
     expect(await attempt).toEqual({ done: true });
     await deliveries.drain();
-    expect(store.stored().find((d) => d._id === delivery!.deliveryId)).toMatchObject({ status: 'delivered', attempts: 1, _rev: 2 });
+    expect(store.deliveries().find((d) => d._id === delivery!.deliveryId)).toMatchObject({ status: 'delivered', attempts: 1, _rev: 2 });
   });
 
   it('an insert that fails fails the run; the run again stores what the attempts came to, without a second POST', async () => {
@@ -181,7 +190,7 @@ describe('deliveries in the log', () => {
     expect(await deliveries.attempt(again[0]!)).toEqual({ done: true });
     await deliveries.secure(again);
     expect(posts).toHaveLength(1);
-    expect(store.stored().find((d) => d._id === planned[0]!.deliveryId)).toMatchObject({ status: 'delivered', attempts: 1, _rev: 1 });
+    expect(store.deliveries().find((d) => d._id === planned[0]!.deliveryId)).toMatchObject({ status: 'delivered', attempts: 1, _rev: 1 });
   });
 
   it('an event that comes again is not planned twice, and a replayed event already stored is not sent again', async () => {
@@ -206,7 +215,7 @@ describe('deliveries in the log', () => {
     const recorded = afterAttempt(theirs!.document, 2, { outcome: 'retrying', statusCode: 502, latencyMs: 1, responsePrefix: '', nextAttemptAt: 5, at: 4 });
     expect(await log.replace(recorded!, theirs!.rev)).toBe(true);
     expect(await deliveries.attempt(delivery!)).toMatchObject({ done: false });
-    expect(store.stored().find((d) => d._id === delivery!.deliveryId)).toMatchObject({ attempts: 3, roundAttempts: 3, responseCode: 500, _rev: 3 });
+    expect(store.deliveries().find((d) => d._id === delivery!.deliveryId)).toMatchObject({ attempts: 3, roundAttempts: 3, responseCode: 500, _rev: 3 });
   });
 
   it('a 410 reports one notice for management, finishes the delivery and marks the webhook gone', async () => {
@@ -221,7 +230,7 @@ describe('deliveries in the log', () => {
       },
     ]);
     expect(gone).toEqual(['w1']);
-    expect(store.stored().find((d) => d._id === delivery!.deliveryId)).toMatchObject({ status: 'failed', lastOutcome: 'gone', attempts: 1 });
+    expect(store.deliveries().find((d) => d._id === delivery!.deliveryId)).toMatchObject({ status: 'failed', lastOutcome: 'gone', attempts: 1 });
   });
 
   it('requeues only a finished delivery, which is then attempted from a new retry window', async () => {
