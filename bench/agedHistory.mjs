@@ -7,10 +7,11 @@
 // again under a new app id, with `insertMany` (500 documents a command, the store's cheapest write).
 // No document shape is written here: each copy is a service's own document with the app ids (and, where
 // an `_id` does not contain the app id, the `_id`) changed. Two kinds of copy:
-//  - heavy: every document of the apps, as often as it takes to reach the target size (default 1 GiB of
-//    the stack's database files);
-//  - light: only the collections where an app has few documents (its configuration: the app, its keys,
-//    webhooks, providers, rules, settings), for many more apps (a platform holds many small tenants).
+//  - full: every document of the apps, one whole copy at a time, until the stack's database files
+//    (write-ahead logs included) hold the target (default 1 GiB);
+//  - light: only the collections where an app holds ≤ 20 documents and ≤ 16 KiB (its configuration: the
+//    app, its keys, webhooks, providers, rules, settings), for many more apps (a platform holds many
+//    small tenants).
 // Left out: publish journals (the outbox trims them once published; a copy would be published again)
 // and documents that name no app (consumer positions, dedupe marks): the build prints which
 // collections those are, so what was not aged is visible.
@@ -20,10 +21,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MongoClient, ObjectId } from 'mongodb';
 
-/** Documents a command; a light copy takes collections where an app holds at most this many documents and bytes. */
+/** Documents a command; light copies take the collections where an app holds at most this many documents and bytes. */
 const BATCH = 500;
 const LIGHT_MAX_DOCUMENTS = 20;
 const LIGHT_MAX_BYTES = 16 * 1024;
+/** A bound on the full copies, should the files not grow (a FerretDB this run did not start). */
+const MAX_FULL_COPIES = 500;
 
 /**
  * The SQLite files of the stack's own databases (`chat_<service>_<suffix>`) and their bytes, write-ahead
@@ -72,7 +75,7 @@ function copyOf(doc, rewrite, n) {
  * @param {string} options.mongoUrl
  * @param {string} options.databaseSuffix
  * @param {string[]} options.templateApps  the app ids whose documents are copied
- * @param {number} options.targetBytes  heavy copies are made until the databases hold about this much
+ * @param {number} options.targetBytes  full copies are made until the databases' files hold this much
  * @param {number} options.lightApps  light copies (configuration only)
  * @param {(line: string) => void} [options.log]
  */
@@ -94,43 +97,25 @@ export async function buildAgedHistory({ mongoUrl, databaseSuffix, templateApps,
         if (!name.endsWith('_journal')) collections.push({ database, name, label: `${database.replace(`_${databaseSuffix}`, '')}.${name}` });
       }
     }
-    /** The template apps' documents of a collection (a scan: read twice, once to size the copies, once to copy). */
-    const templateOf = async ({ database, name }) => {
+    // 1. The template apps' documents, per collection (a scan each; the fresh run leaves a few MiB).
+    const templates = [];
+    for (const c of collections) {
       const template = [];
       let others = 0;
-      for await (const doc of mongo.db(database).collection(name).find({})) {
+      for await (const doc of mongo.db(c.database).collection(c.name).find({})) {
         if (mentions(doc, templateApps)) template.push(doc);
         else others += 1;
       }
-      return { template, others };
-    };
-    // 1. Size: the JSON text of the documents is what the SQLite backend stores, so a heavy copy adds about
-    // the template's JSON bytes and a light one the bytes of its light collections.
-    let heavyBytes = 0;
-    let lightBytes = 0;
-    for (const c of collections) {
-      const { template, others } = await templateOf(c);
       if (others > 0) notAged.push(`${c.label} (${others})`);
       if (template.length === 0) continue;
       const held = templateApps.map((app) => template.filter((doc) => mentions(doc, [app])));
       const light = held.every((docs) => docs.length <= LIGHT_MAX_DOCUMENTS && Buffer.byteLength(JSON.stringify(docs)) <= LIGHT_MAX_BYTES);
-      const bytes = Buffer.byteLength(JSON.stringify(template));
-      heavyBytes += bytes;
-      if (light) lightBytes += bytes;
-      perApp.set(c.label, { documents: template.length, bytes, light });
+      perApp.set(c.label, { documents: template.length, bytes: Buffer.byteLength(JSON.stringify(template)), light });
+      templates.push({ collection: mongo.db(c.database).collection(c.name), template, light });
     }
-    const heavyCopies = Math.max(1, Math.ceil((targetBytes - before - lightBytes * lightApps) / Math.max(heavyBytes, 1)));
-    log(`aged history: the template apps hold ${(heavyBytes / 2 ** 20).toFixed(1)} MiB of documents (${(lightBytes / 1024).toFixed(1)} KiB of configuration); ${heavyCopies} full copies and ${lightApps} light ones (${fmtSeconds(performance.now() - started)})`);
-
-    // 2. Copy.
-    for (const c of collections) {
-      if (!perApp.has(c.label)) continue;
-      const collection = mongo.db(c.database).collection(c.name);
-      const { template } = await templateOf(c);
-      const copies = heavyCopies + (perApp.get(c.label).light ? lightApps : 0);
-      let batch = [];
-      const flush = async () => {
-        if (batch.length === 0) return;
+    const insert = async (collection, docs) => {
+      for (let i = 0; i < docs.length; i += BATCH) {
+        const batch = docs.slice(i, i + BATCH);
         try {
           const r = await collection.insertMany(batch, { ordered: false });
           written += r.insertedCount;
@@ -141,25 +126,40 @@ export async function buildAgedHistory({ mongoUrl, databaseSuffix, templateApps,
           written += batch.length - failed;
           duplicates += failed;
         }
-        batch = [];
-      };
-      for (let n = 0; n < copies; n++) {
-        const ids = new Map(templateApps.map((app) => [app, appIdFor(n, app)]));
-        const rewrite = (s) => {
-          let out = s;
-          for (const [from, to] of ids) if (out.includes(from)) out = out.replaceAll(from, to);
-          return out;
-        };
-        for (const doc of template) {
-          const copy = copyOf(doc, rewrite, n);
-          if (copy === null) skipped += 1;
-          else batch.push(copy);
-          if (batch.length >= BATCH) await flush();
-        }
-        await flush();
       }
-      log(`aged history: ${c.label} × ${copies}, ${written} documents written so far (${fmtSeconds(performance.now() - started)})`);
+    };
+    const copies = (template, n) => {
+      const ids = new Map(templateApps.map((app) => [app, appIdFor(n, app)]));
+      const rewrite = (s) => {
+        let out = s;
+        for (const [from, to] of ids) if (out.includes(from)) out = out.replaceAll(from, to);
+        return out;
+      };
+      const out = [];
+      for (const doc of template) {
+        const copy = copyOf(doc, rewrite, n);
+        if (copy === null) skipped += 1;
+        else out.push(copy);
+      }
+      return out;
+    };
+    // 2. Full copies, one whole copy at a time, until the files hold the target: what the store keeps
+    // per document (its JSON with type annotations, the indexes) is several times the JSON, so the
+    // files are measured, not estimated.
+    let heavyCopies = 0;
+    while (databaseBytes(mongoUrl, databaseSuffix).bytes < targetBytes && heavyCopies < MAX_FULL_COPIES) {
+      for (const { collection, template } of templates) await insert(collection, copies(template, heavyCopies));
+      heavyCopies += 1;
+      if (heavyCopies % 10 === 0) log(`aged history: ${heavyCopies} full copies, ${written} documents, ${(databaseBytes(mongoUrl, databaseSuffix).bytes / 2 ** 20).toFixed(0)} MiB (${fmtSeconds(performance.now() - started)})`);
     }
+    // 3. Light copies: the configuration collections only, many apps per command.
+    for (const { collection, template, light } of templates) {
+      if (!light) continue;
+      const docs = [];
+      for (let n = heavyCopies; n < heavyCopies + lightApps; n++) docs.push(...copies(template, n));
+      await insert(collection, docs);
+    }
+    log(`aged history: ${heavyCopies} full copies and ${lightApps} light ones, ${written} documents (${fmtSeconds(performance.now() - started)})`);
     const after = databaseBytes(mongoUrl, databaseSuffix).bytes;
     return { heavyCopies, lightApps, written, duplicates, skipped, notAged, perApp, bytesBefore: before, bytesAfter: after, seconds: (performance.now() - started) / 1000 };
   } finally {
