@@ -28,8 +28,13 @@
 // (off,on), BENCH_RAW_SECONDS, BENCH_IDLE_TIMEOUT, BENCH_DRAIN_TIMEOUT, BENCH_ARRIVAL_TIMEOUT,
 // BENCH_VISIBLE_TIMEOUT, BENCH_REQUEST_TIMEOUT, BENCH_SETUP_TIMEOUT, BENCH_IDLE_SAMPLE (s), BENCH_VISIBLE_SAMPLES,
 // BENCH_POLL_BUDGET, BENCH_PAIRS, BENCH_GROUPS, BENCH_GROUP_SIZE, BENCH_MODERATION_WORDS.
+// BENCH_AGED=1 (ADR 0074): after the phases on fresh databases, copies the apps they left into the
+// same databases until they hold BENCH_AGED_BYTES (1 GiB; bench/agedHistory.mjs), plus
+// BENCH_AGED_LIGHT_APPS (2,000) apps of configuration only, runs the phases again on new apps and
+// prints aged ÷ fresh beside each figure and the collections whose store cost per command grew.
 // Exits 1 when a phase could not be measured (its error is printed).
 import { setTimeout as sleep } from 'node:timers/promises';
+import { buildAgedHistory, databaseBytes, printAgedComparison, printTallyGrowth } from './agedHistory.mjs';
 import { addMessageSentWebhook, startFakeReceivers } from './fakeReceivers.mjs';
 import { createGatewayClient } from './httpClient.mjs';
 import { connectKafkaProbe } from './kafkaProbe.mjs';
@@ -65,6 +70,9 @@ const CONFIG = {
   groups: knob('BENCH_GROUPS', 2, 2),
   groupSize: knob('BENCH_GROUP_SIZE', 20, 20),
   moderationWords: knob('BENCH_MODERATION_WORDS', 200, 200),
+  aged: process.env.BENCH_AGED === '1',
+  agedBytes: knob('BENCH_AGED_BYTES', 2 ** 30, 2 ** 30),
+  agedLightApps: knob('BENCH_AGED_LIGHT_APPS', 2000, 2000),
 };
 /** The issue's goals; `off`/`on` where they differ by phase. */
 const GOALS = {
@@ -122,10 +130,14 @@ async function run() {
   );
 
   // 0. The baseline: one writer and eight in flight (the services write concurrently); the better.
-  const raws = [];
-  for (const concurrency of [1, 8]) raws.push(await measureStoreRaw({ mongoUrl: stack.infra.mongoUrl, sizes: [], concurrency, durationMs: CONFIG.rawSeconds * 1000 }));
-  const rawInsertOne = Math.max(...raws.map((r) => r.insertOne.perSecond));
-  console.log(`\n0. store raw insertOne: ${raws.map((r) => `${fmt(r.insertOne.perSecond)}/s with ${r.concurrency} in flight`).join(', ')}; baseline ${fmt(rawInsertOne)}/s`);
+  const measureRaw = async () => {
+    const raws = [];
+    for (const concurrency of [1, 8]) raws.push(await measureStoreRaw({ mongoUrl: stack.infra.mongoUrl, sizes: [], concurrency, durationMs: CONFIG.rawSeconds * 1000 }));
+    const best = Math.max(...raws.map((r) => r.insertOne.perSecond));
+    console.log(`\n0. store raw insertOne: ${raws.map((r) => `${fmt(r.insertOne.perSecond)}/s with ${r.concurrency} in flight`).join(', ')}; baseline ${fmt(best)}/s`);
+    return best;
+  };
+  const rawInsertOne = await measureRaw();
 
   /** Waits until every consumer group of the stack has caught up; what was left when it gave up. */
   const drain = async (what, timeoutS) => {
@@ -134,31 +146,61 @@ async function run() {
     return r;
   };
 
-  const results = {};
-  for (const phase of CONFIG.phases) {
-    if (phase !== 'off' && phase !== 'on') throw new Error(`BENCH_PHASES: ${phase} is neither off nor on`);
-    const on = phase === 'on';
-    console.log(`\n${on ? 'Features on: a webhook on message_sent, a custom push provider with push tokens, a 200-word moderation rule' : 'Features off: nothing configured'}`);
-    try {
-      results[phase] = await measurePhase({ on, client, probe, events, benchApps, drain, processes, storeLog, rawInsertOne, stackGroups });
-    } catch (error) {
-      exitCode = 1;
-      console.log(`  could not be measured: ${error instanceof Error ? error.stack : String(error)}`);
+  const measurePhases = async (raw, aged) => {
+    const results = {};
+    for (const phase of CONFIG.phases) {
+      if (phase !== 'off' && phase !== 'on') throw new Error(`BENCH_PHASES: ${phase} is neither off nor on`);
+      const on = phase === 'on';
+      console.log(`\n${aged ? 'Aged data. ' : ''}${on ? 'Features on: a webhook on message_sent, a custom push provider with push tokens, a 200-word moderation rule' : 'Features off: nothing configured'}`);
+      try {
+        results[phase] = await measurePhase({ on, aged, client, probe, events, benchApps, drain, processes, storeLog, rawInsertOne: raw, stackGroups });
+      } catch (error) {
+        exitCode = 1;
+        console.log(`  could not be measured: ${error instanceof Error ? error.stack : String(error)}`);
+      }
     }
-  }
-  printSummary(results, rawInsertOne);
+    return results;
+  };
+  const results = await measurePhases(rawInsertOne, false);
+  const freshRows = printSummary(results, rawInsertOne);
+  if (!CONFIG.aged) return;
+
+  // The aged run: the fresh run's apps copied into the same databases, then the same phases on new apps.
+  console.log(`\nBuilding the aged history: the ${benchApps.size} apps above copied until the stack's databases hold ${fmt(CONFIG.agedBytes / 2 ** 20)} MiB, plus ${fmt(CONFIG.agedLightApps)} apps of configuration only`);
+  const built = await buildAgedHistory({
+    mongoUrl: stack.infra.mongoUrl,
+    databaseSuffix: stack.databaseSuffix,
+    templateApps: [...benchApps],
+    targetBytes: CONFIG.agedBytes,
+    lightApps: CONFIG.agedLightApps,
+    log: (line) => console.log(`  ${line}`),
+  });
+  await drain('the aged history', CONFIG.drainTimeoutS);
+  console.log(
+    `  built in ${fmt(built.seconds)} s: ${fmt(built.written)} documents (${built.heavyCopies} full copies of the apps, ${fmt(built.lightApps)} configuration-only apps; ` +
+      `${built.duplicates} left out by a unique index, ${built.skipped} with an _id that cannot be copied); the databases' files ${fmt(built.bytesBefore / 2 ** 20)} → ${fmt(built.bytesAfter / 2 ** 20)} MiB ` +
+      `(${databaseBytes(stack.infra.mongoUrl, stack.databaseSuffix).dir})`,
+  );
+  console.log(`  documents per collection of the template apps: ${[...built.perApp].map(([c, { documents, bytes, light }]) => `${c} ${documents} (${fmt(bytes / 1024)} KiB${light ? ', light' : ''})`).join(', ')}`);
+  if (built.notAged.length) console.log(`  not aged (documents that name no app): ${built.notAged.join(', ')}`);
+  const agedRaw = await measureRaw();
+  const agedResults = await measurePhases(agedRaw, true);
+  const agedRows = printSummary(agedResults, agedRaw);
+  printAgedComparison(freshRows, agedRows);
+  printTallyGrowth(results, agedResults);
 }
 
 /** One phase: its own app and conversations, the sustained load with its cost, then the open loops. */
-async function measurePhase({ on, client, probe, events, benchApps, drain, processes, storeLog, rawInsertOne, stackGroups }) {
+async function measurePhase({ on, aged, client, probe, events, benchApps, drain, processes, storeLog, rawInsertOne, stackGroups }) {
   const setupStarted = performance.now();
-  const app = await stack.createApp(on ? 'cost: features on' : 'cost: features off');
+  const app = await stack.createApp(`cost${aged ? ' (aged)' : ''}: features ${on ? 'on' : 'off'}`);
   benchApps.add(app.appId);
   const traffic = createTraffic({ client, chat: app.chat, setupTimeoutS: CONFIG.setupTimeoutS });
   const targets = await traffic.createTargets({ prefix: on ? 'on' : 'off', pairs: CONFIG.pairs, groups: CONFIG.groups, groupSize: CONFIG.groupSize, patienceMs: CONFIG.setupTimeoutS * 1000 });
   const { hooks, push } = on ? await startFakeReceivers(onStop) : { hooks: null, push: null };
   if (on) {
-    await addMessageSentWebhook(stack, app, 'cost-hook', hooks.url);
+    // On aged data the delivery process may take longer to load a new app's webhooks (ADR 0074): the set-up time shows it.
+    await addMessageSentWebhook(stack, app, 'cost-hook', hooks.url, CONFIG.setupTimeoutS * 1000);
     await traffic.must('POST', '/v3/notifications/push/v1/providers/custom', app.chat, { isEnabled: true, webhookURL: push.url, useBasicAuth: false });
     const users = [...new Set(targets.flatMap((t) => (t.kind === 'user' ? [t.a, t.b] : t.members)))];
     // A push token per user, registered under a session of the user's (the notifications service
@@ -398,4 +440,5 @@ function printSummary(results, rawInsertOne) {
   const line = (r) => `  ${r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()}`;
   console.log(line(header));
   for (const r of rows) console.log(line(r));
+  return rows;
 }

@@ -70,10 +70,16 @@ export async function addMessageSentWebhook(stack, app, id, url, patienceMs = 10
   await stack.api('POST', `/apps/${app.appId}/webhooks/${id}/triggers`, { headers: management, body: { triggerIds: ['message_sent'] } });
   const deadline = performance.now() + patienceMs;
   while (performance.now() < deadline) {
-    const log = await fetch(`${stack.services.gatewayUrl}/apps/${app.appId}/webhooks/${id}/deliveries?perPage=1`, { headers: management, signal: AbortSignal.timeout(5_000) }).catch(() => null);
+    // One read at a time, each given the rest of the patience: on a large deliveries collection the
+    // delivery log is a scan of seconds (ADR 0074), and a read abandoned by the client still runs in
+    // the store, so short timeouts would pile up scans instead of waiting for one.
+    const log = await fetch(`${stack.services.gatewayUrl}/apps/${app.appId}/webhooks/${id}/deliveries?perPage=1`, {
+      headers: management,
+      signal: AbortSignal.timeout(Math.max(1_000, deadline - performance.now())),
+    }).catch(() => null);
     const body = log?.ok ? await log.json() : null;
     if (body?.meta.webhook.triggers.includes('message_sent')) return;
-    await sleep(25);
+    await sleep(100);
   }
   throw new Error(`the delivery process never saw webhook ${id}`);
 }

@@ -34,9 +34,19 @@ export class ManagementQueries {
   }
 
   async getApp(appId: string): Promise<AppWithKeys> {
+    const app = await this.existingApp(appId);
+    return { app, keys: await this.readModels.liveKeys([appId]) };
+  }
+
+  /**
+   * The app without its keys: one read by `_id`. Reading an app's keys filters the keys of every app
+   * (a scan on FerretDB, ADR 0006) and grows with the platform (ADR 0074), so what only needs the app
+   * (settings, collaborators, the check that it exists) reads this.
+   */
+  async existingApp(appId: string): Promise<AppDocument> {
     const app = await this.readModels.findApp(appId);
     if (!app) throw new ApiError('ERR_APP_NOT_FOUND', `The app ${appId} does not exist.`);
-    return { app, keys: await this.readModels.liveKeys([appId]) };
+    return app;
   }
 
   /** Filtered in memory: an app has at most 25 live keys. */
@@ -85,12 +95,11 @@ export class ManagementQueries {
   }
 
   async settings(appId: string): Promise<Record<string, SettingValue>> {
-    const { app } = await this.getApp(appId);
-    return effectiveSettings(app.settings);
+    return effectiveSettings((await this.existingApp(appId)).settings);
   }
 
   async collaborators(appId: string): Promise<AppDocument['collaborators']> {
-    return (await this.getApp(appId)).app.collaborators;
+    return (await this.existingApp(appId)).collaborators;
   }
 
   /** Webhooks of an existing app, oldest first, filtered by name or id (at most 25, so in memory). */
@@ -100,7 +109,7 @@ export class ManagementQueries {
     cursor: ListCursor,
     perPage: number,
   ): Promise<{ items: WebhookDocument[]; total: number; next: string | null }> {
-    await this.getApp(appId);
+    await this.existingApp(appId);
     const needle = searchKey?.toLowerCase();
     const matching = (await this.readModels.liveWebhooks(appId)).filter(
       (w) => !needle || w.name.toLowerCase().includes(needle) || w.webhookId.toLowerCase().includes(needle),
@@ -110,7 +119,7 @@ export class ManagementQueries {
   }
 
   async getWebhook(appId: string, webhookId: string): Promise<WebhookDocument> {
-    await this.getApp(appId);
+    await this.existingApp(appId);
     const webhook = await this.readModels.findWebhook(appId, webhookId);
     if (!webhook) throw new ApiError('ERR_WEBHOOK_NOT_FOUND', `The webhook ${webhookId} does not exist.`);
     return webhook;

@@ -19,7 +19,7 @@ export class AuditQueries {
 
   /** An app that exists (404 `ERR_APP_NOT_FOUND` otherwise), for the management API's reads. */
   async app(appId: string): Promise<{ appId: string }> {
-    return (await this.queries.getApp(appId)).app;
+    return this.queries.existingApp(appId);
   }
 
   /** The key a path parameter names. A revoked key's trail stays readable: what a key did matters most once it is revoked. */

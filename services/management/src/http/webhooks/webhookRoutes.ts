@@ -22,7 +22,7 @@ export function webhooksRouter(commands: WebhookCommands, queries: ManagementQue
 
   router.post('/apps/:appId/webhooks', async (req, res) => {
     const { id, ...input } = parseWith(createWebhookBody, req.body);
-    await queries.getApp(req.params.appId);
+    await queries.existingApp(req.params.appId);
     const { webhook, secret } = await commands.create(req.params.appId, id, input, correlationIdOf(req));
     // The signing secret is shown once, here (and by rotation); keep it to verify deliveries.
     res.json({ data: { ...webhookBody(webhook), signingSecret: secret } });
@@ -34,18 +34,18 @@ export function webhooksRouter(commands: WebhookCommands, queries: ManagementQue
 
   router.put('/apps/:appId/webhooks/:webhookId', async (req, res) => {
     const input = parseWith(updateWebhookBody, req.body);
-    await queries.getApp(req.params.appId);
+    await queries.existingApp(req.params.appId);
     res.json({ data: webhookBody(await commands.update(req.params.appId, req.params.webhookId, input, correlationIdOf(req))) });
   });
 
   router.delete('/apps/:appId/webhooks/:webhookId', async (req, res) => {
-    await queries.getApp(req.params.appId);
+    await queries.existingApp(req.params.appId);
     await commands.delete(req.params.appId, req.params.webhookId, correlationIdOf(req));
     res.json({ data: { success: true, message: 'Deleted Webhook successfully.' } });
   });
 
   router.post('/apps/:appId/webhooks/:webhookId/secret', async (req, res) => {
-    await queries.getApp(req.params.appId);
+    await queries.existingApp(req.params.appId);
     const secret = await commands.rotateSecret(req.params.appId, req.params.webhookId, correlationIdOf(req));
     res.json({ data: { id: req.params.webhookId, signingSecret: secret } });
   });
@@ -58,14 +58,14 @@ export function webhooksRouter(commands: WebhookCommands, queries: ManagementQue
 
   router.post('/apps/:appId/webhooks/:webhookId/triggers', async (req, res) => {
     const { triggerIds } = parseWith(triggersBody, req.body);
-    await queries.getApp(req.params.appId);
+    await queries.existingApp(req.params.appId);
     await commands.addTriggers(req.params.appId, req.params.webhookId, triggerIds, correlationIdOf(req));
     res.json({ data: eachSucceeded(triggerIds, 'Triggers has been added successfully.') });
   });
 
   router.delete('/apps/:appId/webhooks/:webhookId/triggers', async (req, res) => {
     const { triggerIds } = parseWith(triggersBody, req.body);
-    await queries.getApp(req.params.appId);
+    await queries.existingApp(req.params.appId);
     await commands.removeTriggers(req.params.appId, req.params.webhookId, triggerIds, correlationIdOf(req));
     res.json({ data: { success: true, message: 'Removed trigger successfully.' } });
   });
