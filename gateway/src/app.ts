@@ -17,7 +17,7 @@ import type { ApiKeyIdentity, RoleAccess, RouteSpec } from '@chat/contracts';
 import { Probes, counter, createLogger, sampledGauge } from '@chat/http';
 import type { Logger } from 'pino';
 import { ManagementCredentials, decideChatAccess, refuseForeignKey } from './auth.js';
-import { ApiKeyCheck, authFailureCounter } from './apiKeyCheck.js';
+import { ApiKeyCheck, authFailureCounter } from './credentialCheck.js';
 import { AuthTokenResolver, usersAuthTokenLookups } from './authTokens.js';
 import type { AuthTokenLoad } from './authTokens.js';
 import { FailureBudget } from './failureBudget.js';
