@@ -63,11 +63,11 @@ export class AuthTokenResolver {
    * the users service cannot answer (a failure, not an unknown token).
    */
   resolve(appId: string, token: string): AuthTokenOwner | null | Promise<AuthTokenOwner | null> {
-    return this.resolveId(AuthTokenResolver.idOf(appId, token));
+    return this.get(AuthTokenResolver.idOf(appId, token));
   }
 
   /** `resolve` by an id from `idOf`, for a caller that already hashed the token. */
-  resolveId(id: string): AuthTokenOwner | null | Promise<AuthTokenOwner | null> {
+  get(id: string): AuthTokenOwner | null | Promise<AuthTokenOwner | null> {
     return this.cache.get(id);
   }
 
