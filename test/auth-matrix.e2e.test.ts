@@ -31,6 +31,9 @@ interface Case {
 let fixtures: RouteFixtures;
 let other: TestApp;
 let revokedKey: string;
+/** Auth tokens of the fixtures' usual acting user (client access, ADR 0070): a live one and a deleted one. */
+let ownerToken: string;
+let revokedToken: string;
 /** A group message by `pat`, a participant whose scope is denied every member action. */
 let groupMessageId: string;
 
@@ -51,6 +54,9 @@ beforeAll(async () => {
   const created = await done(app.call('POST', '/v3/apikeys', { body: { name: 'revoked', scope: 'fullAccess' } }));
   revokedKey = created.body.data.apiKey as string;
   await done(app.call('DELETE', `/v3/apikeys/${revokedKey}`));
+  const issueToken = async () => (await done(app.call('POST', `/v3/users/${fixtures.owner}/auth_tokens`, { body: {} }))).body.data.authToken as string;
+  [ownerToken, revokedToken] = [await issueToken(), await issueToken()];
+  await done(app.call('DELETE', `/v3/users/${fixtures.owner}/auth_tokens/${revokedToken}`));
   // A role that every gate denies.
   await done(app.call('POST', '/v3/roles', { body: { role: 'locked', name: 'Locked' } }));
   const features = [...new Set(Object.values(operationGates).flatMap((gate) => (gate.feature ? [gate.feature] : [])))];
@@ -66,7 +72,7 @@ beforeAll(async () => {
   const denied = Object.fromEntries([...new Set(Object.values(scopeGated))].map((action) => [action, 'deny']));
   await done(app.call('PUT', `/v3/groups/${guid}/scopes/participant/permissions`, { body: { permissions: denied } }));
   await eventually(() => sendMessage(app, 'pat', text(guid, 'denied?', 'group')), (r) => r.status === 403);
-  await sleep(1_000); // the revoked key's cache entries expire
+  await sleep(1_000); // the revoked key's (and token's) cache entries expire
 });
 
 function casesOf(route: RouteSpec): Case[] {
@@ -90,6 +96,14 @@ function casesOf(route: RouteSpec): Case[] {
   if (route.onBehalfOf === 'required') add('missing onBehalfOf', { ...full, onBehalfOf: undefined }, 400, 'ERR_EMPTY_ON_BEHALF_OF');
   if (route.onBehalfOf !== 'ignored') add('unknown onBehalfOf', { ...full, onBehalfOf: 'nobody-here' }, 404, 'ERR_UID_NOT_FOUND');
   if (Object.hasOwn(operationGates, route.operationId)) add('role denied', { ...full, onBehalfOf: 'locked' }, 403, 'ERR_PERMISSION_DENIED');
+  // A client with the owner's auth token: refused on the app's operations; on a user's, only with a
+  // token that is not live or an onBehalfOf naming another user.
+  const asClient = (token: string, extra: RequestOptions = {}): RequestOptions => ({ appId: app.appId, apiKey: null, headers: { authtoken: token }, ...extra });
+  if (route.client === 'app') add('authtoken on the app’s operation', asClient(ownerToken), 403, 'AUTH_ERR_NO_ACCESS');
+  else {
+    add('revoked authtoken', asClient(revokedToken), 401, 'AUTH_ERR_AUTH_TOKEN_NOT_FOUND', asClient(ownerToken));
+    add('authtoken acting for another user', asClient(ownerToken, { onBehalfOf: fixtures.peer }), 403, 'AUTH_ERR_NO_ACCESS', asClient(ownerToken));
+  }
   if (scopeGated[route.operationId] !== undefined) {
     // The group's admin may do what the participant may not.
     add('group scope denied', { ...full, onBehalfOf: 'pat' }, 403, 'ERR_PERMISSION_DENIED', full, { id: groupMessageId });
@@ -114,7 +128,18 @@ function send(c: Case, options: RequestOptions): Promise<ApiResponse> {
 }
 
 /** Routes whose successful call would destroy a fixture another case needs; their success runs on a copy. */
-const destructive = new Set(['delete-user', 'delete-group', 'kick-group-member', 'ban-group-user', 'delete-apikey', 'update-apikey', 'delete-app']);
+const destructive = new Set([
+  'delete-user',
+  'delete-group',
+  'kick-group-member',
+  'ban-group-user',
+  'delete-apikey',
+  'update-apikey',
+  'delete-app',
+  // They would revoke the auth token the client cases use.
+  'flush-authtokens',
+  'delete-authtoken',
+]);
 
 describe('auth matrix (route catalogue × refusals)', () => {
   it('refuses every call that lacks a right, and lets the same call with the right through', async () => {

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import {
   API_KEY_INVALIDATION_CHANNEL,
   APP_ID_PATTERN,
+  AUTH_TOKEN_SCOPE,
   REQUEST_ID_PATTERN,
   deprecationHeaders,
   internalHeaders,
@@ -13,11 +14,15 @@ import {
   routeCatalog,
   serviceNames,
 } from '@chat/contracts';
-import type { ApiKeyIdentity, RoleAccess, RouteSpec } from '@chat/contracts';
+import type { Actor, ApiKeyIdentity, AuthTokenOwner, RoleAccess, RouteSpec } from '@chat/contracts';
 import { Probes, counter, createLogger, sampledGauge } from '@chat/http';
 import type { Logger } from 'pino';
-import { ManagementCredentials, decideChatAccess, refuseForeignKey } from './auth.js';
-import { ApiKeyCheck, authFailureCounter } from './apiKeyCheck.js';
+import { ManagementCredentials, decideChatAccess, refuseForeignKey, sha256Hex } from './auth.js';
+import { CredentialCheck, authFailureCounter } from './credentialCheck.js';
+import type { CredentialKind } from './credentialCheck.js';
+import { decideClientAccess, ownPathUid } from './clientAccess.js';
+import { AuthTokenResolver, usersAuthTokenLookups } from './authTokens.js';
+import type { AuthTokenLoad } from './authTokens.js';
 import { FailureBudget } from './failureBudget.js';
 import { ManagementLogin } from './managementLogin.js';
 import { EdgeTracing } from './edgeTracing.js';
@@ -53,6 +58,8 @@ export interface GatewayDeps {
   subscriber?: InvalidationSubscriber;
   fetchKey?: ManagementLookups['fetchKey'];
   fetchApp?: ManagementLookups['fetchApp'];
+  /** Auth-token owners by the token's SHA-256 (default: the users service's internal endpoint). */
+  fetchAuthToken?: AuthTokenLoad;
   /** The acting user's role rules (default: the users service's internal endpoint). */
   fetchRoleAccess?: (appId: string, uid: string) => Promise<RoleAccess | null>;
   /** Shared rate-limit counters; without them each gateway enforces the limits on its own counts. */
@@ -70,6 +77,8 @@ export interface Gateway {
   adminServer: Server | undefined;
   handler: RequestListener;
   keys: TieredCache<ApiKeyIdentity>;
+  /** Who an auth token authenticates (client access, the realtime channel). */
+  authTokens: AuthTokenResolver;
   /** What /readyz checks; main.ts adds its own (Redis). */
   probes: Probes;
   /** Subscribes to invalidations and listens; resolves with the bound port. */
@@ -83,6 +92,14 @@ const FAILURE_SOURCES = 100_000;
 const SHUTDOWN_GRACE_MS = 10_000;
 
 const HEALTH_BODY = JSON.stringify({ status: 'ok' });
+
+/** Who a forwarded call comes from: an API key (its id and scope), or a client's auth token (ADR 0070). */
+interface Caller {
+  keyId: string;
+  scope: Actor['scope'];
+  /** The token's id, when a client authenticated with an auth token. */
+  authTokenId?: string;
+}
 
 export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps): Gateway {
   const logger = deps.logger ?? createLogger('gateway', config.logLevel);
@@ -99,7 +116,8 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
   const remote = managementLookups(config.managementUrl, LOOKUP_TIMEOUT_MS);
   const onCacheError = (what: string) => (error: unknown, context: string) => logger.error({ err: error }, `${what}: ${context} failed`);
   const { keys, apps } = credentialCaches(deps, remote, onCacheError);
-  const apiKeyCheck = new ApiKeyCheck(keys, new FailureBudget({ ...config.authFailures, capacity: FAILURE_SOURCES }), config.trustedProxies);
+  const credentialCheck = new CredentialCheck(new FailureBudget({ ...config.authFailures, capacity: FAILURE_SOURCES }), config.trustedProxies);
+  const apiKeyKind: CredentialKind<ApiKeyIdentity> = { name: 'apikey', source: keys };
 
   const pools = upstreamPools(config.upstreams, { probe: probeConnection });
   const tracing = new EdgeTracing();
@@ -124,8 +142,12 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
   let stopSampling: (() => void) | undefined;
 
   const users = config.upstreams.users[0]!;
-  const roleLookups = usersRoleLookups(`http://${users.hostname.includes(':') ? `[${users.hostname}]` : users.hostname}:${users.port}`, LOOKUP_TIMEOUT_MS);
+  const usersUrl = `http://${users.hostname.includes(':') ? `[${users.hostname}]` : users.hostname}:${users.port}`;
+  const roleLookups = usersRoleLookups(usersUrl, LOOKUP_TIMEOUT_MS);
   const roleAccess = roleAccessCache(deps.fetchRoleAccess ?? roleLookups.load, onCacheError('role access cache'));
+  const tokenLookups = usersAuthTokenLookups(usersUrl, LOOKUP_TIMEOUT_MS);
+  const authTokens = new AuthTokenResolver(deps.fetchAuthToken ?? tokenLookups.load, onCacheError('auth token cache'));
+  const authTokenKind: CredentialKind<AuthTokenOwner> = { name: 'authtoken', source: authTokens };
   const rateLimiter = new RateLimiter(config.rateLimits, deps.counters, {
     syncIntervalMs: config.rateLimitSyncMs,
     onSyncError: (error) => logger.warn({ err: error }, 'rate-limit sync failed; counting locally'),
@@ -142,7 +164,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
   const lookupFailed = (res: ServerResponse, requestId: string) => (error: unknown) => {
     logger.error({ err: error, requestId }, 'credential lookup failed');
     if (!res.headersSent && !res.destroyed) {
-      sendError(res, 'ERR_UPSTREAM_UNAVAILABLE', 'The API key cannot be verified right now; retry shortly.', requestId);
+      sendError(res, 'ERR_UPSTREAM_UNAVAILABLE', 'The apikey or authtoken cannot be verified right now; retry shortly.', requestId);
     }
   };
 
@@ -172,33 +194,45 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
       case 'foreign-key':
         refuseForeign(res, appId, requestId);
         return;
-      case 'allow': {
-        // Counted in memory, synced in the background: no await here (ADR 0010).
-        const rate = rateLimiter.take(appId, rateClassOf(route));
-        const rateHeaders = rateLimitHeaders(rate);
-        for (const name in rateHeaders) res.setHeader(name, rateHeaders[name] as string);
-        if (!rate.allowed) {
-          return sendError(res, 'ERR_TOO_MANY_REQUESTS', `The app's limit of ${rate.limit} requests per minute is used up; retry in ${rate.retryAfter} s.`, requestId);
-        }
-        const onBehalfOf = decision.onBehalfOf;
-        // Every acting user is looked up (cached ≤1 s, refreshed in the background): one rule for an
-        // unknown or deactivated onBehalfOf on every route, and the role's rules for gated ones.
-        const actingUser = gatedUser(route, onBehalfOf, single(req.headers.onbehalfof));
-        if (actingUser !== undefined) {
-          const access = roleAccess.get(roleAccessId(appId, actingUser));
-          if (access instanceof Promise) {
-            access.then((found) => {
-              if (!res.destroyed) forwardAllowed(req, res, route, appId, requestId, decision.identity, onBehalfOf, actingUser, found);
-            }, lookupFailed(res, requestId));
-          } else forwardAllowed(req, res, route, appId, requestId, decision.identity, onBehalfOf, actingUser, access);
-        } else forwardAllowed(req, res, route, appId, requestId, decision.identity, undefined, undefined, undefined);
+      case 'allow':
+        admit(req, res, route, appId, requestId, { keyId: decision.identity.keyId, scope: decision.identity.scope }, decision.onBehalfOf);
         return;
-      }
       default: {
         const unknown: never = decision;
         throw new Error(`unknown decision ${JSON.stringify(unknown)}`);
       }
     }
+  };
+
+  /** A client's call with an auth token (no API key): the token, then what a user may call (ADR 0070). */
+  const authorizeClient = (req: IncomingMessage, res: ServerResponse, route: RouteSpec, appId: string, path: string, requestId: string, owner: AuthTokenOwner | null): void => {
+    if (res.destroyed) return;
+    const decision = decideClientAccess(route, owner, single(req.headers.onbehalfof), ownPathUid(route, path));
+    if (decision.kind === 'refuse') return refuse(res, decision.refusal, requestId);
+    const { uid, tokenId } = decision.owner;
+    admit(req, res, route, appId, requestId, { keyId: tokenId, scope: AUTH_TOKEN_SCOPE, authTokenId: tokenId }, uid);
+  };
+
+  /** Authenticated and authorised: the rate limit, then the acting user's role rules, then forwarding. */
+  const admit = (req: IncomingMessage, res: ServerResponse, route: RouteSpec, appId: string, requestId: string, caller: Caller, onBehalfOf: string | undefined): void => {
+    // Counted in memory, synced in the background: no await here (ADR 0010).
+    const rate = rateLimiter.take(appId, rateClassOf(route));
+    const rateHeaders = rateLimitHeaders(rate);
+    for (const name in rateHeaders) res.setHeader(name, rateHeaders[name] as string);
+    if (!rate.allowed) {
+      return sendError(res, 'ERR_TOO_MANY_REQUESTS', `The app's limit of ${rate.limit} requests per minute is used up; retry in ${rate.retryAfter} s.`, requestId);
+    }
+    // Every acting user is looked up (cached ≤1 s, refreshed in the background): one rule for an
+    // unknown or deactivated onBehalfOf on every route, and the role's rules for gated ones.
+    const actingUser = gatedUser(route, onBehalfOf, single(req.headers.onbehalfof));
+    if (actingUser !== undefined) {
+      const access = roleAccess.get(roleAccessId(appId, actingUser));
+      if (access instanceof Promise) {
+        access.then((found) => {
+          if (!res.destroyed) forwardAllowed(req, res, route, appId, requestId, caller, onBehalfOf, actingUser, found);
+        }, lookupFailed(res, requestId));
+      } else forwardAllowed(req, res, route, appId, requestId, caller, onBehalfOf, actingUser, access);
+    } else forwardAllowed(req, res, route, appId, requestId, caller, undefined, undefined, undefined);
   };
 
   /** Past authentication and the rate limit: the acting user's role, then idempotency or plain proxying. */
@@ -208,8 +242,8 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     route: RouteSpec,
     appId: string,
     requestId: string,
-    identity: ApiKeyIdentity,
-    /** Forwarded to the service (the catalogue's rule). */
+    caller: Caller,
+    /** Forwarded to the service (the catalogue's rule; a client's: the token's user). */
     onBehalfOf: string | undefined,
     /** Whose role gates the call (`gatedUser`): the forwarded user, or the header on a gated app-run route. */
     actingUser: string | undefined,
@@ -224,8 +258,9 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     const headers = forwardedHeaders(req, requestId);
     tracing.inject(req, headers);
     headers[internalHeaders.appId] = appId;
-    headers[internalHeaders.keyId] = identity.keyId;
-    headers[internalHeaders.scope] = identity.scope;
+    headers[internalHeaders.keyId] = caller.keyId;
+    headers[internalHeaders.scope] = caller.scope;
+    if (caller.authTokenId !== undefined) headers[internalHeaders.authTokenId] = caller.authTokenId;
     if (onBehalfOf !== undefined) headers[internalHeaders.onBehalfOf] = onBehalfOf;
     // Value-level limits need the body, which the gateway streams: the service that parses it applies them.
     const limits = access ? roleLimits(route.operationId, access) : null;
@@ -236,18 +271,27 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     }
     const upstream = pools.pick(route.service, appId, onBehalfOf);
     if (idempotent && idempotencyKey !== undefined) {
-      const scope = { appId, keyId: identity.keyId, idempotencyKey, onBehalfOf };
+      const scope = { appId, keyId: caller.keyId, idempotencyKey, onBehalfOf };
       void idempotent.forward(req, res, upstream, headers, scope, requestId);
     } else proxy.forward(req, res, upstream, headers, requestId);
   };
 
-  const handleChat = (req: IncomingMessage, res: ServerResponse, route: RouteSpec, tenancy: HostTenancy, requestId: string): void => {
+  const handleChat = (req: IncomingMessage, res: ServerResponse, route: RouteSpec, tenancy: HostTenancy, path: string, requestId: string): void => {
     const appId = tenancy.kind === 'chat' || tenancy.kind === 'calls' ? tenancy.appId : single(req.headers.appid);
     if (!appId) return sendError(res, 'AUTH_ERR_EMPTY_APPID', 'The appId header is required.', requestId);
     if (!APP_ID_PATTERN.test(appId)) return sendError(res, 'AUTH_ERR_INVALID_APPID', `The app ${appId} does not exist.`, requestId);
+    // A server's API key wins; without one, a client may show its user's auth token (ADR 0070).
     const apiKey = single(req.headers.apikey);
-    if (!apiKey) return sendError(res, 'AUTH_ERR_EMPTY_APIKEY', 'The apikey header is required.', requestId);
-    const retryAfter = apiKeyCheck.resolve(req, apiKey, appId, (found) => authorizeChat(req, res, route, appId, requestId, found), lookupFailed(res, requestId));
+    const authToken = single(req.headers.authtoken);
+    let retryAfter: number;
+    if (apiKey) {
+      const isThisApps = (found: ApiKeyIdentity | null) => found !== null && found.appId === appId;
+      const then = (found: ApiKeyIdentity | null) => authorizeChat(req, res, route, appId, requestId, found);
+      retryAfter = credentialCheck.resolve(req, apiKeyKind, sha256Hex(apiKey), isThisApps, then, lookupFailed(res, requestId));
+    } else if (authToken) {
+      const then = (found: AuthTokenOwner | null) => authorizeClient(req, res, route, appId, path, requestId, found);
+      retryAfter = credentialCheck.resolve(req, authTokenKind, AuthTokenResolver.idOf(appId, authToken), (found) => found !== null, then, lookupFailed(res, requestId));
+    } else return sendError(res, 'AUTH_ERR_EMPTY_APIKEY', "The apikey header (or a user's authtoken) is required.", requestId);
     if (retryAfter > 0) {
       sendError(res, 'ERR_TOO_MANY_REQUESTS', `Too many failed authentications from this address; retry in ${retryAfter} s.`, requestId, retryAfter);
     }
@@ -306,7 +350,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     const deprecation = deprecationHeaders(route.operationId);
     if (deprecation) for (const [name, value] of Object.entries(deprecation)) res.setHeader(name, value);
     if (route.api === 'management') handleManagement(req, res, route, requestId);
-    else handleChat(req, res, route, tenancy, requestId);
+    else handleChat(req, res, route, tenancy, path, requestId);
   };
 
   const server = createServer({ keepAliveTimeout: 65_000, headersTimeout: 66_000 }, handler);
@@ -328,6 +372,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     adminServer,
     handler,
     keys,
+    authTokens,
     probes,
     async start() {
       rateLimiter.start();
@@ -369,7 +414,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
       if (deps.subscriber) await deps.subscriber.unsubscribe(API_KEY_INVALIDATION_CHANNEL).catch(() => undefined);
       rateLimiter.stop();
       proxy.close();
-      await Promise.all([remote.close(), roleLookups.close()]);
+      await Promise.all([remote.close(), roleLookups.close(), tokenLookups.close()]);
     },
   };
 }

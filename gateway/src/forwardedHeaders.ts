@@ -15,6 +15,7 @@ const DROPPED_HEADERS = new Set([
   'expect',
   'host',
   'apikey',
+  'authtoken',
   'key',
   'secret',
   'onbehalfof',

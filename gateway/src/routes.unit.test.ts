@@ -11,6 +11,7 @@ const spec = (method: RouteSpec['method'], path: string, operationId: string): R
   service: 'conversations',
   scope: 'fullAccess',
   onBehalfOf: 'ignored',
+  client: 'app',
 });
 
 describe('RouteTable', () => {

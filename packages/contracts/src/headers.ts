@@ -7,6 +7,8 @@ export const internalHeaders = {
   keyId: 'x-chat-key-id',
   scope: 'x-chat-scope',
   onBehalfOf: 'x-chat-on-behalf-of',
+  /** Set when a client authenticated with an auth token (not an API key): its `tokenId`; the acting user is `onBehalfOf`. */
+  authTokenId: 'x-chat-auth-token-id',
   management: 'x-chat-management',
   /** The acting user's value-level role limits on the operation (`RoleLimits`, URI-encoded JSON), when any. */
   roleLimits: 'x-chat-role-limits',
@@ -24,11 +26,17 @@ export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
 export const apiKeyScopes = ['fullAccess', 'authOnly'] as const;
 export type ApiKeyScope = (typeof apiKeyScopes)[number];
 
-/** The actor of a server call, as the gateway established it. */
+/** The scope a client's call carries when it authenticated with a user's auth token (ADR 0070). */
+export const AUTH_TOKEN_SCOPE = 'authToken';
+
+/**
+ * The actor of a call, as the gateway established it. A client's call (an auth token) has scope
+ * `authToken`, the token's `tokenId` as `keyId` and the token's user as `uid`.
+ */
 export interface Actor {
   appId: string;
   keyId: string;
-  scope: ApiKeyScope | 'management';
+  scope: ApiKeyScope | typeof AUTH_TOKEN_SCOPE | 'management';
   uid?: string;
 }
 

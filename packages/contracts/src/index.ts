@@ -10,7 +10,7 @@ export {
   normalizeUid,
   userConversationId,
 } from './ids.js';
-export { INTERNAL_HEADER_PREFIX, REQUEST_ID_PATTERN, apiKeyScopes, internalHeaders } from './headers.js';
+export { AUTH_TOKEN_SCOPE, INTERNAL_HEADER_PREFIX, REQUEST_ID_PATTERN, apiKeyScopes, internalHeaders } from './headers.js';
 export type { Actor, ApiKeyScope, RequestContext } from './headers.js';
 export { deadLetterTopic, topics } from './topics.js';
 export { callActions, callModes, isCallMessageEvent } from './calls.js';
@@ -76,26 +76,27 @@ export {
 } from './appConfiguration.js';
 export type { AppDocument, AppDocumentEvent, SettingEntry, SettingValue, WebhookDocument, WebhookDocumentEvent, WebhookState } from './appConfiguration.js';
 export type { WebhookTrigger } from './webhooks.js';
-export { CALLS_PATH_PREFIX, CHAT_API_PREFIX, isCallsRoute, routeCatalog, serviceNames } from './routes.js';
+export { CALLS_PATH_PREFIX, CHAT_API_PREFIX, clientAccessRules, isCallsRoute, routeCatalog, serviceNames } from './routes.js';
 export { deprecatedOperations, deprecationHeaders } from './deprecations.js';
 export { listParameters } from './listParameters.js';
 export type { CataloguedParameter } from './listParameters.js';
 export { bodyGates, limitDenial, operationGates, operationsGatedBy, roleAccessSchema, roleDenial, roleLimits, valueGates } from './roleAccess.js';
 export type { RoleAccess, RoleLimits, ValueFacts } from './roleAccess.js';
 export type { Deprecation } from './deprecations.js';
-export type { HttpMethod, OnBehalfOfRule, RequiredScope, RouteSpec, ServiceName } from './routes.js';
+export type { ClientAccess, HttpMethod, OnBehalfOfRule, RequiredScope, RouteSpec, ServiceName } from './routes.js';
 export {
   API_KEY_INVALIDATION_CHANNEL,
   apiKeyCacheKey,
   apiKeyIdentitySchema,
   appLocationSchema,
+  authTokenOwnerSchema,
   callUsagePath,
   callUsageSchema,
   conversationEventsPageSchema,
   conversationEventsPath,
   internalPaths,
 } from './internalApi.js';
-export type { ApiKeyIdentity, AppLocation, CallUsage, ConversationEventsPage } from './internalApi.js';
+export type { ApiKeyIdentity, AppLocation, AuthTokenOwner, CallUsage, ConversationEventsPage } from './internalApi.js';
 export { epochSeconds } from './time.js';
 export { UnapplicableEventError, isUnapplicableEventError } from './unapplicableEvent.js';
 export { consistencyHeaders, conversationLogStreamId, decodeConsistencyToken, encodeConsistencyToken } from './consistencyToken.js';

@@ -58,9 +58,10 @@ export function commonErrors(route: RouteSpec, request: OperationSchemas | undef
   if (route.api === 'management') codes.push('AUTH_ERR_EMPTY_AUTH_HEADER', 'AUTH_ERR_INVALID_CREDENTIALS');
   else {
     codes.push('AUTH_ERR_EMPTY_APIKEY', 'AUTH_ERR_APIKEY_NOT_FOUND', 'AUTH_ERR_EMPTY_APPID', 'AUTH_ERR_INVALID_APPID');
-    if (route.scope === 'fullAccess') codes.push('AUTH_ERR_NO_ACCESS');
+    if (route.scope === 'fullAccess' || route.client !== 'app') codes.push('AUTH_ERR_NO_ACCESS');
+    if (route.client !== 'app') codes.push('AUTH_ERR_AUTH_TOKEN_NOT_FOUND');
     if (route.onBehalfOf === 'required') codes.push('ERR_EMPTY_ON_BEHALF_OF');
-    if (route.onBehalfOf !== 'ignored' || Object.hasOwn(operationGates, route.operationId)) codes.push('ERR_UID_NOT_FOUND', 'ERR_PERMISSION_DENIED');
+    if (route.onBehalfOf !== 'ignored' || route.client !== 'app' || Object.hasOwn(operationGates, route.operationId)) codes.push('ERR_UID_NOT_FOUND', 'ERR_PERMISSION_DENIED');
   }
   // Malformed JSON, an unparsable path id or query, a body past the size limit; writes take an Idempotency-Key.
   codes.push('ERR_BAD_REQUEST', 'ERR_TOO_MANY_REQUESTS');
@@ -175,8 +176,9 @@ function headerParameters(route: RouteSpec): JsonSchema[] {
 
 function security(route: RouteSpec): JsonSchema[] {
   if (route.scope === 'management') return [{ managementKey: [], managementSecret: [] }];
-  // Which key scopes may call the operation: `authOnly` accepts either, `fullAccess` only a REST key.
-  return [{ apiKey: [] }];
+  // Which key scopes may call the operation: `authOnly` accepts either, `fullAccess` only a REST key;
+  // a user's auth token the operations a user performs for itself (ADR 0070).
+  return route.client === 'app' ? [{ apiKey: [] }] : [{ apiKey: [] }, { authToken: [] }];
 }
 
 function operationOf(route: RouteSpec, schemas: OperationSchemas | undefined, response: OperationResponse | undefined, errorSchemas: ErrorSchemas): JsonSchema {
@@ -188,6 +190,7 @@ function operationOf(route: RouteSpec, schemas: OperationSchemas | undefined, re
     operationId: route.operationId,
     tags: [route.service],
     'x-required-scope': route.scope,
+    'x-client-access': route.client,
     parameters: [...pathParameters(route), ...headerParameters(route), ...queryParameters(schemas?.query)],
     security: security(route),
     responses: {
@@ -229,6 +232,12 @@ export function openApiDocument(requests: RequestSchemas, responses: ResponseSch
     components: {
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'apikey' },
+        authToken: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'authtoken',
+          description: "A user's auth token (POST /v3/users/{uid}/auth_tokens) instead of an apikey: the call acts as that user, on the operations whose x-client-access is user or self (self: on the user's own uid only); onBehalfOf may name only that user.",
+        },
         managementKey: { type: 'apiKey', in: 'header', name: 'key' },
         managementSecret: { type: 'apiKey', in: 'header', name: 'secret' },
       },

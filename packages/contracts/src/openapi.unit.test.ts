@@ -5,9 +5,9 @@ import { dataOf } from './responseShapes.js';
 import type { RouteSpec } from './routes.js';
 
 const routes: RouteSpec[] = [
-  { api: 'chat', method: 'GET', path: '/things/:id', operationId: 'get-thing', service: 'users', scope: 'fullAccess', onBehalfOf: 'required' },
-  { api: 'chat', method: 'POST', path: '/things', operationId: 'create-thing', service: 'users', scope: 'authOnly', onBehalfOf: 'ignored' },
-  { api: 'management', method: 'GET', path: '/apps', operationId: 'list-apps', service: 'management', scope: 'management', onBehalfOf: 'ignored' },
+  { api: 'chat', method: 'GET', path: '/things/:id', operationId: 'get-thing', service: 'users', scope: 'fullAccess', onBehalfOf: 'required', client: 'user' },
+  { api: 'chat', method: 'POST', path: '/things', operationId: 'create-thing', service: 'users', scope: 'authOnly', onBehalfOf: 'ignored', client: 'app' },
+  { api: 'management', method: 'GET', path: '/apps', operationId: 'list-apps', service: 'management', scope: 'management', onBehalfOf: 'ignored', client: 'app' },
 ];
 type Responses = Record<string, { content?: { 'application/json': { schema: Record<string, unknown> } } }>;
 const responsesOf = (document: Record<string, unknown>, path: string, method: string) =>
@@ -53,6 +53,16 @@ describe('openApiDocument', () => {
     expect(codes).toEqual(expect.arrayContaining(['ERR_PAYLOAD_TOO_LARGE', 'ERR_IDEMPOTENCY_KEY_REUSED']));
     expect(codes).not.toContain('AUTH_ERR_NO_ACCESS');
     expect(commonErrors(routes[0] as RouteSpec, undefined)).not.toContain('ERR_PAYLOAD_TOO_LARGE');
+  });
+
+  it("lets a user's auth token call the operations a client may (ADR 0070), and says what it answers then", () => {
+    const operation = (path: string, method: string) =>
+      (document['paths'] as Record<string, Record<string, { security: unknown[]; 'x-client-access': string }>>)[path]?.[method];
+    expect(operation('/v3/things/{id}', 'get')).toMatchObject({ security: [{ apiKey: [] }, { authToken: [] }], 'x-client-access': 'user' });
+    expect(operation('/v3/things', 'post')).toMatchObject({ security: [{ apiKey: [] }], 'x-client-access': 'app' });
+    expect(codesOf(responsesOf(document, '/v3/things/{id}', 'get'), '401', document)).toContain('AUTH_ERR_AUTH_TOKEN_NOT_FOUND');
+    expect(codesOf(responsesOf(document, '/v3/things', 'post'), '401', document)).not.toContain('AUTH_ERR_AUTH_TOKEN_NOT_FOUND');
+    expect((document['components'] as { securitySchemes: Record<string, unknown> }).securitySchemes['authToken']).toMatchObject({ in: 'header', name: 'authtoken' });
   });
 
   it('refuses schemas for an operation the catalogue does not have', () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ApiError, REQUEST_ID_PATTERN, apiKeyScopes, internalHeaders } from '@chat/contracts';
+import { AUTH_TOKEN_SCOPE, ApiError, REQUEST_ID_PATTERN, apiKeyScopes, internalHeaders } from '@chat/contracts';
 import type { Actor, ApiKeyScope, RoleLimits } from '@chat/contracts';
 import type { Request, RequestHandler } from 'express';
 
@@ -10,17 +10,19 @@ function header(req: Request, name: string): string | undefined {
 
 /**
  * The caller as the gateway established it. A request without the gateway's headers did not come
- * through the gateway and is refused.
+ * through the gateway and is refused. A client's call (an auth token, ADR 0070) always acts as the
+ * token's user.
  */
 export function actorOf(req: Request): Actor {
   const appId = header(req, internalHeaders.appId);
   const keyId = header(req, internalHeaders.keyId);
   const scope = header(req, internalHeaders.scope);
-  if (!appId || !keyId || !scope || !(apiKeyScopes as readonly string[]).includes(scope)) {
+  const uid = header(req, internalHeaders.onBehalfOf);
+  const client = scope === AUTH_TOKEN_SCOPE;
+  if (!appId || !keyId || !scope || !(client ? uid : (apiKeyScopes as readonly string[]).includes(scope))) {
     throw new ApiError('AUTH_ERR_APIKEY_NOT_FOUND', 'The request carries no authenticated caller.');
   }
-  const uid = header(req, internalHeaders.onBehalfOf);
-  return { appId, keyId, scope: scope as ApiKeyScope, ...(uid ? { uid: uid.toLowerCase() } : {}) };
+  return { appId, keyId, scope: client ? AUTH_TOKEN_SCOPE : (scope as ApiKeyScope), ...(uid ? { uid: uid.toLowerCase() } : {}) };
 }
 
 export function actingUid(actor: Actor): string {
