@@ -109,12 +109,17 @@ export class LagReader {
     }
   }
 
-  /** Each partition's next offset (high watermark) now: one `fetchTopicOffsets` per topic. */
+  /**
+   * Each partition's next offset (high watermark) now, for all the topics in one ListOffsets request
+   * (`fetchTopicEnds`, our kafkajs patch, ADR 0072): `fetchTopicOffsets` asked twice per topic (latest
+   * and earliest), and a fence round or an admission reading needs only the latest.
+   */
   async highWatermarks(topics: readonly string[]): Promise<Watermark[]> {
+    if (topics.length === 0) return [];
     const admin = await this.connected();
     try {
-      const ends = await Promise.all(topics.map(async (topic) => ({ topic, partitions: await admin.fetchTopicOffsets(topic) })));
-      return ends.flatMap(({ topic, partitions }) => partitions.map(({ partition, high }) => ({ topic, partition, offset: Number(high) })));
+      const ends = await admin.fetchTopicEnds([...topics]);
+      return ends.flatMap(({ topic, partitions }) => partitions.map(({ partition, offset }) => ({ topic, partition, offset: Number(offset) })));
     } catch (error) {
       await this.close();
       throw error;

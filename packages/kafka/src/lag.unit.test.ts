@@ -4,11 +4,15 @@ import { LagReader } from './lag.js';
 
 /** A broker's answers for one 2-partition topic, and how many OffsetFetch reads were made. */
 function broker() {
-  const state = { high: [5, 7], committed: { audit: [5, 7], projection: [5, 7], users: [-1, -1] } as Record<string, number[]>, offsetReads: 0 };
+  const state = { high: [5, 7], committed: { audit: [5, 7], projection: [5, 7], users: [-1, -1] } as Record<string, number[]>, offsetReads: 0, endReads: 0 };
   const admin = {
     connect: () => Promise.resolve(),
     disconnect: () => Promise.resolve(),
     fetchTopicOffsets: () => Promise.resolve(state.high.map((high, partition) => ({ partition, high: String(high), low: '0', offset: String(high) }))),
+    fetchTopicEnds: (topics: string[]) => {
+      state.endReads += 1;
+      return Promise.resolve(topics.map((topic) => ({ topic, partitions: state.high.map((high, partition) => ({ partition, offset: String(high) })) })));
+    },
     fetchOffsets: ({ groupId, topics }: { groupId: string; topics: string[] }) => {
       state.offsetReads += 1;
       return Promise.resolve(topics.map((topic) => ({ topic, partitions: (state.committed[groupId] ?? []).map((offset, partition) => ({ partition, offset: String(offset) })) })));
@@ -16,6 +20,22 @@ function broker() {
   };
   return { state, kafka: { admin: () => admin } as unknown as Kafka };
 }
+
+describe('LagReader.highWatermarks', () => {
+  it('reads every topic’s watermarks in one request, and none for no topic', async () => {
+    const { state, kafka } = broker();
+    const reader = new LagReader(kafka);
+    expect(await reader.highWatermarks(['chat.users.events', 'chat.notifications.events'])).toEqual([
+      { topic: 'chat.users.events', partition: 0, offset: 5 },
+      { topic: 'chat.users.events', partition: 1, offset: 7 },
+      { topic: 'chat.notifications.events', partition: 0, offset: 5 },
+      { topic: 'chat.notifications.events', partition: 1, offset: 7 },
+    ]);
+    expect(state.endReads).toBe(1);
+    expect(await reader.highWatermarks([])).toEqual([]);
+    expect(state.endReads).toBe(1);
+  });
+});
 
 describe('LagReader.measureGroups', () => {
   it('does not read the groups again while all had applied everything and nothing was produced', async () => {

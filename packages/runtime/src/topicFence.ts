@@ -1,7 +1,7 @@
 import type { PartitionProgress, Watermark } from '@chat/kafka';
 
 export interface TopicFenceOptions {
-  /** The high watermarks of the watched topics now (kafkajs admin `fetchTopicOffsets`). */
+  /** The high watermarks of the watched topics now (`LagReader.highWatermarks`: one ListOffsets request, ADR 0072). */
   readWatermarks(): Promise<readonly Watermark[]>;
   /** The longest one round waits for the watch to reach the watermarks before it lets its waiters go. */
   timeoutMs: number;
