@@ -360,7 +360,9 @@ function printSummary(results, rawInsertOne) {
   };
   const both = (label, goalText, value) => rows.push([label, cell('off', ...value('off')), cell('on', ...value('on')), goalText]);
   const at = (phase, rate) => results[phase]?.open.find((o) => o.rate === rate);
-  const openOk = (o) => o.errors.total === 0 && o.late === 0 && !o.backlog;
+  // Latencies are timed from each send's scheduled start, so a late driver (a busy machine) already
+  // shows in them: lateness is reported beside the figures, not held against a goal that a value meets.
+  const openOk = (o) => o.errors.total === 0 && !o.backlog;
 
   rows.push(['store raw insertOne (baseline)', `${fmt(rawInsertOne)}/s`, 'same', '']);
   both('sustained sends/s, errors', `≥${GOALS.sustained.off} off, ≥${GOALS.sustained.on} on; 0 errors`, (p) => {
