@@ -101,3 +101,7 @@ export { UnapplicableEventError, isUnapplicableEventError } from './unapplicable
 export { consistencyHeaders, conversationLogStreamId, decodeConsistencyToken, encodeConsistencyToken } from './consistencyToken.js';
 export { AS_OF_DESCRIPTION, parseAsOf } from './asOf.js';
 export type { AsOf } from './asOf.js';
+export { APP_SYSTEM, appSystemEntity, groupEntityOf, messageView, reactionSummary, userEntityOf } from './messageView.js';
+export type { GroupFacts } from './messageView.js';
+export { docOfSent, evolveMessageDocument, messageDocId } from './messageDocument.js';
+export type { MessageDoc, MessageDocumentEvent, StoredReaction } from './messageDocument.js';
