@@ -7,6 +7,8 @@ export const internalHeaders = {
   keyId: 'x-chat-key-id',
   scope: 'x-chat-scope',
   onBehalfOf: 'x-chat-on-behalf-of',
+  /** Set when a client authenticated with an auth token (not an API key): its `tokenId`; the acting user is `onBehalfOf`. */
+  authTokenId: 'x-chat-auth-token-id',
   management: 'x-chat-management',
   /** The acting user's value-level role limits on the operation (`RoleLimits`, URI-encoded JSON), when any. */
   roleLimits: 'x-chat-role-limits',
