@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { internalPaths } from '@chat/contracts';
 import { call, createApp, eventually } from './support/api.js';
 import type { TestApp } from './support/api.js';
 import { expectError, expectOk, makeUser, userEvent } from './support/users.js';
@@ -9,11 +10,7 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
 /** Straight to the users service: the gateway does not route `/internal`. */
 async function verify(appId: string, authToken: string) {
-  const response = await fetch(`${inject('serviceUrls').users}/internal/authtokens/verify`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ appId, authToken }),
-  });
+  const response = await fetch(`${inject('serviceUrls').users}${internalPaths.authTokenByHash(appId, sha256(authToken))}`);
   return { status: response.status, body: (await response.json()) as any };
 }
 
@@ -119,7 +116,7 @@ describe('auth tokens', () => {
     await makeUser(app, 'session');
     const issue = async () => expectOk(await app.call('POST', '/v3/users/session/auth_tokens', { body: {} })).data.authToken as string;
     const [a, b, c] = [await issue(), await issue(), await issue()];
-    expect(await verify(app.appId, a)).toMatchObject({ status: 200, body: { data: { appId: app.appId, uid: 'session' } } });
+    expect(await verify(app.appId, a)).toMatchObject({ status: 200, body: { uid: 'session', tokenId: sha256(a) } });
     expect((await verify(other.appId, a)).status).toBe(404);
 
     const deleted = expectOk(await app.call('DELETE', `/v3/users/session/auth_tokens/${a}`));

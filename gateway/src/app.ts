@@ -18,6 +18,8 @@ import { Probes, counter, createLogger, sampledGauge } from '@chat/http';
 import type { Logger } from 'pino';
 import { ManagementCredentials, decideChatAccess, refuseForeignKey } from './auth.js';
 import { ApiKeyCheck, authFailureCounter } from './apiKeyCheck.js';
+import { AuthTokenResolver, usersAuthTokenLookups } from './authTokens.js';
+import type { AuthTokenLoad } from './authTokens.js';
 import { FailureBudget } from './failureBudget.js';
 import { ManagementLogin } from './managementLogin.js';
 import { EdgeTracing } from './edgeTracing.js';
@@ -53,6 +55,8 @@ export interface GatewayDeps {
   subscriber?: InvalidationSubscriber;
   fetchKey?: ManagementLookups['fetchKey'];
   fetchApp?: ManagementLookups['fetchApp'];
+  /** Auth-token owners by the token's SHA-256 (default: the users service's internal endpoint). */
+  fetchAuthToken?: AuthTokenLoad;
   /** The acting user's role rules (default: the users service's internal endpoint). */
   fetchRoleAccess?: (appId: string, uid: string) => Promise<RoleAccess | null>;
   /** Shared rate-limit counters; without them each gateway enforces the limits on its own counts. */
@@ -70,6 +74,8 @@ export interface Gateway {
   adminServer: Server | undefined;
   handler: RequestListener;
   keys: TieredCache<ApiKeyIdentity>;
+  /** Who an auth token authenticates (client access, the realtime channel). */
+  authTokens: AuthTokenResolver;
   /** What /readyz checks; main.ts adds its own (Redis). */
   probes: Probes;
   /** Subscribes to invalidations and listens; resolves with the bound port. */
@@ -124,8 +130,11 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
   let stopSampling: (() => void) | undefined;
 
   const users = config.upstreams.users[0]!;
-  const roleLookups = usersRoleLookups(`http://${users.hostname.includes(':') ? `[${users.hostname}]` : users.hostname}:${users.port}`, LOOKUP_TIMEOUT_MS);
+  const usersUrl = `http://${users.hostname.includes(':') ? `[${users.hostname}]` : users.hostname}:${users.port}`;
+  const roleLookups = usersRoleLookups(usersUrl, LOOKUP_TIMEOUT_MS);
   const roleAccess = roleAccessCache(deps.fetchRoleAccess ?? roleLookups.load, onCacheError('role access cache'));
+  const tokenLookups = usersAuthTokenLookups(usersUrl, LOOKUP_TIMEOUT_MS);
+  const authTokens = new AuthTokenResolver(deps.fetchAuthToken ?? tokenLookups.load, onCacheError('auth token cache'));
   const rateLimiter = new RateLimiter(config.rateLimits, deps.counters, {
     syncIntervalMs: config.rateLimitSyncMs,
     onSyncError: (error) => logger.warn({ err: error }, 'rate-limit sync failed; counting locally'),
@@ -328,6 +337,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     adminServer,
     handler,
     keys,
+    authTokens,
     probes,
     async start() {
       rateLimiter.start();
@@ -369,7 +379,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
       if (deps.subscriber) await deps.subscriber.unsubscribe(API_KEY_INVALIDATION_CHANNEL).catch(() => undefined);
       rateLimiter.stop();
       proxy.close();
-      await Promise.all([remote.close(), roleLookups.close()]);
+      await Promise.all([remote.close(), roleLookups.close(), tokenLookups.close()]);
     },
   };
 }

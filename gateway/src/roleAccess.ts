@@ -1,8 +1,7 @@
 import { internalPaths, operationGates, roleAccessSchema } from '@chat/contracts';
 import type { RoleAccess, RouteSpec } from '@chat/contracts';
 import { internalJsonClient } from './internalJson.js';
-import { TieredCache } from './tieredCache.js';
-import type { RedisCache } from './tieredCache.js';
+import { NO_REDIS, TieredCache } from './tieredCache.js';
 
 /**
  * The acting user's role rules, cached in-process only and never older than 1 s: a change of a role's
@@ -11,9 +10,6 @@ import type { RedisCache } from './tieredCache.js';
  * first gated call of a user in a second waits for the users service.
  */
 export const ROLE_ACCESS_CACHE = { capacity: 50_000, maxAgeMs: 1_000, refreshAfterMs: 500, negativeTtlMs: 1_000, redisTtlSeconds: 1 };
-
-/** No Redis tier: an entry there would add its own age to the 1 s bound. */
-const noRedis: RedisCache = { get: () => Promise.resolve(null), set: () => Promise.resolve(null) };
 
 /** The users service's answer to a role look-up: the user's rules, null when no active user has that uid. */
 export type RoleAccessLoad = (appId: string, uid: string) => Promise<RoleAccess | null>;
@@ -33,7 +29,7 @@ export function usersRoleLookups(usersUrl: string, timeoutMs: number): { load: R
 export function roleAccessCache(load: RoleAccessLoad, onError: (error: unknown, context: string) => void, now?: () => number): TieredCache<RoleAccess> {
   return new TieredCache<RoleAccess>({
     ...ROLE_ACCESS_CACHE,
-    redis: noRedis,
+    redis: NO_REDIS,
     redisKey: (id) => id,
     // Ids are `<appId>\n<uid>`: neither can contain a newline.
     load: (id) => {

@@ -6,6 +6,12 @@ export interface RedisCache {
   set(key: string, value: string, mode: 'EX', seconds: number): Promise<unknown>;
 }
 
+/**
+ * For a cache held in this process only: an entry in Redis would add its own age to the bound a
+ * short-lived cache promises (role rules, auth tokens).
+ */
+export const NO_REDIS: RedisCache = { get: () => Promise.resolve(null), set: () => Promise.resolve(null) };
+
 export interface TieredCacheOptions<V> {
   redis: RedisCache;
   redisKey: (id: string) => string;

@@ -89,13 +89,14 @@ export {
   apiKeyCacheKey,
   apiKeyIdentitySchema,
   appLocationSchema,
+  authTokenOwnerSchema,
   callUsagePath,
   callUsageSchema,
   conversationEventsPageSchema,
   conversationEventsPath,
   internalPaths,
 } from './internalApi.js';
-export type { ApiKeyIdentity, AppLocation, CallUsage, ConversationEventsPage } from './internalApi.js';
+export type { ApiKeyIdentity, AppLocation, AuthTokenOwner, CallUsage, ConversationEventsPage } from './internalApi.js';
 export { epochSeconds } from './time.js';
 export { UnapplicableEventError, isUnapplicableEventError } from './unapplicableEvent.js';
 export { consistencyHeaders, conversationLogStreamId, decodeConsistencyToken, encodeConsistencyToken } from './consistencyToken.js';

@@ -29,11 +29,24 @@ export const appLocationSchema = z.object({
 });
 export type AppLocation = z.infer<typeof appLocationSchema>;
 
+/**
+ * `GET` `internalPaths.authTokenByHash` on the users service: whose auth token has this SHA-256 (hex of
+ * the token's UTF-8 bytes, which is also its `tokenId`) in this app. 404 when the app has no live token
+ * with that hash (unknown, revoked, another app's) or its user is not active.
+ */
+export const authTokenOwnerSchema = z.object({
+  uid: z.string().min(1),
+  tokenId: z.string().min(1),
+});
+export type AuthTokenOwner = z.infer<typeof authTokenOwnerSchema>;
+
 export const internalPaths = {
   apiKeyByHash: (keyHash: string) => `/internal/apikeys/${encodeURIComponent(keyHash)}`,
   app: (appId: string) => `/internal/apps/${encodeURIComponent(appId)}`,
   /** On the users service: the acting user's `RoleAccess` (404 when no active user has that uid). */
   roleAccess: (appId: string, uid: string) => `/internal/apps/${encodeURIComponent(appId)}/users/${encodeURIComponent(uid)}/access`,
+  /** On the users service: the owner of the app's live auth token with this SHA-256 (`AuthTokenOwner`, 404 when none). */
+  authTokenByHash: (appId: string, tokenHash: string) => `/internal/apps/${encodeURIComponent(appId)}/authtokens/${encodeURIComponent(tokenHash)}`,
 } as const;
 
 /**

@@ -30,7 +30,6 @@ import {
   updateAuthTokenSchema,
   updateRoleSchema,
   updateUserSchema,
-  verifyTokenSchema,
 } from './schemas.js';
 
 export interface UsersApis {
@@ -174,12 +173,11 @@ function tokenRoutes(router: Router, { users }: UsersApis): void {
     if (!access) throw new ApiError('ERR_UID_NOT_FOUND', 'No active user has that uid.');
     res.json(access);
   });
-  // Not in the gateway's catalogue: for whatever turns an auth token into a session.
-  router.post('/internal/authtokens/verify', async (req, res) => {
-    const { appId, authToken } = parseWith(verifyTokenSchema, req.body ?? null);
-    const identity = await users.verifyAuthToken(appId, authToken);
-    if (!identity) throw new ApiError('ERR_AUTH_TOKEN_NOT_FOUND', 'The auth token is unknown, revoked, or its user is not active.');
-    res.json({ data: identity });
+  // Not in the gateway's catalogue: the gateway's look-up of a client's auth token, by its SHA-256.
+  router.get('/internal/apps/:appId/authtokens/:tokenHash', async (req, res) => {
+    const owner = await users.authTokenOwner(param(req, 'appId'), param(req, 'tokenHash'));
+    if (!owner) throw new ApiError('ERR_AUTH_TOKEN_NOT_FOUND', 'No live auth token of an active user has that hash in this app.');
+    res.json(owner);
   });
 }
 

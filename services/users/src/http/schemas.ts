@@ -166,8 +166,6 @@ export const allowFeaturesSchema = z
   .object({ featuresToAllow: z.array(featureKey).min(1).max(100).optional(), allowAll: z.boolean().optional() })
   .refine((body) => body.allowAll === true || body.featuresToAllow !== undefined, 'name featuresToAllow or set allowAll');
 
-export const verifyTokenSchema = z.object({ appId: z.string().min(1).max(64), authToken: z.string().min(1).max(300) });
-
 /**
  * One user of a data import (`POST /data_import/users`): the create-user fields plus the caller's own
  * times, which must be integer epoch seconds not in the future.

@@ -12,7 +12,7 @@ import { UserCommands } from '../context.js';
 import type { UsersDeps } from '../context.js';
 import { maskedToken, renderToken, renderUser } from '../views.js';
 import type { UserResource } from '../views.js';
-import type { RequestContext, RoleAccess } from '@chat/contracts';
+import type { AuthTokenOwner, RequestContext, RoleAccess } from '@chat/contracts';
 
 export interface IssuedToken {
   token: string;
@@ -257,14 +257,15 @@ export class UsersApp {
   }
 
   /**
-   * Who a token authenticates, for whatever logs users in (SDK sessions). A token works only while
-   * it is live and its user active: deactivating or deleting the user stops it at once, since the
-   * command updates this read model before it answers.
+   * Whose live token has this fingerprint (SHA-256 hex of the token, its `tokenId`) in this app: the
+   * gateway's look-up for client access (REST with an `authtoken`, the realtime channel). A token works
+   * only while it is live and its user active: deactivating or deleting the user stops it at once,
+   * since the command updates this read model before it answers. Another app's token is not found.
    */
-  async verifyAuthToken(appId: string, token: string): Promise<{ appId: string; uid: string } | null> {
-    const doc = await this.readModels.findToken(appId, tokenFingerprint(token));
+  async authTokenOwner(appId: string, tokenHash: string): Promise<AuthTokenOwner | null> {
+    const doc = await this.readModels.findToken(appId, tokenHash);
     if (!doc || doc.revoked) return null;
     const user = await this.readModels.findUser(appId, doc.uid);
-    return user && user.state === 'active' ? { appId, uid: doc.uid } : null;
+    return user && user.state === 'active' ? { uid: doc.uid, tokenId: doc.tokenId } : null;
   }
 }
