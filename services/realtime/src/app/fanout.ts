@@ -72,11 +72,10 @@ export class Fanout {
   private below(connection: Connection, entry: WindowEntry): boolean {
     const floor = connection.floor;
     if (!floor) return false;
-    if (covers(this.deps.window.vector(), floor)) {
-      connection.floor = null;
-      return false;
-    }
-    return entry.offset < floor[entry.topic]![entry.partition]!;
+    if (entry.offset < floor[entry.topic]![entry.partition]!) return true;
+    // Once this replica has read past the floor everywhere, the connection is like any other.
+    if (covers(this.deps.window.vector(), floor)) connection.floor = null;
+    return false;
   }
 
   private revoke(records: readonly BroadcastRecord[]): void {

@@ -33,6 +33,11 @@ export interface SessionDeps {
 export class Sessions {
   constructor(private readonly deps: SessionDeps) {}
 
+  /** False for a token (or user) revoked moments ago, which the gateway's cache may still have let in. */
+  admits(appId: string, uid: string, tokenId: string): boolean {
+    return !this.deps.revocations.revoked(appId, uid, tokenId, this.deps.now());
+  }
+
   /**
    * `since`: the cursor of the last frame the client had (undefined: from now). A cursor that is not
    * ours, or older than the window, gets `resync_required` and then live frames.

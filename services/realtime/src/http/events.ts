@@ -35,8 +35,8 @@ export function eventsRouter(sessions: Sessions, maxBufferedBytes: number): { ro
   const router = Router();
   router.get(EVENTS_PATH, (req, res) => {
     const user = connectingUser(req);
-    if (!user) {
-      res.status(401).json({ error: { code: 'AUTH_ERR_AUTH_TOKEN_NOT_FOUND', message: 'An auth token is required.' } });
+    if (!user || !sessions.admits(user.appId, user.uid, user.tokenId)) {
+      res.status(401).json({ error: { code: 'AUTH_ERR_AUTH_TOKEN_NOT_FOUND', message: 'An auth token is required (and not revoked).' } });
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' });

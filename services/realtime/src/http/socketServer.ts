@@ -45,6 +45,7 @@ export class SocketServer {
     if (pathOf(req) !== SOCKET_PATH) return refuseUpgrade(socket, 404, 'ERR_API_NOT_FOUND', `No operation GET ${pathOf(req)}.`);
     const user = connectingUser(req);
     if (!user) return refuseUpgrade(socket, 401, 'AUTH_ERR_AUTH_TOKEN_NOT_FOUND', 'An auth token is required.');
+    if (!this.sessions.admits(user.appId, user.uid, user.tokenId)) return refuseUpgrade(socket, 401, 'AUTH_ERR_AUTH_TOKEN_NOT_FOUND', 'The auth token is revoked.');
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       const connection = new Connection(user.appId, user.uid, user.tokenId, socketChannel(ws), this.maxBufferedBytes);
       ws.on('message', (data, isBinary) => this.clientFrames.handle(connection, isBinary ? null : Buffer.isBuffer(data) ? data.toString('utf8') : null));
