@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import {
   API_KEY_INVALIDATION_CHANNEL,
   APP_ID_PATTERN,
@@ -42,6 +43,7 @@ import type { HostTenancy } from './tenancy.js';
 import type { TieredCache } from './tieredCache.js';
 import type { RedisCache } from './tieredCache.js';
 import { credentialCaches } from './credentialCaches.js';
+import { RealtimeRoutes } from './realtimeRoutes.js';
 
 /** The pub/sub side of Redis: a connection of its own, since a subscribed connection runs no commands. */
 export interface InvalidationSubscriber {
@@ -135,6 +137,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
   const roleAccess = roleAccessCache(deps.fetchRoleAccess ?? roleLookups.load, onCacheError('role access cache'));
   const tokenLookups = usersAuthTokenLookups(usersUrl, LOOKUP_TIMEOUT_MS);
   const authTokens = new AuthTokenResolver(deps.fetchAuthToken ?? tokenLookups.load, onCacheError('auth token cache'));
+  const realtime = new RealtimeRoutes({ domain: config.domain, region: config.region, upstreams: config.realtimeUpstreams, authTokens, logger });
   const rateLimiter = new RateLimiter(config.rateLimits, deps.counters, {
     syncIntervalMs: config.rateLimitSyncMs,
     onSyncError: (error) => logger.warn({ err: error }, 'rate-limit sync failed; counting locally'),
@@ -277,6 +280,8 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     const path = query === -1 ? url : url.slice(0, query);
     const givenId = req.headers[internalHeaders.requestId];
     const requestId = typeof givenId === 'string' && REQUEST_ID_PATTERN.test(givenId) ? givenId : randomUUID();
+    // Before the access log and the edge span: the realtime paths carry the auth token in the query.
+    if (realtime.handles(path)) return realtime.handle(req, res, path, requestId);
 
     if (config.accessLogSampleRate > 0 && Math.random() < config.accessLogSampleRate) {
       const started = performance.now();
@@ -319,6 +324,10 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
   };
 
   const server = createServer({ keepAliveTimeout: 65_000, headersTimeout: 66_000 }, handler);
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const givenId = req.headers[internalHeaders.requestId];
+    realtime.upgrade(req, socket, head, typeof givenId === 'string' && REQUEST_ID_PATTERN.test(givenId) ? givenId : randomUUID());
+  });
   const adminServer = config.adminPort === undefined ? undefined : createServer(adminListener(probes));
   const listen = (target: Server, port: number) =>
     new Promise<void>((resolve, reject) => {
@@ -366,6 +375,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
       stopSampling?.();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      realtime.close(); // realtime clients never end by themselves: they resume elsewhere with their cursor
       // Requests in flight get a grace period; connections still open after it are cut.
       const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
       force.unref();

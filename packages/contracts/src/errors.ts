@@ -17,6 +17,8 @@ export const baseErrorStatus = {
   AUTH_ERR_EMPTY_APIKEY: 401,
   AUTH_ERR_APIKEY_NOT_FOUND: 401,
   AUTH_ERR_NO_ACCESS: 403,
+  // an `authtoken` (client access, ADR 0070) that is unknown, revoked, another app's, or whose user is not active
+  AUTH_ERR_AUTH_TOKEN_NOT_FOUND: 401,
   // a role (RBAC) or group scope (SBAC) permission, or a restricted feature, denies the operation
   ERR_PERMISSION_DENIED: 403,
   AUTH_ERR_EMPTY_APPID: 400,
