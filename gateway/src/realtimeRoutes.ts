@@ -18,7 +18,7 @@ export interface RealtimeRoutesOptions {
   domain: string;
   region: string;
   upstreams: readonly Upstream[];
-  authTokens: AuthTokenResolver;
+  authTokens: Pick<AuthTokenResolver, 'resolve'>;
   logger: Logger;
 }
 
