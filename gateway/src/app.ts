@@ -137,7 +137,6 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
   const roleAccess = roleAccessCache(deps.fetchRoleAccess ?? roleLookups.load, onCacheError('role access cache'));
   const tokenLookups = usersAuthTokenLookups(usersUrl, LOOKUP_TIMEOUT_MS);
   const authTokens = new AuthTokenResolver(deps.fetchAuthToken ?? tokenLookups.load, onCacheError('auth token cache'));
-  const realtime = new RealtimeRoutes({ domain: config.domain, region: config.region, upstreams: config.realtimeUpstreams, authTokens, logger });
   const rateLimiter = new RateLimiter(config.rateLimits, deps.counters, {
     syncIntervalMs: config.rateLimitSyncMs,
     onSyncError: (error) => logger.warn({ err: error }, 'rate-limit sync failed; counting locally'),
@@ -274,6 +273,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     proxy.forward(req, res, pools.pick(route.service), headers, requestId);
   };
 
+  const realtime = new RealtimeRoutes({ domain: config.domain, region: config.region, upstreams: config.realtimeUpstreams, authTokens, logger });
   const handler: RequestListener = (req, res) => {
     const url = req.url ?? '/';
     const query = url.indexOf('?');
