@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # One small production image per service, from this one file (ADR 0051):
 #   docker build --build-arg SERVICE=users -t chat-platform-users:0.1.0 .
-# SERVICE is gateway, users, conversations, messages, calls, management, webhooks or notifications. Each
+# SERVICE is gateway, users, conversations, messages, calls, realtime, management, webhooks or notifications. Each
 # image holds that service's compiled code and production dependencies only, runs as an unprivileged
 # user and reports itself healthy while the service's /readyz answers.
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import {
   API_KEY_INVALIDATION_CHANNEL,
   APP_ID_PATTERN,
@@ -45,6 +46,7 @@ import type { HostTenancy } from './tenancy.js';
 import type { TieredCache } from './tieredCache.js';
 import type { RedisCache } from './tieredCache.js';
 import { credentialCaches } from './credentialCaches.js';
+import { RealtimeRoutes } from './realtimeRoutes.js';
 
 /** The pub/sub side of Redis: a connection of its own, since a subscribed connection runs no commands. */
 export interface InvalidationSubscriber {
@@ -306,12 +308,15 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     proxy.forward(req, res, pools.pick(route.service), headers, requestId);
   };
 
+  const realtime = new RealtimeRoutes({ domain: config.domain, region: config.region, upstreams: config.realtimeUpstreams, authTokens, logger });
   const handler: RequestListener = (req, res) => {
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     const path = query === -1 ? url : url.slice(0, query);
     const givenId = req.headers[internalHeaders.requestId];
     const requestId = typeof givenId === 'string' && REQUEST_ID_PATTERN.test(givenId) ? givenId : randomUUID();
+    // Before the access log and the edge span: the realtime paths carry the auth token in the query.
+    if (realtime.handles(path)) return realtime.handle(req, res, path, requestId);
 
     if (config.accessLogSampleRate > 0 && Math.random() < config.accessLogSampleRate) {
       const started = performance.now();
@@ -354,6 +359,10 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
   };
 
   const server = createServer({ keepAliveTimeout: 65_000, headersTimeout: 66_000 }, handler);
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const givenId = req.headers[internalHeaders.requestId];
+    realtime.upgrade(req, socket, head, typeof givenId === 'string' && REQUEST_ID_PATTERN.test(givenId) ? givenId : randomUUID());
+  });
   const adminServer = config.adminPort === undefined ? undefined : createServer(adminListener(probes));
   const listen = (target: Server, port: number) =>
     new Promise<void>((resolve, reject) => {
@@ -401,6 +410,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
       stopSampling?.();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      realtime.close(); // realtime clients never end by themselves: they resume elsewhere with their cursor
       // Requests in flight get a grace period; connections still open after it are cut.
       const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
       force.unref();

@@ -85,6 +85,8 @@ const schema = z.object({
   MANAGEMENT_URL: upstreamUrls,
   WEBHOOKS_URL: upstreamUrls,
   NOTIFICATIONS_URL: upstreamUrls,
+  // The realtime channel (ADR 0069) is not in the route table: its own default keeps older set-ups starting.
+  REALTIME_URL: z.string().default('http://127.0.0.1:3108').pipe(upstreamUrls),
   MANAGEMENT_KEY: managementCredential,
   MANAGEMENT_SECRET: managementCredential,
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(1).default(15_000),
@@ -126,6 +128,8 @@ export interface GatewayConfig {
   redisUrl: string;
   /** Each service's replicas (at least one), in the order configured. */
   upstreams: Readonly<Record<ServiceName, readonly Upstream[]>>;
+  /** The realtime service's replicas (`REALTIME_URL`): WebSocket upgrades and event streams go there. */
+  realtimeUpstreams: readonly Upstream[];
   /** Base URL of the management service, for its internal lookup endpoints. */
   managementUrl: string;
   managementKey: string;
@@ -171,6 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Gatew
     domain: e.DOMAIN,
     redisUrl: e.REDIS_URL,
     upstreams: Object.freeze(upstreams),
+    realtimeUpstreams: Object.freeze(e.REALTIME_URL.map((upstream) => Object.freeze(upstream))),
     managementUrl: `http://${management.hostname.includes(':') ? `[${management.hostname}]` : management.hostname}:${management.port}`,
     managementKey: e.MANAGEMENT_KEY,
     managementSecret: e.MANAGEMENT_SECRET,

@@ -16,7 +16,8 @@ case "$service" in
   webhooks) dir=services/webhooks; port=3105 ;;
   notifications) dir=services/notifications; port=3106 ;;
   calls) dir=services/calls; port=3107 ;;
-  *) echo "assemble.sh: SERVICE must be gateway, users, conversations, messages, calls, management, webhooks or notifications (got '$service')" >&2; exit 64 ;;
+  realtime) dir=services/realtime; port=3108 ;;
+  *) echo "assemble.sh: SERVICE must be gateway, users, conversations, messages, calls, realtime, management, webhooks or notifications (got '$service')" >&2; exit 64 ;;
 esac
 pnpm="${PNPM:-pnpm}"
 

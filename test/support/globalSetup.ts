@@ -11,7 +11,7 @@ declare module 'vitest' {
     kafkaBrokers: string;
     mongoUrl: string;
     redisUrl: string;
-    serviceUrls: Record<'users' | 'conversations' | 'messages' | 'calls' | 'management' | 'webhooks' | 'notifications', string>;
+    serviceUrls: Record<'users' | 'conversations' | 'messages' | 'calls' | 'realtime' | 'management' | 'webhooks' | 'notifications', string>;
     /** Every replica of each service (REPLICAS); `serviceUrls` names the first. */
     replicaUrls: Record<string, string[]>;
     databaseSuffix: string;

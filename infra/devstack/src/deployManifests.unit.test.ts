@@ -12,11 +12,11 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
 /** Variable names the processes' config schemas read (their upper-case keys). */
-const configSources = ['packages/runtime/src/config.ts', 'packages/kafka/src/security.ts', 'packages/kafka/src/topicSettings.ts', 'services/conversations/src/config.ts', 'services/messages/src/config.ts', 'services/calls/src/config.ts', 'services/management/src/config.ts', 'services/webhooks/src/config.ts', 'services/notifications/src/config.ts', 'gateway/src/config.ts'];
+const configSources = ['packages/runtime/src/config.ts', 'packages/kafka/src/security.ts', 'packages/kafka/src/topicSettings.ts', 'services/conversations/src/config.ts', 'services/messages/src/config.ts', 'services/calls/src/config.ts', 'services/realtime/src/config.ts', 'services/management/src/config.ts', 'services/webhooks/src/config.ts', 'services/notifications/src/config.ts', 'gateway/src/config.ts'];
 const knownVariables = new Set(configSources.flatMap((file) => [...read(file).matchAll(/^\s+([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1] as string)));
 
 /** The services an image can be built for (Dockerfile SERVICE, infra/docker/assemble.sh). */
-const platformServices = ['calls', 'conversations', 'gateway', 'management', 'messages', 'notifications', 'users', 'webhooks'];
+const platformServices = ['calls', 'conversations', 'gateway', 'management', 'messages', 'notifications', 'realtime', 'users', 'webhooks'];
 const serviceDirectory = (service: string) => (service === 'gateway' ? 'gateway' : `services/${service}`);
 
 /** The service an image reference runs (`chat-platform-users:0.1.0` runs users), if it is one of ours with a real entry point. */
@@ -101,7 +101,7 @@ describe('deployment manifests', () => {
     const compose = parse(read('infra/compose/compose.yaml'), { merge: true }) as { services: Record<string, ComposeService & { secrets?: string[] }> };
     const kafkaVariables = ['KAFKA_SSL', 'KAFKA_SSL_CA_FILE', 'KAFKA_SSL_CERT_FILE', 'KAFKA_SSL_KEY_FILE', 'KAFKA_SSL_REJECT_UNAUTHORIZED', 'KAFKA_SASL_MECHANISM', 'KAFKA_SASL_USERNAME', 'KAFKA_SASL_PASSWORD'];
     const kafkaClients = Object.entries(compose.services).filter(([, s]) => s.build !== undefined && s.environment?.['KAFKA_BROKERS'] !== undefined);
-    expect(kafkaClients.map(([name]) => name).sort()).toEqual(['calls', 'conversations', 'management', 'messages', 'notifications', 'users', 'webhooks']);
+    expect(kafkaClients.map(([name]) => name).sort()).toEqual(['calls', 'conversations', 'management', 'messages', 'notifications', 'realtime', 'users', 'webhooks']);
     for (const [name, service] of kafkaClients) {
       expect(Object.keys(service.environment ?? {}), name).toEqual(expect.arrayContaining(kafkaVariables));
       expect(service.secrets, name).toEqual(['kafka_ca', 'kafka_cert', 'kafka_key']);

@@ -53,7 +53,7 @@ export interface RunningServices {
   stop(): Promise<void>;
 }
 
-const backends = ['users', 'conversations', 'messages', 'calls', 'management', 'webhooks', 'notifications'] as const;
+const backends = ['users', 'conversations', 'messages', 'calls', 'realtime', 'management', 'webhooks', 'notifications'] as const;
 export type BackendName = (typeof backends)[number];
 /** Fixed ports of replica n > 1: the first replica's port plus 100·(n−1) (3101, 3201, …). */
 const FIXED_REPLICA_STRIDE = 100;
@@ -63,7 +63,7 @@ export function replicasFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   if (!Number.isInteger(value) || value < 1 || value > 8) throw new Error(`REPLICAS must be an integer from 1 to 8, not ${env['REPLICAS']}`);
   return value;
 }
-const fixedPorts: Record<BackendName, number> = { users: 3101, conversations: 3102, messages: 3103, management: 3104, webhooks: 3105, notifications: 3106, calls: 3107 };
+const fixedPorts: Record<BackendName, number> = { users: 3101, conversations: 3102, messages: 3103, management: 3104, webhooks: 3105, notifications: 3106, calls: 3107, realtime: 3108 };
 /** The services that seal (management) and open (webhooks) webhook secrets share one key. */
 const SECRET_HOLDERS: ReadonlySet<BackendName> = new Set(['management', 'webhooks']);
 
@@ -230,6 +230,7 @@ export async function startServices(options: ServiceStackOptions): Promise<Runni
       CONVERSATIONS_URL: urlsOf('conversations').join(','),
       MESSAGES_URL: urlsOf('messages').join(','),
       CALLS_URL: urlsOf('calls').join(','),
+      REALTIME_URL: urlsOf('realtime').join(','),
       MANAGEMENT_URL: urlsOf('management').join(','),
       WEBHOOKS_URL: urlsOf('webhooks').join(','),
       NOTIFICATIONS_URL: urlsOf('notifications').join(','),
@@ -283,6 +284,7 @@ export async function startExtraGateway(options: ExtraGatewayOptions): Promise<{
       CONVERSATIONS_URL: options.serviceUrls.conversations,
       MESSAGES_URL: options.serviceUrls.messages,
       CALLS_URL: options.serviceUrls.calls,
+      REALTIME_URL: options.serviceUrls.realtime,
       MANAGEMENT_URL: options.serviceUrls.management,
       WEBHOOKS_URL: options.serviceUrls.webhooks,
       NOTIFICATIONS_URL: options.serviceUrls.notifications,

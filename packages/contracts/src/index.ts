@@ -104,3 +104,7 @@ export { AS_OF_DESCRIPTION, parseAsOf } from './asOf.js';
 export type { AsOf } from './asOf.js';
 // The realtime channel (ADR 0075): frames, close codes, query and the cursor; also `@chat/contracts/realtime`.
 export * from './realtimeChannel.js';
+export { APP_SYSTEM, appSystemEntity, groupEntityOf, messageView, reactionSummary, userEntityOf } from './messageView.js';
+export type { GroupFacts } from './messageView.js';
+export { docOfSent, evolveMessageDocument, messageDocId } from './messageDocument.js';
+export type { MessageDoc, MessageDocumentEvent, StoredReaction } from './messageDocument.js';

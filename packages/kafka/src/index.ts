@@ -19,3 +19,5 @@ export { LagReader } from './lag.js';
 export type { PartitionLag, Watermark } from './lag.js';
 export { deadLettersOf, eventsOf, headerText, lagOfAllGroups, readTopicSnapshot, redriveDeadLetters } from './operatorTools.js';
 export type { DeadLetter, TailedEvent } from './operatorTools.js';
+export { BroadcastConsumer } from './broadcastConsumer.js';
+export type { BroadcastConsumerOptions, BroadcastRecord } from './broadcastConsumer.js';

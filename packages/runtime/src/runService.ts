@@ -1,7 +1,8 @@
 import { Admission, Probes, collectProcessMetrics, createLogger, listen, onShutdownSignal, refuseUnavailable, startTracing, withOperations } from '@chat/http';
 import { LagReader, createKafka } from '@chat/kafka';
 import { connectMongo } from '@chat/mongo';
-import type { RequestListener } from 'node:http';
+import type { IncomingMessage, RequestListener } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
@@ -21,6 +22,13 @@ export interface RunnableService {
    * operator's bulk import, settings) are bounded by their caller, not by open-ended traffic.
    */
   backlog?: { topics: readonly string[]; operations: readonly string[] };
+  /** Takes HTTP upgrades (the realtime service's WebSockets); without it an upgrade is refused. */
+  upgrade?(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /**
+   * Ends the long-lived exchanges (sockets, event streams) when shutdown begins: the server's close
+   * waits for every connection, and these never end by themselves.
+   */
+  disconnectClients?(): void;
 }
 
 /**
@@ -69,10 +77,14 @@ export async function runService<Resources>(
   const gated = backlog && service.backlog ? refusingWhileBehind(backlog.gate, routeMatcher(service.backlog.operations), service.http) : service.http;
   const admitted = config.admission ? new Admission(config.admission).wrap(gated) : gated;
   const server = await listen(withOperations(admitted, probes), config.port, config.host);
+  const upgrade = service.upgrade?.bind(service);
+  if (upgrade) server.server.on('upgrade', upgrade);
   logger.info({ port: server.port }, `${name} service listening`);
   onShutdownSignal(
     async () => {
-      await server.close();
+      const closed = server.close();
+      service.disconnectClients?.();
+      await closed;
       await backlog?.stop();
       await service.stop();
       if (resources && extra) await resources.close(extra.value);

@@ -2,7 +2,7 @@ import { epochSeconds } from '@chat/contracts';
 import type { RequestContext } from '@chat/contracts';
 import type { MessageIds } from '../adapters/messageIds.js';
 import type { Facts, MessagesReadModels } from '../adapters/readModels.js';
-import { APP_SYSTEM, appSystemEntity, groupEntityOf, messageView, userEntityOf } from '../domain/messageView.js';
+import { APP_SYSTEM, appSystemEntity, groupEntityOf, messageView, userEntityOf } from '@chat/contracts';
 import type { KnownGroupDoc } from '../projections/groups.js';
 import { factsOf } from '../projections/messages.js';
 import type { MessageDoc } from '../projections/messages.js';

@@ -5,7 +5,7 @@ import type { MessageCursor, MessageQuery, UnseenBy } from '../adapters/messageQ
 import type { MessagesReadModels } from '../adapters/readModels.js';
 import { mentionedUidsOf, withMentionInfo } from '../domain/mentionInfo.js';
 import type { MentionInfoWanted } from '../domain/mentionInfo.js';
-import { messageView } from '../domain/messageView.js';
+import { messageView } from '@chat/contracts';
 import { present } from './conversationLog.js';
 import type { ApiObject, ConversationLog } from './conversationLog.js';
 

@@ -5,7 +5,7 @@ import type { AppModeration } from '../adapters/moderation/moderationReadModels.
 import type { Facts, MessagesReadModels } from '../adapters/readModels.js';
 import { StaleMessageIdError, conversationLogDecider } from '../domain/conversationLog.js';
 import type { ConversationLogCommand, GroupFacts, UserFacts } from '../domain/conversationLog.js';
-import { appSystemEntity, groupEntityOf, messageView, userEntityOf } from '../domain/messageView.js';
+import { appSystemEntity, groupEntityOf, messageView, userEntityOf } from '@chat/contracts';
 import { docOfSent, factsOf } from '../projections/messages.js';
 import type { MessageDoc } from '../projections/messages.js';
 import type { KnownUserDoc } from '../projections/users.js';

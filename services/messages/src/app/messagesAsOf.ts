@@ -6,7 +6,7 @@ import { applyInMemory } from '@chat/mongo';
 import type { MessageCursor } from '../adapters/messageQuery.js';
 import type { MessagesReadModels } from '../adapters/readModels.js';
 import { conversationLogStream } from '../domain/conversationLog.js';
-import { messageView } from '../domain/messageView.js';
+import { messageView } from '@chat/contracts';
 import { messagesProjection } from '../projections/messages.js';
 import type { MessageDoc } from '../projections/messages.js';
 import type { ApiObject } from './conversationLog.js';

@@ -1,6 +1,6 @@
 import { epochSeconds } from '@chat/contracts';
 import type { RequestContext } from '@chat/contracts';
-import { APP_SYSTEM, messageView } from '../domain/messageView.js';
+import { APP_SYSTEM, messageView } from '@chat/contracts';
 import { factsOf } from '../projections/messages.js';
 import type { ApiObject, ConversationLog } from './conversationLog.js';
 

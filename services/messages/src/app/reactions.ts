@@ -2,7 +2,7 @@ import { ApiError, epochSeconds } from '@chat/contracts';
 import type { RequestContext } from '@chat/contracts';
 import type { MessagesReadModels } from '../adapters/readModels.js';
 import { mustBeAllowed } from '../domain/groupScopePermissions.js';
-import { messageView, userEntityOf } from '../domain/messageView.js';
+import { messageView, userEntityOf } from '@chat/contracts';
 import { factsOf } from '../projections/messages.js';
 import type { ApiObject, ConversationLog } from './conversationLog.js';
 

@@ -1,7 +1,7 @@
 import { groupConversationId } from '@chat/contracts';
 import type { EventOf, MessageSent, UserEntity, UserProfileFields, groupEventTypes } from '@chat/contracts';
-import { APP_SYSTEM, appSystemEntity, groupEntityOf, userEntityOf } from './messageView.js';
-import type { GroupFacts } from './messageView.js';
+import { APP_SYSTEM, appSystemEntity, groupEntityOf, userEntityOf } from '@chat/contracts';
+import type { GroupFacts } from '@chat/contracts';
 
 type GroupEvent = EventOf<(typeof groupEventTypes)[number]>;
 

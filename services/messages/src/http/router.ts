@@ -5,7 +5,7 @@ import type { MessagesAsOf } from '../app/messagesAsOf.js';
 import { Router } from 'express';
 import type { Request } from 'express';
 import type { MessageCursor, MessageQuery } from '../adapters/messageQuery.js';
-import { APP_SYSTEM } from '../domain/messageView.js';
+import { APP_SYSTEM } from '@chat/contracts';
 import type { MessagesApp } from '../app/messages.js';
 import type { ApiObject } from '../app/conversationLog.js';
 import {

@@ -3,7 +3,7 @@ import type { MessageSent, RequestContext } from '@chat/contracts';
 import type { KeyedRecord, RecordResult } from '@chat/http';
 import { readWithPatience } from '@chat/mongo';
 import type { Facts, MessagesReadModels } from '../../adapters/readModels.js';
-import { groupEntityOf, messageView, userEntityOf } from '../../domain/messageView.js';
+import { groupEntityOf, messageView, userEntityOf } from '@chat/contracts';
 import { docOfSent } from '../../projections/messages.js';
 import type { KnownUserDoc } from '../../projections/users.js';
 import type { MessageSending, SendInput } from '../messageSending.js';

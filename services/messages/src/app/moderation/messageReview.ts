@@ -4,7 +4,7 @@ import type { PagePosition } from '@chat/mongo';
 import type { ModerationReadModels, ReviewList } from '../../adapters/moderation/moderationReadModels.js';
 import type { MessagesReadModels } from '../../adapters/readModels.js';
 import { findSetting } from '../../domain/moderation/moderationSettings.js';
-import { APP_SYSTEM, messageView } from '../../domain/messageView.js';
+import { APP_SYSTEM, messageView } from '@chat/contracts';
 import type { ReviewFacts } from '../../domain/moderation/messageReview.js';
 import { docOfSent } from '../../projections/messages.js';
 import { blockedMessageOf, flagsOf } from '../../projections/moderation/reviewQueue.js';

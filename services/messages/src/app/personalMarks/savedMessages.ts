@@ -6,7 +6,7 @@ import type { MessagesReadModels } from '../../adapters/readModels.js';
 import type { PersonalReadModels } from '../../adapters/personalMarks/personalReadModels.js';
 import { savedMessagesDecider, savedMessagesStream } from '../../domain/personalMarks/savedMessages.js';
 import type { SavedMessagesCommand } from '../../domain/personalMarks/savedMessages.js';
-import { messageView } from '../../domain/messageView.js';
+import { messageView } from '@chat/contracts';
 import { messageTarget } from './messageTarget.js';
 import type { MessageTarget } from './messageTarget.js';
 import type { MessagesApp } from '../messages.js';

@@ -7,7 +7,7 @@ import type { MessagesReadModels } from '../../adapters/readModels.js';
 import type { PersonalReadModels, ThreadScope } from '../../adapters/personalMarks/personalReadModels.js';
 import { threadSubscriptionDecider, threadSubscriptionStream } from '../../domain/personalMarks/threadSubscriptions.js';
 import type { ChangeThreadSubscription } from '../../domain/personalMarks/threadSubscriptions.js';
-import { messageView } from '../../domain/messageView.js';
+import { messageView } from '@chat/contracts';
 import type { MessageDoc } from '../../projections/messages.js';
 import { messageTarget } from './messageTarget.js';
 import type { MessagesApp } from '../messages.js';

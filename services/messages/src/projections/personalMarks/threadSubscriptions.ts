@@ -1,7 +1,7 @@
 import { threadFollowingEventTypes } from '@chat/contracts';
 import type { EventOf } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
-import { APP_SYSTEM } from '../../domain/messageView.js';
+import { APP_SYSTEM } from '@chat/contracts';
 
 /**
  * Whether one user follows one thread, as far as anything said so: an explicit (un)subscribe, or a

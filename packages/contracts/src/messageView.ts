@@ -1,5 +1,7 @@
-import { groupSummaryOf } from '@chat/contracts';
-import type { GroupSummary, UserEntity, UserProfileFields } from '@chat/contracts';
+import { groupSummaryOf } from './events/groups.js';
+import type { GroupSummary } from './events/groups.js';
+import type { UserEntity } from './events/messages.js';
+import type { UserProfileFields } from './events/users.js';
 import type { MessageDoc, StoredReaction } from './messageDocument.js';
 
 /** What a group's entity shows of it (the known-groups read model keeps these and more). */

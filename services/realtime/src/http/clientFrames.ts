@@ -1,0 +1,27 @@
+import type { Connection } from '../app/connections.js';
+
+/**
+ * What a client may send. Only `ping` is answered here; typing notices (and presence) are the next
+ * step's (issue 24): they plug in as `handlers` by frame type, over Redis, never the event store.
+ */
+export type ClientFrameHandler = (connection: Connection, frame: Record<string, unknown>) => void;
+
+const PONG = '{"type":"pong"}';
+
+export class ClientFrames {
+  constructor(private readonly handlers: ReadonlyMap<string, ClientFrameHandler> = new Map()) {}
+
+  handle(connection: Connection, text: string | null): void {
+    let frame: unknown = null;
+    try {
+      frame = text === null ? null : JSON.parse(text);
+    } catch {
+      frame = null;
+    }
+    const type = typeof frame === 'object' && frame !== null ? (frame as Record<string, unknown>)['type'] : undefined;
+    if (type === 'ping') return connection.send(PONG, 'pong');
+    const handler = typeof type === 'string' ? this.handlers.get(type) : undefined;
+    if (handler) return handler(connection, frame as Record<string, unknown>);
+    connection.send(JSON.stringify({ type: 'error', data: { code: 'ERR_BAD_FRAME', message: 'A client frame is JSON with a known "type" (ping).' } }), 'error');
+  }
+}

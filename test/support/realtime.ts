@@ -1,0 +1,90 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { inject } from 'vitest';
+import WebSocket from 'ws';
+import type { TestApp } from './api.js';
+
+export interface Frame {
+  type: string;
+  cursor?: string;
+  data?: any;
+}
+
+/** A realtime client over `ws`, as a browser would connect (tenant and token in the query). */
+export interface RealtimeClient {
+  frames: Frame[];
+  /** The next frame (from the first not yet taken) that passes `match`; fails after `timeoutMs`. */
+  next(match: (frame: Frame) => boolean, timeoutMs?: number): Promise<Frame>;
+  /** Whether a frame that passes `match` arrives within `ms` (for "nothing reaches them"). */
+  receives(match: (frame: Frame) => boolean, ms?: number): Promise<boolean>;
+  send(frame: unknown): void;
+  closed: Promise<{ code: number; at: number }>;
+  close(): Promise<void>;
+}
+
+export async function authToken(app: TestApp, uid: string): Promise<string> {
+  const response = await app.call('POST', `/v3/users/${uid}/auth_tokens`, { body: { force: true } });
+  if (response.status !== 200) throw new Error(`auth token for ${uid}: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body.data.authToken as string;
+}
+
+export function realtimeUrl(query: Record<string, string>, path = '/v3/realtime'): string {
+  const base = inject('gatewayUrl').replace(/^http/, 'ws');
+  return `${base}${path}?${new URLSearchParams(query).toString()}`;
+}
+
+/** The refusal of an upgrade: its status and CometChat error body. */
+export function refusal(query: Record<string, string>): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(realtimeUrl(query));
+    socket.on('open', () => reject(new Error('the upgrade was accepted')));
+    socket.on('error', () => undefined);
+    socket.on('unexpected-response', (_req, res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
+    });
+  });
+}
+
+export async function connect(appId: string, token: string, since?: string): Promise<RealtimeClient> {
+  const socket = new WebSocket(realtimeUrl({ appId, authToken: token, ...(since !== undefined ? { since } : {}) }));
+  const frames: Frame[] = [];
+  let taken = 0;
+  socket.on('message', (data: Buffer) => frames.push(JSON.parse(data.toString('utf8')) as Frame));
+  const closed = new Promise<{ code: number; at: number }>((resolve) => socket.on('close', (code) => resolve({ code, at: Date.now() })));
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+  const find = (match: (frame: Frame) => boolean) => {
+    for (let i = taken; i < frames.length; i++) {
+      if (match(frames[i]!)) {
+        taken = i + 1;
+        return frames[i];
+      }
+    }
+    return undefined;
+  };
+  return {
+    frames,
+    async next(match, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = find(match);
+        if (found) return found;
+        if (Date.now() > deadline) throw new Error(`no matching frame within ${timeoutMs} ms; got ${JSON.stringify(frames)}`);
+        await sleep(20);
+      }
+    },
+    async receives(match, ms = 1_500) {
+      await sleep(ms);
+      return frames.some(match);
+    },
+    send: (frame) => socket.send(JSON.stringify(frame)),
+    closed,
+    async close() {
+      socket.close();
+      await closed;
+    },
+  };
+}
