@@ -1,7 +1,8 @@
+import { REALTIME_CLOSE_TOKEN_REVOKED, REALTIME_CLOSE_TOO_SLOW } from '@chat/contracts';
 import type { CursorVector } from '../domain/cursor.js';
 
 /** Close codes a client acts on (ADR 0069): resume with the cursor after 4008; log in again after 4401. */
-export const closeCodes = { slowClient: 4008, unauthorized: 4401, goingAway: 1001 } as const;
+export const closeCodes = { slowClient: REALTIME_CLOSE_TOO_SLOW, unauthorized: REALTIME_CLOSE_TOKEN_REVOKED, goingAway: 1001 } as const;
 
 /** One client's transport (a WebSocket or an SSE response), as the fan-out writes to it. */
 export interface ClientChannel {

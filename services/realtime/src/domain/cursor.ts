@@ -1,5 +1,7 @@
-import { topics } from '@chat/contracts';
-import { z } from 'zod';
+import { decodeRealtimeCursor, encodeRealtimeCursor, topics } from '@chat/contracts';
+import type { CursorVector } from '@chat/contracts';
+
+export type { CursorVector };
 
 /**
  * The topics whose records carry cursor frames, in the order a cursor lists them (ADR 0069). The
@@ -8,26 +10,15 @@ import { z } from 'zod';
 export const cursorTopics = [topics.messages, topics.conversations] as const;
 export type CursorTopic = (typeof cursorTopics)[number];
 
-/** Per cursor topic (in `cursorTopics` order), per partition: the offset of the next record. */
-export type CursorVector = readonly (readonly number[])[];
-
-const CURSOR_VERSION = 1;
-const cursorSchema = z.object({ v: z.literal(CURSOR_VERSION), p: z.array(z.array(z.number().int().nonnegative()).max(1024)).length(cursorTopics.length) });
-
-/** Opaque to clients (base64url of a small JSON): the shape may change with the version. */
+/** The wire form is the published codec's (`@chat/contracts`), which clients compare too. */
 export function encodeCursor(vector: CursorVector): string {
-  return Buffer.from(JSON.stringify({ v: CURSOR_VERSION, p: vector })).toString('base64url');
+  return encodeRealtimeCursor(vector);
 }
 
-/** The vector a cursor names, or null for anything that is not a cursor of ours. */
+/** The vector a cursor names, or null for anything that is not a cursor of this server's topics. */
 export function decodeCursor(cursor: string): CursorVector | null {
-  if (cursor.length === 0 || cursor.length > 16_384) return null;
-  try {
-    const parsed = cursorSchema.safeParse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
-    return parsed.success ? parsed.data.p : null;
-  } catch {
-    return null;
-  }
+  const vector = decodeRealtimeCursor(cursor);
+  return vector !== undefined && vector.length === cursorTopics.length ? vector : null;
 }
 
 export function topicIndex(topic: string): number {

@@ -1,10 +1,9 @@
 import { docOfSent, messageEventTypes, messageView } from '@chat/contracts';
-import type { EventOf, KnownEvent, MessageDoc } from '@chat/contracts';
+import type { CursorFrame, EventOf, KnownEvent, MessageDoc } from '@chat/contracts';
 import { actionTargetOf } from './membership.js';
 
-/** Frames a client can resume: each carries the cursor after it (ADR 0069). */
-export const cursorFrameTypes = ['message', 'message_edited', 'message_deleted', 'reaction_added', 'reaction_removed', 'read_receipt', 'delivery_receipt'] as const;
-export type CursorFrameType = (typeof cursorFrameTypes)[number];
+/** Frames a client can resume, each carrying the cursor after it: the published contract's (ADR 0069, 0075). */
+type CursorFrameType = CursorFrame['type'];
 
 /** The events that become frames, by topic: the consumer decodes nothing else (ADR 0044's headers). */
 export const framedEventTypes = [
