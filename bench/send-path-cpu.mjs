@@ -7,8 +7,7 @@
 // the build. Rounds go A B B A A B …, so a drift in the machine's other load falls on both builds alike.
 // Printed per round and summed per build: CPU ms per accepted message, in all and net of the idle rate,
 // and the ratio B ÷ A. A build root is a checkout with `tsc -b` done (e.g. a copy of main's worktree).
-// The backlog gate is off (BACKLOG_MAX_DRAIN_MS=0): on a machine shared with other work a refused send
-// would still cost CPU but not count as a message. Knobs: BENCH_ROUNDS (4), BENCH_RATE (50), BENCH_SECONDS (20), BENCH_IDLE_SECONDS (3), BENCH_PAIRS (20),
+// Nothing sheds (UNSHED below). Knobs: BENCH_ROUNDS (4), BENCH_RATE (50), BENCH_SECONDS (20), BENCH_IDLE_SECONDS (3), BENCH_PAIRS (20),
 // BENCH_GROUPS (1), BENCH_GROUP_SIZE (20), BENCH_IDLE_TIMEOUT (60).
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -35,6 +34,12 @@ const roots = process.argv.slice(2, 4).map((root) => resolve(root));
 if (roots.length !== 2 || roots.some((root) => !existsSync(join(root, 'services', 'messages', 'dist', 'main.js')))) {
   throw new Error('usage: node bench/send-path-cpu.mjs <build root A> <build root B> (each with services/*/dist built)');
 }
+/**
+ * Neither the backlog gate nor the latency-driven admission sheds here: on a machine shared with other
+ * work a refused send still costs CPU but would not count as a message, and the builds would be
+ * compared on different work.
+ */
+const UNSHED = { BACKLOG_MAX_DRAIN_MS: '0', TARGET_LATENCY_MS: '30000', MAX_QUEUE_WAIT_MS: '30000' };
 const SHOWN = ['gateway', 'messages', 'users', 'conversations', 'calls', 'management', 'notifications', 'webhooks'];
 
 let stopCurrent = async () => undefined;
@@ -49,7 +54,7 @@ const probe = await connectKafkaProbe(infra.kafkaBrokers);
 /** One build's stack: the services and the gateway of `root`, with databases of their own. */
 async function runRound(root) {
   const suffix = `spc${randomBytes(3).toString('hex')}`;
-  const services = await startServices({ ...infra, ports: 'ephemeral', databaseSuffix: suffix, repoRoot: root, extraEnv: { LOG_LEVEL: 'warn', BACKLOG_MAX_DRAIN_MS: '0' }, log: () => undefined });
+  const services = await startServices({ ...infra, ports: 'ephemeral', databaseSuffix: suffix, repoRoot: root, extraEnv: { LOG_LEVEL: 'warn', ...UNSHED }, log: () => undefined });
   const client = createGatewayClient(services.gatewayUrl, { timeoutMs: 10_000 });
   stopCurrent = async () => {
     stopCurrent = async () => undefined;
