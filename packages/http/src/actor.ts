@@ -1,9 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { AUTH_TOKEN_SCOPE, ApiError, REQUEST_ID_PATTERN, apiKeyScopes, internalHeaders } from '@chat/contracts';
 import type { Actor, ApiKeyScope, RoleLimits } from '@chat/contracts';
-import type { Request, RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
+import type { IncomingMessage } from 'node:http';
 
-function header(req: Request, name: string): string | undefined {
+/** What these read of a request: its headers (an express request, or a plain one answered before express). */
+export type RequestHeaders = Pick<IncomingMessage, 'headers'>;
+
+function header(req: RequestHeaders, name: string): string | undefined {
   const value = req.headers[name];
   return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
@@ -13,7 +17,7 @@ function header(req: Request, name: string): string | undefined {
  * through the gateway and is refused. A client's call (an auth token, ADR 0070) always acts as the
  * token's user.
  */
-export function actorOf(req: Request): Actor {
+export function actorOf(req: RequestHeaders): Actor {
   const appId = header(req, internalHeaders.appId);
   const keyId = header(req, internalHeaders.keyId);
   const scope = header(req, internalHeaders.scope);
@@ -31,19 +35,19 @@ export function actingUid(actor: Actor): string {
 }
 
 /** The gateway's request id; anything else in the header (a direct call) is not trusted as one. */
-export function requestIdOf(req: Request): string {
+export function requestIdOf(req: RequestHeaders): string {
   const id = header(req, internalHeaders.requestId);
   return id !== undefined && REQUEST_ID_PATTERN.test(id) ? id : 'unknown';
 }
 
 /** The acting user's value-level role limits on this operation, as the gateway handed them (ADR 0022). */
-export function roleLimitsOf(req: Request): RoleLimits | undefined {
+export function roleLimitsOf(req: RequestHeaders): RoleLimits | undefined {
   const value = header(req, internalHeaders.roleLimits);
   return value === undefined ? undefined : (JSON.parse(decodeURIComponent(value)) as RoleLimits);
 }
 
 /** The request id, or a fresh one when the caller came without (a direct call in a test). */
-export function correlationIdOf(req: Request): string {
+export function correlationIdOf(req: RequestHeaders): string {
   const id = requestIdOf(req);
   return id === 'unknown' ? randomUUID() : id;
 }

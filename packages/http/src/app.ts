@@ -60,7 +60,27 @@ function hasWriteErrors(error: Error): boolean {
   return Array.isArray(writeErrors) ? writeErrors.length > 0 : writeErrors !== undefined && writeErrors !== null;
 }
 
-/** Maps every thrown value to the CometChat error shape; the only place errors become HTTP. */
+/**
+ * The CometChat error a thrown value answers as (logged when it is not the client's mistake): the
+ * only place errors become HTTP, for express (`errorMiddleware`) and the routes answered before it.
+ */
+export function apiErrorOf(error: unknown, logger: Logger, where: { requestId: string; path: string }): ApiError {
+  const parserError = bodyParserError(error);
+  if (error instanceof ApiError) return error;
+  // express decodes path parameters; a segment that is not valid percent-encoding is the client's mistake.
+  if (error instanceof URIError) return new ApiError('ERR_BAD_REQUEST', 'The path is not valid percent-encoding.');
+  if (parserError?.type === 'entity.parse.failed') return new ApiError('ERR_BAD_REQUEST', 'The request body is not valid JSON.');
+  if (parserError?.type === 'entity.too.large') return new ApiError('ERR_PAYLOAD_TOO_LARGE', 'The request body is larger than this operation accepts.');
+  if (parserError && parserError.status !== undefined && parserError.status < 500) return new ApiError('ERR_BAD_REQUEST', 'The request body could not be read.');
+  if (isUnreachableError(error)) {
+    logger.warn({ err: error, ...where }, 'store or broker unreachable');
+    return new ApiError('ERR_SERVICE_UNAVAILABLE', 'A part of the platform is unreachable; retry the request shortly.', { retryAfterSeconds: 1 });
+  }
+  logger.error({ err: error, ...where }, 'unhandled error');
+  return new ApiError('ERR_EXCEPTION', 'The server failed to process the request.');
+}
+
+/** Maps every thrown value to the CometChat error shape (`apiErrorOf`). */
 export function errorMiddleware(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     void next;
@@ -68,27 +88,7 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       res.end();
       return;
     }
-    let apiError: ApiError;
-    const parserError = bodyParserError(error);
-    if (error instanceof ApiError) apiError = error;
-    else if (error instanceof URIError) {
-      // express decodes path parameters; a segment that is not valid percent-encoding is the client's mistake.
-      apiError = new ApiError('ERR_BAD_REQUEST', 'The path is not valid percent-encoding.');
-    } else if (parserError?.type === 'entity.parse.failed') {
-      apiError = new ApiError('ERR_BAD_REQUEST', 'The request body is not valid JSON.');
-    } else if (parserError?.type === 'entity.too.large') {
-      apiError = new ApiError('ERR_PAYLOAD_TOO_LARGE', 'The request body is larger than this operation accepts.');
-    } else if (parserError && parserError.status !== undefined && parserError.status < 500) {
-      apiError = new ApiError('ERR_BAD_REQUEST', 'The request body could not be read.');
-    } else if (isUnreachableError(error)) {
-      logger.warn({ err: error, requestId: requestIdOf(req), path: req.path }, 'store or broker unreachable');
-      apiError = new ApiError('ERR_SERVICE_UNAVAILABLE', 'A part of the platform is unreachable; retry the request shortly.', {
-        retryAfterSeconds: 1,
-      });
-    } else {
-      logger.error({ err: error, requestId: requestIdOf(req), path: req.path }, 'unhandled error');
-      apiError = new ApiError('ERR_EXCEPTION', 'The server failed to process the request.');
-    }
+    const apiError = apiErrorOf(error, logger, { requestId: requestIdOf(req), path: req.path });
     const retryAfter = apiError.details?.['retryAfterSeconds'];
     if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
     res.status(apiError.status).json(apiError.toBody());
@@ -99,13 +99,17 @@ export const notFound: RequestHandler = (req) => {
   throw new ApiError('ERR_API_NOT_FOUND', `No operation ${req.method} ${req.path}.`);
 };
 
+/** The request histogram's `service` label: the logger's name (createLogger names it after the service). */
+export function serviceLabel(logger: Logger): string {
+  return String(logger.bindings()['service'] ?? logger.bindings()['name'] ?? 'service');
+}
+
 export function createServiceApp(options: ServiceAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('query parser', 'extended');
-  // Labelled by the logger's name (createLogger names it after the service).
-  app.use(requestMetrics(String(options.logger.bindings()['service'] ?? options.logger.bindings()['name'] ?? 'service')));
+  app.use(requestMetrics(serviceLabel(options.logger)));
   app.use(requestScope);
   app.use(traceRequests);
   app.get('/health', async (_req, res) => {

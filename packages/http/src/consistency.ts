@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, consistencyHeaders, decodeConsistencyToken, encodeConsistencyToken } from '@chat/contracts';
 import type { NextFunction, Request, Response } from 'express';
+import type { RequestHeaders } from './actor.js';
 
 /** Per request: the highest version of each stream its commands produced. */
 const produced = new AsyncLocalStorage<Map<string, number>>();
@@ -24,6 +25,11 @@ export function consistencyTokens(_req: Request, res: Response, next: NextFuncti
   produced.run(positions, () => next());
 }
 
+/** `consistencyTokens` for a request answered before express: `work` runs collecting into `positions`. */
+export function collectingPositions<T>(positions: Map<string, number>, work: () => T): T {
+  return produced.run(positions, work);
+}
+
 /** Called by the command runner, in the caller's context, with the events a command appended. */
 export function recordProducedPositions(events: ReadonlyArray<{ streamId: string; version: number }>): void {
   const positions = produced.getStore();
@@ -32,7 +38,7 @@ export function recordProducedPositions(events: ReadonlyArray<{ streamId: string
 }
 
 /** The positions a read asks for (its `x-consistency-token`); null without one; a 400 for a token we never issued. */
-export function requestedPositions(req: Request): Map<string, number> | null {
+export function requestedPositions(req: RequestHeaders): Map<string, number> | null {
   const header = req.headers[consistencyHeaders.token];
   if (header === undefined) return null;
   const positions = typeof header === 'string' ? decodeConsistencyToken(header) : null;

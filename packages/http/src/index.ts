@@ -1,10 +1,13 @@
 export { createLogger } from './logger.js';
 export { actingUid, actorOf, correlationIdOf, requestIdOf, requireManagementCaller, roleLimitsOf } from './actor.js';
+export type { RequestHeaders } from './actor.js';
 export { parseWith } from './validation.js';
 export { parseQuery, withoutBlankValues } from './query.js';
 export { pagination } from './pagination.js';
 export type { Pagination } from './pagination.js';
-export { createServiceApp, errorMiddleware, notFound } from './app.js';
+export { apiErrorOf, createServiceApp, errorMiddleware, notFound } from './app.js';
+export { answeringHotRoutes, parseJsonBody } from './hotRoutes.js';
+export type { HotRequest, HotRoute } from './hotRoutes.js';
 export { CONSISTENCY_WAIT_MS, awaitConsistency, consistencyTokens, recordProducedPositions, requestedPositions } from './consistency.js';
 export type { ServiceAppOptions } from './app.js';
 export { listen, onShutdownSignal } from './server.js';

@@ -85,20 +85,29 @@ export function sampledGauge<L extends string>(name: string, help: string, label
 
 const REQUEST_SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
+/** Records one answered request: `route` is the pattern (`/v3/users/:uid`) or `unmatched`; a no-op with metrics off. */
+export type RequestObserver = (method: string, route: string, status: number, startedMs: number) => void;
+
+/** The request histogram's observer for `service` (shared by express's middleware and the routes answered before it). */
+export function requestObserver(service: string): RequestObserver {
+  if (!metricsEnabled()) return () => undefined;
+  const seconds = histogram('http_request_duration_seconds', 'Time to answer an HTTP request, by route and status.', ['service', 'method', 'route', 'status'], REQUEST_SECONDS_BUCKETS);
+  return (method, route, status, startedMs) => seconds.observe({ service, method, route, status: String(status) }, (performance.now() - startedMs) / 1_000);
+}
+
 /**
  * Requests per route and their latency (the histogram's `_count` is the request count). The route
  * label is the express pattern (`/v3/users/:uid`), never the raw path: ids would explode the series.
  */
 export function requestMetrics(service: string): RequestHandler {
   if (!metricsEnabled()) return (_req, _res, next) => next();
-  const seconds = histogram('http_request_duration_seconds', 'Time to answer an HTTP request, by route and status.', ['service', 'method', 'route', 'status'], REQUEST_SECONDS_BUCKETS);
+  const observe = requestObserver(service);
   return (req, res, next) => {
     const started = performance.now();
     res.once('finish', () => {
       // Routes here are declared with string paths; a matched request carries its pattern.
       const pattern = (req.route as { path?: unknown } | undefined)?.path;
-      const route = typeof pattern === 'string' ? `${req.baseUrl}${pattern}` : 'unmatched';
-      seconds.observe({ service, method: req.method, route, status: String(res.statusCode) }, (performance.now() - started) / 1_000);
+      observe(req.method, typeof pattern === 'string' ? `${req.baseUrl}${pattern}` : 'unmatched', res.statusCode, started);
     });
     next();
   };

@@ -17,6 +17,11 @@ export const requestScope: RequestHandler = (req, _res, next) => {
   context.run({ requestId: requestIdOf(req) }, next);
 };
 
+/** `requestScope` for a request answered before express (`answeringHotRoutes`). */
+export function inRequestScope<T>(requestId: string, work: () => T): T {
+  return context.run({ requestId }, work);
+}
+
 /** The id of the request being served here, if any (the gateway's `x-request-id`). */
 export function currentRequestId(): string | undefined {
   return context.getStore()?.requestId;

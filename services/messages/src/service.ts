@@ -2,7 +2,7 @@ import { topics } from '@chat/contracts';
 import type { KnownEvent } from '@chat/contracts';
 import { OutboundHttp, SecretBox } from '@chat/delivery';
 import type { PrivateAddressPolicy } from '@chat/delivery';
-import { IMPORT_BODY_LIMIT, createServiceApp } from '@chat/http';
+import { IMPORT_BODY_LIMIT, answeringHotRoutes, createServiceApp } from '@chat/http';
 import { EventConsumer, consumerGroupFor } from '@chat/kafka';
 import { createEventPipeline } from '@chat/runtime';
 import type { PlatformDeps, RunnableService } from '@chat/runtime';
@@ -33,6 +33,7 @@ import { moderationRouter } from './http/moderation/moderationRoutes.js';
 import { personalRouter } from './http/personalMarks/personalRoutes.js';
 import { statsRouter } from './http/usageMetrics/stats.js';
 import { messagesRouter } from './http/router.js';
+import { sendRoute } from './http/sending.js';
 import { isGroupEvent } from './projections/groups.js';
 
 /** Probes and topic settings (PlatformDeps) go on to the event pipeline. */
@@ -53,6 +54,9 @@ export interface MessagesServiceDeps extends PlatformDeps {
   /** The calls service's replicas (`CALLS_URL`): `GET /stats` asks them for the call figures (ADR 0064). */
   callsUrls: readonly string[];
 }
+
+/** A request body's limit (KiB): CometChat's 64 KB message and its JSON around it. */
+const BODY_LIMIT_KB = 80;
 
 /** How the agent-replies consumer batches (see `EventConsumerOptions.gather`). */
 const AGENT_GATHER = { minBytes: 256 * 1024, maxWaitMs: 250 };
@@ -150,7 +154,8 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
   });
 
   return {
-    http: createServiceApp({
+    // A client's send is answered before express (ADR 0071); every other request goes through it.
+    http: answeringHotRoutes([sendRoute(app, BODY_LIMIT_KB * 1024)], createServiceApp({
       logger,
       routers: [
         // Before the message lists: it answers `GET /messages?saved=true` and passes every other list on.
@@ -162,9 +167,9 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
         statsRouter(readModels, new CallUsageClient(deps.callsUrls)),
         internalRouter(pipeline.store),
       ],
-      bodyLimit: '80kb',
+      bodyLimit: `${BODY_LIMIT_KB}kb`,
       bodyLimits: { '/v3/data_import': IMPORT_BODY_LIMIT, '/v3/moderation/keywords': '1mb' },
-    }),
+    }), logger),
     start: async () => {
       await readModels.ensureIndexes();
       await moderation.ensureIndexes();

@@ -2,7 +2,7 @@ import { keywordListV1, moderationReasonV1, moderationRuleV1 } from '@chat/contr
 import { z } from 'zod';
 
 /*
- * The resources this service answers with, as its views render them (domain/messageView.ts,
+ * The resources this service answers with, as its views render them (`messageView` in @chat/contracts,
  * the moderation and agent routes): the response side of the OpenAPI
  * description (openapi.ts). Loose objects: the fields a view always writes are required, the rest typed.
  */

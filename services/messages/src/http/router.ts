@@ -1,11 +1,10 @@
-import { ApiError, isUid, limitDenial, normalizeUid, parseAsOf } from '@chat/contracts';
+import { ApiError, isUid, normalizeUid, parseAsOf } from '@chat/contracts';
 import type { RequestContext } from '@chat/contracts';
-import { ListCursor, actingUid, actorOf, pagination, parseQuery, parseWith, roleLimitsOf } from '@chat/http';
+import { ListCursor, actingUid, actorOf, pagination, parseQuery, parseWith } from '@chat/http';
 import type { MessagesAsOf } from '../app/messagesAsOf.js';
 import { Router } from 'express';
 import type { Request } from 'express';
 import type { MessageCursor, MessageQuery } from '../adapters/messageQuery.js';
-import { APP_SYSTEM } from '@chat/contracts';
 import type { MessagesApp } from '../app/messages.js';
 import type { ApiObject } from '../app/conversationLog.js';
 import {
@@ -13,7 +12,6 @@ import {
   conversationMessagesSchema,
   deleteSchema,
   parseEditBody,
-  parseSendBody,
   pathMessageId,
   pathReaction,
   threadPageSchema,
@@ -21,6 +19,7 @@ import {
 } from './schemas.js';
 import type { MessageFilters } from './schemas.js';
 import { requestContextOf } from './requestContext.js';
+import { sendAs } from './sending.js';
 
 /** A path uid that cannot be valid cannot exist either. */
 function pathUid(req: Request): string {
@@ -118,30 +117,6 @@ function cursorMeta(items: ApiObject[], limit: number, cursor: MessageCursor | n
 }
 
 
-/**
- * The acting user's role may allow some receiver types, categories, types or MIME types only, and may
- * not start calls (`initiateCall`, `u.initiateCall`) (README, access rules).
- */
-function refuseBeyondRoleLimits(req: Request, operationId: string, input: ReturnType<typeof parseSendBody>): void {
-  const limits = roleLimitsOf(req);
-  if (!limits) return;
-  const attachments = input.data['attachments'];
-  const mimeTypes = Array.isArray(attachments)
-    ? attachments.flatMap((attachment: unknown) => {
-        const mimeType = (attachment as { mimeType?: unknown } | null)?.mimeType;
-        return typeof mimeType === 'string' ? [mimeType] : [];
-      })
-    : [];
-  const denial = limitDenial(operationId, limits, {
-    receiverType: input.receiverType,
-    category: input.category,
-    ...(input.category === 'message' ? { messageType: input.type } : { customType: input.type }),
-    mimeTypes,
-    initiatesCall: input.category === 'call' && input.data['action'] === 'initiated',
-  });
-  if (denial) throw new ApiError('ERR_PERMISSION_DENIED', denial);
-}
-
 /** The filters that select a page-numbered list's messages (what a cursor is bound to). */
 function selectingFilters(filters: MessageFilters): Record<string, unknown> {
   const paging = new Set(['page', 'perPage', 'limit', 'cursor']);
@@ -176,33 +151,19 @@ async function asOfPage(asOf: MessagesAsOf, context: RequestContext, base: Messa
 export function messagesRouter(app: MessagesApp, asOf: MessagesAsOf): Router {
   const router = Router();
 
-  /** `sender` null: the app itself sends, as `app_system` (never a user who happens to have that uid). */
-  const sendAs = async (req: Request, from: string | null, parentId?: string) => {
-    const context = requestContextOf(req);
-    const byApp = from === null;
-    const sender = from ?? APP_SYSTEM;
-    // A reply names no receiver: its thread's first message does. A receiver given anyway must match it.
-    const body: unknown = req.body ?? null;
-    const given = parentId !== undefined && typeof body === 'object' && body !== null && !Array.isArray(body)
-      ? { ...(await app.queries.threadReceiver(context, parentId, sender)), ...body }
-      : body;
-    const input = parseSendBody(given);
-    refuseBeyondRoleLimits(req, parentId === undefined ? 'send-message' : 'send-thread-message', input);
-    return app.sending.send(context, { ...input, sender, ...(byApp ? { byApp } : {}), ...(parentId !== undefined ? { parentId } : {}) });
-  };
-
   /** Without `onBehalfOf` the app itself sends, as `app_system` (docs/behaviour/messages.md). */
+  // Usually answered before express (`sendRoute`); here when tracing is on or the request is not plain JSON.
   router.post('/v3/messages', async (req, res) => {
-    res.json({ data: await sendAs(req, actorOf(req).uid ?? null) });
+    res.json({ data: await sendAs(app, req, actorOf(req).uid ?? null) });
   });
 
   router.post('/v3/bots/:uid/messages', async (req, res) => {
-    res.json({ data: await sendAs(req, pathUid(req)) });
+    res.json({ data: await sendAs(app, req, pathUid(req)) });
   });
 
   router.post('/v3/messages/:id/thread', async (req, res) => {
     const parentId = pathMessageId(String(req.params['id']));
-    res.json({ data: await sendAs(req, actingUid(actorOf(req)), parentId) });
+    res.json({ data: await sendAs(app, req, actingUid(actorOf(req)), parentId) });
   });
 
   /** A cursor list (`limit`, `id`/`sentAt` + `affix`) within `base`, with the catalogue's filters. */

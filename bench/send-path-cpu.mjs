@@ -1,0 +1,131 @@
+// node bench/send-path-cpu.mjs <build root A> <build root B> — CPU ms per message of the send path's
+// processes (gateway, messages, users; the rest printed too), two builds of the stack alternated on one
+// Kafka, FerretDB and Redis (ADR 0071). Each round starts one build's services and gateway (its own
+// compiled `dist`, its own databases), sends warm-up traffic, waits until every consumer group is idle,
+// reads each process's CPU over BENCH_IDLE_SECONDS, then runs an open loop at BENCH_RATE msg/s for
+// BENCH_SECONDS (a fixed rate: the same work for both builds) until the groups are idle again, and stops
+// the build. Rounds go A B B A A B …, so a drift in the machine's other load falls on both builds alike.
+// Printed per round and summed per build: CPU ms per accepted message, in all and net of the idle rate,
+// and the ratio B ÷ A. A build root is a checkout with `tsc -b` done (e.g. a copy of main's worktree).
+// Nothing sheds (UNSHED below). Knobs: BENCH_ROUNDS (4), BENCH_RATE (50), BENCH_SECONDS (20), BENCH_IDLE_SECONDS (3), BENCH_PAIRS (20),
+// BENCH_GROUPS (1), BENCH_GROUP_SIZE (20), BENCH_IDLE_TIMEOUT (60).
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { registerShutdown, startInfrastructure, startServices } from '@chat/devstack';
+import { createGatewayClient } from './httpClient.mjs';
+import { connectKafkaProbe } from './kafkaProbe.mjs';
+import { cpuSnapshot } from './processCpu.mjs';
+import { createTraffic } from './traffic.mjs';
+
+const knob = (name, fallback) => Number(process.env[name] ?? fallback);
+const CONFIG = {
+  rounds: knob('BENCH_ROUNDS', 4),
+  rate: knob('BENCH_RATE', 50),
+  seconds: knob('BENCH_SECONDS', 20),
+  idleSeconds: knob('BENCH_IDLE_SECONDS', 3),
+  pairs: knob('BENCH_PAIRS', 20),
+  groups: knob('BENCH_GROUPS', 1),
+  groupSize: knob('BENCH_GROUP_SIZE', 20),
+  idleTimeoutS: knob('BENCH_IDLE_TIMEOUT', 60),
+};
+const roots = process.argv.slice(2, 4).map((root) => resolve(root));
+if (roots.length !== 2 || roots.some((root) => !existsSync(join(root, 'services', 'messages', 'dist', 'main.js')))) {
+  throw new Error('usage: node bench/send-path-cpu.mjs <build root A> <build root B> (each with services/*/dist built)');
+}
+/**
+ * Neither the backlog gate nor the latency-driven admission sheds here: on a machine shared with other
+ * work a refused send still costs CPU but would not count as a message, and the builds would be
+ * compared on different work.
+ */
+const UNSHED = { BACKLOG_MAX_DRAIN_MS: '0', TARGET_LATENCY_MS: '30000', MAX_QUEUE_WAIT_MS: '30000' };
+const SHOWN = ['gateway', 'messages', 'users', 'conversations', 'calls', 'management', 'notifications', 'webhooks'];
+
+let stopCurrent = async () => undefined;
+let infra;
+registerShutdown(async () => {
+  await stopCurrent();
+  await infra?.stop();
+});
+infra = await startInfrastructure({ freshKafkaData: true });
+const probe = await connectKafkaProbe(infra.kafkaBrokers);
+
+/** One build's stack: the services and the gateway of `root`, with databases of their own. */
+async function runRound(root) {
+  const suffix = `spc${randomBytes(3).toString('hex')}`;
+  const services = await startServices({ ...infra, ports: 'ephemeral', databaseSuffix: suffix, repoRoot: root, extraEnv: { LOG_LEVEL: 'warn', ...UNSHED }, log: () => undefined });
+  const client = createGatewayClient(services.gatewayUrl, { timeoutMs: 10_000 });
+  stopCurrent = async () => {
+    stopCurrent = async () => undefined;
+    client.close();
+    await services.stop();
+  };
+  try {
+    const gatewayPort = new URL(services.gatewayUrl).port;
+    const gatewayPid = Number(readFileSync(join(root, '.infra', 'run', `gateway-${gatewayPort}.pid`), 'utf8'));
+    const processes = [{ name: 'gateway', pid: gatewayPid }, ...services.instances.map((i) => ({ name: i.service, pid: i.pid() }))];
+    const created = await fetch(`${services.gatewayUrl}/apps`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', key: services.managementKey, secret: services.managementSecret },
+      body: JSON.stringify({ name: 'send path cpu', region: 'us' }),
+    }).then((r) => r.json());
+    const apiKey = Object.values(created.data.apiKeys).find((k) => k.scope === 'fullAccess').apiKey;
+    const traffic = createTraffic({ client, chat: { appid: created.data.id, apikey: apiKey }, setupTimeoutS: 120 });
+    const targets = await traffic.createTargets({ prefix: 'sp', pairs: CONFIG.pairs, groups: CONFIG.groups, groupSize: CONFIG.groupSize, patienceMs: 120_000 });
+    const ours = (groupId) => groupId.endsWith(`_${suffix}`);
+    // A first short load warms up each process's code paths, then everything settles.
+    await traffic.openLoop(targets, CONFIG.rate, { seconds: 3, visibleSamplesPerSecond: 0, pollBudgetPerSecond: 1, visibleTimeoutS: 1 });
+    await probe.waitForQuiet(ours, CONFIG.idleTimeoutS * 1000);
+    await sleep(2_000);
+    const idleFrom = cpuSnapshot(processes);
+    const idleStarted = performance.now();
+    await sleep(CONFIG.idleSeconds * 1000);
+    const idle = cpuSnapshot(processes).since(idleFrom);
+    const idleS = (performance.now() - idleStarted) / 1000;
+    const loadFrom = cpuSnapshot(processes);
+    const loadStarted = performance.now();
+    const r = await traffic.openLoop(targets, CONFIG.rate, { seconds: CONFIG.seconds, visibleSamplesPerSecond: 0, pollBudgetPerSecond: 1, visibleTimeoutS: 1 });
+    const quiet = await probe.waitForQuiet(ours, CONFIG.idleTimeoutS * 1000);
+    const load = cpuSnapshot(processes).since(loadFrom);
+    const loadS = (performance.now() - loadStarted) / 1000;
+    const sent = Math.round(r.achieved * CONFIG.seconds);
+    const perMessage = new Map(SHOWN.map((name) => [name, load.get(name) / sent]));
+    const net = new Map(SHOWN.map((name) => [name, (load.get(name) - (idle.get(name) / idleS) * loadS) / sent]));
+    return { sent, errors: String(r.errors), quiet: quiet.quiet, perMessage, net, cpu: load, idleRate: idle, idleS, loadS };
+  } finally {
+    await stopCurrent();
+  }
+}
+
+const totals = roots.map(() => ({ sent: 0, cpu: new Map(), idleCpu: new Map() }));
+const order = Array.from({ length: CONFIG.rounds }, (_, i) => ((i + 1) >> 1) % 2);
+const fmt = (map) => SHOWN.map((name) => `${name} ${map.get(name).toFixed(3)}`).join(', ');
+console.log(`send-path cpu: A ${roots[0]}, B ${roots[1]}; ${CONFIG.rounds} rounds (${order.map((i) => 'AB'[i]).join(' ')}) of ${CONFIG.rate} msg/s for ${CONFIG.seconds} s`);
+try {
+  for (const [round, which] of order.entries()) {
+    const started = new Date().toISOString().slice(11, 19);
+    const result = await runRound(roots[which]);
+    const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
+    console.log(`round ${round + 1} ${'AB'[which]} (${started}, load ${load}): ${result.sent} accepted, ${result.errors}${result.quiet ? '' : ', NOT idle'}`);
+    console.log(`  ms/msg ${fmt(result.perMessage)}`);
+    console.log(`  net    ${fmt(result.net)}`);
+    const total = totals[which];
+    total.sent += result.sent;
+    for (const name of SHOWN) {
+      total.cpu.set(name, (total.cpu.get(name) ?? 0) + result.cpu.get(name));
+      total.idleCpu.set(name, (total.idleCpu.get(name) ?? 0) + (result.idleRate.get(name) / result.idleS) * result.loadS);
+    }
+  }
+  console.log('\nall rounds, CPU ms per accepted message: A | B | B ÷ A (net of the idle rate in brackets)');
+  for (const name of SHOWN) {
+    const [a, b] = totals.map((t) => t.cpu.get(name) / t.sent);
+    const [na, nb] = totals.map((t) => (t.cpu.get(name) - t.idleCpu.get(name)) / t.sent);
+    console.log(`  ${name.padEnd(14)} ${a.toFixed(3)} | ${b.toFixed(3)} | ${(b / a).toFixed(2)}   (${na.toFixed(3)} | ${nb.toFixed(3)} | ${(nb / na).toFixed(2)})`);
+  }
+} finally {
+  await probe.close();
+  await stopCurrent();
+  await infra.stop();
+}
+process.exit(0);
