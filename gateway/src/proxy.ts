@@ -1,8 +1,13 @@
 import { Agent, request } from 'node:http';
-import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { createProxyMiddleware } from 'http-proxy-middleware';
+import type { Plugin, RequestHandler } from 'http-proxy-middleware';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { errorStatus } from '@chat/contracts';
 import type { ErrorBody, ErrorCode } from '@chat/contracts';
 import type { Upstream } from './config.js';
+
+/** The http-proxy server inside a middleware, as its plugins receive it. */
+type ProxyServer = Parameters<Plugin<IncomingMessage, ServerResponse>>[0];
 
 /** Answers in CometChat's error shape; every refusal the gateway makes goes through here. */
 export function sendError(res: ServerResponse, code: ErrorCode, message: string, requestId: string, retryAfterSeconds?: number): void {
@@ -68,17 +73,17 @@ const EXCHANGE = Symbol('gateway exchange');
 type ProxiedRequest = IncomingMessage & { [EXCHANGE]?: Exchange };
 
 /**
- * Streams a request to an upstream and its answer back on `node:http` alone (ADR 0027 chose
- * http-proxy-middleware; ADR 0071 keeps its exchange rules and drops the library from the request path,
- * a sixth of the gateway's CPU per request): the client's request piped into one upstream request,
- * the upstream's answer piped back with the gateway's headers. Sockets are reused through one
- * keep-alive agent shared by every upstream: opening a connection per request costs more than
- * everything else the gateway does.
+ * Streams a request to an upstream and its answer back through http-proxy-middleware (ADR 0027),
+ * mounted on the gateway's own `node:http` handler: no framework runs on the proxied path. Sockets
+ * are reused through one keep-alive agent shared by every upstream: opening a connection per request
+ * costs more than everything else the gateway does.
  */
 export class UpstreamProxy {
   private readonly agent: Agent;
   /** The agent's pool name per upstream (`host:port:`), to read its queue without building it per request. */
   private readonly poolNames = new Map<Upstream, string>();
+  /** One middleware per upstream, its target fixed: http-proxy then parses no URL per request. */
+  private readonly middlewares = new Map<Upstream, RequestHandler>();
 
   constructor(private readonly options: ProxyOptions) {
     // LIFO keeps the hottest sockets busy and lets the rest idle out instead of all going stale.
@@ -105,63 +110,61 @@ export class UpstreamProxy {
     const length = req.headers['content-length'];
     const bodiless = req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
     (req as ProxiedRequest)[EXCHANGE] = { upstream, requestId, bodiless, retried: false };
-    // A DELETE or OPTIONS without a length says so, so the upstream does not wait for a body.
-    if ((req.method === 'DELETE' || req.method === 'OPTIONS') && headers['content-length'] === undefined) {
-      headers['content-length'] = '0';
-      delete headers['transfer-encoding'];
-    }
-    // The upstream request carries exactly these headers: replacing them is the whole header rule.
+    // http-proxy copies req.headers into the upstream request: replacing them is the whole header rule.
     req.headers = headers as IncomingMessage['headers'];
     this.send(req, res, upstream);
   }
 
-  /** One upstream request for the exchange; a retry to another replica sends it again (the ended body pipes as empty). */
   private send(req: IncomingMessage, res: ServerResponse, upstream: Upstream): void {
-    const proxyReq = request({ agent: this.agent, host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers });
-    const onError = (error: unknown) => this.exchangeFailed(error, req, res, proxyReq);
-    req.on('error', onError);
-    proxyReq.on('error', onError);
-    // Client gone while the request was being set up: nobody is left to answer.
-    if (res.destroyed) return void proxyReq.destroy();
-    // Socket inactivity: no response (or a stalled one) for this long ends the exchange.
-    proxyReq.setTimeout(this.options.timeoutMs, () => proxyReq.destroy(new UpstreamTimeout('upstream timeout')));
-    // A client that goes away frees the upstream socket at once instead of when the upstream answers.
-    res.on('close', () => {
-      if (!res.writableFinished) proxyReq.destroy();
-    });
-    req.on('aborted', () => proxyReq.destroy());
-    proxyReq.on('response', (proxyRes) => this.answer(req, res, proxyRes));
-    req.pipe(proxyReq);
+    void this.middlewareFor(upstream)(req, res, (error?: unknown) => this.failed(error, req, res));
   }
 
-  /** The upstream's answer to the client: status, headers (hop-by-hop ones are ours), then the body. */
-  private answer(req: IncomingMessage, res: ServerResponse, proxyRes: IncomingMessage): void {
-    const headers = proxyRes.headers;
-    // Hop-by-hop: our connection with the client is managed by our server, not the upstream's.
-    delete headers['keep-alive'];
-    headers.connection = req.httpVersion === '1.0' ? 'close' : res.shouldKeepAlive ? 'keep-alive' : 'close';
-    if (req.httpVersion === '1.0') delete headers['transfer-encoding'];
-    const exchange = (req as ProxiedRequest)[EXCHANGE];
-    if (exchange) headers['x-request-id'] = exchange.requestId;
-    // An upstream that dies mid-body must not leave the client waiting for the rest.
-    proxyRes.on('close', () => {
-      if (!proxyRes.complete) res.destroy();
-    });
-    if (!res.headersSent) {
-      for (const name in headers) {
-        const value = headers[name];
-        if (value !== undefined) res.setHeader(name, value);
-      }
-      res.statusCode = proxyRes.statusCode ?? 502;
-      if (proxyRes.statusMessage) res.statusMessage = proxyRes.statusMessage;
+  private middlewareFor(upstream: Upstream): RequestHandler {
+    let middleware = this.middlewares.get(upstream);
+    if (middleware === undefined) {
+      middleware = createProxyMiddleware<IncomingMessage, ServerResponse>({
+        // An object, not a URL string: a string target is parsed again on every request.
+        target: { protocol: 'http:', host: upstream.hostname, hostname: upstream.hostname, port: upstream.port, path: '' },
+        agent: this.agent,
+        // The path goes on exactly as the gateway matched it (no url.parse normalisation in between).
+        toProxy: true,
+        xfwd: false,
+        // The default plugins log every request and answer errors in plain text: ours replace them.
+        ejectPlugins: true,
+        plugins: [(server) => this.observe(server)],
+      });
+      this.middlewares.set(upstream, middleware);
     }
-    proxyRes.pipe(res);
+    return middleware;
   }
 
-  /** A failed exchange; a client that reset its connection has nobody to answer, so only the upstream request is ended. */
-  private exchangeFailed(error: unknown, req: IncomingMessage, res: ServerResponse, proxyReq: ClientRequest): void {
-    if (req.socket.destroyed && (error as NodeJS.ErrnoException | undefined)?.code === 'ECONNRESET') return void proxyReq.destroy();
-    this.failed(error, req, res);
+  /** The gateway's rules for one exchange: timeout, 502/504 in CometChat's shape, and abandoned ends. */
+  private observe(server: ProxyServer): void {
+    server.on('proxyReq', (proxyReq, req, res) => {
+      // Client gone while the request waited for a socket: nobody is left to answer.
+      if (res.destroyed) return void proxyReq.destroy();
+      // Socket inactivity: no response (or a stalled one) for this long ends the exchange.
+      proxyReq.setTimeout(this.options.timeoutMs, () => proxyReq.destroy(new UpstreamTimeout('upstream timeout')));
+      // A client that goes away frees the upstream socket at once instead of when the upstream answers.
+      res.on('close', () => {
+        if (!res.writableFinished) proxyReq.destroy();
+      });
+    });
+    server.on('proxyRes', (proxyRes, req, res) => {
+      const headers = proxyRes.headers;
+      // Hop-by-hop: our connection with the client is managed by our server, not the upstream's.
+      delete headers['keep-alive'];
+      headers.connection = res.shouldKeepAlive ? 'keep-alive' : 'close';
+      const exchange = (req as ProxiedRequest)[EXCHANGE];
+      if (exchange) headers['x-request-id'] = exchange.requestId;
+      // An upstream that dies mid-body must not leave the client waiting for the rest.
+      proxyRes.on('close', () => {
+        if (!proxyRes.complete) res.destroy();
+      });
+    });
+    server.on('error', (error, req, res) => this.failed(error, req, res as ServerResponse));
+    // The client reset its connection: http-proxy has already released the upstream request.
+    server.on('econnreset', () => undefined);
   }
 
   private failed(error: unknown, req: IncomingMessage, res: ServerResponse): void {
@@ -222,6 +225,7 @@ export class UpstreamProxy {
   }
 
   close(): void {
+    this.middlewares.clear();
     this.agent.destroy();
   }
 }
