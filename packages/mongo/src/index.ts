@@ -12,6 +12,8 @@ export { ProjectedReadModels } from './projectedReadModels.js';
 export type { IndexSpec } from './indexes.js';
 export { readWithPatience } from './patience.js';
 export { appliedPositions } from './appliedPositions.js';
+export { appIdListProjection, findByAppIdLists } from './appIdList.js';
+export type { AppIdList, AppIdListSpec } from './appIdList.js';
 export { MAX_IDS_PER_READ, findByIds } from './findByIds.js';
 export { MAX_STATEMENTS_PER_COMMAND, bulkWriteChunked, chunk } from './bulkWrite.js';
 export type { BulkWriteCounts } from './bulkWrite.js';

@@ -1,10 +1,12 @@
-import { ProjectedReadModels, ensureIndexes, escapeRegex, findPage, keysetKeyOf, stripStoredFields } from '@chat/mongo';
+import { ProjectedReadModels, ensureIndexes, escapeRegex, findByAppIdLists, findPage, keysetKeyOf, stripStoredFields } from '@chat/mongo';
 import type { KeysetOrder, PagePosition, Stored } from '@chat/mongo';
 import type { Filter } from 'mongodb';
 import { API_KEYS_COLLECTION, apiKeysProjection } from '../projections/apps/apiKeys.js';
+import { APP_KEYS_COLLECTION, appKeysProjection } from '../projections/apps/appKeys.js';
 import type { ApiKeyDocument } from '../projections/apps/apiKeys.js';
 import { APPS_COLLECTION, appsProjection } from '../projections/apps/apps.js';
 import type { AppDocument } from '../projections/apps/apps.js';
+import { APP_WEBHOOKS_COLLECTION, appWebhooksProjection } from '../projections/webhooks/appWebhooks.js';
 import { WEBHOOKS_COLLECTION, webhookDocumentId, webhooksProjection } from '../projections/webhooks/webhooks.js';
 import type { WebhookDocument } from '../projections/webhooks/webhooks.js';
 
@@ -18,7 +20,9 @@ const APP_ORDER: KeysetOrder = [
 export class ManagementReadModels extends ProjectedReadModels {
   private readonly apps = this.projected(APPS_COLLECTION, appsProjection);
   private readonly apiKeys = this.projected(API_KEYS_COLLECTION, apiKeysProjection);
+  private readonly appKeys = this.projected(APP_KEYS_COLLECTION, appKeysProjection);
   private readonly webhooks = this.projected(WEBHOOKS_COLLECTION, webhooksProjection);
+  private readonly appWebhooks = this.projected(APP_WEBHOOKS_COLLECTION, appWebhooksProjection);
 
   async ensureIndexes(): Promise<void> {
     await ensureIndexes(this.db, APPS_COLLECTION, [{ keys: { createdAt: -1 }, options: { name: 'created' } }]);
@@ -52,31 +56,36 @@ export class ManagementReadModels extends ProjectedReadModels {
     return { apps: items.map((d) => stripStoredFields<AppDocument>(d)), total, more, last: last ? keysetKeyOf(APP_ORDER, last) : undefined };
   }
 
-  /** Live keys of an app, newest first (CometChat's list order). At most 25 per app. */
+  /** Live keys of the apps, newest first (CometChat's list order). At most 25 per app. */
   async liveKeys(appIds: readonly string[]): Promise<ApiKeyDocument[]> {
-    if (appIds.length === 0) return [];
-    const docs = await this.apiKeys
-      .find({ appId: { $in: [...appIds] }, deleted: false })
-      .sort({ createdAt: -1, keyId: 1 })
-      .toArray();
-    return docs.map((d) => stripStoredFields<ApiKeyDocument>(d));
+    return this.keysOf(appIds, { live: true });
   }
 
   async findLiveKey(appId: string, keyId: string): Promise<ApiKeyDocument | null> {
-    const doc = await this.apiKeys.findOne({ appId, keyId, deleted: false });
-    return doc ? stripStoredFields(doc) : null;
+    return (await this.keysOf([appId], { live: true })).find((k) => k.keyId === keyId) ?? null;
   }
 
   /** A key live or revoked (a tombstone), by its id within the app. */
   async findKey(appId: string, keyId: string): Promise<ApiKeyDocument | null> {
-    const doc = await this.apiKeys.findOne({ appId, keyId });
-    return doc ? stripStoredFields(doc) : null;
+    return (await this.keysOf([appId], { live: false })).find((k) => k.keyId === keyId) ?? null;
   }
 
   /** Every key the app ever had, revoked ones included, newest first. */
   async allKeys(appId: string): Promise<ApiKeyDocument[]> {
-    const docs = await this.apiKeys.find({ appId }).sort({ createdAt: -1, keyId: 1 }).toArray();
-    return docs.map((d) => stripStoredFields<ApiKeyDocument>(d));
+    return this.keysOf([appId], { live: false });
+  }
+
+  /**
+   * The apps' keys, newest first: their hashes from each app's list by `_id`, the keys by `_id $in`
+   * (ADR 0076); only apps created before the lists existed are read by `appId` (a scan on FerretDB).
+   */
+  private async keysOf(appIds: readonly string[], { live }: { live: boolean }): Promise<ApiKeyDocument[]> {
+    if (appIds.length === 0) return [];
+    const { found, unlisted } = await findByAppIdLists(this.appKeys, this.apiKeys, appIds, (_appId, keyHash) => keyHash);
+    const older = unlisted.length === 0 ? [] : await this.apiKeys.find({ appId: { $in: unlisted }, ...(live ? { deleted: false } : {}) }).toArray();
+    return [...found.filter((k) => !live || !k.deleted), ...older]
+      .sort((a, b) => b.createdAt - a.createdAt || (a.keyId < b.keyId ? -1 : a.keyId > b.keyId ? 1 : 0))
+      .map((d) => stripStoredFields<ApiKeyDocument>(d));
   }
 
   async findLiveKeyByHash(keyHash: string): Promise<ApiKeyDocument | null> {
@@ -86,8 +95,12 @@ export class ManagementReadModels extends ProjectedReadModels {
 
   /** Live webhooks of an app, oldest first; at most 25 per app, so filtered and paged in memory. */
   async liveWebhooks(appId: string): Promise<WebhookDocument[]> {
-    const docs = await this.webhooks.find({ appId, deleted: false }).sort({ createdAt: 1, webhookId: 1 }).toArray();
-    return docs.map((d) => stripStoredFields<WebhookDocument>(d));
+    // By `_id` (ADR 0076); an app created before the id lists existed by `appId`, a scan on FerretDB.
+    const { found, unlisted } = await findByAppIdLists(this.appWebhooks, this.webhooks, [appId], webhookDocumentId);
+    const docs = unlisted.length === 0 ? found.filter((d) => !d.deleted) : await this.webhooks.find({ appId, deleted: false }).toArray();
+    return docs
+      .sort((a, b) => a.createdAt - b.createdAt || (a.webhookId < b.webhookId ? -1 : a.webhookId > b.webhookId ? 1 : 0))
+      .map((d) => stripStoredFields<WebhookDocument>(d));
   }
 
   async findWebhook(appId: string, webhookId: string): Promise<WebhookDocument | null> {

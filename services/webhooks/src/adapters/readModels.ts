@@ -1,10 +1,11 @@
 import { webhookDocumentId } from '@chat/contracts';
 import type { AppDocument, WebhookDocument } from '@chat/contracts';
-import { ProjectedReadModels, appliedPositions, ensureIndexes, stripStoredFields } from '@chat/mongo';
-import type { Stored } from '@chat/mongo';
+import { ProjectedReadModels, appliedPositions, ensureIndexes, findByAppIdLists, stripStoredFields } from '@chat/mongo';
+import type { AppIdList, Stored } from '@chat/mongo';
 import type { ConfigurationDocuments } from '@chat/runtime';
 import type { Collection, Db, Filter } from 'mongodb';
 import type { DeliveryDocument } from '../domain/delivery.js';
+import { APP_WEBHOOKS_COLLECTION, appWebhooksProjection } from '../projections/appWebhooks.js';
 import { APPS_COLLECTION, WEBHOOKS_COLLECTION, appsProjection, webhooksProjection } from '../projections/configuration.js';
 import { DELIVERIES_COLLECTION, storedDelivery } from './deliveryLog.js';
 import type { StoredDelivery } from './deliveryLog.js';
@@ -17,12 +18,14 @@ import type { StoredDelivery } from './deliveryLog.js';
 export class WebhookReadModels extends ProjectedReadModels {
   private readonly apps: Collection<Stored<AppDocument>>;
   private readonly webhooks: Collection<Stored<WebhookDocument>>;
+  private readonly appWebhooks: Collection<Stored<AppIdList>>;
   private readonly deliveries: Collection<Stored<DeliveryDocument>>;
 
   constructor(db: Db) {
     super(db);
     this.apps = this.projected(APPS_COLLECTION, appsProjection);
     this.webhooks = this.projected(WEBHOOKS_COLLECTION, webhooksProjection);
+    this.appWebhooks = this.projected(APP_WEBHOOKS_COLLECTION, appWebhooksProjection);
     this.deliveries = db.collection(DELIVERIES_COLLECTION);
   }
 
@@ -39,6 +42,7 @@ export class WebhookReadModels extends ProjectedReadModels {
     return [
       { projection: appsProjection, positions: (ids) => appliedPositions(this.apps, ids) },
       { projection: webhooksProjection, positions: (ids) => appliedPositions(this.webhooks, ids) },
+      { projection: appWebhooksProjection, positions: (ids) => appliedPositions(this.appWebhooks, ids) },
     ];
   }
 
@@ -47,8 +51,13 @@ export class WebhookReadModels extends ProjectedReadModels {
     return doc ? stripStoredFields(doc) : null;
   }
 
+  /**
+   * The app's live webhooks, in creation order: its id list by `_id`, then the webhooks by `_id $in`
+   * (ADR 0076). Only an app created before the list existed is read by `appId` (a scan here).
+   */
   async liveWebhooks(appId: string): Promise<WebhookDocument[]> {
-    const docs = await this.webhooks.find({ appId, deleted: false }).toArray();
+    const { found, unlisted } = await findByAppIdLists(this.appWebhooks, this.webhooks, [appId], webhookDocumentId);
+    const docs = unlisted.length === 0 ? found.filter((d) => !d.deleted) : await this.webhooks.find({ appId, deleted: false }).toArray();
     return docs.map((d) => stripStoredFields<WebhookDocument>(d));
   }
 

@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import { webhookDocuments } from '@chat/contracts';
+import type { EventEnvelope, WebhookDocumentEvent } from '@chat/contracts';
+import { MongoClient } from 'mongodb';
+import type { CommandStartedEvent, Db, Document } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebhookReadModels } from './readModels.js';
+
+const versions = new Map<string, number>();
+const envelope = (appId: string, type: string, data: Record<string, unknown>): EventEnvelope => {
+  const version = (versions.get(appId) ?? 0) + 1;
+  versions.set(appId, version);
+  return {
+    id: randomUUID(),
+    type,
+    schemaVersion: 1,
+    appId,
+    streamId: `app:${appId}`,
+    version,
+    occurredAt: new Date().toISOString(),
+    actor: { keyId: 'management', scope: 'management' },
+    correlationId: 'int-test',
+    causationId: null,
+    data,
+  };
+};
+const appCreated = (appId: string) => envelope(appId, 'AppCreated', { appId, name: appId, region: 'us', createdAt: 1 });
+const webhookCreated = (appId: string, webhookId: string) =>
+  envelope(appId, 'WebhookCreated', {
+    appId,
+    webhookId,
+    name: webhookId,
+    url: 'http://127.0.0.1:1/hook',
+    useBasicAuth: false,
+    enabled: true,
+    retryOnFailure: true,
+    at: 1,
+    sealedSecret: 'sealed',
+  });
+const webhookDeleted = (appId: string, webhookId: string) => envelope(appId, 'WebhookDeleted', { appId, webhookId, at: 2 });
+
+/** The filters of the reads the webhooks read models send, per collection, while `run` runs. */
+async function readsDuring(client: MongoClient, run: () => Promise<unknown>): Promise<Array<{ collection: string; filter: Document }>> {
+  const reads: Array<{ collection: string; filter: Document }> = [];
+  const listener = (event: CommandStartedEvent) => {
+    const command = event.command;
+    if (event.commandName === 'find') reads.push({ collection: String(command['find']), filter: command['filter'] as Document });
+    if (event.commandName === 'count' || event.commandName === 'aggregate') reads.push({ collection: String(command[event.commandName]), filter: command });
+  };
+  client.on('commandStarted', listener);
+  try {
+    await run();
+  } finally {
+    client.off('commandStarted', listener);
+  }
+  return reads;
+}
+
+const byIdOnly = (filter: Document) => Object.keys(filter).length === 1 && '_id' in filter;
+
+describe('webhooks read models (real store)', () => {
+  let client: MongoClient;
+  let db: Db;
+  let readModels: WebhookReadModels;
+
+  beforeAll(async () => {
+    client = new MongoClient(process.env['MONGO_URL'] ?? 'mongodb://127.0.0.1:27017', { monitorCommands: true });
+    await client.connect();
+    db = client.db(`webhooks_int_${randomUUID().slice(0, 8)}`);
+    readModels = new WebhookReadModels(db);
+    await readModels.ensureIndexes();
+  });
+
+  afterAll(async () => {
+    await db.dropDatabase();
+    await client.close();
+  });
+
+  it("loads an app's live webhooks by _id only, in creation order, and redelivery changes nothing", async () => {
+    const appId = `app${randomUUID().slice(0, 8)}`;
+    const history = [appCreated(appId), webhookCreated(appId, 'w1'), webhookCreated(appId, 'w2'), webhookCreated(appId, 'w3'), webhookDeleted(appId, 'w2')];
+    await readModels.apply(history);
+    await readModels.apply(history.slice(1, 3)); // a redelivery of older events
+    let loaded: Array<{ webhookId: string }> = [];
+    const reads = await readsDuring(client, async () => {
+      loaded = await readModels.liveWebhooks(appId);
+    });
+    expect(loaded.map((w) => w.webhookId)).toEqual(['w1', 'w3']);
+    expect(reads.length).toBeGreaterThan(0);
+    expect(reads.filter((r) => !byIdOnly(r.filter))).toEqual([]);
+  });
+
+  it('reads nothing but the id list for an app without webhooks', async () => {
+    const appId = `app${randomUUID().slice(0, 8)}`;
+    await readModels.apply([appCreated(appId)]);
+    const reads = await readsDuring(client, () => readModels.liveWebhooks(appId));
+    expect(reads).toEqual([{ collection: 'app_webhooks', filter: { _id: appId } }]);
+  });
+
+  it('an app whose history predates the id list is still read whole (by appId)', async () => {
+    const appId = `app${randomUUID().slice(0, 8)}`;
+    // Its creation and first webhook were applied before this read model existed: only a later webhook reaches the list.
+    const old = webhookDocuments.evolve(null, webhookCreated(appId, 'old') as WebhookDocumentEvent);
+    await db.collection('webhooks').insertOne({ _id: `${appId}:old` as never, ...old, _rev: 1, _positions: { app: 1 } });
+    await readModels.apply([webhookCreated(appId, 'new')]);
+    expect((await readModels.liveWebhooks(appId)).map((w) => w.webhookId)).toEqual(['old', 'new']);
+  });
+
+  it('costs the same with thousands of other apps’ webhooks stored (before/after figure)', async () => {
+    const appId = `app${randomUUID().slice(0, 8)}`;
+    await readModels.apply([appCreated(appId), webhookCreated(appId, 'w1')]);
+    const time = async (run: () => Promise<unknown>, rounds = 5) => {
+      const started = performance.now();
+      for (let i = 0; i < rounds; i++) await run();
+      return (performance.now() - started) / rounds;
+    };
+    const scan = () => db.collection('webhooks').find({ appId, deleted: false }).toArray();
+    const before = { byId: await time(() => readModels.liveWebhooks(appId)), scan: await time(scan) };
+    const others = Number(process.env['WEBHOOKS_INT_OTHER_APPS'] ?? 3000);
+    const docs = Array.from({ length: others }, (_, i) => ({ _id: `other${i}:w`, appId: `other${i}`, webhookId: 'w', deleted: false, triggers: [], url: 'http://x' }));
+    for (let from = 0; from < docs.length; from += 500) await db.collection('webhooks').insertMany(docs.slice(from, from + 500) as never[]);
+    const after = { byId: await time(() => readModels.liveWebhooks(appId)), scan: await time(scan) };
+    console.log(`liveWebhooks with 0 → ${others} other apps' webhooks: ${before.byId.toFixed(2)} → ${after.byId.toFixed(2)} ms; the scan it replaces ${before.scan.toFixed(2)} → ${after.scan.toFixed(2)} ms`);
+    expect((await readModels.liveWebhooks(appId)).map((w) => w.webhookId)).toEqual(['w1']);
+  });
+});
+
