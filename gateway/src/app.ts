@@ -10,12 +10,10 @@ import {
   REQUEST_ID_PATTERN,
   deprecationHeaders,
   internalHeaders,
-  roleDenial,
-  roleLimits,
   routeCatalog,
   serviceNames,
 } from '@chat/contracts';
-import type { Actor, ApiKeyIdentity, AuthTokenOwner, RoleAccess, RouteSpec } from '@chat/contracts';
+import type { ApiKeyIdentity, AuthTokenOwner, RoleAccess, RouteSpec } from '@chat/contracts';
 import { Probes, counter, createLogger, sampledGauge } from '@chat/http';
 import type { Logger } from 'pino';
 import { ManagementCredentials, decideChatAccess, refuseForeignKey, sha256Hex } from './auth.js';
@@ -29,14 +27,14 @@ import { ManagementLogin } from './managementLogin.js';
 import { EdgeTracing } from './edgeTracing.js';
 import type { Refusal } from './auth.js';
 import type { GatewayConfig } from './config.js';
-import { IDEMPOTENT_METHODS, IdempotentForwarder, idempotencyKeyOf } from './idempotency.js';
+import { IdempotentForwarder } from './idempotency.js';
 import type { IdempotencyStore } from './idempotency.js';
 import { managementLookups } from './lookups.js';
 import type { ManagementLookups } from './lookups.js';
 import { UpstreamProxy, sendError } from './proxy.js';
-import { RateLimiter, rateClassOf, rateLimitHeaders } from './rateLimit.js';
+import { RateLimiter } from './rateLimit.js';
 import type { WindowCounterStore } from './rateLimit.js';
-import { gatedUser, roleAccessCache, roleAccessId, usersRoleLookups } from './roleAccess.js';
+import { roleAccessCache, usersRoleLookups } from './roleAccess.js';
 import { OWN_PATHS, adminListener, answersOwnPath, ownRoutesApp } from './ownRoutes.js';
 import { RouteTable } from './routes.js';
 import { fitsHost, parseHost } from './tenancy.js';
@@ -47,6 +45,7 @@ import type { TieredCache } from './tieredCache.js';
 import type { RedisCache } from './tieredCache.js';
 import { credentialCaches } from './credentialCaches.js';
 import { RealtimeRoutes } from './realtimeRoutes.js';
+import { ChatForwarding } from './chatForwarding.js';
 
 /** The pub/sub side of Redis: a connection of its own, since a subscribed connection runs no commands. */
 export interface InvalidationSubscriber {
@@ -94,14 +93,6 @@ const FAILURE_SOURCES = 100_000;
 const SHUTDOWN_GRACE_MS = 10_000;
 
 const HEALTH_BODY = JSON.stringify({ status: 'ok' });
-
-/** Who a forwarded call comes from: an API key (its id and scope), or a client's auth token (ADR 0070). */
-interface Caller {
-  keyId: string;
-  scope: Actor['scope'];
-  /** The token's id, when a client authenticated with an auth token. */
-  authTokenId?: string;
-}
 
 export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps): Gateway {
   const logger = deps.logger ?? createLogger('gateway', config.logLevel);
@@ -197,7 +188,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
         refuseForeign(res, appId, requestId);
         return;
       case 'allow':
-        admit(req, res, route, appId, requestId, { keyId: decision.identity.keyId, scope: decision.identity.scope }, decision.onBehalfOf);
+        chat.admit(req, res, route, appId, requestId, { keyId: decision.identity.keyId, scope: decision.identity.scope }, decision.onBehalfOf);
         return;
       default: {
         const unknown: never = decision;
@@ -212,71 +203,10 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     const decision = decideClientAccess(route, owner, single(req.headers.onbehalfof), ownPathUid(route, path));
     if (decision.kind === 'refuse') return refuse(res, decision.refusal, requestId);
     const { uid, tokenId } = decision.owner;
-    admit(req, res, route, appId, requestId, { keyId: tokenId, scope: AUTH_TOKEN_SCOPE, authTokenId: tokenId }, uid);
+    chat.admit(req, res, route, appId, requestId, { keyId: tokenId, scope: AUTH_TOKEN_SCOPE, authTokenId: tokenId }, uid);
   };
 
-  /** Authenticated and authorised: the rate limit, then the acting user's role rules, then forwarding. */
-  const admit = (req: IncomingMessage, res: ServerResponse, route: RouteSpec, appId: string, requestId: string, caller: Caller, onBehalfOf: string | undefined): void => {
-    // Counted in memory, synced in the background: no await here (ADR 0010).
-    const rate = rateLimiter.take(appId, rateClassOf(route));
-    const rateHeaders = rateLimitHeaders(rate);
-    for (const name in rateHeaders) res.setHeader(name, rateHeaders[name] as string);
-    if (!rate.allowed) {
-      return sendError(res, 'ERR_TOO_MANY_REQUESTS', `The app's limit of ${rate.limit} requests per minute is used up; retry in ${rate.retryAfter} s.`, requestId);
-    }
-    // Every acting user is looked up (cached ≤1 s, refreshed in the background): one rule for an
-    // unknown or deactivated onBehalfOf on every route, and the role's rules for gated ones.
-    const actingUser = gatedUser(route, onBehalfOf, single(req.headers.onbehalfof));
-    if (actingUser !== undefined) {
-      const access = roleAccess.get(roleAccessId(appId, actingUser));
-      if (access instanceof Promise) {
-        access.then((found) => {
-          if (!res.destroyed) forwardAllowed(req, res, route, appId, requestId, caller, onBehalfOf, actingUser, found);
-        }, lookupFailed(res, requestId));
-      } else forwardAllowed(req, res, route, appId, requestId, caller, onBehalfOf, actingUser, access);
-    } else forwardAllowed(req, res, route, appId, requestId, caller, undefined, undefined, undefined);
-  };
-
-  /** Past authentication and the rate limit: the acting user's role, then idempotency or plain proxying. */
-  const forwardAllowed = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    route: RouteSpec,
-    appId: string,
-    requestId: string,
-    caller: Caller,
-    /** Forwarded to the service (the catalogue's rule; a client's: the token's user). */
-    onBehalfOf: string | undefined,
-    /** Whose role gates the call (`gatedUser`): the forwarded user, or the header on a gated app-run route. */
-    actingUser: string | undefined,
-    /** The acting user's role rules; null: no active user has that uid; undefined: no acting user. */
-    access: RoleAccess | null | undefined,
-  ): void => {
-    if (actingUser !== undefined && access === null) {
-      return sendError(res, 'ERR_UID_NOT_FOUND', `The onBehalfOf user ${actingUser} does not exist or is deactivated.`, requestId);
-    }
-    const denial = access ? roleDenial(route.operationId, access) : null;
-    if (denial) return sendError(res, 'ERR_PERMISSION_DENIED', denial, requestId);
-    const headers = forwardedHeaders(req, requestId);
-    tracing.inject(req, headers);
-    headers[internalHeaders.appId] = appId;
-    headers[internalHeaders.keyId] = caller.keyId;
-    headers[internalHeaders.scope] = caller.scope;
-    if (caller.authTokenId !== undefined) headers[internalHeaders.authTokenId] = caller.authTokenId;
-    if (onBehalfOf !== undefined) headers[internalHeaders.onBehalfOf] = onBehalfOf;
-    // Value-level limits need the body, which the gateway streams: the service that parses it applies them.
-    const limits = access ? roleLimits(route.operationId, access) : null;
-    if (limits) headers[internalHeaders.roleLimits] = encodeURIComponent(JSON.stringify(limits));
-    const idempotencyKey = idempotent && IDEMPOTENT_METHODS.has(req.method ?? '') ? idempotencyKeyOf(req) : undefined;
-    if (idempotencyKey === null) {
-      return sendError(res, 'ERR_INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key: 1–255 visible ASCII characters.', requestId);
-    }
-    const upstream = pools.pick(route.service, appId, onBehalfOf);
-    if (idempotent && idempotencyKey !== undefined) {
-      const scope = { appId, keyId: caller.keyId, idempotencyKey, onBehalfOf };
-      void idempotent.forward(req, res, upstream, headers, scope, requestId);
-    } else proxy.forward(req, res, upstream, headers, requestId);
-  };
+  const chat = new ChatForwarding({ rateLimiter, roleAccess, tracing, pick: pools.pick, proxy, idempotent, lookupFailed });
 
   const handleChat = (req: IncomingMessage, res: ServerResponse, route: RouteSpec, tenancy: HostTenancy, path: string, requestId: string): void => {
     const appId = tenancy.kind === 'chat' || tenancy.kind === 'calls' ? tenancy.appId : single(req.headers.appid);
