@@ -1,4 +1,5 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { userHash } from '../gateway/src/upstreamPool.js';
 import { createApp } from './support/api.js';
 import type { TestApp } from './support/api.js';
 import { sendText } from './support/conversations.js';
@@ -101,5 +102,25 @@ describe('typing and presence (realtime through the gateway, over Redis between 
     const after = await app.call('GET', '/v3/users/dave');
     expect(after.body.data).toMatchObject({ status: 'offline', lastActiveAt: offline.data.lastActiveAt });
     await Promise.all([alice.close(), carol.close(), erin.close()]);
+  });
+
+  it('crosses replicas: typing and presence reach a user held by another realtime replica', async () => {
+    const replicas = inject('replicaUrls')['realtime']?.length ?? 1;
+    // The gateway sends each user to the replica its (app, uid) hashes to: pick two on different ones.
+    const candidates = ['ann', 'ben', 'cid', 'dot', 'eve', 'fay', 'gus', 'hal'];
+    const first = candidates[0]!;
+    const second = candidates.find((uid) => userHash(app.appId, uid) % replicas !== userHash(app.appId, first) % replicas) ?? candidates[1]!;
+    if (replicas > 1) expect(userHash(app.appId, second) % replicas).not.toBe(userHash(app.appId, first) % replicas);
+    await createUsers(app, first, second);
+    expect((await app.call('POST', `/v3/users/${first}/friends`, { body: { accepted: [second] } })).status).toBe(200);
+    const [one, two] = await Promise.all([connect(app.appId, await authToken(app, first)), connect(app.appId, await authToken(app, second))]);
+    await untilTypingReaches(one, two, first, second);
+    await two.close();
+    await one.next(presence(second, 'offline'), 10_000);
+    expect((await app.call('GET', `/v3/users/${second}`)).body.data.status).toBe('offline');
+    const back = await connect(app.appId, await authToken(app, second));
+    await one.next(presence(second, 'online'));
+    expect((await app.call('GET', `/v3/users/${second}`)).body.data.status).toBe('available');
+    await Promise.all([one.close(), back.close()]);
   });
 });
