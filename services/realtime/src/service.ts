@@ -163,7 +163,8 @@ export function createRealtimeService(
       await membershipConsumer.start();
       await broadcast.start();
       void waitForCatchUp().catch((error: unknown) => logger.error({ err: error }, 'reading the topics\' watermarks failed; the replica stays unready'));
-      await bus.subscribe(ephemeral.deliver);
+      // Not awaited: a replica without Redis still pushes messages; typing and presence wait for it.
+      void bus.subscribe(ephemeral.deliver).catch((error: unknown) => logger.warn({ err: error }, 'typing and presence are not received (redis)'));
       evictTimer = setInterval(() => {
         window.evict(now());
         peers.evict(now());

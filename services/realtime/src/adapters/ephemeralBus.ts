@@ -39,7 +39,8 @@ export class EphemeralBus {
   ) {}
 
   async subscribe(handler: (notice: EphemeralNotice) => void): Promise<void> {
-    this.subscriber = this.redis.duplicate();
+    // Waits for Redis however long it is away (no retry limit), and ioredis subscribes again after a reconnect.
+    this.subscriber = this.redis.duplicate({ maxRetriesPerRequest: null });
     this.subscriber.on('error', (error: unknown) => this.logger.warn({ err: error }, 'redis subscriber error'));
     this.subscriber.on('pmessage', (_pattern: string, _channel: string, text: string) => {
       let parsed: ReturnType<typeof noticeSchema.safeParse>;
