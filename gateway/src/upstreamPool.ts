@@ -138,7 +138,7 @@ export class UpstreamPool {
 }
 
 /** FNV-1a over the UTF-16 code units of the app id, a separator and the uid: cheap, and spreads similar uids (`u1`, `u2`, …) evenly. */
-function userHash(appId: string, uid: string): number {
+export function userHash(appId: string, uid: string): number {
   let hash = 0x811c9dc5;
   const mix = (code: number) => {
     hash ^= code;

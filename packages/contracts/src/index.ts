@@ -104,6 +104,8 @@ export { AS_OF_DESCRIPTION, parseAsOf } from './asOf.js';
 export type { AsOf } from './asOf.js';
 // The realtime channel (ADR 0075): frames, close codes, query and the cursor; also `@chat/contracts/realtime`.
 export * from './realtimeChannel.js';
+// Presence in Redis (ADR 0077): written by realtime, read by the users service.
+export * from './presence.js';
 export { APP_SYSTEM, appSystemEntity, groupEntityOf, messageView, reactionSummary, userEntityOf } from './messageView.js';
 export type { GroupFacts } from './messageView.js';
 export { docOfSent, evolveMessageDocument, messageDocId } from './messageDocument.js';

@@ -14,12 +14,18 @@ export interface RealtimeConfig extends Omit<ServiceConfig, 'admission'> {
   retentionEvents: number;
   /** A connection's outgoing buffer past this is closed with 4008 (REALTIME_MAX_BUFFERED_BYTES). */
   maxBufferedBytes: number;
+  /** Presence and typing between replicas (ADR 0077). */
+  redisUrl: string;
+  /** A user goes offline this long after its last connection closes, unless one opens (REALTIME_PRESENCE_OFFLINE_MS). */
+  presenceOfflineMs: number;
 }
 
 const realtimeSettings = z.object({
   REALTIME_RETENTION_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   REALTIME_RETENTION_EVENTS: z.coerce.number().int().min(1_000).max(10_000_000).default(200_000),
   REALTIME_MAX_BUFFERED_BYTES: z.coerce.number().int().min(16_384).max(64 * 1024 * 1024).default(1024 * 1024),
+  REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
+  REALTIME_PRESENCE_OFFLINE_MS: z.coerce.number().int().min(0).max(60_000).default(3_000),
 });
 
 /** The only reader of process.env in the realtime service. */
@@ -32,5 +38,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Realt
     retentionSeconds: own.REALTIME_RETENTION_SECONDS,
     retentionEvents: own.REALTIME_RETENTION_EVENTS,
     maxBufferedBytes: own.REALTIME_MAX_BUFFERED_BYTES,
+    redisUrl: own.REDIS_URL,
+    presenceOfflineMs: own.REALTIME_PRESENCE_OFFLINE_MS,
   });
 }

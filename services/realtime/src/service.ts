@@ -5,27 +5,35 @@ import { createServiceApp, sampledGauge } from '@chat/http';
 import { BroadcastConsumer, EventConsumer, consumerGroupFor, ensureTopics } from '@chat/kafka';
 import type { RecordHeaders } from '@chat/kafka';
 import type { PlatformDeps, RunnableService } from '@chat/runtime';
+import type { Redis } from 'ioredis';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
+import { EphemeralBus } from './adapters/ephemeralBus.js';
 import { RealtimeReadModels } from './adapters/readModels.js';
+import { RedisPresence } from './adapters/redisPresence.js';
 import { ConnectionRegistry } from './app/connections.js';
+import { Ephemeral } from './app/ephemeral.js';
 import { Fanout } from './app/fanout.js';
 import { Sessions } from './app/sessions.js';
 import type { RealtimeConfig } from './config.js';
 import { framedEventTypes } from './domain/frames.js';
 import { membershipEventTypes } from './domain/membership.js';
 import { MembershipIndex } from './domain/membershipIndex.js';
+import { RecentPeers } from './domain/peers.js';
+import { LocalPresence } from './domain/presence.js';
 import { RetentionWindow } from './domain/retentionWindow.js';
 import { RecentRevocations, revocationEventTypes } from './domain/revocations.js';
 import { ClientFrames } from './http/clientFrames.js';
 import { eventsRouter } from './http/events.js';
 import { SocketServer } from './http/socketServer.js';
+import { userReadModelEventTypes } from './projections/users.js';
 
 export interface RealtimeServiceDeps extends PlatformDeps {
   db: Db;
   kafka: Kafka;
   logger: Logger;
+  redis: Redis;
 }
 
 /** The shared consumer group of the membership read model (every replica writes the same documents). */
@@ -33,9 +41,14 @@ export const MEMBERSHIPS_PURPOSE = 'realtime-memberships';
 /** How long a revocation is remembered for connections that open just after it (the gateway's cache is ≤ 1 s). */
 const REVOCATION_MEMORY_MS = 10_000;
 const EVICT_INTERVAL_MS = 1_000;
+/** A replica's word that a user is connected lasts this long: a crashed replica's users go offline by then. */
+const PRESENCE_VOUCH_MS = 10_000;
+const PRESENCE_HEARTBEAT_MS = 3_000;
+/** Users whose known existence is remembered (a typing notice to them needs no read). */
+const KNOWN_USERS_CACHED = 50_000;
 
 const decoded: ReadonlySet<string> = new Set([...framedEventTypes, ...membershipEventTypes, ...revocationEventTypes]);
-const memberships: ReadonlySet<string> = new Set(membershipEventTypes);
+const projected: ReadonlySet<string> = new Set([...membershipEventTypes, ...userReadModelEventTypes]);
 
 /** Only what becomes a frame, changes membership or ends a connection is decoded (ADR 0044). */
 export function broadcastSelector(record: RecordHeaders): boolean {
@@ -47,8 +60,11 @@ export function broadcastSelector(record: RecordHeaders): boolean {
  * feeds the retention window and the fan-out to the connections this replica holds (WebSocket and
  * SSE); a shared consumer group projects group memberships, read when a user connects.
  */
-export function createRealtimeService(deps: RealtimeServiceDeps, config: Pick<RealtimeConfig, 'retentionSeconds' | 'retentionEvents' | 'maxBufferedBytes'>): RunnableService {
-  const { db, kafka, logger } = deps;
+export function createRealtimeService(
+  deps: RealtimeServiceDeps,
+  config: Pick<RealtimeConfig, 'retentionSeconds' | 'retentionEvents' | 'maxBufferedBytes' | 'presenceOfflineMs'>,
+): RunnableService {
+  const { db, kafka, logger, redis } = deps;
   const now = () => Date.now();
   const readModels = new RealtimeReadModels(db);
   const window = new RetentionWindow({ retentionMs: config.retentionSeconds * 1_000, maxEvents: config.retentionEvents });
@@ -56,13 +72,41 @@ export function createRealtimeService(deps: RealtimeServiceDeps, config: Pick<Re
   const registry = new ConnectionRegistry();
   const revocations = new RecentRevocations(REVOCATION_MEMORY_MS);
   const fanout = new Fanout({ window, index, registry, revocations, now });
-  const sessions = new Sessions({ window, index, registry, revocations, fanout, groupsOf: (appId, uid) => readModels.groupsOf(appId, uid), now, logger });
+  const peers = new RecentPeers({ maxAgeMs: config.retentionSeconds * 1_000, maxPairs: config.retentionEvents });
+  const known = new Set<string>();
+  const bus = new EphemeralBus(redis, logger);
+  const ephemeral = new Ephemeral({
+    bus,
+    store: new RedisPresence(redis, `${hostname()}-${randomUUID()}`),
+    local: new LocalPresence(config.presenceOfflineMs),
+    registry,
+    index,
+    access: {
+      isMember: (appId, guid, uid) => index.isMember(appId, guid, uid),
+      async userExists(appId, uid) {
+        if (known.has(`${appId}\n${uid}`)) return true;
+        const exists = await readModels.userExists(appId, uid);
+        if (exists) {
+          if (known.size >= KNOWN_USERS_CACHED) known.clear();
+          known.add(`${appId}\n${uid}`);
+        }
+        return exists;
+      },
+    },
+    async audienceOf(appId, uid) {
+      return [...new Set([...(await readModels.friendsOf(appId, uid)), ...peers.peersOf(appId, uid)])];
+    },
+    vouchMs: PRESENCE_VOUCH_MS,
+    now,
+    logger,
+  });
+  const sessions = new Sessions({ window, index, registry, revocations, fanout, groupsOf: (appId, uid) => readModels.groupsOf(appId, uid), now, logger, presence: ephemeral });
 
   const membershipConsumer = new EventConsumer(kafka, {
     groupId: consumerGroupFor(MEMBERSHIPS_PURPOSE, db.databaseName),
-    topics: [topics.conversations],
+    topics: [topics.conversations, topics.users],
     logger,
-    select: (records) => records.map((r) => r.type === undefined || memberships.has(r.type)),
+    select: (records) => records.map((r) => r.type === undefined || projected.has(r.type)),
     handler: (events) => readModels.apply(events),
   });
   // A group of this process alone, new at each start: every replica reads every record.
@@ -73,16 +117,27 @@ export function createRealtimeService(deps: RealtimeServiceDeps, config: Pick<Re
     fromTimestamp: () => now() - config.retentionSeconds * 1_000,
     select: broadcastSelector,
     onStart: (starts) => fanout.onStart(starts),
-    onBatch: (topic, partition, records) => fanout.onBatch(topic, partition, records),
+    onBatch: (topic, partition, records) => {
+      fanout.onBatch(topic, partition, records);
+      if (topic === topics.messages) for (const record of records) peers.observe(record.event, record.timestamp);
+    },
     logger,
   });
-  const sockets = new SocketServer(sessions, new ClientFrames(), config.maxBufferedBytes, logger);
+  const clientFrames = new ClientFrames(
+    new Map([
+      ['typing_started', ephemeral.typing],
+      ['typing_ended', ephemeral.typing],
+    ]),
+  );
+  const sockets = new SocketServer(sessions, clientFrames, config.maxBufferedBytes, logger);
   const events = eventsRouter(sessions, config.maxBufferedBytes);
 
   // Ready once the window has read what was on the topics at start: a resume served before would
   // answer `resync_required` for cursors another replica can still serve.
   let caughtUp = false;
   let evictTimer: NodeJS.Timeout | undefined;
+  let heartbeatTimer: NodeJS.Timeout | undefined;
+  const presenceFailed = (error: unknown) => logger.warn({ err: error }, 'presence not updated in redis');
   let stopGauges: (() => void) | undefined;
   const waitForCatchUp = async () => {
     const marks = await broadcast.highWatermarks();
@@ -108,14 +163,21 @@ export function createRealtimeService(deps: RealtimeServiceDeps, config: Pick<Re
       await membershipConsumer.start();
       await broadcast.start();
       void waitForCatchUp().catch((error: unknown) => logger.error({ err: error }, 'reading the topics\' watermarks failed; the replica stays unready'));
+      // Not awaited: a replica without Redis still pushes messages; typing and presence wait for it.
+      void bus.subscribe(ephemeral.deliver).catch((error: unknown) => logger.warn({ err: error }, 'typing and presence are not received (redis)'));
       evictTimer = setInterval(() => {
         window.evict(now());
+        peers.evict(now());
         revocations.forgetBefore(now());
+        ephemeral.tick().catch(presenceFailed);
       }, EVICT_INTERVAL_MS);
+      heartbeatTimer = setInterval(() => void ephemeral.heartbeat().catch(presenceFailed), PRESENCE_HEARTBEAT_MS);
       stopGauges = sampledGauge('realtime_connections', 'Open realtime connections (WebSocket and SSE) on this replica.', [], () => [{ labels: {}, value: registry.size }]);
     },
     async stop() {
       if (evictTimer) clearInterval(evictTimer);
+      if (heartbeatTimer) clearInterval(heartbeatTimer);
+      await bus.close();
       stopGauges?.();
       await broadcast.stop();
       await membershipConsumer.stop();

@@ -10,6 +10,7 @@ import { RelationsApp } from './app/relations/relations.js';
 import { RolesApp } from './app/roles/roles.js';
 import { UserImport } from './app/users/userImport.js';
 import { UsersApp } from './app/users/users.js';
+import type { UsersDeps } from './app/context.js';
 import { answeringRoleAccess } from './http/roles/roleAccessRoute.js';
 import { usersRouter } from './http/router.js';
 
@@ -18,6 +19,7 @@ export interface UsersServiceDeps extends PlatformDeps {
   db: Db;
   kafka: Kafka;
   logger: Logger;
+  presence?: UsersDeps['presence'];
 }
 
 /** Composition root of the users service. */
@@ -37,7 +39,7 @@ export function createUsersService(deps: UsersServiceDeps): RunnableService {
     // The gateway's role look-ups read users and roles from memory; every replica forgets what an event changes.
     watch: { topics: [topics.users], onEvents: (events) => readModels.observe(events) },
   });
-  const appDeps = { runner: pipeline.runner, readModels };
+  const appDeps: UsersDeps = { runner: pipeline.runner, readModels, ...(deps.presence ? { presence: deps.presence } : {}) };
   const users = new UsersApp(appDeps);
   const apis = { users, relations: new RelationsApp(appDeps, users), roles: new RolesApp(appDeps), userImport: new UserImport(appDeps) };
 

@@ -56,12 +56,14 @@ export class ConnectionRegistry {
   private readonly byUser = new Map<string, Set<Connection>>();
   private count = 0;
 
-  add(connection: Connection): void {
+  /** Adds it; true when it is the user's first connection here. */
+  add(connection: Connection): boolean {
     const key = userKey(connection.appId, connection.uid);
     let set = this.byUser.get(key);
     if (!set) this.byUser.set(key, (set = new Set()));
     set.add(connection);
     this.count += 1;
+    return set.size === 1;
   }
 
   /** Removes it; true when it was the user's last connection here. */

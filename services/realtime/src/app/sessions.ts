@@ -23,6 +23,8 @@ export interface SessionDeps {
   groupsOf(appId: string, uid: string): Promise<string[]>;
   now: () => number;
   logger: Logger;
+  /** Told when a user's first connection here opens and its last one closes (presence, ADR 0077). */
+  presence?: { connected(appId: string, uid: string): void; disconnected(appId: string, uid: string): void };
 }
 
 /**
@@ -47,7 +49,7 @@ export class Sessions {
     if (revocations.revoked(connection.appId, connection.uid, connection.tokenId, now())) {
       return connection.close(closeCodes.unauthorized, 'auth token revoked');
     }
-    registry.add(connection);
+    if (registry.add(connection)) this.deps.presence?.connected(connection.appId, connection.uid);
     // From now, if no cursor: what the window reads while the groups load is replayed below.
     const from: CursorVector | null = since === undefined ? window.vector() : decodeCursor(since);
     if (!index.holds(connection.appId, connection.uid)) {
@@ -72,7 +74,9 @@ export class Sessions {
   /** A connection's transport closed (by the client, or by us). */
   closed(connection: Connection): void {
     connection.state = 'closed';
-    if (this.deps.registry.remove(connection)) this.deps.index.dropUser(connection.appId, connection.uid);
+    if (!this.deps.registry.remove(connection)) return;
+    this.deps.index.dropUser(connection.appId, connection.uid);
+    this.deps.presence?.disconnected(connection.appId, connection.uid);
   }
 
   private replay(connection: Connection, from: CursorVector | null): void {

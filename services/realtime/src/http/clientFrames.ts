@@ -1,8 +1,8 @@
 import type { Connection } from '../app/connections.js';
 
 /**
- * What a client may send. Only `ping` is answered here; typing notices (and presence) are the next
- * step's (issue 24): they plug in as `handlers` by frame type, over Redis, never the event store.
+ * What a client may send. `ping` is answered here; the typing frames go to their `handlers` (ADR 0077:
+ * checked, then relayed over Redis, never the event store).
  */
 export type ClientFrameHandler = (connection: Connection, frame: Record<string, unknown>) => void;
 
@@ -22,6 +22,6 @@ export class ClientFrames {
     if (type === 'ping') return connection.send(PONG, 'pong');
     const handler = typeof type === 'string' ? this.handlers.get(type) : undefined;
     if (handler) return handler(connection, frame as Record<string, unknown>);
-    connection.send(JSON.stringify({ type: 'error', data: { code: 'ERR_BAD_FRAME', message: 'A client frame is JSON with a known "type" (ping).' } }), 'error');
+    connection.send(JSON.stringify({ type: 'error', data: { code: 'ERR_BAD_FRAME', message: 'A client frame is JSON with a known "type" (ping, typing_started, typing_ended).' } }), 'error');
   }
 }

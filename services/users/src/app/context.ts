@@ -1,5 +1,5 @@
 import { epochSeconds } from '@chat/contracts';
-import type { EventEnvelope, RequestContext } from '@chat/contracts';
+import type { EventEnvelope, PresenceState, RequestContext } from '@chat/contracts';
 import { commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner, Decider, DomainEvent } from '@chat/eventsourcing';
 import type { UserReadModels } from '../adapters/readModels.js';
@@ -11,6 +11,8 @@ export interface UsersDeps {
   runner: CommandRunner;
   readModels: UserReadModels;
   clock?: () => Date;
+  /** Whether the user is connected to realtime (ADR 0077); absent: every user shows its stored status. */
+  presence?: (appId: string, uid: string) => Promise<PresenceState | null>;
 }
 
 

@@ -88,10 +88,12 @@ function userNotFound(uid: string): ApiError {
 export class UsersApp {
   private readonly runner: UserCommands;
   private readonly readModels: UserReadModels;
+  private readonly presence: UsersDeps['presence'];
 
   constructor(deps: UsersDeps) {
     this.runner = new UserCommands(deps);
     this.readModels = deps.readModels;
+    this.presence = deps.presence;
   }
 
   private async requireRole(appId: string, role: string | undefined): Promise<void> {
@@ -124,8 +126,11 @@ export class UsersApp {
   async getUser(context: RequestContext, uid: string): Promise<UserResource> {
     const { appId, uid: viewer } = context.actor;
     if (viewer !== undefined && viewer !== uid) await this.activeUser(appId, viewer);
-    const doc = await this.activeUser(appId, uid);
-    return renderUser(doc, { withTags: true, ...(viewer !== undefined ? { viewer } : {}) });
+    const [doc, presence] = await Promise.all([this.activeUser(appId, uid), this.presence?.(appId, uid) ?? null]);
+    const user = renderUser(doc, { withTags: true, ...(viewer !== undefined ? { viewer } : {}) });
+    // CometChat's words for it: `available` while connected to realtime on any replica.
+    if (!presence) return user;
+    return { ...user, status: presence.status === 'online' ? 'available' : 'offline', ...(presence.lastActiveAt !== undefined ? { lastActiveAt: presence.lastActiveAt } : {}) };
   }
 
   async listUsers(context: RequestContext, query: UserListQuery, cursor: ListCursor, perPage: number) {

@@ -1,0 +1,102 @@
+import { presenceOf } from '@chat/contracts';
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { EphemeralBus, EphemeralNotice } from '../adapters/ephemeralBus.js';
+import type { RedisPresence } from '../adapters/redisPresence.js';
+import { MembershipIndex } from '../domain/membershipIndex.js';
+import { LocalPresence } from '../domain/presence.js';
+import { Connection, ConnectionRegistry } from './connections.js';
+import { Ephemeral } from './ephemeral.js';
+
+/** Two replicas over one in-memory "Redis": a hash per user and a bus every replica hears. */
+function world() {
+  const hashes = new Map<string, Record<string, string>>();
+  const published: EphemeralNotice[] = [];
+  const replicas: Ephemeral[] = [];
+  let clock = 0;
+  const bus = { publish: (notice: EphemeralNotice) => (published.push(notice), replicas.forEach((r) => r.deliver(notice))) } as unknown as EphemeralBus;
+  const replica = (name: string) => {
+    const hash = (appId: string, uid: string) => hashes.get(`${appId}:${uid}`) ?? (hashes.set(`${appId}:${uid}`, {}), hashes.get(`${appId}:${uid}`)!);
+    const store = {
+      online: (appId: string, uid: string, until: number, now: number) => {
+        const h = hash(appId, uid);
+        const before = presenceOf(h, now, name).status === 'offline';
+        h[`r:${name}`] = String(until);
+        return Promise.resolve(before);
+      },
+      offline: (appId: string, uid: string, now: number) => {
+        const h = hash(appId, uid);
+        delete h[`r:${name}`];
+        h['lastActiveAt'] = String(Math.floor(now / 1_000));
+        return Promise.resolve(presenceOf(h, now).status === 'offline');
+      },
+      refresh: () => Promise.resolve(),
+    } as unknown as RedisPresence;
+    const registry = new ConnectionRegistry();
+    const index = new MembershipIndex();
+    const ephemeral = new Ephemeral({
+      bus,
+      store,
+      local: new LocalPresence(3_000),
+      registry,
+      index,
+      access: { userExists: () => Promise.resolve(true), isMember: (appId, guid, uid) => index.isMember(appId, guid, uid) },
+      audienceOf: (_appId, uid) => Promise.resolve(uid === 'alice' ? ['friend'] : []),
+      vouchMs: 10_000,
+      now: () => clock,
+      logger: pino({ level: 'silent' }),
+    });
+    replicas.push(ephemeral);
+    const open = (uid: string) => {
+      const sent: string[] = [];
+      const connection = new Connection('app', uid, 't', { send: (text) => sent.push(text), bufferedBytes: () => 0, close: () => undefined }, 1_000);
+      connection.state = 'live';
+      if (registry.add(connection)) ephemeral.connected('app', uid);
+      return { connection, sent, close: () => registry.remove(connection) && ephemeral.disconnected('app', uid) };
+    };
+    return { ephemeral, open, index };
+  };
+  return { replica, published, tick: (ms: number) => (clock += ms), settle: () => new Promise((r) => setTimeout(r, 0)) };
+}
+
+describe('typing and presence between replicas', () => {
+  it('a user connected on two replicas is online once and offline only when both are gone, after the debounce', async () => {
+    const w = world();
+    const [one, two] = [w.replica('one'), w.replica('two')];
+    const friend = one.open('friend');
+    const a = one.open('alice');
+    await w.settle();
+    const b = two.open('alice');
+    await w.settle();
+    expect(w.published.filter((n) => n.kind === 'presence').map((n) => n.kind === 'presence' && n.status)).toEqual(['online']);
+    expect(friend.sent.map((t) => JSON.parse(t))).toEqual([{ type: 'presence', data: { uid: 'alice', status: 'online', lastActiveAt: 0 } }]);
+    a.close();
+    w.tick(5_000);
+    await one.ephemeral.tick();
+    expect(w.published).toHaveLength(1);
+    b.close();
+    w.tick(2_000);
+    await two.ephemeral.tick();
+    expect(w.published).toHaveLength(1);
+    w.tick(1_000);
+    await two.ephemeral.tick();
+    expect(w.published.at(-1)).toMatchObject({ kind: 'presence', uid: 'alice', status: 'offline', lastActiveAt: 8, audience: ['friend'] });
+    expect(JSON.parse(friend.sent.at(-1)!)).toMatchObject({ type: 'presence', data: { status: 'offline' } });
+  });
+
+  it('typing to a group reaches members on every replica but the sender; a refused frame gets an error', async () => {
+    const w = world();
+    const [one, two] = [w.replica('one'), w.replica('two')];
+    const alice = one.open('alice');
+    const bob = two.open('bob');
+    one.index.setUser('app', 'alice', ['crew']);
+    two.index.setUser('app', 'bob', ['crew']);
+    one.ephemeral.typing(alice.connection, { type: 'typing_started', receiver: 'crew', receiverType: 'group' });
+    await w.settle();
+    expect(bob.sent.map((t) => JSON.parse(t))).toContainEqual({ type: 'typing_started', data: { sender: 'alice', receiver: 'crew', receiverType: 'group' } });
+    expect(alice.sent.some((t) => t.includes('typing_started'))).toBe(false);
+    two.ephemeral.typing(bob.connection, { type: 'typing_started', receiver: 'other', receiverType: 'group' });
+    await w.settle();
+    expect(JSON.parse(bob.sent.at(-1)!)).toMatchObject({ type: 'error', data: { code: 'ERR_GROUP_NOT_JOINED' } });
+  });
+});

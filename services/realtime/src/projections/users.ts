@@ -1,0 +1,52 @@
+import { friendEventTypes } from '@chat/contracts';
+import type { EventOf } from '@chat/contracts';
+import type { Projection } from '@chat/mongo';
+
+/** A user of the app that exists: who a one-on-one typing notice may go to (ADR 0077). */
+export interface KnownUserDoc {
+  appId: string;
+  uid: string;
+}
+
+/** A user's friends: who learns when it comes online or goes offline (ADR 0077). */
+export interface FriendsDoc {
+  appId: string;
+  uid: string;
+  friends: string[];
+}
+
+const knownUserEventTypes = ['UserCreated', 'UserDeleted'] as const;
+/** The users-topic event types realtime projects (beside revocations, which its broadcast reads). */
+export const userReadModelEventTypes = [...knownUserEventTypes, ...friendEventTypes] as const;
+
+export function userDocId(appId: string, uid: string): string {
+  return `${appId}:${uid}`;
+}
+
+export const knownUsersProjection: Projection<KnownUserDoc, EventOf<(typeof knownUserEventTypes)[number]>> = {
+  name: 'knownUsers',
+  eventTypes: knownUserEventTypes,
+  documentIds: (event) => [userDocId(event.appId, event.data.uid)],
+  evolve: (_doc, event) => (event.type === 'UserDeleted' ? null : { appId: event.appId, uid: event.data.uid }),
+};
+
+/**
+ * Friendship is mutual and written from either friend's stream, so both documents change; a set
+ * addition or removal is a no-op when re-applied, so no position per stream is kept (`sourceOf` null).
+ */
+export const friendsProjection: Projection<FriendsDoc, EventOf<(typeof friendEventTypes)[number]>> = {
+  name: 'friends',
+  eventTypes: friendEventTypes,
+  documentIds: (event) => [event.data.uid, ...event.data.friendUids].map((uid) => userDocId(event.appId, uid)),
+  sourceOf: () => null,
+  evolve(doc, event, documentId) {
+    const uid = documentId.slice(event.appId.length + 1);
+    const others = uid === event.data.uid ? event.data.friendUids : [event.data.uid];
+    const friends = new Set(doc?.friends ?? []);
+    for (const other of others) {
+      if (event.type === 'FriendsAdded') friends.add(other);
+      else friends.delete(other);
+    }
+    return { appId: event.appId, uid, friends: [...friends].sort() };
+  },
+};
