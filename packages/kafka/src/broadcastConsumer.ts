@@ -3,7 +3,7 @@ import type { Consumer, Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import { decodeMessage } from './batchProcessor.js';
 import { IDLE_FETCH_WAIT_MS } from './consumer.js';
-import { brokerStillStarting } from './eventWatch.js';
+import { whileBrokerStarts } from './eventWatch.js';
 import { recordHeaders } from './recordSelector.js';
 import type { RecordHeaders } from './recordSelector.js';
 import { Supervisor } from './supervisor.js';
@@ -126,17 +126,10 @@ export class BroadcastConsumer {
     return { stop: () => consumer.disconnect() };
   }
 
-  private async startOffsets(): Promise<Array<{ topic: string; partition: number; offset: number }>> {
-    const deadline = Date.now() + 60_000;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.offsetsAtStart();
-      } catch (error) {
-        if (!brokerStillStarting(error) || Date.now() > deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, Math.min(100 * attempt, 1_000)));
-      }
-    }
+  private startOffsets(): Promise<Array<{ topic: string; partition: number; offset: number }>> {
+    return whileBrokerStarts(() => this.offsetsAtStart());
   }
+
 
   private async offsetsAtStart(): Promise<Array<{ topic: string; partition: number; offset: number }>> {
     const admin = this.kafka.admin();

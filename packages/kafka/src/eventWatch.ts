@@ -46,6 +46,19 @@ export function brokerStillStarting(error: unknown): boolean {
   return retriable === true || name === 'KafkaJSGroupCoordinatorNotFound';
 }
 
+/** `read`, retried while the broker is still starting (`brokerStillStarting`) for up to a minute, as kafkajs's consumers do. */
+export async function whileBrokerStarts<T>(read: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await read();
+    } catch (error) {
+      if (!brokerStillStarting(error) || Date.now() > deadline) throw error;
+      await sleep(Math.min(100 * attempt, 1_000));
+    }
+  }
+}
+
 export interface PartitionProgress {
   topic: string;
   partition: number;
@@ -129,17 +142,10 @@ export class EventWatch {
    * A broker that has just started (`brokerStillStarting`) is retried, as kafkajs's consumers do, for
    * up to a minute.
    */
-  private async startOffsets(): Promise<Array<{ topic: string; partition: number; offset: string }>> {
-    const deadline = Date.now() + 60_000;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.committedOffsets();
-      } catch (error) {
-        if (!brokerStillStarting(error) || Date.now() > deadline) throw error;
-        await sleep(Math.min(100 * attempt, 1_000));
-      }
-    }
+  private startOffsets(): Promise<Array<{ topic: string; partition: number; offset: string }>> {
+    return whileBrokerStarts(() => this.committedOffsets());
   }
+
 
   private async committedOffsets(): Promise<Array<{ topic: string; partition: number; offset: string }>> {
     const admin = this.kafka.admin();
