@@ -99,6 +99,10 @@ function createSocketClient({ url, headers }, localAddress) {
     arrivals: new Map(),
     order: [],
     resyncs: 0,
+    cycles: 0,
+    /** Frames of a message id already had: its cursor, and whether this client had resumed before. */
+    duplicates: [],
+    firstCursor: new Map(),
     closes: new Map(),
     async open(since) {
       const socket = new WebSocket(since === undefined ? url : `${url}&since=${encodeURIComponent(since)}`, { localAddress, headers, perMessageDeflate: false });
@@ -111,8 +115,13 @@ function createSocketClient({ url, headers }, localAddress) {
         if (frame.type !== 'message') return;
         const id = String(frame.data.id);
         const times = client.arrivals.get(id);
-        if (times) times.push(at);
-        else client.arrivals.set(id, [at]);
+        if (times) {
+          times.push(at);
+          client.duplicates.push({ id, sameCursor: frame.cursor === client.firstCursor.get(id), afterCycle: client.cycles > 0 });
+        } else {
+          client.arrivals.set(id, [at]);
+          client.firstCursor.set(id, frame.cursor);
+        }
         client.order.push(id);
       });
       socket.on('close', (code) => client.closes.set(code, (client.closes.get(code) ?? 0) + 1));
@@ -126,6 +135,7 @@ function createSocketClient({ url, headers }, localAddress) {
     /** Drops the socket the way a lost network would (no close handshake), then resumes. */
     async cycle() {
       const since = client.lastCursor;
+      client.cycles += 1;
       client.socket.terminate();
       await client.open(since);
     },
@@ -322,6 +332,7 @@ async function run() {
       const c = clientOf.get(uid);
       c.arrivals.clear();
       c.order.length = 0;
+      c.duplicates.length = 0;
     }
     const seconds = Math.max(10, Math.ceil(CONFIG.cycles / 10) + 4);
     const accepted = [];
@@ -372,6 +383,11 @@ async function run() {
         `${fmt(accepted.length)} sends accepted (${errors}), ${fmt(deliveries)} frames due; lost ${lost}, duplicated ${duplicated}, out of order ${outOfOrder}, unexpected ${unexpected}, resync_required ${resyncs} (goal: 0 lost, 0 duplicated)`,
     );
     if (lost > 0) console.log(`   ${await realtimeState()}`);
+    const dups = parties.flatMap((uid) => clientOf.get(uid).duplicates);
+    if (dups.length > 0) {
+      const neverCycled = parties.filter((uid) => clientOf.get(uid).cycles === 0 && clientOf.get(uid).duplicates.length > 0).length;
+      console.log(`   duplicates: ${dups.filter((d) => d.afterCycle).length} on clients that had resumed, ${dups.filter((d) => !d.afterCycle).length} before any resume; ${neverCycled} clients that never resumed got some; ${dups.filter((d) => d.sameCursor).length} with the same cursor as the first copy`);
+    }
   }
   console.log(`\nload average at the end ${load()}`);
 }
