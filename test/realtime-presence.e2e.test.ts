@@ -11,10 +11,13 @@ const typing = (type: string, sender: string) => (frame: Frame) => frame.type ==
 const presence = (uid: string, status: string) => (frame: Frame) => frame.type === 'presence' && frame.data?.uid === uid && frame.data?.status === status;
 const refused = (code: string) => (frame: Frame) => frame.type === 'error' && frame.data?.code === code;
 
-/** Realtime's read model of the app's users follows the users topic: wait until it knows `receiver`. */
-async function untilTypingReaches(from: RealtimeClient, to: RealtimeClient, sender: string, receiver: string): Promise<void> {
+/**
+ * Realtime's read models of the app's users and of group members follow the topics: wait until they
+ * know `receiver` (a user, or a group with `sender` in it).
+ */
+async function untilTypingReaches(from: RealtimeClient, to: RealtimeClient, sender: string, receiver: string, receiverType: 'user' | 'group' = 'user'): Promise<void> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    from.send({ type: 'typing_started', receiver, receiverType: 'user' });
+    from.send({ type: 'typing_started', receiver, receiverType });
     if (await to.receives(typing('typing_started', sender), 200)) return;
   }
   throw new Error(`typing from ${sender} never reached ${receiver}`);
@@ -53,6 +56,7 @@ describe('typing and presence (realtime through the gateway, over Redis between 
 
   it('group typing reaches the members but the sender; a non-member may not type to it', async () => {
     const [alice, bob, carol] = await Promise.all([connect(app.appId, tokens['alice']!), connect(app.appId, tokens['bob']!), connect(app.appId, tokens['carol']!)]);
+    await untilTypingReaches(bob, alice, 'bob', 'crew', 'group');
     bob.send({ type: 'typing_started', receiver: 'crew', receiverType: 'group' });
     expect((await alice.next(typing('typing_started', 'bob'))).data).toEqual({ sender: 'bob', receiver: 'crew', receiverType: 'group' });
     carol.send({ type: 'typing_started', receiver: 'crew', receiverType: 'group' });

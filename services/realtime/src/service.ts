@@ -147,6 +147,8 @@ export function createRealtimeService(
     caughtUp = true;
     logger.info({ kept: window.length }, 'realtime window caught up with the topics');
   };
+  // The group read model answers every connect: a store that cannot is a replica that cannot serve.
+  deps.probes?.add('store', async () => (await db.command({ ping: 1 }))['ok'] === 1);
   deps.probes?.add('window', () => caughtUp && broadcast.health().state === 'running');
   deps.probes?.add('memberships', () => membershipConsumer.health().state === 'running');
 

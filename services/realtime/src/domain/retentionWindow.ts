@@ -42,6 +42,12 @@ export class RetentionWindow {
   private readonly start: number[][] = cursorTopics.map(() => []);
   private readonly docs = new Map<string, MessageDoc>();
   private readonly changes: Array<{ timestamp: number; change: MembershipChange }> = [];
+  /**
+   * The ids of the events kept. Delivery onto the topic is at least once: a process publishing another
+   * process's commits to keep a stream in order (ADR 0050), or a produce retried after a partial
+   * success, puts an event there twice; a second copy inside the window is not a new frame.
+   */
+  private readonly ids = new Set<string>();
   private size = 0;
 
   constructor(private readonly limits: WindowLimits) {}
@@ -69,7 +75,8 @@ export class RetentionWindow {
     const t = topicIndex(topic);
     if (t === -1) return null;
     this.position[t]![partition] = offset + 1;
-    if (!event) return null;
+    if (!event || this.ids.has(event.id)) return null;
+    this.ids.add(event.id);
     const entry: WindowEntry = { topic: t, partition, offset, timestamp, event };
     const key = `${t}:${partition}`;
     let log = this.logs.get(key);
@@ -133,6 +140,7 @@ export class RetentionWindow {
       this.size -= 1;
       // A resume from before a dropped record can no longer be served.
       this.start[entry.topic]![entry.partition] = entry.offset + 1;
+      this.ids.delete(entry.event.id);
       if (entry.event.type === 'MessageSent') this.docs.delete(messageDocId(entry.event.appId, entry.event.data.id));
       if (victim.head > 1024 && victim.head * 2 > victim.entries.length) {
         victim.entries.splice(0, victim.head);

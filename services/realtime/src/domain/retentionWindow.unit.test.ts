@@ -45,6 +45,19 @@ describe('the cursor and the retention window', () => {
     expect(window.after(window.vector())).toEqual([]);
   });
 
+  it('a second copy of an event on the topic (at-least-once delivery) is no new entry, and still moves the position', () => {
+    const window = windowOf();
+    const first = send('1');
+    expect(window.record(topics.messages, 0, 0, 10, first)).not.toBeNull();
+    expect(window.record(topics.messages, 0, 1, 11, send('2'))).not.toBeNull();
+    expect(window.record(topics.messages, 0, 2, 12, { ...first })).toBeNull();
+    expect(window.vector()).toEqual([[3, 0], [0, 0]]);
+    expect(window.after([[0, 0], [0, 0]])!.map((e) => e.offset)).toEqual([0, 1]);
+    // Once the original has left the window, its id is forgotten with it.
+    window.evict(60_000 + 11);
+    expect(window.record(topics.messages, 0, 3, 70_000, { ...first })).not.toBeNull();
+  });
+
   it('a cursor older than the window, or of another layout, cannot resume', () => {
     const window = windowOf(2);
     for (let i = 0; i < 4; i++) window.record(topics.messages, 0, i, 100 + i, send(String(i + 1)));
