@@ -75,7 +75,7 @@ export async function addMessageSentWebhook(stack, app, id, url, patienceMs = 10
     // the store, so short timeouts would pile up scans instead of waiting for one.
     const log = await fetch(`${stack.services.gatewayUrl}/apps/${app.appId}/webhooks/${id}/deliveries?perPage=1`, {
       headers: management,
-      signal: AbortSignal.timeout(Math.max(1_000, deadline - performance.now())),
+      signal: AbortSignal.timeout(Math.max(1_000, Math.ceil(deadline - performance.now()))),
     }).catch(() => null);
     const body = log?.ok ? await log.json() : null;
     if (body?.meta.webhook.triggers.includes('message_sent')) return;
