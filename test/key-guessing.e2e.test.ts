@@ -205,4 +205,24 @@ describe('key guessing', () => {
     expect(log).not.toContain(wrongSecret);
     expect(log).not.toContain(managementHeaders().secret!);
   });
+  it(`auth-token guesses on the realtime channel draw on the same budget: ${BURST} per source, then 429 before the users service is asked`, async () => {
+    const source = '198.51.100.23';
+    const events = (token: string, from: string) =>
+      fetch(`${gateway.url}/v3/realtime/events?appId=${app.appId}&authToken=${token}`, { headers: { 'x-forwarded-for': from } }).then(async (r) => ({
+        status: r.status,
+        body: (await r.json()) as { error?: { code: string } },
+      }));
+    const answers = await mapBounded(Array.from({ length: BURST + 20 }, () => randomBytes(20).toString('hex')), 1, (token) => events(token, source));
+    const refused = answers.filter((a) => a.status === 429);
+    const unknown = answers.filter((a) => a.status === 401 && a.body.error?.code === 'AUTH_ERR_AUTH_TOKEN_NOT_FOUND');
+    expect(refused.length + unknown.length).toBe(answers.length);
+    // The burst, plus what the per-minute rate refills while the guesses run (a few per second).
+    expect(unknown.length).toBeGreaterThanOrEqual(BURST);
+    expect(unknown.length).toBeLessThan(BURST + 10);
+    expect(answers.at(-1)!.status).toBe(429);
+    expect(refused[0]!.body.error?.code).toBe('ERR_TOO_MANY_REQUESTS');
+    // The same source is refused on REST too: one budget per address for every kind of credential.
+    const rest = await fetch(`${gateway.url}/v3/users`, { headers: { appid: app.appId, authtoken: randomBytes(20).toString('hex'), 'x-forwarded-for': source } });
+    expect(rest.status).toBe(429);
+  }, 60_000);
 });

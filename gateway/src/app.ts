@@ -238,7 +238,12 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
     proxy.forward(req, res, pools.pick(route.service), headers, requestId);
   };
 
-  const realtime = new RealtimeRoutes({ domain: config.domain, region: config.region, upstreams: config.realtimeUpstreams, authTokens, logger });
+  const authenticateToken = (req: IncomingMessage, appId: string, token: string) =>
+    new Promise<AuthTokenOwner | null | number>((resolve, reject) => {
+      const retryAfter = credentialCheck.resolve(req, authTokenKind, AuthTokenResolver.idOf(appId, token), (found) => found !== null, resolve, reject);
+      if (retryAfter > 0) resolve(retryAfter);
+    });
+  const realtime = new RealtimeRoutes({ domain: config.domain, region: config.region, upstreams: config.realtimeUpstreams, authenticate: authenticateToken, logger });
   const handler: RequestListener = (req, res) => {
     const url = req.url ?? '/';
     const query = url.indexOf('?');

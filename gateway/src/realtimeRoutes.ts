@@ -4,7 +4,6 @@ import type { Duplex } from 'node:stream';
 import { APP_ID_PATTERN, errorStatus, internalHeaders } from '@chat/contracts';
 import type { AuthTokenOwner, ErrorCode } from '@chat/contracts';
 import type { Logger } from 'pino';
-import type { AuthTokenResolver } from './authTokens.js';
 import type { Upstream } from './config.js';
 import { forwardedHeaders } from './forwardedHeaders.js';
 import { sendError } from './proxy.js';
@@ -18,7 +17,12 @@ export interface RealtimeRoutesOptions {
   domain: string;
   region: string;
   upstreams: readonly Upstream[];
-  authTokens: Pick<AuthTokenResolver, 'resolve'>;
+  /**
+   * The token's owner (null: unknown, revoked or another app's), or the seconds the client's address
+   * must wait: the same failure budget as every other credential (ADR 0040), so guesses on the
+   * upgrade cost the users service no more than guesses on REST.
+   */
+  authenticate: (req: IncomingMessage, appId: string, token: string) => Promise<AuthTokenOwner | null | number>;
   logger: Logger;
 }
 
@@ -146,7 +150,8 @@ export class RealtimeRoutes {
     const token = query.get('authToken');
     if (!token) return { kind: 'refuse', code: 'AUTH_ERR_AUTH_TOKEN_NOT_FOUND', message: 'The authToken query parameter is required.' };
     try {
-      const owner = await this.options.authTokens.resolve(appId, token);
+      const owner = await this.options.authenticate(req, appId, token);
+      if (typeof owner === 'number') return { kind: 'refuse', code: 'ERR_TOO_MANY_REQUESTS', message: `Too many failed authentications from this address; retry in ${owner} s.` };
       if (!owner) return { kind: 'refuse', code: 'AUTH_ERR_AUTH_TOKEN_NOT_FOUND', message: 'The auth token is unknown, revoked or not of this app.' };
       return { kind: 'allow', appId, owner, forwardedUrl: forwardedUrl(path, query) };
     } catch {

@@ -22,7 +22,7 @@ beforeAll(async () => {
     domain: 'chat.localhost',
     region: 'us',
     upstreams: [{ hostname: '127.0.0.1', port: (upstream.address() as AddressInfo).port }],
-    authTokens: { resolve: (appId, token) => (appId === 'app1' && token === 'good-token' ? { uid: 'bob', tokenId: 'tid' } : null) },
+    authenticate: async (_req, appId, token) => (token === 'slow-down' ? 7 : appId === 'app1' && token === 'good-token' ? { uid: 'bob', tokenId: 'tid' } : null),
     logger: pino({ level: 'silent' }),
   });
   gateway = createServer((req, res) => routes.handle(req, res, new URL(req.url ?? '/', 'http://x').pathname, 'rid'));
@@ -54,6 +54,14 @@ describe('the gateway side of the realtime channel', () => {
     }
     const noTenant = await fetch(`${base}/v3/realtime/events?authToken=good-token`);
     expect(noTenant.status).toBe(400);
+  });
+
+  it('refuses with 429 when the address has used up its failed authentications', async () => {
+    const response = await fetch(`${base}/v3/realtime/events?appId=app1&authToken=slow-down`);
+    expect(response.status).toBe(429);
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('ERR_TOO_MANY_REQUESTS');
+    expect(body.error.message).toContain('7 s');
   });
 
   it('takes the tenant from the chat host', async () => {
