@@ -160,7 +160,6 @@ export function createRealtimeService(
       events.closeAll();
     },
     async start() {
-      await readModels.ensureIndexes();
       await ensureTopics(kafka, [topics.messages, topics.conversations, topics.users], deps.topicSettings);
       await membershipConsumer.start();
       await broadcast.start();

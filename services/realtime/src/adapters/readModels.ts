@@ -1,28 +1,28 @@
-import { ProjectedReadModels, ensureIndexes } from '@chat/mongo';
+import { ProjectedReadModels, findByIds } from '@chat/mongo';
 import type { Stored } from '@chat/mongo';
 import type { Collection, Filter } from 'mongodb';
-import { groupMembersProjection } from '../projections/groupMembers.js';
-import type { GroupMembersDoc } from '../projections/groupMembers.js';
+import { deletedGroupDocId, deletedGroupsProjection, liveGroupsOf, userGroupsDocId, userGroupsProjection } from '../projections/userGroups.js';
+import type { DeletedGroupDoc, UserGroupsDoc } from '../projections/userGroups.js';
 import { friendsProjection, knownUsersProjection, userDocId } from '../projections/users.js';
 import type { FriendsDoc, KnownUserDoc } from '../projections/users.js';
 
 /**
- * Realtime's read models: group members (read once per user when its first connection opens), the
+ * Realtime's read models: a user's groups (read once per user when its first connection opens, by
+ * `_id`: on this store any other filter scans every app's documents, ADR 0011), the
  * app's users (a typing notice's one-on-one receiver) and friends (a presence change's audience).
  */
 export class RealtimeReadModels extends ProjectedReadModels {
-  private readonly groups: Collection<Stored<GroupMembersDoc>> = this.projected('group_members', groupMembersProjection);
+  private readonly userGroups: Collection<Stored<UserGroupsDoc>> = this.projected('user_groups', userGroupsProjection);
+  private readonly deletedGroups: Collection<Stored<DeletedGroupDoc>> = this.projected('deleted_groups', deletedGroupsProjection);
   private readonly users: Collection<Stored<KnownUserDoc>> = this.projected('known_users', knownUsersProjection);
   private readonly friendships: Collection<Stored<FriendsDoc>> = this.projected('friends', friendsProjection);
 
-  async ensureIndexes(): Promise<void> {
-    await ensureIndexes(this.db, 'group_members', [{ keys: { appId: 1, members: 1 }, options: { name: 'app_member' } }]);
-  }
-
-  /** The guids of the app's groups the user is a member of. */
+  /** The guids of the app's groups the user is a member of: two reads by `_id`. */
   async groupsOf(appId: string, uid: string): Promise<string[]> {
-    const docs = await this.groups.find({ appId, members: uid } as Filter<Stored<GroupMembersDoc>>, { projection: { guid: 1 } }).toArray();
-    return docs.map((doc) => doc.guid);
+    const doc = await this.userGroups.findOne({ _id: userGroupsDocId(appId, uid) } as Filter<Stored<UserGroupsDoc>>, { projection: { appId: 1, uid: 1, groups: 1 } });
+    if (!doc || doc.groups.length === 0) return [];
+    const deleted = await findByIds(this.deletedGroups, doc.groups.map((g) => deletedGroupDocId(appId, g.guid)), { guid: 1, deletedAtVersion: 1 });
+    return liveGroupsOf(doc, new Map([...deleted.values()].map((d) => [d.guid, d.deletedAtVersion])));
   }
 
   async userExists(appId: string, uid: string): Promise<boolean> {
