@@ -130,7 +130,6 @@ export class BroadcastConsumer {
     return whileBrokerStarts(() => this.offsetsAtStart());
   }
 
-
   private async offsetsAtStart(): Promise<Array<{ topic: string; partition: number; offset: number }>> {
     const admin = this.kafka.admin();
     await admin.connect();

@@ -146,7 +146,6 @@ export class EventWatch {
     return whileBrokerStarts(() => this.committedOffsets());
   }
 
-
   private async committedOffsets(): Promise<Array<{ topic: string; partition: number; offset: string }>> {
     const admin = this.kafka.admin();
     await admin.connect();
