@@ -71,11 +71,11 @@ function showPresence(uid: string, state: string): void {
   }
 }
 
-/** A user's status as REST has it (the realtime channel tells only of changes). */
+/** A user's status as REST has it, `available` in CometChat's word (the realtime channel tells only of changes). */
 async function loadPresence(uid: string): Promise<void> {
   if (!session || presence.has(uid)) return;
   const user = await session.client.request<{ status?: string }>('GET', `/users/${encodeURIComponent(uid)}`);
-  if (!presence.has(uid)) showPresence(uid, user.status === 'online' ? 'online' : 'offline');
+  if (!presence.has(uid)) showPresence(uid, user.status === 'available' || user.status === 'online' ? 'online' : 'offline');
 }
 
 function entryFor(ref: ConversationRef, title = ref.receiver): Entry {
