@@ -161,7 +161,8 @@ describe('the differences from CometChat\'s description', () => {
   it('docs/openapi-differences.md is what scripts/openapi-differences.mjs makes of the committed document and index (run it after `npm run openapi`)', () => {
     const report = differencesScript.differencesReport(JSON.parse(committedText), JSON.parse(committedIndexText) as CometChatIndex);
     expect(readFileSync(new URL('../docs/openapi-differences.md', import.meta.url), 'utf8')).toBe(report.text);
-    expect(report.onlyTheirs).toBeLessThanOrEqual(1);
+    // Every operation of CometChat's files is served (one they describe twice is matched by method and path).
+    expect(report.onlyTheirs).toBe(0);
   });
 
   it.skipIf(!existsSync(referenceDir))('the committed index is what scripts/cometchat-index.mjs extracts from ../shared/api/openapi', () => {
