@@ -8,13 +8,15 @@
 // The receiver of every pair holds both sockets; BENCH_STAGES_IDLE more sockets (users with no traffic)
 // are held straight to realtime, as bench/realtime.mjs's thousands are. Open loop at BENCH_STAGES_RATES
 // (msg/s, comma-separated; default 100) for BENCH_STAGES_SECONDS each. Realtime's event-loop delay and
-// GC over each run come from its /metrics (prom-client's default metrics).
+// GC over each run come from its /metrics (prom-client's default metrics; a scrape restarts the delay's
+// histogram, so each figure covers the time since the scrape before it).
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 import { eventHeaderNames, internalHeaders, topics } from '../packages/contracts/dist/index.js';
 import { createKafka, loadKafkaSecurity } from '../packages/kafka/dist/index.js';
 import { createGatewayClient } from './httpClient.mjs';
+import { processCpuMs } from './processCpu.mjs';
 import { percentile, startBenchStack } from './stack.mjs';
 import { createTraffic, inParallel, ok } from './traffic.mjs';
 
@@ -22,6 +24,7 @@ const knob = (name, fallback) => Number(process.env[name] ?? fallback);
 const CONFIG = {
   pairs: knob('BENCH_STAGES_PAIRS', 50),
   idle: knob('BENCH_STAGES_IDLE', 2_000),
+  idleSeconds: knob('BENCH_STAGES_IDLE_SECONDS', 12),
   seconds: knob('BENCH_STAGES_SECONDS', 20),
   rates: (process.env.BENCH_STAGES_RATES ?? '100').split(',').map(Number),
   localAddresses: 8,
@@ -64,7 +67,7 @@ async function openSocket(url, headers, localAddress, arrivals) {
   return socket;
 }
 
-/** Realtime's event-loop delay (prom-client's, since the process started) and GC seconds so far. */
+/** Realtime's event-loop delay since the last scrape (prom-client's) and GC seconds so far. */
 async function realtimeMetrics(url) {
   const text = await fetch(`${url}/metrics`).then((r) => r.text());
   const value = (name) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1]);
@@ -126,6 +129,15 @@ async function run() {
   for (const pair of pairs) await traffic.must('POST', '/v3/messages', { ...chat, onbehalfof: pair.a }, { receiver: pair.b, receiverType: 'user', type: 'text', data: { text: 'warm-up' } });
   await sleep(3_000);
 
+  // Idle: what realtime spends holding the sockets (presence heartbeats, timers), and its loop's stalls.
+  await realtimeMetrics(realtime.url);
+  const cpuBefore = processCpuMs(realtime.pid());
+  const idleStarted = performance.now();
+  await sleep(CONFIG.idleSeconds * 1000);
+  const idleCpuPct = ((processCpuMs(realtime.pid()) - cpuBefore) / (performance.now() - idleStarted)) * 100;
+  const idle = await realtimeMetrics(realtime.url);
+  console.log(`idle ${CONFIG.idleSeconds} s: realtime CPU ${fmt(idleCpuPct, 2)} %, event-loop delay p99 ${fmt(idle.lagP99 * 1000, 1)} ms, max ${fmt(idle.lagMax * 1000, 1)} ms`);
+
   for (const rate of CONFIG.rates) {
     const before = await realtimeMetrics(realtime.url);
     const sent = [];
@@ -170,6 +182,6 @@ async function run() {
       ['frame', 'send → frame through the gateway (the goal)'],
     ]) console.log(`  ${label.padEnd(52)} ${quantiles(rows.map((r) => r[key]))}`);
     const gc = [...after.gc].filter(([k]) => k.endsWith('sum')).map(([k, v]) => `${k.split(' ')[0]} ${fmt((v - (before.gc.get(k) ?? 0)) * 1000)} ms/${fmt(after.gc.get(k.replace('sum', 'count')) - (before.gc.get(k.replace('sum', 'count')) ?? 0))}`);
-    console.log(`  realtime: event-loop delay p99 ${fmt(after.lagP99 * 1000, 1)} ms, max ${fmt(after.lagMax * 1000, 1)} ms (since start); GC over the run: ${gc.join(', ')}`);
+    console.log(`  realtime: event-loop delay p99 ${fmt(after.lagP99 * 1000, 1)} ms, max ${fmt(after.lagMax * 1000, 1)} ms over the run; GC over the run: ${gc.join(', ')}`);
   }
 }
