@@ -36,6 +36,8 @@ function splitKey(key: string): { appId: string; uid: string } {
  * delivered by every replica to the live connections it holds. Nothing of it reaches the event store.
  */
 export class Ephemeral {
+  private refreshing: Promise<void> | null = null;
+
   constructor(private readonly deps: EphemeralDeps) {}
 
   /** The client frame handler of `typing_started` and `typing_ended`. */
@@ -85,9 +87,16 @@ export class Ephemeral {
     }
   }
 
-  /** A few times per `vouchMs`: this replica's word for its users, renewed in one pipeline. */
+  /**
+   * A few times per `vouchMs`: this replica's word for its users, renewed. One at a time: a Redis slow
+   * enough that a heartbeat outlasts the interval gets the next one when it is done, not a second
+   * beside it.
+   */
   heartbeat(): Promise<void> {
-    return this.deps.store.refresh(this.deps.local.vouched().map(splitKey), this.deps.now() + this.deps.vouchMs);
+    this.refreshing ??= this.deps.store.refresh(this.deps.local.vouched().map(splitKey), this.deps.now() + this.deps.vouchMs).finally(() => {
+      this.refreshing = null;
+    });
+    return this.refreshing;
   }
 
   private async announce(appId: string, uid: string, status: 'online' | 'offline', now: number): Promise<void> {
