@@ -21,5 +21,6 @@ export { DocumentMemory, showsPositions } from './documentMemory.js';
 export { DocumentTurns } from './documentTurns.js';
 export type { DocumentMemoryOptions, WatchedProjection } from './documentMemory.js';
 export { escapeRegex } from './escapeRegex.js';
+export { byScalarFields } from './scalarFields.js';
 export { findPage, keysetAfter, keysetKeyOf, keysetSort } from './keyset.js';
 export type { KeysetOrder, PagePosition } from './keyset.js';

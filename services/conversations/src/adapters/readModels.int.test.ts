@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { EventEnvelope } from '@chat/contracts';
 import { MongoClient } from 'mongodb';
-import type { Db } from 'mongodb';
+import type { CommandStartedEvent, Db, Document } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messageSent, pinChanged, testEnvelope } from '../projections/testEvents.js';
 import { ConversationReadModels, readModelDocuments } from './readModels.js';
@@ -88,6 +88,40 @@ describe('conversation read models on FerretDB', () => {
     const afterLast = await models.conversations.listForUser('app1', 'a', pins, {}, 1, 10, fromInbox.last);
     expect([afterLast.items, afterLast.more, fromInbox.more]).toEqual([[], false, false]);
     expect((await models.listForApp('app1', {}, { after: undefined, skip: 0 }, 10)).items.map((item) => item.conversationId)).toEqual(['a_user_b']);
+  });
+
+  it("reads a user's filtered list and the app-wide list through the app's indexes, not every app's documents", async () => {
+    const db = freshDb();
+    const models = new ConversationReadModels(db);
+    await models.ensureIndexes();
+    await applyOneByOne(models, history);
+    const finds: Document[] = [];
+    const watcher = new MongoClient(process.env['MONGO_URL'] ?? 'mongodb://127.0.0.1:27017', { monitorCommands: true });
+    await watcher.connect();
+    const watched = new ConversationReadModels(watcher.db(db.databaseName));
+    const listener = (event: CommandStartedEvent) => {
+      const collection = event.command['find'];
+      if (event.commandName === 'find' && (collection === 'conversation_timelines' || collection === 'conversation_members')) finds.push({ collection, filter: event.command['filter'] });
+    };
+    watcher.on('commandStarted', listener);
+    try {
+      const pins = await watched.findGlobalPins('app1');
+      const filtered = await watched.conversations.listForUser('app1', 'a', pins, { conversationType: 'user' }, 1, 10);
+      const appWide = await watched.listForApp('app1', {}, { after: undefined, skip: 0 }, 10);
+      expect(filtered.items.map((item) => item.conversationId)).toEqual(['a_user_b']);
+      expect(appWide.items.map((item) => item.conversationId)).toEqual(['a_user_b']);
+    } finally {
+      watcher.off('commandStarted', listener);
+      await watcher.close();
+    }
+    // The scans of the filtered list (timelines by participant, members by owner) and the app-wide list.
+    expect(finds.filter((f) => !('_id' in f['filter']))).toHaveLength(3);
+    for (const { collection, filter } of finds.filter((f) => !('_id' in f['filter']))) {
+      const explained = await db.command({ explain: { find: collection, filter } });
+      // SQLite's own plan: a search of one of the app's indexes; a scan of the collection before.
+      expect(JSON.stringify(explained['queryPlanner'])).toMatch(/SEARCH \S+ USING INDEX/);
+      expect(JSON.stringify(explained['queryPlanner'])).not.toMatch(/SCAN/);
+    }
   });
 
   it('is unchanged when every event is delivered again', async () => {

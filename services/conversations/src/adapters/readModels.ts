@@ -1,5 +1,5 @@
 import type { EventEnvelope, GlobalPin } from '@chat/contracts';
-import { MongoDocumentStore, allOf, coalescedRuns, ensureIndexes, escapeRegex, findByIds, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
+import { MongoDocumentStore, allOf, byScalarFields, coalescedRuns, ensureIndexes, escapeRegex, findByIds, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
 import type { EventApplier, KeysetOrder, PagePosition, Stored, StoredRecord } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import type { ConversationMemberDoc } from '../domain/conversationMember.js';
@@ -114,7 +114,14 @@ function appConversationOf(stored: StoredRecord): AppConversation {
   return stripStoredFields(shared as unknown as Stored<AppConversation>);
 }
 
-/** The two scans, decoding what the stores encode. */
+/**
+ * Top-level fields these read models always write as strings (never arrays): with them named, the
+ * FerretDB runner reads an app's timelines and a user's member documents through the `app_recent`,
+ * `participants` and `owner` indexes instead of decoding every app's (ADR 0074's addendum).
+ */
+const APP_SCALARS = { timelines: byScalarFields('appId', 'conversationType'), members: byScalarFields('appId', 'owner') };
+
+/** The two scans (now index reads of the app's documents), decoding what the stores encode. */
 class MongoScans implements ConversationScans {
   constructor(
     private readonly db: Db,
@@ -124,14 +131,14 @@ class MongoScans implements ConversationScans {
   ) {}
 
   async timelinesWith(appId: string, uid: string): Promise<TimelineDoc[]> {
-    const found = await this.db.collection<StoredRecord>(CONVERSATION_COLLECTIONS.timelines.name).find({ appId, conversationType: 'user', participants: uid }).toArray();
+    const found = await this.db.collection<StoredRecord>(CONVERSATION_COLLECTIONS.timelines.name).find({ appId, conversationType: 'user', participants: uid, ...APP_SCALARS.timelines }).toArray();
     const heads = new Map(found.map((stored) => [stored._id, this.timelines.decode(stored)]));
     const timelines = await this.timelineRevisions.complete(heads);
     return [...timelines.values()].map((stored) => stripStoredFields(withListedLastMessage(stored) as unknown as Stored<TimelineDoc>));
   }
 
   async membersOf(appId: string, uid: string): Promise<ConversationMemberDoc[]> {
-    const found = await this.db.collection<StoredRecord>(CONVERSATION_COLLECTIONS.members.name).find({ appId, owner: uid }).toArray();
+    const found = await this.db.collection<StoredRecord>(CONVERSATION_COLLECTIONS.members.name).find({ appId, owner: uid, ...APP_SCALARS.members }).toArray();
     return found.map((stored) => stripStoredFields(this.members.decode(stored) as unknown as Stored<ConversationMemberDoc>));
   }
 }
@@ -210,7 +217,7 @@ export class ConversationReadModels implements EventApplier {
 
   /** Guids of groups with any of the tags and/or whose name or guid contains `search`. */
   async findGroupIds(appId: string, criteria: { tags?: string[]; search?: string }): Promise<string[]> {
-    const filter: Record<string, unknown> = { appId, conversationType: 'group', group: { $exists: true } };
+    const filter: Record<string, unknown> = { appId, conversationType: 'group', group: { $exists: true }, ...APP_SCALARS.timelines };
     if (criteria.tags) filter['group.tags'] = { $in: criteria.tags };
     if (criteria.search !== undefined) {
       const pattern = { $regex: escapeRegex(criteria.search), $options: 'i' };
@@ -227,7 +234,7 @@ export class ConversationReadModels implements EventApplier {
 
   /** Every conversation of the app once, by last activity (the list without an acting user). */
   async listForApp(appId: string, filter: ConversationFilter, position: PagePosition, perPage: number): Promise<AppConversationPage> {
-    const base: Record<string, unknown> = { appId, listed: true };
+    const base: Record<string, unknown> = { appId, listed: true, ...APP_SCALARS.timelines };
     if (filter.conversationType) base['conversationType'] = filter.conversationType;
     if (filter.peers) {
       const peers = filter.peers;

@@ -4,7 +4,10 @@ import type { EventEnvelope, WebhookDocumentEvent } from '@chat/contracts';
 import { MongoClient } from 'mongodb';
 import type { CommandStartedEvent, Db, Document } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeliveryDocument } from '../domain/delivery.js';
+import { DeliveryLog } from './deliveryLog.js';
 import { WebhookReadModels } from './readModels.js';
+import { MongoDocumentStore } from '@chat/mongo';
 
 const versions = new Map<string, number>();
 const envelope = (appId: string, type: string, data: Record<string, unknown>): EventEnvelope => {
@@ -123,5 +126,56 @@ describe('webhooks read models (real store)', () => {
     console.log(`liveWebhooks with 0 → ${others} other apps' webhooks: ${before.byId.toFixed(2)} → ${after.byId.toFixed(2)} ms; the scan it replaces ${before.scan.toFixed(2)} → ${after.scan.toFixed(2)} ms`);
     expect((await readModels.liveWebhooks(appId)).map((w) => w.webhookId)).toEqual(['w1']);
   });
-});
 
+  it("reads a webhook's delivery log through its index, not every app's deliveries", async () => {
+    const appId = `app${randomUUID().slice(0, 8)}`;
+    const delivery = (app: string, i: number, status: DeliveryDocument['status']): DeliveryDocument => ({
+      appId: app,
+      webhookId: 'hook',
+      deliveryId: `${app}-d${i}`,
+      trigger: 'message_sent',
+      eventId: `${app}-e${i}`,
+      orderKey: 'conversation',
+      sourceVersion: i,
+      body: '{}',
+      status,
+      attempts: status === 'pending' ? 0 : 1,
+      occurredAt: 1_000 + i,
+      queuedAt: 1_000 + i,
+    });
+    const log = new DeliveryLog(new MongoDocumentStore(db, 'deliveries'));
+    await log.insert([delivery(appId, 1, 'delivered'), delivery(appId, 2, 'failed'), delivery(appId, 3, 'delivered')]);
+    const page = () => readModels.listDeliveries(appId, 'hook', { status: 'delivered' }, { page: 1, perPage: 1 });
+    const time = async (run: () => Promise<unknown>, rounds = 5) => {
+      const started = performance.now();
+      for (let i = 0; i < rounds; i++) await run();
+      return (performance.now() - started) / rounds;
+    };
+    const before = await time(page);
+    // Other tenants' webhooks of the same name (ADR 0074's aged copies are exactly that).
+    const others = Number(process.env['WEBHOOKS_INT_OTHER_DELIVERIES'] ?? 5000);
+    const docs = Array.from({ length: others }, (_, i) => delivery(`other${i % 100}`, i, 'delivered'));
+    for (let from = 0; from < docs.length; from += 500) await log.insert(docs.slice(from, from + 500));
+    const after = await time(page);
+    console.log(`a delivery log page with 0 → ${others} other apps' deliveries stored: ${before.toFixed(2)} → ${after.toFixed(2)} ms`);
+
+    let listed: Awaited<ReturnType<typeof page>> = { items: [], total: 0 };
+    let finished: Array<{ document: DeliveryDocument }> = [];
+    const reads = await readsDuring(client, async () => {
+      listed = await page();
+      finished = await readModels.finishedDeliveries(appId, 'hook', 1_002, 10);
+    });
+    expect(listed.total).toBe(2);
+    expect(listed.items.map((d) => d.deliveryId)).toEqual([`${appId}-d3`]);
+    expect(finished.map((d) => d.document.deliveryId)).toEqual([`${appId}-d2`, `${appId}-d3`]);
+    const finds = reads.filter((r) => r.collection === 'deliveries' && !('aggregate' in r.filter));
+    expect(finds).toHaveLength(2);
+    // What the store does with each of them: SQLite's own plan, a search of the log's index (a scan before).
+    for (const { filter } of finds) {
+      const explained = await db.command({ explain: { find: 'deliveries', filter } });
+      const plan = JSON.stringify(explained['queryPlanner']);
+      expect(plan).toMatch(/USING INDEX \S*webhook_queued/);
+      expect(plan).not.toMatch(/SCAN/);
+    }
+  });
+});
