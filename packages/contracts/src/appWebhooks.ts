@@ -1,6 +1,5 @@
-import { appEventTypes, webhookEventTypes } from '@chat/contracts';
-import type { EventOf } from '@chat/contracts';
-import { appIdListProjection } from '@chat/mongo';
+import { appEventTypes, webhookEventTypes } from './events/management.js';
+import type { EventOf } from './events/registry.js';
 
 export const APP_WEBHOOKS_COLLECTION = 'app_webhooks';
 
@@ -10,12 +9,13 @@ type AppWebhooksEvent = EventOf<(typeof appWebhooksEventTypes)[number]>;
 /**
  * The ids of an app's live webhooks, in creation order (`_id` = app id): loading an app's webhooks is
  * then a read by `_id` and one `_id $in`, where `{appId, deleted: false}` scans every app's webhooks
- * on FerretDB (ADR 0074, 0076).
+ * on FerretDB (ADR 0074, 0076). Management and webhooks each project it in their own database with
+ * `appIdListProjection(appWebhooksIdList)` (`@chat/mongo`): one definition, read by both.
  */
-export const appWebhooksProjection = appIdListProjection<AppWebhooksEvent>({
+export const appWebhooksIdList = {
   name: APP_WEBHOOKS_COLLECTION,
   eventTypes: appWebhooksEventTypes,
-  creates: (event) => event.type === 'AppCreated',
-  added: (event) => (event.type === 'WebhookCreated' ? event.data.webhookId : undefined),
-  removed: (event) => (event.type === 'WebhookDeleted' ? event.data.webhookId : undefined),
-});
+  creates: (event: AppWebhooksEvent) => event.type === 'AppCreated',
+  added: (event: AppWebhooksEvent) => (event.type === 'WebhookCreated' ? event.data.webhookId : undefined),
+  removed: (event: AppWebhooksEvent) => (event.type === 'WebhookDeleted' ? event.data.webhookId : undefined),
+};
