@@ -44,6 +44,11 @@ const EVICT_INTERVAL_MS = 1_000;
 /** A replica's word that a user is connected lasts this long: a crashed replica's users go offline by then. */
 const PRESENCE_VOUCH_MS = 10_000;
 const PRESENCE_HEARTBEAT_MS = 3_000;
+/**
+ * A replica that has not beaten (every second) for this long is dead to the others: the first to
+ * sweep takes its users offline, so a killed replica's users are announced offline within ~6 s.
+ */
+const REPLICA_ALIVE_MS = 5_000;
 /** Users whose known existence is remembered (a typing notice to them needs no read). */
 const KNOWN_USERS_CACHED = 50_000;
 
@@ -77,7 +82,7 @@ export function createRealtimeService(
   const bus = new EphemeralBus(redis, logger);
   const ephemeral = new Ephemeral({
     bus,
-    store: new RedisPresence(redis, `${hostname()}-${randomUUID()}`),
+    store: new RedisPresence(redis, `${hostname()}-${randomUUID()}`, REPLICA_ALIVE_MS),
     local: new LocalPresence(config.presenceOfflineMs),
     registry,
     index,
@@ -171,6 +176,7 @@ export function createRealtimeService(
         peers.evict(now());
         revocations.forgetBefore(now());
         ephemeral.tick().catch(presenceFailed);
+        ephemeral.watchReplicas().catch(presenceFailed);
       }, EVICT_INTERVAL_MS);
       heartbeatTimer = setInterval(() => void ephemeral.heartbeat().catch(presenceFailed), PRESENCE_HEARTBEAT_MS);
       stopGauges = sampledGauge('realtime_connections', 'Open realtime connections (WebSocket and SSE) on this replica.', [], () => [{ labels: {}, value: registry.size }]);

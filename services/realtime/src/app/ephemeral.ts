@@ -36,6 +36,11 @@ function splitKey(key: string): { appId: string; uid: string } {
  * delivered by every replica to the live connections it holds. Nothing of it reaches the event store.
  */
 export class Ephemeral {
+  /** Whether this replica has beaten once (its first beat finds no alive key of its own, as expected). */
+  private beaten = false;
+  /** A beat still running (Redis slow) is not overtaken by the next one. */
+  private watching = false;
+
   constructor(private readonly deps: EphemeralDeps) {}
 
   /** The client frame handler of `typing_started` and `typing_ended`. */
@@ -68,7 +73,7 @@ export class Ephemeral {
     const now = this.deps.now();
     void this.deps.store
       .online(appId, uid, now + this.deps.vouchMs, now)
-      .then((cameOnline) => (cameOnline ? this.announce(appId, uid, 'online', now) : undefined))
+      .then((cameOnline) => (cameOnline ? this.announce(appId, uid, 'online', Math.floor(now / 1_000)) : undefined))
       .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'presence (online) not recorded'));
   }
 
@@ -81,8 +86,35 @@ export class Ephemeral {
     const now = this.deps.now();
     for (const key of this.deps.local.due(now)) {
       const { appId, uid } = splitKey(key);
-      if (await this.deps.store.offline(appId, uid, now)) await this.announce(appId, uid, 'offline', now);
+      if (await this.deps.store.offline(appId, uid, now)) await this.announce(appId, uid, 'offline', Math.floor(now / 1_000));
     }
+  }
+
+  /**
+   * Every second: this replica's beat, then the users of replicas that stopped beating (killed, or cut
+   * off from Redis) go offline, announced once by whichever live replica took them. A beat that finds
+   * this replica's own alive key lapsed means a sweeper may have taken its users: it vouches for them
+   * again, and those that had gone offline are announced online again.
+   */
+  async watchReplicas(): Promise<void> {
+    if (this.watching) return;
+    this.watching = true;
+    try {
+      await this.beatAndSweep(this.deps.now());
+    } finally {
+      this.watching = false;
+    }
+  }
+
+  private async beatAndSweep(now: number): Promise<void> {
+    const lapsed = await this.deps.store.beat(now);
+    if (lapsed && this.beaten) {
+      for (const { appId, uid } of this.deps.local.vouched().map(splitKey)) {
+        if (await this.deps.store.online(appId, uid, now + this.deps.vouchMs, now)) await this.announce(appId, uid, 'online', Math.floor(now / 1_000));
+      }
+    }
+    this.beaten = true;
+    for (const { appId, uid, lastActiveAt } of await this.deps.store.sweep(now)) await this.announce(appId, uid, 'offline', lastActiveAt);
   }
 
   /** A few times per `vouchMs`: this replica's word for its users, renewed in one pipeline. */
@@ -90,9 +122,9 @@ export class Ephemeral {
     return this.deps.store.refresh(this.deps.local.vouched().map(splitKey), this.deps.now() + this.deps.vouchMs);
   }
 
-  private async announce(appId: string, uid: string, status: 'online' | 'offline', now: number): Promise<void> {
+  private async announce(appId: string, uid: string, status: 'online' | 'offline', lastActiveAt: number): Promise<void> {
     const audience = await this.deps.audienceOf(appId, uid);
-    if (audience.length > 0) this.deps.bus.publish({ kind: 'presence', appId, uid, status, lastActiveAt: Math.floor(now / 1_000), audience });
+    if (audience.length > 0) this.deps.bus.publish({ kind: 'presence', appId, uid, status, lastActiveAt, audience });
   }
 
   private send(appId: string, uid: string, text: string, type: string): void {

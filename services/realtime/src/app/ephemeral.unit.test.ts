@@ -11,26 +11,56 @@ import { Ephemeral } from './ephemeral.js';
 /** Two replicas over one in-memory "Redis": a hash per user and a bus every replica hears. */
 function world() {
   const hashes = new Map<string, Record<string, string>>();
+  /** Redis' side of the replicas: alive keys (expiry by the shared clock), the registry, each one's users. */
+  const aliveUntil = new Map<string, number>();
+  const beats = new Map<string, number>();
+  const usersOf = new Map<string, Set<string>>();
   const published: EphemeralNotice[] = [];
   const replicas: Ephemeral[] = [];
   let clock = 0;
   const bus = { publish: (notice: EphemeralNotice) => (published.push(notice), replicas.forEach((r) => r.deliver(notice))) } as unknown as EphemeralBus;
   const replica = (name: string) => {
     const hash = (appId: string, uid: string) => hashes.get(`${appId}:${uid}`) ?? (hashes.set(`${appId}:${uid}`, {}), hashes.get(`${appId}:${uid}`)!);
+    const own = () => usersOf.get(name) ?? (usersOf.set(name, new Set()), usersOf.get(name)!);
     const store = {
       online: (appId: string, uid: string, until: number, now: number) => {
         const h = hash(appId, uid);
         const before = presenceOf(h, now, name).status === 'offline';
         h[`r:${name}`] = String(until);
+        own().add(`${appId}\n${uid}`);
         return Promise.resolve(before);
       },
       offline: (appId: string, uid: string, now: number) => {
         const h = hash(appId, uid);
         delete h[`r:${name}`];
         h['lastActiveAt'] = String(Math.floor(now / 1_000));
+        own().delete(`${appId}\n${uid}`);
         return Promise.resolve(presenceOf(h, now).status === 'offline');
       },
       refresh: () => Promise.resolve(),
+      beat: (now: number) => {
+        const lapsed = (aliveUntil.get(name) ?? 0) <= now;
+        aliveUntil.set(name, now + 5_000);
+        beats.set(name, now);
+        return Promise.resolve(lapsed);
+      },
+      sweep: (now: number) => {
+        const swept: Array<{ appId: string; uid: string; lastActiveAt: number }> = [];
+        for (const [dead, lastBeat] of beats) {
+          if (dead === name || (aliveUntil.get(dead) ?? 0) > now) continue;
+          for (const user of usersOf.get(dead) ?? []) {
+            const [appId, uid] = user.split('\n') as [string, string];
+            const h = hash(appId, uid);
+            delete h[`r:${dead}`];
+            if (presenceOf(h, now).status !== 'offline') continue;
+            h['lastActiveAt'] = String(Math.floor(lastBeat / 1_000));
+            swept.push({ appId, uid, lastActiveAt: Math.floor(lastBeat / 1_000) });
+          }
+          usersOf.delete(dead);
+          beats.delete(dead);
+        }
+        return Promise.resolve(swept);
+      },
     } as unknown as RedisPresence;
     const registry = new ConnectionRegistry();
     const index = new MembershipIndex();
@@ -82,6 +112,36 @@ describe('typing and presence between replicas', () => {
     await two.ephemeral.tick();
     expect(w.published.at(-1)).toMatchObject({ kind: 'presence', uid: 'alice', status: 'offline', lastActiveAt: 8, audience: ['friend'] });
     expect(JSON.parse(friend.sent.at(-1)!)).toMatchObject({ type: 'presence', data: { status: 'offline' } });
+  });
+
+  it('a replica that stops beating has its users taken offline by another, once; a stalled one that returns puts them back', async () => {
+    const w = world();
+    const [one, two, three] = [w.replica('one'), w.replica('two'), w.replica('three')];
+    const friend = one.open('friend');
+    one.open('bob');
+    two.open('alice');
+    two.open('bob');
+    await w.settle();
+    for (const r of [one, two, three]) await r.ephemeral.watchReplicas();
+    expect(friend.sent.map((t) => JSON.parse(t))).toEqual([{ type: 'presence', data: { uid: 'alice', status: 'online', lastActiveAt: 0 } }]);
+
+    // `two` beats for the last time at 2 s, then is killed. Before its alive key lapses, nobody sweeps it.
+    w.tick(2_000);
+    for (const r of [one, two, three]) await r.ephemeral.watchReplicas();
+    w.tick(4_000);
+    await Promise.all([one.ephemeral.watchReplicas(), three.ephemeral.watchReplicas()]);
+    expect(w.published.filter((n) => n.kind === 'presence' && n.status === 'offline')).toEqual([]);
+    w.tick(1_500);
+    await Promise.all([one.ephemeral.watchReplicas(), three.ephemeral.watchReplicas()]);
+    const offline = w.published.filter((n) => n.kind === 'presence' && n.status === 'offline');
+    // Alice, held by `two` alone, goes offline once with the time of `two`'s last beat; Bob is still on `one`.
+    expect(offline).toEqual([{ kind: 'presence', appId: 'app', uid: 'alice', status: 'offline', lastActiveAt: 2, audience: ['friend'] }]);
+    expect(JSON.parse(friend.sent.at(-1)!)).toEqual({ type: 'presence', data: { uid: 'alice', status: 'offline', lastActiveAt: 2 } });
+
+    // `two` was only stalled: its next beat finds its alive key lapsed, and Alice comes back online.
+    await two.ephemeral.watchReplicas();
+    await w.settle();
+    expect(w.published.at(-1)).toMatchObject({ kind: 'presence', uid: 'alice', status: 'online' });
   });
 
   it('typing to a group reaches members on every replica but the sender; a refused frame gets an error', async () => {
