@@ -1,10 +1,11 @@
+import { startExtraGateway } from '@chat/devstack';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { userHash } from '../gateway/src/upstreamPool.js';
 import { createApp } from './support/api.js';
 import type { TestApp } from './support/api.js';
 import { sendText } from './support/conversations.js';
 import { createGroup, createUsers } from './support/groups.js';
-import { authToken, connect } from './support/realtime.js';
+import { authToken, connect, startRealtimeReplica } from './support/realtime.js';
 import type { Frame, RealtimeClient } from './support/realtime.js';
 
 const typing = (type: string, sender: string) => (frame: Frame) => frame.type === type && frame.data?.sender === sender;
@@ -126,5 +127,44 @@ describe('typing and presence (realtime through the gateway, over Redis between 
     await one.next(presence(second, 'online'));
     expect((await app.call('GET', `/v3/users/${second}`)).body.data.status).toBe('available');
     await Promise.all([one.close(), back.close()]);
+  });
+
+  it('a replica killed -9 has its users announced offline by a live one within a few seconds, and REST agrees', async () => {
+    const replica = await startRealtimeReplica();
+    // A gateway that also routes to the replica this test may kill; users hashing to it land there.
+    const suiteReplicas = inject('replicaUrls')['realtime'] ?? [inject('serviceUrls').realtime];
+    const gateway = await startExtraGateway({
+      serviceUrls: inject('serviceUrls'),
+      redisUrl: inject('redisUrl'),
+      managementKey: inject('managementKey'),
+      managementSecret: inject('managementSecret'),
+      env: { REALTIME_URL: [...suiteReplicas, replica.url].join(',') },
+    });
+    try {
+      const count = suiteReplicas.length + 1;
+      const doomed = Array.from({ length: 64 }, (_, i) => `crash${i}`).find((uid) => userHash(app.appId, uid) % count === count - 1)!;
+      await createUsers(app, doomed);
+      expect((await app.call('POST', `/v3/users/alice/friends`, { body: { accepted: [doomed] } })).status).toBe(200);
+      const alice = await connect(app.appId, tokens['alice']!);
+      const victim = await connect(app.appId, await authToken(app, doomed), undefined, gateway.url);
+      await alice.next(presence(doomed, 'online'));
+      expect((await app.call('GET', `/v3/users/${doomed}`)).body.data.status).toBe('available');
+
+      const killedAt = Date.now();
+      await replica.kill();
+      expect((await victim.closed).code).not.toBe(1000);
+      const offline = await alice.next(presence(doomed, 'offline'), 15_000);
+      const tookMs = Date.now() - killedAt;
+      expect(tookMs).toBeLessThan(8_000);
+      expect(Math.abs(offline.data.lastActiveAt - killedAt / 1_000)).toBeLessThanOrEqual(2);
+      expect((await app.call('GET', `/v3/users/${doomed}`)).body.data).toMatchObject({ status: 'offline', lastActiveAt: offline.data.lastActiveAt });
+      expect(await alice.receives(presence(doomed, 'offline'), 1_500)).toBe(true);
+      expect(alice.frames.filter(presence(doomed, 'offline'))).toHaveLength(1);
+      console.info(`a killed replica's user announced offline ${tookMs} ms after the kill`);
+      await alice.close();
+    } finally {
+      await replica.kill();
+      await gateway.stop();
+    }
   });
 });

@@ -9,7 +9,8 @@ describe('RedisPresence on a real Redis: a dead replica\'s users are swept', () 
   const url = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
   let redis: Redis;
   beforeAll(() => {
-    redis = new Redis(url);
+    // A database of its own: the running realtime replicas (database 0) sweep too, and would take this test's dead replica first.
+    redis = new Redis(url, { db: 7 });
   });
   afterAll(async () => {
     await redis.quit();
