@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startExtraGateway } from '@chat/devstack';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { userHash } from '../gateway/src/upstreamPool.js';
@@ -65,6 +66,28 @@ describe('typing and presence (realtime through the gateway, over Redis between 
     expect(await bob.receives(typing('typing_started', 'bob'), 300)).toBe(false);
     expect(await alice.receives(typing('typing_started', 'carol'), 100)).toBe(false);
     await Promise.all([alice, bob, carol].map((c) => c.close()));
+  });
+
+  it('typing reaches no user who blocked the sender or whom the sender blocked, one-on-one or in a group', async () => {
+    const [alice, bob] = await Promise.all([connect(app.appId, tokens['alice']!), connect(app.appId, tokens['bob']!)]);
+    await untilTypingReaches(alice, bob, 'alice', 'bob');
+    await untilTypingReaches(alice, bob, 'alice', 'crew', 'group');
+    expect((await app.call('POST', '/v3/users/bob/blockedusers', { body: { blockedUids: ['alice'] } })).status).toBe(200);
+    // The block reaches realtime from the users topic like a revocation (milliseconds); leave it a second.
+    await sleep(1_000);
+    const [aliceHad, bobHad] = [alice.frames.length, bob.frames.length];
+    alice.send({ type: 'typing_started', receiver: 'bob', receiverType: 'user' });
+    alice.send({ type: 'typing_started', receiver: 'crew', receiverType: 'group' });
+    bob.send({ type: 'typing_started', receiver: 'alice', receiverType: 'user' });
+    bob.send({ type: 'typing_started', receiver: 'crew', receiverType: 'group' });
+    await sleep(1_500);
+    // Nothing at all: no typing frame either way, and no error frame to the sender (a block is not revealed).
+    expect([...alice.frames.slice(aliceHad), ...bob.frames.slice(bobHad)]).toEqual([]);
+    // Unblocked, the same notices arrive again.
+    expect((await app.call('DELETE', '/v3/users/bob/blockedusers', { body: { blockedUids: ['alice'] } })).status).toBe(200);
+    await untilTypingReaches(alice, bob, 'alice', 'crew', 'group');
+    await untilTypingReaches(bob, alice, 'bob', 'alice');
+    await Promise.all([alice.close(), bob.close()]);
   });
 
   it('refuses bad typing frames with an error frame and keeps the connection open', async () => {

@@ -19,6 +19,7 @@ import { Sessions } from './app/sessions.js';
 import type { RealtimeConfig } from './config.js';
 import { framedEventTypes } from './domain/frames.js';
 import { membershipEventTypes } from './domain/membership.js';
+import { BlockIndex } from './domain/blockIndex.js';
 import { MembershipIndex } from './domain/membershipIndex.js';
 import { RecentPeers } from './domain/peers.js';
 import { LocalPresence } from './domain/presence.js';
@@ -28,6 +29,7 @@ import { ClientFrames } from './http/clientFrames.js';
 import { eventsRouter } from './http/events.js';
 import { SocketServer } from './http/socketServer.js';
 import { userReadModelEventTypes } from './projections/users.js';
+import { blockEventTypes } from '@chat/contracts';
 
 export interface RealtimeServiceDeps extends PlatformDeps {
   db: Db;
@@ -52,7 +54,7 @@ const REPLICA_ALIVE_MS = 5_000;
 /** Users whose known existence is remembered (a typing notice to them needs no read). */
 const KNOWN_USERS_CACHED = 50_000;
 
-const decoded: ReadonlySet<string> = new Set([...framedEventTypes, ...membershipEventTypes, ...revocationEventTypes]);
+const decoded: ReadonlySet<string> = new Set([...framedEventTypes, ...membershipEventTypes, ...revocationEventTypes, ...blockEventTypes]);
 const projected: ReadonlySet<string> = new Set([...membershipEventTypes, ...userReadModelEventTypes]);
 
 /** Only what becomes a frame, changes membership or ends a connection is decoded (ADR 0044). */
@@ -76,7 +78,9 @@ export function createRealtimeService(
   const index = new MembershipIndex();
   const registry = new ConnectionRegistry();
   const revocations = new RecentRevocations(REVOCATION_MEMORY_MS);
-  const fanout = new Fanout({ window, index, registry, revocations, now });
+  // Block events are remembered as long as revocations: far longer than the read model lags behind.
+  const blocks = new BlockIndex(REVOCATION_MEMORY_MS);
+  const fanout = new Fanout({ window, index, registry, revocations, blocks, now });
   const peers = new RecentPeers({ maxAgeMs: config.retentionSeconds * 1_000, maxPairs: config.retentionEvents });
   const known = new Set<string>();
   const bus = new EphemeralBus(redis, logger);
@@ -86,6 +90,7 @@ export function createRealtimeService(
     local: new LocalPresence(config.presenceOfflineMs),
     registry,
     index,
+    blocks,
     access: {
       isMember: (appId, guid, uid) => index.isMember(appId, guid, uid),
       async userExists(appId, uid) {
@@ -105,7 +110,19 @@ export function createRealtimeService(
     now,
     logger,
   });
-  const sessions = new Sessions({ window, index, registry, revocations, fanout, groupsOf: (appId, uid) => readModels.groupsOf(appId, uid), now, logger, presence: ephemeral });
+  const sessions = new Sessions({
+    window,
+    index,
+    registry,
+    revocations,
+    fanout,
+    groupsOf: (appId, uid) => readModels.groupsOf(appId, uid),
+    blocks,
+    blocksOf: (appId, uid) => readModels.blocksOf(appId, uid),
+    now,
+    logger,
+    presence: ephemeral,
+  });
 
   const membershipConsumer = new EventConsumer(kafka, {
     groupId: consumerGroupFor(MEMBERSHIPS_PURPOSE, db.databaseName),
@@ -175,6 +192,7 @@ export function createRealtimeService(
         window.evict(now());
         peers.evict(now());
         revocations.forgetBefore(now());
+        blocks.forgetBefore(now());
         ephemeral.tick().catch(presenceFailed);
         ephemeral.watchReplicas().catch(presenceFailed);
       }, EVICT_INTERVAL_MS);

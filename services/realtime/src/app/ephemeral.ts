@@ -4,6 +4,7 @@ import type { RedisPresence } from '../adapters/redisPresence.js';
 import type { LocalPresence } from '../domain/presence.js';
 import { authorizeTyping, typingFrameText, typingRecipients } from '../domain/typing.js';
 import type { WriteAccess } from '../domain/typing.js';
+import type { BlockIndex } from '../domain/blockIndex.js';
 import type { MembershipIndex } from '../domain/membershipIndex.js';
 import type { Connection, ConnectionRegistry } from './connections.js';
 
@@ -13,6 +14,7 @@ export interface EphemeralDeps {
   local: LocalPresence;
   registry: ConnectionRegistry;
   index: MembershipIndex;
+  blocks: BlockIndex;
   access: WriteAccess;
   /** Who hears of the user's presence: its friends and one-on-one peers. */
   audienceOf(appId: string, uid: string): Promise<string[]>;
@@ -60,7 +62,10 @@ export class Ephemeral {
   readonly deliver = (notice: EphemeralNotice): void => {
     if (notice.kind === 'typing') {
       const text = typingFrameText(notice);
-      for (const uid of typingRecipients(notice, (appId, guid) => this.deps.index.membersOf(appId, guid))) this.send(notice.appId, uid, text, notice.type);
+      for (const uid of typingRecipients(notice, (appId, guid) => this.deps.index.membersOf(appId, guid))) {
+        // Nothing between blocked users, either way: the receiver's facts hold both directions.
+        if (!this.deps.blocks.apart(notice.appId, uid, notice.sender)) this.send(notice.appId, uid, text, notice.type);
+      }
       return;
     }
     const text = JSON.stringify({ type: 'presence', data: { uid: notice.uid, status: notice.status, lastActiveAt: notice.lastActiveAt } });

@@ -1,8 +1,10 @@
 import { presenceOf } from '@chat/contracts';
+import type { KnownEvent } from '@chat/contracts';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { EphemeralBus, EphemeralNotice } from '../adapters/ephemeralBus.js';
 import type { RedisPresence } from '../adapters/redisPresence.js';
+import { BlockIndex } from '../domain/blockIndex.js';
 import { MembershipIndex } from '../domain/membershipIndex.js';
 import { LocalPresence } from '../domain/presence.js';
 import { Connection, ConnectionRegistry } from './connections.js';
@@ -64,12 +66,14 @@ function world() {
     } as unknown as RedisPresence;
     const registry = new ConnectionRegistry();
     const index = new MembershipIndex();
+    const blocks = new BlockIndex(10_000);
     const ephemeral = new Ephemeral({
       bus,
       store,
       local: new LocalPresence(3_000),
       registry,
       index,
+      blocks,
       access: { userExists: () => Promise.resolve(true), isMember: (appId, guid, uid) => index.isMember(appId, guid, uid) },
       audienceOf: (_appId, uid) => Promise.resolve(uid === 'alice' ? ['friend'] : []),
       vouchMs: 10_000,
@@ -84,7 +88,7 @@ function world() {
       if (registry.add(connection)) ephemeral.connected('app', uid);
       return { connection, sent, close: () => registry.remove(connection) && ephemeral.disconnected('app', uid) };
     };
-    return { ephemeral, open, index };
+    return { ephemeral, open, index, blocks };
   };
   return { replica, published, tick: (ms: number) => (clock += ms), settle: () => new Promise((r) => setTimeout(r, 0)) };
 }
@@ -142,6 +146,31 @@ describe('typing and presence between replicas', () => {
     await two.ephemeral.watchReplicas();
     await w.settle();
     expect(w.published.at(-1)).toMatchObject({ kind: 'presence', uid: 'alice', status: 'online' });
+  });
+
+  it('typing reaches no user who blocked the sender or whom the sender blocked, one-on-one or in a group', async () => {
+    const w = world();
+    const [one, two] = [w.replica('one'), w.replica('two')];
+    const alice = one.open('alice');
+    const bob = two.open('bob');
+    const carol = two.open('carol');
+    for (const [r, uid] of [[one, 'alice'], [two, 'bob'], [two, 'carol']] as const) r.index.setUser('app', uid, ['crew']);
+    // Bob blocked Alice (held on `two` as Bob's `blocked`); Carol was blocked by Alice (Carol's `blockedBy`).
+    two.blocks.setUser('app', 'bob', { blocked: ['alice'], blockedBy: [] });
+    two.blocks.setUser('app', 'carol', { blocked: [], blockedBy: ['alice'] });
+    one.ephemeral.typing(alice.connection, { type: 'typing_started', receiver: 'bob', receiverType: 'user' });
+    one.ephemeral.typing(alice.connection, { type: 'typing_started', receiver: 'carol', receiverType: 'user' });
+    one.ephemeral.typing(alice.connection, { type: 'typing_started', receiver: 'crew', receiverType: 'group' });
+    await w.settle();
+    expect(w.published.filter((n) => n.kind === 'typing')).toHaveLength(3);
+    expect([...bob.sent, ...carol.sent]).toEqual([]);
+
+    // Bob unblocks Alice (the event, as the broadcast consumer reads it): her group typing reaches him again.
+    two.blocks.apply({ type: 'UsersUnblocked', appId: 'app', data: { uid: 'bob', unblockedUids: ['alice'], unblockedAt: 1 } } as KnownEvent, 0);
+    one.ephemeral.typing(alice.connection, { type: 'typing_started', receiver: 'crew', receiverType: 'group' });
+    await w.settle();
+    expect(bob.sent.map((t) => JSON.parse(t))).toEqual([{ type: 'typing_started', data: { sender: 'alice', receiver: 'crew', receiverType: 'group' } }]);
+    expect(carol.sent).toEqual([]);
   });
 
   it('typing to a group reaches members on every replica but the sender; a refused frame gets an error', async () => {
