@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { topics } from '@chat/contracts';
+import { blockEventTypes, topics } from '@chat/contracts';
 import { createServiceApp, sampledGauge } from '@chat/http';
 import { BroadcastConsumer, EventConsumer, consumerGroupFor, ensureTopics } from '@chat/kafka';
 import type { RecordHeaders } from '@chat/kafka';
@@ -29,7 +29,6 @@ import { ClientFrames } from './http/clientFrames.js';
 import { eventsRouter } from './http/events.js';
 import { SocketServer } from './http/socketServer.js';
 import { userReadModelEventTypes } from './projections/users.js';
-import { blockEventTypes } from '@chat/contracts';
 
 export interface RealtimeServiceDeps extends PlatformDeps {
   db: Db;
