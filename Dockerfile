@@ -22,7 +22,7 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/* \
  && npm install -g "pnpm@${PNPM_VERSION}"
 COPY . .
-RUN pnpm install --frozen-lockfile && pnpm exec tsc -b
+RUN pnpm install --frozen-lockfile && pnpm exec tsc -b && node gateway/demo/bundle.mjs
 
 # The chosen service's tree: its workspace packages and their production dependencies, nothing else.
 FROM build AS prune

@@ -16,4 +16,4 @@ const responses = Object.assign({}, ...services.map((s) => s.responseSchemas));
 const target = new URL('../docs/openapi.json', import.meta.url);
 writeFileSync(target, `${JSON.stringify(openApiDocument(requests, responses), null, 2)}\n`);
 const undescribed = routeCatalog.filter((route) => !responses[route.operationId]?.body).map((route) => route.operationId);
-console.log(`wrote ${target.pathname}: ${routeCatalog.length} operations, ${undescribed.length} without a response schema yet${undescribed.length ? `: ${undescribed.join(', ')}` : ''}`);
+console.log(`wrote ${target.pathname}: ${routeCatalog.length} operations (and the realtime channel's two entries), ${undescribed.length} without a response schema yet${undescribed.length ? `: ${undescribed.join(', ')}` : ''}`);

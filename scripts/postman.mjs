@@ -1,7 +1,8 @@
 // Writes docs/postman-collection.json (Postman collection v2.1) from docs/openapi.json: one folder per
 // service, one request per operation, with its path variables, query parameters (disabled until given),
 // credentials as collection variables, and a body holding the required fields of its request schema.
-// Import it into Postman (or Bruno) and set baseUrl, appId, apiKey, managementKey and managementSecret.
+// Import it into Postman (or Bruno) and set baseUrl, appId, apiKey, managementKey and managementSecret
+// (authToken for the realtime event stream).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,14 +36,21 @@ function example(schema, depth = 0) {
 function requestOf(path, method, operation) {
   const parameters = operation.parameters ?? [];
   const segments = path.split('/').filter(Boolean).map((segment) => segment.replace(/^\{(.+)\}$/, ':$1'));
-  const query = parameters.filter((p) => p.in === 'query').map((p) => ({ key: p.name, value: '', disabled: !p.required }));
+  // The realtime event stream takes the user's auth token in the query string (security scheme realtimeAuthToken).
+  const queryToken = operation.security?.some((s) => 'realtimeAuthToken' in s);
+  const query = [
+    ...(queryToken ? [{ key: 'authToken', value: '{{authToken}}', disabled: false }] : []),
+    ...parameters.filter((p) => p.in === 'query').map((p) => ({ key: p.name, value: '', disabled: !p.required })),
+  ];
   const header = parameters
     .filter((p) => p.in === 'header')
     .map((p) => ({ key: p.name, value: `{{${p.name}}}`, ...(p.required ? {} : { disabled: p.name !== 'appId' }) }));
   const management = operation.security?.some((s) => 'managementKey' in s);
   const credentials = management
     ? [{ key: 'key', value: '{{managementKey}}' }, { key: 'secret', value: '{{managementSecret}}' }]
-    : [{ key: 'apikey', value: '{{apiKey}}' }];
+    : queryToken
+      ? []
+      : [{ key: 'apikey', value: '{{apiKey}}' }];
   const schema = operation.requestBody?.content?.['application/json']?.schema;
   return {
     name: operation.operationId,
@@ -50,7 +58,7 @@ function requestOf(path, method, operation) {
       method: method.toUpperCase(),
       header: [...credentials, ...header, ...(schema ? [{ key: 'content-type', value: 'application/json' }] : [])],
       url: {
-        raw: `{{baseUrl}}/${segments.join('/')}${query.length ? `?${query.filter((q) => !q.disabled).map((q) => `${q.key}=`).join('&')}` : ''}`,
+        raw: `{{baseUrl}}/${segments.join('/')}${query.length ? `?${query.filter((q) => !q.disabled).map((q) => `${q.key}=${q.value}`).join('&')}` : ''}`,
         host: ['{{baseUrl}}'],
         path: segments,
         ...(query.length ? { query } : {}),
@@ -67,7 +75,8 @@ export function postmanCollection(document) {
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of METHODS) {
       const operation = item[method];
-      if (!operation) continue;
+      // A WebSocket upgrade (101) is no request a v2.1 collection can make: the event stream stands for it.
+      if (!operation || operation.responses?.['101']) continue;
       const tag = operation.tags?.[0] ?? 'other';
       if (!folders.has(tag)) folders.set(tag, []);
       folders.get(tag).push(requestOf(path, method, operation));
@@ -75,7 +84,7 @@ export function postmanCollection(document) {
   }
   return {
     info: { name: document.info.title, description: document.info.description, schema: 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json' },
-    variable: ['baseUrl', 'appId', 'apiKey', 'onBehalfOf', 'managementKey', 'managementSecret'].map((key) => ({ key, value: key === 'baseUrl' ? 'http://localhost:3000' : '' })),
+    variable: ['baseUrl', 'appId', 'apiKey', 'onBehalfOf', 'authToken', 'managementKey', 'managementSecret'].map((key) => ({ key, value: key === 'baseUrl' ? 'http://localhost:3000' : '' })),
     item: [...folders.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([name, item]) => ({ name, item })),
   };
 }

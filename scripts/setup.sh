@@ -8,3 +8,5 @@ echo "[setup] installing dependencies (pnpm 10 from the npm registry)" >&2
 npx -y pnpm@10 install --frozen-lockfile --reporter=silent
 echo "[setup] compiling TypeScript" >&2
 node_modules/.bin/tsc -b
+echo "[setup] bundling the demo page's script" >&2
+node gateway/demo/bundle.mjs

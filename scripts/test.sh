@@ -9,12 +9,9 @@ node_modules/.bin/eslint .
 # The services compile in setup; the tests themselves are type-checked here (vitest only strips types).
 echo "[test] typecheck test/" >&2
 node_modules/.bin/tsc -p test/tsconfig.json
-# The console test drives Debian's chromium (playwright-core, no browser download of its own).
-if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-  echo "[test] installing Debian's chromium for the console test" >&2
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } ||
-    echo "[test] chromium could not be installed: the console test will be skipped" >&2
-fi
+# The console and demo tests drive Debian's chromium (playwright-core, no browser download of its own);
+# installed like the infrastructure's binaries, when /usr/bin/chromium is missing.
+bash infra/scripts/prepare.sh chromium
 node_modules/.bin/vitest run --project unit --project system "$@"
 # A webhook delivery process restarted on the shared topics, then the bulk import, then the rebalance
 # tests on two replicas of every service (a Kafka log whose topics have 6 partitions): each on a fresh

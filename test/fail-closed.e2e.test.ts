@@ -8,6 +8,7 @@ import { startExtraGateway } from '@chat/devstack';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { createApp } from './support/api.js';
 import type { TestApp } from './support/api.js';
+import { checkedFetch } from './support/responseContract.js';
 import { readBack } from './support/kafka.js';
 
 /** Production defaults fail closed (ADR 0040): operators' surfaces, management credentials, request ids. */
@@ -92,7 +93,7 @@ describe('operators’ surfaces are not a tenant’s', () => {
       expect((await fetch(`${gateway.url}/readyz`)).status).toBe(404);
       expect((await fetch(`${gateway.url}/healthz`)).status).toBe(200);
       // The API itself is unchanged on the API port.
-      expect((await fetch(`${gateway.url}/v3/users`, { headers: { appid: app.appId, apikey: app.fullAccessKey } })).status).toBe(200);
+      expect((await checkedFetch(`${gateway.url}/v3/users`, { headers: { appid: app.appId, apikey: app.fullAccessKey } })).status).toBe(200);
     } finally {
       await gateway.stop();
     }
@@ -140,7 +141,7 @@ describe('management credentials', () => {
 
 describe('x-request-id', () => {
   const createUser = (uid: string, requestId: string) =>
-    fetch(`${inject('gatewayUrl')}/v3/users`, {
+    checkedFetch(`${inject('gatewayUrl')}/v3/users`, {
       method: 'POST',
       headers: { appid: app.appId, apikey: app.fullAccessKey, 'content-type': 'application/json', 'x-request-id': requestId },
       body: JSON.stringify({ uid, name: uid }),

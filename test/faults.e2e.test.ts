@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { startExtraGateway } from '@chat/devstack';
 import { describe, expect, inject, it } from 'vitest';
 import { eventually, managementHeaders } from './support/api.js';
+import { checkedFetch } from './support/responseContract.js';
 
 /** A loopback port nothing listens on: a Redis that is down. */
 async function closedPort(): Promise<number> {
@@ -19,7 +20,7 @@ async function closedPort(): Promise<number> {
 
 /** Creates an app through the gateway's management API and a user with its full-access key: a chat call end to end. */
 async function createAppAndUser(gatewayUrl: string, appName: string, uid: string): Promise<{ appId: string; apiKey: string }> {
-  const created = await fetch(`${gatewayUrl}/apps`, {
+  const created = await checkedFetch(`${gatewayUrl}/apps`, {
     method: 'POST',
     headers: { ...managementHeaders(), 'content-type': 'application/json' },
     body: JSON.stringify({ name: appName, region: 'us' }),
@@ -27,7 +28,7 @@ async function createAppAndUser(gatewayUrl: string, appName: string, uid: string
   expect(created.status).toBe(200);
   const app = (await created.json()) as { data: { id: string; apiKeys: Record<string, { apiKey: string; scope: string }> } };
   const apiKey = Object.values(app.data.apiKeys).find((k) => k.scope === 'fullAccess')!.apiKey;
-  const user = await fetch(`${gatewayUrl}/v3/users`, {
+  const user = await checkedFetch(`${gatewayUrl}/v3/users`, {
     method: 'POST',
     headers: { appid: app.data.id, apikey: apiKey, 'content-type': 'application/json' },
     body: JSON.stringify({ uid, name: uid }),
@@ -51,7 +52,7 @@ describe('outages', () => {
     try {
       // The key is checked against the management service (no cache in Redis), and the call goes through.
       const { appId, apiKey: key } = await createAppAndUser(gateway.url, 'no redis', 'alone');
-      const listed = await fetch(`${gateway.url}/v3/users/alone`, { headers: { appid: appId, apikey: key } });
+      const listed = await checkedFetch(`${gateway.url}/v3/users/alone`, { headers: { appid: appId, apikey: key } });
       expect(listed.status).toBe(200);
       expect(((await listed.json()) as { data: { uid: string } }).data.uid).toBe('alone');
     } finally {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { percentile } from '../bench/percentile.mjs';
 import { createApp, createUser, managementHeaders } from './support/api.js';
 import type { TestApp } from './support/api.js';
+import { checkedFetch } from './support/responseContract.js';
 import { mapBounded } from './support/concurrency.js';
 
 /**
@@ -63,7 +64,7 @@ async function metric(name: string, labels: Record<string, string> = {}): Promis
 async function validLatencies(): Promise<number[]> {
   const latencies = await mapBounded(Array.from({ length: VALID_REQUESTS }), VALID_WORKERS, async () => {
     const started = performance.now();
-    const response = await fetch(`${gateway.url}/v3/users/guessed-user`, { headers: { appid: app.appId, apikey: app.fullAccessKey } });
+    const response = await checkedFetch(`${gateway.url}/v3/users/guessed-user`, { headers: { appid: app.appId, apikey: app.fullAccessKey } });
     await response.arrayBuffer();
     expect(response.status).toBe(200);
     return performance.now() - started;
@@ -78,7 +79,7 @@ interface Guess {
 }
 
 async function guess(source: string): Promise<Guess> {
-  const response = await fetch(`${gateway.url}/v3/users/guessed-user`, {
+  const response = await checkedFetch(`${gateway.url}/v3/users/guessed-user`, {
     headers: { appid: app.appId, apikey: randomBytes(20).toString('hex'), 'x-forwarded-for': `192.0.2.200, ${source}` },
   });
   const body = (await response.json()) as { error: { code: string } };
@@ -174,7 +175,7 @@ describe('key guessing', () => {
     for (let i = 0; i < BURST + 30 && last?.status !== 429; i++) last = await guess(source);
     expect(last?.status).toBe(429);
     // Known to this gateway, so it passes without costing the source anything.
-    const valid = await fetch(`${gateway.url}/v3/users/guessed-user`, { headers: { appid: app.appId, apikey: app.fullAccessKey, 'x-forwarded-for': source } });
+    const valid = await checkedFetch(`${gateway.url}/v3/users/guessed-user`, { headers: { appid: app.appId, apikey: app.fullAccessKey, 'x-forwarded-for': source } });
     expect(valid.status).toBe(200);
     expect((await guess('198.51.100.77')).status).toBe(401);
   }, 60_000);
@@ -183,7 +184,7 @@ describe('key guessing', () => {
     const source = '198.51.100.9';
     const wrongSecret = `wrong-${randomBytes(8).toString('hex')}`;
     const login = (secret: string, from: string) =>
-      fetch(`${gateway.url}/apps`, { headers: { ...managementHeaders(), secret, 'x-forwarded-for': from } }).then(async (r) => ({
+      checkedFetch(`${gateway.url}/apps`, { headers: { ...managementHeaders(), secret, 'x-forwarded-for': from } }).then(async (r) => ({
         status: r.status,
         retryAfter: r.headers.get('retry-after'),
         body: (await r.json()) as { error?: { code: string } },
@@ -208,7 +209,7 @@ describe('key guessing', () => {
   it(`auth-token guesses on the realtime channel draw on the same budget: ${BURST} per source, then 429 before the users service is asked`, async () => {
     const source = '198.51.100.23';
     const events = (token: string, from: string) =>
-      fetch(`${gateway.url}/v3/realtime/events?appId=${app.appId}&authToken=${token}`, { headers: { 'x-forwarded-for': from } }).then(async (r) => ({
+      checkedFetch(`${gateway.url}/v3/realtime/events?appId=${app.appId}&authToken=${token}`, { headers: { 'x-forwarded-for': from } }).then(async (r) => ({
         status: r.status,
         body: (await r.json()) as { error?: { code: string } },
       }));
@@ -222,7 +223,7 @@ describe('key guessing', () => {
     expect(answers.at(-1)!.status).toBe(429);
     expect(refused[0]!.body.error?.code).toBe('ERR_TOO_MANY_REQUESTS');
     // The same source is refused on REST too: one budget per address for every kind of credential.
-    const rest = await fetch(`${gateway.url}/v3/users`, { headers: { appid: app.appId, authtoken: randomBytes(20).toString('hex'), 'x-forwarded-for': source } });
+    const rest = await checkedFetch(`${gateway.url}/v3/users`, { headers: { appid: app.appId, authtoken: randomBytes(20).toString('hex'), 'x-forwarded-for': source } });
     expect(rest.status).toBe(429);
   }, 60_000);
 });

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { carryingTokens, createApp, createUser, eventually } from './support/api.js';
 import type { ApiResponse, TestApp } from './support/api.js';
+import { checkedFetch } from './support/responseContract.js';
 import { done, sendMessage, text } from './support/messages.js';
 import { expectError } from './support/users.js';
 import { WebhookReceiver } from './support/webhookReceiver.js';
@@ -98,7 +99,7 @@ describe('moderation rules act on send', () => {
     form.append('name', 'Uploaded list');
     form.append('category', 'word');
     form.append('file', new Blob(['"frobnicate",\nwidgetry\r\n'], { type: 'text/csv' }), 'terms.csv');
-    const response = await fetch(`${inject('gatewayUrl')}/v3/moderation/keywords`, {
+    const response = await checkedFetch(`${inject('gatewayUrl')}/v3/moderation/keywords`, {
       method: 'POST',
       headers: { appId: app.appId, apikey: app.fullAccessKey },
       body: form,
@@ -112,7 +113,7 @@ describe('moderation rules act on send', () => {
       }),
     );
     expectError(await sendMessage(app, 'bob', text('carol', 'such WIDGETRY')), 403, 'ERR_BLOCKED_BY_EXTENSION', 'uploaded-rule');
-    const broken = await fetch(`${inject('gatewayUrl')}/v3/moderation/keywords`, {
+    const broken = await checkedFetch(`${inject('gatewayUrl')}/v3/moderation/keywords`, {
       method: 'POST',
       headers: { appId: app.appId, apikey: app.fullAccessKey, 'content-type': 'multipart/form-data; boundary=nope' },
       body: 'this is not a form',

@@ -3,6 +3,7 @@ import { startExtraGateway } from '@chat/devstack';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { call, createApp } from './support/api.js';
 import type { TestApp } from './support/api.js';
+import { checkedFetch } from './support/responseContract.js';
 
 /**
  * A 429 through a real gateway: a second gateway in front of the same services and Redis, configured
@@ -37,7 +38,7 @@ const listUsers = (app: TestApp) => call('GET', '/v3/users', { appId: app.appId,
 describe('rate limits through the gateway', () => {
   it(`answers 429 ERR_TOO_MANY_REQUESTS with Retry-After past ${LIMIT} requests, counting down the headers; another app is untouched`, async () => {
     const viaSecond = (app: TestApp) =>
-      fetch(`${base}/v3/users`, { headers: { appId: app.appId, apikey: app.fullAccessKey } }).then(async (r) => ({ status: r.status, headers: r.headers, body: (await r.json()) as any }));
+      checkedFetch(`${base}/v3/users`, { headers: { appId: app.appId, apikey: app.fullAccessKey } }).then(async (r) => ({ status: r.status, headers: r.headers, body: (await r.json()) as any }));
     // Seven requests must fall in one fixed one-minute window.
     const intoWindow = Date.now() % 60_000;
     if (intoWindow > 55_000) await sleep(60_500 - intoWindow);

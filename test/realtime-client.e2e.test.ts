@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { createApp } from './support/api.js';
 import type { TestApp } from './support/api.js';
+import { checkedFetch } from './support/responseContract.js';
 import { createUsers } from './support/groups.js';
 import { authToken } from './support/realtime.js';
 
@@ -33,7 +34,7 @@ describe('@chat/client through the gateway', () => {
   let app: TestApp;
   const clients: ChatClient[] = [];
   const clientOf = async (uid: string) => {
-    const client = new ChatClient({ baseUrl: inject('gatewayUrl'), appId: app.appId, authToken: await authToken(app, uid), WebSocket: TrackedWebSocket });
+    const client = new ChatClient({ baseUrl: inject('gatewayUrl'), appId: app.appId, authToken: await authToken(app, uid), WebSocket: TrackedWebSocket, fetch: checkedFetch });
     clients.push(client);
     return client;
   };

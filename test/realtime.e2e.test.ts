@@ -5,6 +5,7 @@ import { deleteMessage, editText, sendText } from './support/conversations.js';
 import { createGroup, createUsers } from './support/groups.js';
 import { authToken, connect, realtimeUrl, refusal } from './support/realtime.js';
 import type { Frame, RealtimeClient } from './support/realtime.js';
+import { checkResponse } from './support/responseContract.js';
 
 const messageWith = (text: string) => (frame: Frame) => frame.type === 'message' && frame.data?.data?.text === text;
 
@@ -132,7 +133,9 @@ describe('realtime channel (WebSocket and SSE through the gateway)', () => {
     expect(frame).toMatchObject({ type: 'message', cursor: id, data: { data: { text: 'over sse' } } });
     controller.abort();
     const refused = await fetch(url.replace(tokens['bob']!, 'nope'));
+    const body = (await refused.json()) as any;
+    checkResponse('GET', '/v3/realtime/events', refused.status, body);
     expect(refused.status).toBe(401);
-    expect(((await refused.json()) as any).error.code).toBe('AUTH_ERR_AUTH_TOKEN_NOT_FOUND');
+    expect(body.error.code).toBe('AUTH_ERR_AUTH_TOKEN_NOT_FOUND');
   });
 });

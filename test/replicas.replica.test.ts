@@ -4,6 +4,7 @@ import { startInfrastructure, startServices } from '@chat/devstack';
 import type { RunningInfrastructure, RunningServices } from '@chat/devstack';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkResponse, checkedFetch } from './support/responseContract.js';
 
 // Two replicas of every service on a stack of its own (its own Kafka log, topics of 6 partitions from
 // KAFKA_PARTITIONS), behind one gateway that balances across them. `npm test` runs it after the
@@ -24,7 +25,9 @@ describe('two replicas of every service', () => {
       signal: AbortSignal.timeout(20_000),
     }).catch(() => null);
     if (!response) return { status: 0, body: undefined as any };
-    return { status: response.status, body: (await response.json().catch(() => undefined)) as any };
+    const answer = (await response.json().catch(() => undefined)) as any;
+    checkResponse(method, new URL(path, services.gatewayUrl).pathname, response.status, answer);
+    return { status: response.status, body: answer };
   };
 
   beforeAll(async () => {
@@ -41,7 +44,7 @@ describe('two replicas of every service', () => {
       await infra.stop();
       throw error;
     }
-    const created = await fetch(`${services.gatewayUrl}/apps`, {
+    const created = await checkedFetch(`${services.gatewayUrl}/apps`, {
       method: 'POST',
       headers: { key: services.managementKey, secret: services.managementSecret, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'replicas', region: 'us' }),
@@ -74,7 +77,7 @@ describe('two replicas of every service', () => {
     for (let round = 1; round <= 20; round++) {
       // The send goes to ryw-a's messages replica and the read to ryw-b's conversations replica (ADR 0036);
       // the conversation is projected by whichever conversations replica owns its partition.
-      const sent = await fetch(`${services.gatewayUrl}/v3/messages`, {
+      const sent = await checkedFetch(`${services.gatewayUrl}/v3/messages`, {
         method: 'POST',
         headers: { ...chat, onbehalfof: 'ryw-a', 'content-type': 'application/json' },
         body: JSON.stringify({ receiver: 'ryw-b', receiverType: 'user', category: 'message', type: 'text', data: { text: `ryw ${round}` } }),
@@ -83,7 +86,7 @@ describe('two replicas of every service', () => {
       const token = sent.headers.get('x-consistency-token');
       expect(token).toBeTruthy();
       const id = ((await sent.json()) as { data: { id: string } }).data.id;
-      const read = await fetch(`${services.gatewayUrl}/v3/users/ryw-a/conversation`, {
+      const read = await checkedFetch(`${services.gatewayUrl}/v3/users/ryw-a/conversation`, {
         headers: { ...chat, onbehalfof: 'ryw-b', 'x-consistency-token': token! },
       });
       expect(read.status).toBe(200);
@@ -93,14 +96,14 @@ describe('two replicas of every service', () => {
     // Within the 2 s bound on this machine every read caught up.
     expect(stale).toBe(0);
     // A token the API never issued is refused, not ignored.
-    const forged = await fetch(`${services.gatewayUrl}/v3/users/ryw-a/conversation`, { headers: { ...chat, onbehalfof: 'ryw-b', 'x-consistency-token': 'not-a-token' } });
+    const forged = await checkedFetch(`${services.gatewayUrl}/v3/users/ryw-a/conversation`, { headers: { ...chat, onbehalfof: 'ryw-b', 'x-consistency-token': 'not-a-token' } });
     expect(forged.status).toBe(400);
   });
 
   it('a moderation rule changed on one messages replica judges the next send on the other, for a client carrying the change’s token', async () => {
     for (const uid of ['mod-a', 'mod-b']) expect((await call('POST', '/v3/users', undefined, { uid, name: uid })).status).toBe(200);
     const write = async (method: string, path: string, body: unknown) => {
-      const response = await fetch(`${services.gatewayUrl}${path}`, { method, headers: { ...chat, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const response = await checkedFetch(`${services.gatewayUrl}${path}`, { method, headers: { ...chat, 'content-type': 'application/json' }, body: JSON.stringify(body) });
       expect(response.status, JSON.stringify(await response.clone().json())).toBe(200);
       return response.headers.get('x-consistency-token')!;
     };
@@ -117,7 +120,7 @@ describe('two replicas of every service', () => {
     for (let round = 1; round <= 20; round++) {
       const enabled = round % 2 === 0;
       if (round > 1) token = await write('PUT', '/v3/moderation/rules/replica-rule', { enabled });
-      const sent = await fetch(`${services.gatewayUrl}/v3/messages`, {
+      const sent = await checkedFetch(`${services.gatewayUrl}/v3/messages`, {
         method: 'POST',
         headers: { ...chat, onbehalfof: 'mod-a', 'content-type': 'application/json', 'x-consistency-token': token },
         body: JSON.stringify({ receiver: 'mod-b', receiverType: 'user', category: 'message', type: 'text', data: { text: `zorblax ${round}` } }),

@@ -3,6 +3,7 @@ import { topics } from '@chat/contracts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createApp, createUser, eventually } from './support/api.js';
 import type { TestApp } from './support/api.js';
+import { checkedFetch } from './support/responseContract.js';
 import { AgUiAgent } from './support/agUiAgent.js';
 import { everyMessage, readBack } from './support/kafka.js';
 import { done, sendMessage, text } from './support/messages.js';
@@ -37,7 +38,7 @@ function expectNowhere(secret: string, where: string, entries: readonly string[]
 
 /** A chat call answered as raw bytes, so a replay is compared byte for byte. */
 async function rawCall(app: TestApp, path: string, body: unknown, idempotencyKey: string) {
-  const response = await fetch(`${inject('gatewayUrl')}${path}`, {
+  const response = await checkedFetch(`${inject('gatewayUrl')}${path}`, {
     method: 'POST',
     headers: { appId: app.appId, apikey: app.fullAccessKey, 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
     body: JSON.stringify(body),

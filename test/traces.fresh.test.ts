@@ -6,6 +6,7 @@ import type { RunningServices } from '@chat/devstack';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { OtlpReceiver, SPAN_KIND } from './support/otlpReceiver.js';
 import type { ReceivedSpan } from './support/otlpReceiver.js';
+import { checkedFetch } from './support/responseContract.js';
 
 /**
  * One send through the gateway makes one trace across four processes and the Kafka hop (ADR 0032).
@@ -18,7 +19,7 @@ describe('traces from the gateway through the messages service and Kafka into th
   let chat: Record<string, string>;
 
   const call = async (method: string, path: string, headers: Record<string, string>, body?: unknown) => {
-    const response = await fetch(`${services.gatewayUrl}${path}`, {
+    const response = await checkedFetch(`${services.gatewayUrl}${path}`, {
       method,
       headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),

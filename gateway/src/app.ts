@@ -67,6 +67,8 @@ export interface GatewayDeps {
   counters?: WindowCounterStore;
   /** The OpenAPI document served at /openapi.json (JSON text); main.ts reads docs/openapi.json. */
   apiDescription?: string;
+  /** The demo page's script (gateway/dist/demo/app.js, ADR 0080); without it /demo answers 404. */
+  demoScript?: string;
   /** Where Idempotency-Key answers are kept; without it the header is ignored. */
   idempotency?: IdempotencyStore;
   logger?: Logger;
@@ -131,7 +133,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
   let accepting = false;
   // Ready from listening until shutdown starts, so a load balancer drains this replica first.
   probes.add('listening', () => accepting);
-  const ownRoutes = ownRoutesApp(probes, deps.apiDescription);
+  const ownRoutes = ownRoutesApp(probes, deps.apiDescription, deps.demoScript);
   let stopSampling: (() => void) | undefined;
 
   const users = config.upstreams.users[0]!;

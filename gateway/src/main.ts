@@ -39,8 +39,18 @@ const apiDescription = (() => {
     return undefined;
   }
 })();
+// The demo page's script, bundled at build time (gateway/demo/bundle.mjs, ADR 0080); without it /demo answers 404.
+const demoScript = (() => {
+  try {
+    return readFileSync(new URL('./demo/app.js', import.meta.url), 'utf8');
+  } catch {
+    logger.warn('dist/demo/app.js is missing: /demo will answer 404');
+    return undefined;
+  }
+})();
 const gateway = createGateway(config, {
   apiDescription,
+  demoScript,
   redis,
   subscriber,
   counters: redisWindowCounters(redis),

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Makes sure the local infrastructure's binaries exist, cached under <repo>/.infra/ (gitignored).
 #
-#   infra/scripts/prepare.sh [kafka] [ferretdb] [redis]     (no argument: all three)
+#   infra/scripts/prepare.sh [kafka] [ferretdb] [redis] [chromium]     (no argument: the first three)
 #
 # A part is skipped when its service comes from outside: KAFKA_BROKERS, MONGO_URL, REDIS_URL.
+# chromium is Debian's browser for the tests that drive a page (npm test asks for it).
 # Safe to run any number of times; a cached part costs a hash comparison.
 set -euo pipefail
 
@@ -15,13 +16,14 @@ stamp_of() { cat "$@" | sha256sum | cut -d' ' -f1; }
 
 parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(kafka ferretdb redis)
-want_kafka=; want_ferretdb=; want_redis=
+want_kafka=; want_ferretdb=; want_redis=; want_chromium=
 for part in "${parts[@]}"; do
   case "$part" in
     kafka) [ -n "${KAFKA_BROKERS:-}" ] || want_kafka=1 ;;
     ferretdb) [ -n "${MONGO_URL:-}" ] || want_ferretdb=1 ;;
     redis) [ -n "${REDIS_URL:-}" ] || want_redis=1 ;;
-    *) say "unknown part '$part' (expected kafka, ferretdb or redis)"; exit 2 ;;
+    chromium) want_chromium=1 ;;
+    *) say "unknown part '$part' (expected kafka, ferretdb, redis or chromium)"; exit 2 ;;
   esac
 done
 
@@ -40,6 +42,8 @@ if [ -n "$want_ferretdb" ]; then
   command -v patch >/dev/null || missing+=(patch)
 fi
 [ -z "$want_redis" ] || command -v redis-server >/dev/null || missing+=(redis-server)
+# The tests launch this path (playwright-core, executablePath): another chromium on PATH is not it.
+[ -z "$want_chromium" ] || [ -x /usr/bin/chromium ] || missing+=(chromium)
 
 if [ ${#missing[@]} -gt 0 ]; then
   SUDO=

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
 import WebSocket from 'ws';
 import type { TestApp } from './api.js';
+import { checkResponse } from './responseContract.js';
 
 export interface Frame {
   type: string;
@@ -37,7 +38,7 @@ export function realtimeUrl(query: Record<string, string>, path = '/v3/realtime'
   return `${base}${path}?${new URLSearchParams(query).toString()}`;
 }
 
-/** The refusal of an upgrade: its status and CometChat error body. */
+/** The refusal of an upgrade: its status and CometChat error body, checked against docs/openapi.json like every answer. */
 export function refusal(query: Record<string, string>): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(realtimeUrl(query));
@@ -46,7 +47,15 @@ export function refusal(query: Record<string, string>): Promise<{ status: number
     socket.on('unexpected-response', (_req, res) => {
       let text = '';
       res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
+      res.on('end', () => {
+        try {
+          const body: unknown = text ? JSON.parse(text) : undefined;
+          checkResponse('GET', '/v3/realtime', res.statusCode ?? 0, body);
+          resolve({ status: res.statusCode ?? 0, body });
+        } catch (error) {
+          reject(error instanceof Error ? error : new Error(String(error)));
+        }
+      });
     });
   });
 }

@@ -82,6 +82,22 @@ export function checkResponse(method: string, path: string, status: number, body
   }
 }
 
+/**
+ * `fetch`, with every JSON answer checked like `call`'s: for requests `call` cannot make (a multipart
+ * form, bytes compared as sent, a client package given a fetch) and suites that read headers and body
+ * as they come. The caller still reads the whole response.
+ */
+export const checkedFetch: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  const url = new URL(input instanceof Request ? input.url : String(input));
+  const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+  if (response.headers.get('content-type')?.includes('application/json')) {
+    const text = await response.clone().text();
+    if (text) checkResponse(method, url.pathname, response.status, JSON.parse(text));
+  }
+  return response;
+};
+
 afterAll(() => {
   if (tally.checked === 0 && tally.undescribed.size === 0) return;
   const skipped = [...tally.undescribed.entries()].map(([key, count]) => `${key} ×${count}`).join(', ');

@@ -3,6 +3,7 @@ import { errorStatus } from './errors.js';
 import type { ErrorCode } from './errors.js';
 import { CHAT_API_PREFIX, routeCatalog } from './routes.js';
 import { operationGates } from './roleAccess.js';
+import { realtimeOpenApiPaths, realtimeSecurityScheme } from './realtimeOpenApi.js';
 import type { RouteSpec } from './routes.js';
 
 /** What an operation's handler parses, as the service declares it: the JSON body and the query string. */
@@ -219,13 +220,16 @@ export function openApiDocument(requests: RequestSchemas, responses: ResponseSch
     const path = openApiPath(route);
     (paths[path] ??= {})[route.method.toLowerCase()] = operationOf(route, requests[route.operationId], responses[route.operationId], errorSchemas);
   }
+  // The realtime channel is served beside the catalogue (the gateway upgrades or streams it itself).
+  Object.assign(paths, realtimeOpenApiPaths((codes) => errorResponses(codes, errorSchemas)));
   const sortedPaths = Object.fromEntries(Object.keys(paths).sort().map((path) => [path, paths[path]]));
   return {
     openapi: '3.1.0',
     info: {
       title: 'Chat platform API',
       version: '3.0.0',
-      description: 'CometChat REST v3 compatible chat API and its management API, served by the gateway. Generated from the route catalogue and the services\' zod schemas (npm run openapi).',
+      description:
+        "CometChat REST v3 compatible chat API and its management API, served by the gateway, and the entries of the realtime channel (its frames: docs/asyncapi.json). Generated from the route catalogue and the services' zod schemas (npm run openapi).",
     },
     servers: [{ url: '/' }],
     paths: sortedPaths,
@@ -238,6 +242,7 @@ export function openApiDocument(requests: RequestSchemas, responses: ResponseSch
           name: 'authtoken',
           description: "A user's auth token (POST /v3/users/{uid}/auth_tokens) instead of an apikey: the call acts as that user, on the operations whose x-client-access is user or self (self: on the user's own uid only); onBehalfOf may name only that user.",
         },
+        realtimeAuthToken: realtimeSecurityScheme,
         managementKey: { type: 'apiKey', in: 'header', name: 'key' },
         managementSecret: { type: 'apiKey', in: 'header', name: 'secret' },
       },

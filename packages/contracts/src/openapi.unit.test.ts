@@ -65,6 +65,22 @@ describe('openApiDocument', () => {
     expect((document['components'] as { securitySchemes: Record<string, unknown> }).securitySchemes['authToken']).toMatchObject({ in: 'header', name: 'authtoken' });
   });
 
+  it('describes the realtime channel: a WebSocket upgrade and an event stream, opened with an auth token in the query', () => {
+    const paths = document['paths'] as Record<string, Record<string, { operationId: string; security: unknown[]; parameters: Array<{ name: string; in: string }> }>>;
+    const socket = responsesOf(document, '/v3/realtime', 'get');
+    expect(Object.keys(socket)).toEqual(expect.arrayContaining(['101', '401', '429', 'default']));
+    expect(socket['200']).toBeUndefined();
+    const events = responsesOf(document, '/v3/realtime/events', 'get') as Record<string, { content?: Record<string, unknown> }>;
+    expect(Object.keys(events['200']?.content ?? {})).toEqual(['text/event-stream']);
+    expect(codesOf(events as Responses, '401', document)).toEqual(['AUTH_ERR_AUTH_TOKEN_NOT_FOUND', 'AUTH_ERR_INVALID_APPID']);
+    for (const path of ['/v3/realtime', '/v3/realtime/events']) {
+      expect(paths[path]?.['get']?.security).toEqual([{ realtimeAuthToken: [] }]);
+      // The token is the security scheme's query parameter, not a second, plain one.
+      expect(paths[path]?.['get']?.parameters.filter((p) => p.in === 'query').map((p) => p.name)).toEqual(['appId', 'since']);
+    }
+    expect((document['components'] as { securitySchemes: Record<string, unknown> }).securitySchemes['realtimeAuthToken']).toMatchObject({ in: 'query', name: 'authToken' });
+  });
+
   it('refuses schemas for an operation the catalogue does not have', () => {
     expect(() => openApiDocument({}, { 'no-such-op': { body: z.object({}) } }, routes)).toThrow(/no-such-op/);
   });

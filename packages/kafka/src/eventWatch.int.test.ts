@@ -56,4 +56,34 @@ describe('EventWatch on Kafka', () => {
     while (!seen.includes('d') && Date.now() < deadline) await sleep(50);
     expect([...new Set(seen)]).toEqual(['b', 'c', 'd']);
   });
+
+  it('starts a topic named in startFromGroupOf from that group\'s committed offset instead', async () => {
+    const other = `test.watch.other.${run}`;
+    const otherGroup = `test-watch-other-${run}`;
+    await ensureTopics(kafka, [other], 1);
+    await producer.send({ topic: other, messages: ['e', 'f', 'g'].map((uid) => ({ key: uid, value: created(uid) })) });
+    // The projection group has read the first topic up to its end and never the other one; the other
+    // group has applied `e` and `f` of the other topic.
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.setOffsets({ groupId: projectionGroup, topic, partitions: [{ partition: 0, offset: '4' }] });
+    await admin.setOffsets({ groupId: otherGroup, topic: other, partitions: [{ partition: 0, offset: '2' }] });
+    await admin.disconnect();
+
+    const seen: string[] = [];
+    const watch = new EventWatch(kafka, {
+      purpose: `test-watch-other-${run}`,
+      topics: [topic, other],
+      startFromGroup: projectionGroup,
+      startFromGroupOf: { [other]: otherGroup },
+      logger,
+      onEvents: (events: readonly KnownEvent[]) => seen.push(...events.map((event) => event.streamId.split(':')[2] ?? '')),
+    });
+    watches.push(watch);
+    await watch.start();
+    await producer.send({ topic: other, messages: [{ key: 'h', value: created('h') }] });
+    const deadline = Date.now() + 20_000;
+    while (!seen.includes('h') && Date.now() < deadline) await sleep(50);
+    expect([...new Set(seen)]).toEqual(['g', 'h']);
+  });
 });

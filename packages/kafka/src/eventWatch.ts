@@ -19,6 +19,11 @@ export interface EventWatchOptions {
    * this process started are seen too.
    */
   startFromGroup: string;
+  /**
+   * A topic whose events another group applies (not `startFromGroup`): the watch starts that topic from
+   * this group's progress instead.
+   */
+  startFromGroupOf?: Readonly<Record<string, string>>;
   /** Gets every valid event, in partition order; must not throw (it is in-memory bookkeeping). */
   onEvents(events: readonly KnownEvent[]): void;
   /**
@@ -150,7 +155,13 @@ export class EventWatch {
     const admin = this.kafka.admin();
     await admin.connect();
     try {
-      const committed = await admin.fetchOffsets({ groupId: this.options.startFromGroup, topics: [...this.options.topics] });
+      const byGroup = new Map<string, string[]>();
+      for (const topic of this.options.topics) {
+        const group = this.options.startFromGroupOf?.[topic] ?? this.options.startFromGroup;
+        byGroup.set(group, [...(byGroup.get(group) ?? []), topic]);
+      }
+      const committed = [];
+      for (const [groupId, topics] of byGroup) committed.push(...(await admin.fetchOffsets({ groupId, topics })));
       const starts: Array<{ topic: string; partition: number; offset: string }> = [];
       for (const { topic, partitions } of committed) {
         const bounds = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, p]));

@@ -62,7 +62,13 @@ export interface EventPipelineOptions {
    * Events every replica must see itself (not shared out like the projection's), for in-memory state
    * such as cached read-model documents: its topics and what to do with each run of events.
    */
-  watch?: { topics: readonly Topic[]; onEvents: (events: readonly KnownEvent[]) => void; select?: (record: RecordHeaders) => boolean };
+  watch?: {
+    topics: readonly Topic[];
+    onEvents: (events: readonly KnownEvent[]) => void;
+    select?: (record: RecordHeaders) => boolean;
+    /** A watched topic the projection does not consume: the group whose progress the watch starts it from. */
+    startFromGroupOf?: Readonly<Partial<Record<Topic, string>>>;
+  };
   /**
    * The longest a fence on the watched topics waits for the watch (`EventPipeline.fence`), and a
    * configuration load for the read model; default `CONFIGURATION_FENCE_TIMEOUT_MS`.
@@ -156,6 +162,7 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
         purpose: groupId,
         topics: watched.topics,
         startFromGroup: groupId,
+        ...(watched.startFromGroupOf ? { startFromGroupOf: watched.startFromGroupOf } : {}),
         onEvents: watched.onEvents,
         ...(watched.select ? { select: watched.select } : {}),
         onProgress: (progress) => fence?.advance(progress),

@@ -26,6 +26,7 @@ import { SavedMessages } from './app/personalMarks/savedMessages.js';
 import { ThreadSubscriptions } from './app/personalMarks/threadSubscriptions.js';
 import { AgentReplies } from './consumers/agents/agentReplies.js';
 import { GroupActionMessages } from './consumers/groupActions.js';
+import { OwnEvents } from './consumers/ownEvents.js';
 import { agentsRouter } from './http/agents/agentRoutes.js';
 import { dataImportRouter } from './http/dataImport/importRoutes.js';
 import { internalRouter } from './http/internalRoutes.js';
@@ -58,8 +59,8 @@ export interface MessagesServiceDeps extends PlatformDeps {
 /** A request body's limit (KiB): CometChat's 64 KB message and its JSON around it. */
 const BODY_LIMIT_KB = 80;
 
-/** How the agent-replies consumer batches (see `EventConsumerOptions.gather`). */
-const AGENT_GATHER = { minBytes: 256 * 1024, maxWaitMs: 250 };
+/** How the own-events consumer batches (see `EventConsumerOptions.gather`). */
+const OWN_EVENTS_GATHER = { minBytes: 256 * 1024, maxWaitMs: 250 };
 
 /** Composition root of the messages service. */
 export function createMessagesService(deps: MessagesServiceDeps): RunnableService {
@@ -77,12 +78,15 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
   };
   const watchedTypes = new Set([...MessagesReadModels.factEventTypes, ...ModerationReadModels.settingsEventTypes]);
   let groupActions: GroupActionMessages | null = null;
+  // Its own topic is read by one group, gathered, which heals the read models after a crash between
+  // append and apply and answers agents (ADR 0084); the projection group reads the other two.
+  const ownEventsGroup = consumerGroupFor('messages.agents', db.databaseName);
   // Who may send is learnt from the users and conversations services' events, never from their
-  // databases; its own topic heals the messages read model after a crash between append and apply.
+  // databases.
   const pipeline = createEventPipeline({
     ...deps,
     publishesTo: topics.messages,
-    consumes: [topics.users, topics.conversations, topics.messages],
+    consumes: [topics.users, topics.conversations],
     consumerPurpose: 'messages.projections',
     project: async (events) => {
       // An action message snapshots its group as of its event, so a group event is applied and acted
@@ -111,6 +115,8 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
       },
       // Sends and the other per-message events change neither: they are not decoded (ADR 0057).
       select: (record) => record.type === undefined || watchedTypes.has(record.type),
+      // What the own-events group has applied is in the store; the watch starts its own topic there.
+      startFromGroupOf: { [topics.messages]: ownEventsGroup },
     },
   });
   const app = createMessagesApp({ runner: pipeline.runner, readModels, ids: new MessageIds(db), moderation });
@@ -128,7 +134,7 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
     interactions: new MessageInteractions({ runner: pipeline.runner, messages: app, personal }),
     threads: new ThreadSubscriptions({ runner: pipeline.runner, messages: app, readModels, personal }),
   };
-  // Agent replies in a consumer group of their own (ADR 0026): a slow agent never holds up projections.
+  // Agent replies outside the projection group (ADR 0026, 0084): a slow agent never holds up projections.
   // Agents are called through the tenant URL guard (ADR 0038), within a time and size budget per run.
   const agentHttp = new OutboundHttp({ policy: deps.tenantUrls, timeoutMs: deps.agentTimeoutMs, maxSocketsPerHost: 16 });
   const agentLimits = { ...DEFAULT_AGENT_LIMITS, idleMs: deps.agentIdleMs };
@@ -141,16 +147,17 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
     timeoutMs: deps.agentTimeoutMs,
     logger,
   });
+  // The group keeps the agents' name (and so its committed offsets): it was their consumer first.
+  const ownEvents = new OwnEvents(ownReadModels, agentReplies);
   const agentConsumer = new EventConsumer(kafka, {
-    groupId: consumerGroupFor('messages.agents', db.databaseName),
+    groupId: ownEventsGroup,
     topics: [topics.messages],
     logger,
-    handler: (events) => agentReplies.handle(events),
-    // A record for an app without agents, or not a send, is not even decoded (ADR 0057).
-    select: (records) => agentReplies.select(records),
-    // An agent answers in seconds, so a quarter of a second of gathering costs it nothing, and this
-    // group, which reads every message, fetches and commits a few times a second instead of per batch.
-    gather: AGENT_GATHER,
+    handler: (events) => ownEvents.handle(events),
+    // An agent answers in seconds and a heal is needed only after a crash, so a quarter of a second of
+    // gathering costs neither anything, and this group, which reads every message, fetches and commits
+    // a few times a second instead of per produce.
+    gather: OWN_EVENTS_GATHER,
   });
 
   return {

@@ -42,6 +42,7 @@ export class Ephemeral {
   private beaten = false;
   /** A beat still running (Redis slow) is not overtaken by the next one. */
   private watching = false;
+  private refreshing: Promise<void> | null = null;
 
   constructor(private readonly deps: EphemeralDeps) {}
 
@@ -122,9 +123,16 @@ export class Ephemeral {
     for (const { appId, uid, lastActiveAt } of await this.deps.store.sweep(now)) await this.announce(appId, uid, 'offline', lastActiveAt);
   }
 
-  /** A few times per `vouchMs`: this replica's word for its users, renewed in one pipeline. */
+  /**
+   * A few times per `vouchMs`: this replica's word for its users, renewed. One at a time: a Redis slow
+   * enough that a heartbeat outlasts the interval gets the next one when it is done, not a second
+   * beside it.
+   */
   heartbeat(): Promise<void> {
-    return this.deps.store.refresh(this.deps.local.vouched().map(splitKey), this.deps.now() + this.deps.vouchMs);
+    this.refreshing ??= this.deps.store.refresh(this.deps.local.vouched().map(splitKey), this.deps.now() + this.deps.vouchMs).finally(() => {
+      this.refreshing = null;
+    });
+    return this.refreshing;
   }
 
   private async announce(appId: string, uid: string, status: 'online' | 'offline', lastActiveAt: number): Promise<void> {

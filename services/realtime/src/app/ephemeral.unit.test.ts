@@ -189,3 +189,38 @@ describe('typing and presence between replicas', () => {
     expect(JSON.parse(bob.sent.at(-1)!)).toMatchObject({ type: 'error', data: { code: 'ERR_GROUP_NOT_JOINED' } });
   });
 });
+
+describe('the presence heartbeat', () => {
+  it('runs one refresh at a time: a heartbeat while one is in flight joins it', async () => {
+    const calls: Array<{ users: number; until: number; done: () => void }> = [];
+    const store = {
+      refresh: (users: readonly unknown[], until: number) => new Promise<void>((done) => calls.push({ users: users.length, until, done })),
+    } as unknown as RedisPresence;
+    const local = new LocalPresence(3_000);
+    local.connected('app\nalice');
+    local.connected('app\nbob');
+    let clock = 1_000;
+    const ephemeral = new Ephemeral({
+      bus: { publish: () => undefined } as unknown as EphemeralBus,
+      store,
+      local,
+      registry: new ConnectionRegistry(),
+      index: new MembershipIndex(),
+      blocks: new BlockIndex(10_000),
+      access: { userExists: () => Promise.resolve(true), isMember: () => false },
+      audienceOf: () => Promise.resolve([]),
+      vouchMs: 10_000,
+      now: () => clock,
+      logger: pino({ level: 'silent' }),
+    });
+    const first = ephemeral.heartbeat();
+    clock = 4_000;
+    const second = ephemeral.heartbeat();
+    expect(calls).toEqual([{ users: 2, until: 11_000, done: expect.any(Function) }]);
+    calls[0]!.done();
+    await Promise.all([first, second]);
+    void ephemeral.heartbeat();
+    expect(calls.map((c) => c.until)).toEqual([11_000, 14_000]);
+    calls[1]!.done();
+  });
+});

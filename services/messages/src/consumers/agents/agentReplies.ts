@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '@chat/contracts';
 import type { Agent, KnownEvent, MessageSent } from '@chat/contracts';
-import type { RecordHeaders } from '@chat/kafka';
 import type { Logger } from 'pino';
 import type { ModerationReadModels } from '../../adapters/moderation/moderationReadModels.js';
 import type { MessagesReadModels } from '../../adapters/readModels.js';
@@ -48,34 +47,12 @@ function replyMuid(message: MessageSent, agent: Agent): string {
 
 /**
  * Forwards messages addressed to a BYO agent over AG-UI and posts the streamed answer back as the
- * agent's own message, through the same send command as any other message (ADR 0026). Runs in a
- * consumer group of its own, so a slow agent delays only other agent replies, never projections.
+ * agent's own message, through the same send command as any other message (ADR 0026). Runs in the
+ * own-events group (ADR 0084), not the projection's, so a slow agent never holds up what the service
+ * learns from the other services; it delays only other replies and the own topic's healing.
  */
 export class AgentReplies {
   constructor(private readonly deps: AgentRepliesDeps) {}
-
-  /**
-   * Which records the handler needs, from their headers: sends of apps that have agents (a record
-   * that does not say is kept). The same settings `handle` reads, read first, so every other record
-   * is skipped undecoded — with no agent anywhere, all of them.
-   */
-  async select(records: readonly RecordHeaders[]): Promise<boolean[]> {
-    const hasAgents = new Map<string, Promise<boolean>>();
-    const appHasAgents = (appId: string) => {
-      let known = hasAgents.get(appId);
-      if (!known) {
-        known = this.deps.moderation.moderationOf(appId).then(({ settings }) => settings.agents.length > 0);
-        hasAgents.set(appId, known);
-      }
-      return known;
-    };
-    return Promise.all(
-      records.map(async ({ type, appId }) => {
-        if (type !== undefined && type !== 'MessageSent') return false;
-        return appId === undefined || (await appHasAgents(appId));
-      }),
-    );
-  }
 
   async handle(events: readonly KnownEvent[]): Promise<void> {
     const runs: Promise<void>[] = [];

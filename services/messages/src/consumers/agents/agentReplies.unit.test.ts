@@ -1,9 +1,7 @@
 import type { Agent, MessageSent } from '@chat/contracts';
-import type { RecordHeaders } from '@chat/kafka';
 import { describe, expect, it } from 'vitest';
 import { emptySettings } from '../../domain/moderation/moderationSettings.js';
-import { AgentReplies, agentsAddressed } from './agentReplies.js';
-import type { AgentRepliesDeps } from './agentReplies.js';
+import { agentsAddressed } from './agentReplies.js';
 
 const agent = (uid: string, extra: Partial<Agent> = {}): Agent => ({
   uid,
@@ -48,34 +46,5 @@ describe('which agents a message is for', () => {
     expect(uids(message({ imported: true }))).toEqual([]);
     expect(uids(message({ category: 'custom', data: { customData: {} } }))).toEqual([]);
     expect(uids(message({ sentAt: 99 }))).toEqual([]);
-  });
-});
-
-describe('which records the agent consumer decodes', () => {
-  const withAgents = new Set(['app-agents']);
-  const asked: string[] = [];
-  const moderation = {
-    moderationOf: (appId: string) => {
-      asked.push(appId);
-      return Promise.resolve({ settings: { ...emptySettings(), agents: withAgents.has(appId) ? [agent('bot')] : [] } });
-    },
-  };
-  const replies = new AgentReplies({ moderation } as unknown as AgentRepliesDeps);
-  const record = (type: string | undefined, appId: string | undefined): RecordHeaders => ({ topic: 'messages', type, appId, keyId: undefined, timestamp: 1 });
-
-  it('sends of apps with agents, and what the headers do not say; not other apps, not other events', async () => {
-    asked.length = 0;
-    const kept = await replies.select([
-      record('MessageSent', 'app-agents'),
-      record('MessageSent', 'app-plain'),
-      record('MessageEdited', 'app-agents'),
-      record(undefined, 'app-agents'),
-      record(undefined, 'app-plain'),
-      record('MessageSent', undefined),
-      record('MessageSent', 'app-plain'),
-    ]);
-    expect(kept).toEqual([true, false, false, true, false, true, false]);
-    // Each app's settings are read once per batch.
-    expect(asked.sort()).toEqual(['app-agents', 'app-plain']);
   });
 });
