@@ -1,10 +1,12 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startExtraGateway } from '@chat/devstack';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { userHash } from '../gateway/src/upstreamPool.js';
 import { createApp } from './support/api.js';
 import type { TestApp } from './support/api.js';
 import { sendText } from './support/conversations.js';
 import { createGroup, createUsers } from './support/groups.js';
-import { authToken, connect } from './support/realtime.js';
+import { authToken, connect, startRealtimeReplica } from './support/realtime.js';
 import type { Frame, RealtimeClient } from './support/realtime.js';
 
 const typing = (type: string, sender: string) => (frame: Frame) => frame.type === type && frame.data?.sender === sender;
@@ -64,6 +66,28 @@ describe('typing and presence (realtime through the gateway, over Redis between 
     expect(await bob.receives(typing('typing_started', 'bob'), 300)).toBe(false);
     expect(await alice.receives(typing('typing_started', 'carol'), 100)).toBe(false);
     await Promise.all([alice, bob, carol].map((c) => c.close()));
+  });
+
+  it('typing reaches no user who blocked the sender or whom the sender blocked, one-on-one or in a group', async () => {
+    const [alice, bob] = await Promise.all([connect(app.appId, tokens['alice']!), connect(app.appId, tokens['bob']!)]);
+    await untilTypingReaches(alice, bob, 'alice', 'bob');
+    await untilTypingReaches(alice, bob, 'alice', 'crew', 'group');
+    expect((await app.call('POST', '/v3/users/bob/blockedusers', { body: { blockedUids: ['alice'] } })).status).toBe(200);
+    // The block reaches realtime from the users topic like a revocation (milliseconds); leave it a second.
+    await sleep(1_000);
+    const [aliceHad, bobHad] = [alice.frames.length, bob.frames.length];
+    alice.send({ type: 'typing_started', receiver: 'bob', receiverType: 'user' });
+    alice.send({ type: 'typing_started', receiver: 'crew', receiverType: 'group' });
+    bob.send({ type: 'typing_started', receiver: 'alice', receiverType: 'user' });
+    bob.send({ type: 'typing_started', receiver: 'crew', receiverType: 'group' });
+    await sleep(1_500);
+    // Nothing at all: no typing frame either way, and no error frame to the sender (a block is not revealed).
+    expect([...alice.frames.slice(aliceHad), ...bob.frames.slice(bobHad)]).toEqual([]);
+    // Unblocked, the same notices arrive again.
+    expect((await app.call('DELETE', '/v3/users/bob/blockedusers', { body: { blockedUids: ['alice'] } })).status).toBe(200);
+    await untilTypingReaches(alice, bob, 'alice', 'crew', 'group');
+    await untilTypingReaches(bob, alice, 'bob', 'alice');
+    await Promise.all([alice.close(), bob.close()]);
   });
 
   it('refuses bad typing frames with an error frame and keeps the connection open', async () => {
@@ -126,5 +150,44 @@ describe('typing and presence (realtime through the gateway, over Redis between 
     await one.next(presence(second, 'online'));
     expect((await app.call('GET', `/v3/users/${second}`)).body.data.status).toBe('available');
     await Promise.all([one.close(), back.close()]);
+  });
+
+  it('a replica killed -9 has its users announced offline by a live one within a few seconds, and REST agrees', async () => {
+    const replica = await startRealtimeReplica();
+    // A gateway that also routes to the replica this test may kill; users hashing to it land there.
+    const suiteReplicas = inject('replicaUrls')['realtime'] ?? [inject('serviceUrls').realtime];
+    const gateway = await startExtraGateway({
+      serviceUrls: inject('serviceUrls'),
+      redisUrl: inject('redisUrl'),
+      managementKey: inject('managementKey'),
+      managementSecret: inject('managementSecret'),
+      env: { REALTIME_URL: [...suiteReplicas, replica.url].join(',') },
+    });
+    try {
+      const count = suiteReplicas.length + 1;
+      const doomed = Array.from({ length: 64 }, (_, i) => `crash${i}`).find((uid) => userHash(app.appId, uid) % count === count - 1)!;
+      await createUsers(app, doomed);
+      expect((await app.call('POST', `/v3/users/alice/friends`, { body: { accepted: [doomed] } })).status).toBe(200);
+      const alice = await connect(app.appId, tokens['alice']!);
+      const victim = await connect(app.appId, await authToken(app, doomed), undefined, gateway.url);
+      await alice.next(presence(doomed, 'online'));
+      expect((await app.call('GET', `/v3/users/${doomed}`)).body.data.status).toBe('available');
+
+      const killedAt = Date.now();
+      await replica.kill();
+      expect((await victim.closed).code).not.toBe(1000);
+      const offline = await alice.next(presence(doomed, 'offline'), 15_000);
+      const tookMs = Date.now() - killedAt;
+      expect(tookMs).toBeLessThan(8_000);
+      expect(Math.abs(offline.data.lastActiveAt - killedAt / 1_000)).toBeLessThanOrEqual(2);
+      expect((await app.call('GET', `/v3/users/${doomed}`)).body.data).toMatchObject({ status: 'offline', lastActiveAt: offline.data.lastActiveAt });
+      expect(await alice.receives(presence(doomed, 'offline'), 1_500)).toBe(true);
+      expect(alice.frames.filter(presence(doomed, 'offline'))).toHaveLength(1);
+      console.info(`a killed replica's user announced offline ${tookMs} ms after the kill`);
+      await alice.close();
+    } finally {
+      await replica.kill();
+      await gateway.stop();
+    }
   });
 });

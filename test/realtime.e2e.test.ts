@@ -110,7 +110,7 @@ describe('realtime channel (WebSocket and SSE through the gateway)', () => {
     const deletedAt = Date.now();
     const closed = await carol.closed;
     expect(closed.code).toBe(4401);
-    expect(closed.at - deletedAt).toBeLessThan(1_500);
+    expect(closed.at - deletedAt).toBeLessThanOrEqual(1_000);
     expect((await refusal({ appId: app.appId, authToken: token })).status).toBe(401);
   });
 

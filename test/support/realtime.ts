@@ -1,4 +1,9 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
 import WebSocket from 'ws';
 import type { TestApp } from './api.js';
@@ -28,8 +33,8 @@ export async function authToken(app: TestApp, uid: string): Promise<string> {
   return response.body.data.authToken as string;
 }
 
-export function realtimeUrl(query: Record<string, string>, path = '/v3/realtime'): string {
-  const base = inject('gatewayUrl').replace(/^http/, 'ws');
+export function realtimeUrl(query: Record<string, string>, path = '/v3/realtime', gatewayUrl = inject('gatewayUrl')): string {
+  const base = gatewayUrl.replace(/^http/, 'ws');
   return `${base}${path}?${new URLSearchParams(query).toString()}`;
 }
 
@@ -55,8 +60,9 @@ export function refusal(query: Record<string, string>): Promise<{ status: number
   });
 }
 
-export async function connect(appId: string, token: string, since?: string): Promise<RealtimeClient> {
-  const socket = new WebSocket(realtimeUrl({ appId, authToken: token, ...(since !== undefined ? { since } : {}) }));
+/** `gatewayUrl`: another gateway than the suite's (one the test started). */
+export async function connect(appId: string, token: string, since?: string, gatewayUrl?: string): Promise<RealtimeClient> {
+  const socket = new WebSocket(realtimeUrl({ appId, authToken: token, ...(since !== undefined ? { since } : {}) }, undefined, gatewayUrl));
   const frames: Frame[] = [];
   let taken = 0;
   socket.on('message', (data: Buffer) => frames.push(JSON.parse(data.toString('utf8')) as Frame));
@@ -96,4 +102,42 @@ export async function connect(appId: string, token: string, since?: string): Pro
       await closed;
     },
   };
+}
+
+/**
+ * One more realtime replica, a process of this test on the suite's Kafka, store and Redis (the
+ * suite's own replicas are the global setup's, which a test cannot kill): for crash tests, behind a
+ * gateway the test starts with this replica in its `REALTIME_URL`.
+ */
+export async function startRealtimeReplica(): Promise<{ url: string; kill(): Promise<void> }> {
+  const port = await new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = server.address() as AddressInfo;
+      server.close(() => resolve(free));
+    });
+  });
+  const child = spawn(process.execPath, [fileURLToPath(new URL('../../services/realtime/dist/main.js', import.meta.url))], {
+    stdio: 'ignore',
+    env: {
+      ...process.env,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      KAFKA_BROKERS: inject('kafkaBrokers'),
+      MONGO_URL: inject('mongoUrl'),
+      MONGO_DB: `chat_realtime_${inject('databaseSuffix')}`,
+      REDIS_URL: inject('redisUrl'),
+    },
+  });
+  const exited = once(child, 'exit');
+  const url = `http://127.0.0.1:${port}`;
+  const kill = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  };
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(100)) {
+    if (child.exitCode !== null) throw new Error(`the realtime replica exited with ${child.exitCode} while starting`);
+    if ((await fetch(`${url}/health`).catch(() => null))?.ok) return { url, kill };
+  }
+  await kill();
+  throw new Error('the realtime replica did not become healthy within 60 s');
 }

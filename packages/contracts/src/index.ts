@@ -108,5 +108,8 @@ export * from './realtimeChannel.js';
 export * from './presence.js';
 export { APP_SYSTEM, appSystemEntity, groupEntityOf, messageView, reactionSummary, userEntityOf } from './messageView.js';
 export type { GroupFacts } from './messageView.js';
+export { messageResourceSchema } from './messageResource.js';
+export { APP_WEBHOOKS_COLLECTION, appWebhooksIdList } from './appWebhooks.js';
+export type { MessageResource } from './messageResource.js';
 export { docOfSent, evolveMessageDocument, messageDocId } from './messageDocument.js';
 export type { MessageDoc, MessageDocumentEvent, StoredReaction } from './messageDocument.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { APP_ID_PATTERN } from './ids.js';
+import { messageResourceSchema } from './messageResource.js';
 import { realtimeCursorSchema } from './realtimeCursor.js';
 
 /*
@@ -41,34 +42,8 @@ const epochSeconds = z.number().int();
 const receiverType = z.enum(['user', 'group']);
 const id = z.string().min(1);
 
-/**
- * A message exactly as REST returns it to the connected user (`GET /v3/messages/{id}`). Loose: the
- * fields every message has are required, the rest typed where REST sets them.
- */
-export const realtimeMessageSchema = z
-  .looseObject({
-    id,
-    conversationId: id,
-    sender: z.string(),
-    receiverType,
-    receiver: z.string(),
-    category: z.string(),
-    type: z.string(),
-    data: z.record(z.string(), z.unknown()),
-    tags: z.array(z.string()).optional(),
-    muid: z.string().optional(),
-    parentId: z.string().optional(),
-    quotedMessageId: z.string().optional(),
-    mentionedUids: z.array(z.string()).optional(),
-    replyCount: z.number().int().optional(),
-    sentAt: epochSeconds,
-    editedAt: epochSeconds.optional(),
-    editedBy: z.string().optional(),
-    deletedAt: epochSeconds.optional(),
-    deletedBy: z.string().optional(),
-    updatedAt: epochSeconds,
-  })
-  .describe('The message as REST returns it to this user.');
+/** A message exactly as REST returns it to the connected user (`GET /v3/messages/{id}`). */
+export const realtimeMessageSchema = messageResourceSchema.describe('The message as REST returns it to this user.');
 export type RealtimeMessage = z.infer<typeof realtimeMessageSchema>;
 
 /** An edit or delete: the message as far as the event tells it (id and conversation always, the changed fields). */

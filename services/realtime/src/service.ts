@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { topics } from '@chat/contracts';
+import { blockEventTypes, topics } from '@chat/contracts';
 import { createServiceApp, sampledGauge } from '@chat/http';
 import { BroadcastConsumer, EventConsumer, consumerGroupFor, ensureTopics } from '@chat/kafka';
 import type { RecordHeaders } from '@chat/kafka';
@@ -19,6 +19,7 @@ import { Sessions } from './app/sessions.js';
 import type { RealtimeConfig } from './config.js';
 import { framedEventTypes } from './domain/frames.js';
 import { membershipEventTypes } from './domain/membership.js';
+import { BlockIndex } from './domain/blockIndex.js';
 import { MembershipIndex } from './domain/membershipIndex.js';
 import { RecentPeers } from './domain/peers.js';
 import { LocalPresence } from './domain/presence.js';
@@ -44,10 +45,15 @@ const EVICT_INTERVAL_MS = 1_000;
 /** A replica's word that a user is connected lasts this long: a crashed replica's users go offline by then. */
 const PRESENCE_VOUCH_MS = 10_000;
 const PRESENCE_HEARTBEAT_MS = 3_000;
+/**
+ * A replica that has not beaten (every second) for this long is dead to the others: the first to
+ * sweep takes its users offline, so a killed replica's users are announced offline within ~6 s.
+ */
+const REPLICA_ALIVE_MS = 5_000;
 /** Users whose known existence is remembered (a typing notice to them needs no read). */
 const KNOWN_USERS_CACHED = 50_000;
 
-const decoded: ReadonlySet<string> = new Set([...framedEventTypes, ...membershipEventTypes, ...revocationEventTypes]);
+const decoded: ReadonlySet<string> = new Set([...framedEventTypes, ...membershipEventTypes, ...revocationEventTypes, ...blockEventTypes]);
 const projected: ReadonlySet<string> = new Set([...membershipEventTypes, ...userReadModelEventTypes]);
 
 /** Only what becomes a frame, changes membership or ends a connection is decoded (ADR 0044). */
@@ -71,16 +77,19 @@ export function createRealtimeService(
   const index = new MembershipIndex();
   const registry = new ConnectionRegistry();
   const revocations = new RecentRevocations(REVOCATION_MEMORY_MS);
-  const fanout = new Fanout({ window, index, registry, revocations, now });
+  // Block events are remembered as long as revocations: far longer than the read model lags behind.
+  const blocks = new BlockIndex(REVOCATION_MEMORY_MS);
+  const fanout = new Fanout({ window, index, registry, revocations, blocks, now });
   const peers = new RecentPeers({ maxAgeMs: config.retentionSeconds * 1_000, maxPairs: config.retentionEvents });
   const known = new Set<string>();
   const bus = new EphemeralBus(redis, logger);
   const ephemeral = new Ephemeral({
     bus,
-    store: new RedisPresence(redis, `${hostname()}-${randomUUID()}`),
+    store: new RedisPresence(redis, `${hostname()}-${randomUUID()}`, REPLICA_ALIVE_MS),
     local: new LocalPresence(config.presenceOfflineMs),
     registry,
     index,
+    blocks,
     access: {
       isMember: (appId, guid, uid) => index.isMember(appId, guid, uid),
       async userExists(appId, uid) {
@@ -100,7 +109,19 @@ export function createRealtimeService(
     now,
     logger,
   });
-  const sessions = new Sessions({ window, index, registry, revocations, fanout, groupsOf: (appId, uid) => readModels.groupsOf(appId, uid), now, logger, presence: ephemeral });
+  const sessions = new Sessions({
+    window,
+    index,
+    registry,
+    revocations,
+    fanout,
+    groupsOf: (appId, uid) => readModels.groupsOf(appId, uid),
+    blocks,
+    blocksOf: (appId, uid) => readModels.blocksOf(appId, uid),
+    now,
+    logger,
+    presence: ephemeral,
+  });
 
   const membershipConsumer = new EventConsumer(kafka, {
     groupId: consumerGroupFor(MEMBERSHIPS_PURPOSE, db.databaseName),
@@ -170,7 +191,9 @@ export function createRealtimeService(
         window.evict(now());
         peers.evict(now());
         revocations.forgetBefore(now());
+        blocks.forgetBefore(now());
         ephemeral.tick().catch(presenceFailed);
+        ephemeral.watchReplicas().catch(presenceFailed);
       }, EVICT_INTERVAL_MS);
       heartbeatTimer = setInterval(() => void ephemeral.heartbeat().catch(presenceFailed), PRESENCE_HEARTBEAT_MS);
       stopGauges = sampledGauge('realtime_connections', 'Open realtime connections (WebSocket and SSE) on this replica.', [], () => [{ labels: {}, value: registry.size }]);

@@ -1,4 +1,5 @@
-import { ProjectedReadModels, ensureIndexes, escapeRegex, findByAppIdLists, findPage, keysetKeyOf, stripStoredFields } from '@chat/mongo';
+import { APP_WEBHOOKS_COLLECTION, appWebhooksIdList } from '@chat/contracts';
+import { ProjectedReadModels, appIdListProjection, ensureIndexes, escapeRegex, findByAppIdLists, findPage, keysetKeyOf, stripStoredFields } from '@chat/mongo';
 import type { KeysetOrder, PagePosition, Stored } from '@chat/mongo';
 import type { Filter } from 'mongodb';
 import { API_KEYS_COLLECTION, apiKeysProjection } from '../projections/apps/apiKeys.js';
@@ -6,9 +7,11 @@ import { APP_KEYS_COLLECTION, appKeysProjection } from '../projections/apps/appK
 import type { ApiKeyDocument } from '../projections/apps/apiKeys.js';
 import { APPS_COLLECTION, appsProjection } from '../projections/apps/apps.js';
 import type { AppDocument } from '../projections/apps/apps.js';
-import { APP_WEBHOOKS_COLLECTION, appWebhooksProjection } from '../projections/webhooks/appWebhooks.js';
 import { WEBHOOKS_COLLECTION, webhookDocumentId, webhooksProjection } from '../projections/webhooks/webhooks.js';
 import type { WebhookDocument } from '../projections/webhooks/webhooks.js';
+
+/** The app's webhook ids (the spec both services share, ADR 0076). */
+const appWebhooksProjection = appIdListProjection(appWebhooksIdList);
 
 /** Apps newest first; the id makes the key unique. */
 const APP_ORDER: KeysetOrder = [

@@ -1,4 +1,4 @@
-import { keywordListV1, moderationReasonV1, moderationRuleV1 } from '@chat/contracts';
+import { keywordListV1, messageResourceSchema, moderationReasonV1, moderationRuleV1 } from '@chat/contracts';
 import { z } from 'zod';
 
 /*
@@ -9,34 +9,8 @@ import { z } from 'zod';
 
 const epoch = z.number().int();
 
-/** `messageView` (and the action message an edit or delete answers with). */
-export const messageResource = z.looseObject({
-  id: z.string(),
-  conversationId: z.string(),
-  sender: z.string(),
-  receiverType: z.enum(['user', 'group']),
-  receiver: z.string(),
-  category: z.string(),
-  type: z.string(),
-  data: z.record(z.string(), z.unknown()),
-  tags: z.array(z.string()).optional(),
-  muid: z.string().optional(),
-  parentId: z.string().optional(),
-  quotedMessageId: z.string().optional(),
-  mentionedUids: z.array(z.string()).optional(),
-  mentionedUsers: z.array(z.unknown()).optional(),
-  replyCount: z.number().int().optional(),
-  sentAt: epoch,
-  deliveredAt: epoch.optional(),
-  readAt: epoch.optional(),
-  editedAt: epoch.optional(),
-  editedBy: z.string().optional(),
-  deletedAt: epoch.optional(),
-  deletedBy: z.string().optional(),
-  pinnedAt: epoch.optional(),
-  pinnedBy: z.string().optional(),
-  updatedAt: epoch,
-});
+/** `messageView` (and the action message an edit or delete answers with): the contract's schema. */
+export const messageResource = messageResourceSchema;
 
 /** One user's reaction to a message. */
 export const reactionResource = z.looseObject({

@@ -4,6 +4,7 @@ import type { RedisPresence } from '../adapters/redisPresence.js';
 import type { LocalPresence } from '../domain/presence.js';
 import { authorizeTyping, typingFrameText, typingRecipients } from '../domain/typing.js';
 import type { WriteAccess } from '../domain/typing.js';
+import type { BlockIndex } from '../domain/blockIndex.js';
 import type { MembershipIndex } from '../domain/membershipIndex.js';
 import type { Connection, ConnectionRegistry } from './connections.js';
 
@@ -13,6 +14,7 @@ export interface EphemeralDeps {
   local: LocalPresence;
   registry: ConnectionRegistry;
   index: MembershipIndex;
+  blocks: BlockIndex;
   access: WriteAccess;
   /** Who hears of the user's presence: its friends and one-on-one peers. */
   audienceOf(appId: string, uid: string): Promise<string[]>;
@@ -36,6 +38,10 @@ function splitKey(key: string): { appId: string; uid: string } {
  * delivered by every replica to the live connections it holds. Nothing of it reaches the event store.
  */
 export class Ephemeral {
+  /** Whether this replica has beaten once (its first beat finds no alive key of its own, as expected). */
+  private beaten = false;
+  /** A beat still running (Redis slow) is not overtaken by the next one. */
+  private watching = false;
   private refreshing: Promise<void> | null = null;
 
   constructor(private readonly deps: EphemeralDeps) {}
@@ -57,7 +63,10 @@ export class Ephemeral {
   readonly deliver = (notice: EphemeralNotice): void => {
     if (notice.kind === 'typing') {
       const text = typingFrameText(notice);
-      for (const uid of typingRecipients(notice, (appId, guid) => this.deps.index.membersOf(appId, guid))) this.send(notice.appId, uid, text, notice.type);
+      for (const uid of typingRecipients(notice, (appId, guid) => this.deps.index.membersOf(appId, guid))) {
+        // Nothing between blocked users, either way: the receiver's facts hold both directions.
+        if (!this.deps.blocks.apart(notice.appId, uid, notice.sender)) this.send(notice.appId, uid, text, notice.type);
+      }
       return;
     }
     const text = JSON.stringify({ type: 'presence', data: { uid: notice.uid, status: notice.status, lastActiveAt: notice.lastActiveAt } });
@@ -70,7 +79,7 @@ export class Ephemeral {
     const now = this.deps.now();
     void this.deps.store
       .online(appId, uid, now + this.deps.vouchMs, now)
-      .then((cameOnline) => (cameOnline ? this.announce(appId, uid, 'online', now) : undefined))
+      .then((cameOnline) => (cameOnline ? this.announce(appId, uid, 'online', Math.floor(now / 1_000)) : undefined))
       .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'presence (online) not recorded'));
   }
 
@@ -83,8 +92,35 @@ export class Ephemeral {
     const now = this.deps.now();
     for (const key of this.deps.local.due(now)) {
       const { appId, uid } = splitKey(key);
-      if (await this.deps.store.offline(appId, uid, now)) await this.announce(appId, uid, 'offline', now);
+      if (await this.deps.store.offline(appId, uid, now)) await this.announce(appId, uid, 'offline', Math.floor(now / 1_000));
     }
+  }
+
+  /**
+   * Every second: this replica's beat, then the users of replicas that stopped beating (killed, or cut
+   * off from Redis) go offline, announced once by whichever live replica took them. A beat that finds
+   * this replica's own alive key lapsed means a sweeper may have taken its users: it vouches for them
+   * again, and those that had gone offline are announced online again.
+   */
+  async watchReplicas(): Promise<void> {
+    if (this.watching) return;
+    this.watching = true;
+    try {
+      await this.beatAndSweep(this.deps.now());
+    } finally {
+      this.watching = false;
+    }
+  }
+
+  private async beatAndSweep(now: number): Promise<void> {
+    const lapsed = await this.deps.store.beat(now);
+    if (lapsed && this.beaten) {
+      for (const { appId, uid } of this.deps.local.vouched().map(splitKey)) {
+        if (await this.deps.store.online(appId, uid, now + this.deps.vouchMs, now)) await this.announce(appId, uid, 'online', Math.floor(now / 1_000));
+      }
+    }
+    this.beaten = true;
+    for (const { appId, uid, lastActiveAt } of await this.deps.store.sweep(now)) await this.announce(appId, uid, 'offline', lastActiveAt);
   }
 
   /**
@@ -99,9 +135,9 @@ export class Ephemeral {
     return this.refreshing;
   }
 
-  private async announce(appId: string, uid: string, status: 'online' | 'offline', now: number): Promise<void> {
+  private async announce(appId: string, uid: string, status: 'online' | 'offline', lastActiveAt: number): Promise<void> {
     const audience = await this.deps.audienceOf(appId, uid);
-    if (audience.length > 0) this.deps.bus.publish({ kind: 'presence', appId, uid, status, lastActiveAt: Math.floor(now / 1_000), audience });
+    if (audience.length > 0) this.deps.bus.publish({ kind: 'presence', appId, uid, status, lastActiveAt, audience });
   }
 
   private send(appId: string, uid: string, text: string, type: string): void {

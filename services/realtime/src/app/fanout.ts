@@ -1,9 +1,11 @@
 import { topics } from '@chat/contracts';
+import type { KnownEvent } from '@chat/contracts';
 import type { BroadcastRecord } from '@chat/kafka';
 import { covers, encodeCursor, maxVector } from '../domain/cursor.js';
 import { cursorFrameText, messageIdOf, planFrame } from '../domain/frames.js';
 import type { FramePlan } from '../domain/frames.js';
 import { membershipChangesOf } from '../domain/membership.js';
+import type { BlockIndex } from '../domain/blockIndex.js';
 import type { MembershipIndex } from '../domain/membershipIndex.js';
 import type { RetentionWindow, WindowEntry } from '../domain/retentionWindow.js';
 import { revocationOf } from '../domain/revocations.js';
@@ -16,6 +18,7 @@ export interface FanoutDeps {
   index: MembershipIndex;
   registry: ConnectionRegistry;
   revocations: RecentRevocations;
+  blocks: BlockIndex;
   now: () => number;
 }
 
@@ -32,7 +35,14 @@ export class Fanout {
   }
 
   onBatch(topic: string, partition: number, records: readonly BroadcastRecord[]): void {
-    if (topic === topics.users) return this.revoke(records);
+    if (topic === topics.users) {
+      for (const record of records) {
+        if (!record.event) continue;
+        this.deps.blocks.apply(record.event, record.timestamp);
+        this.revoke(record.event, record.timestamp);
+      }
+      return;
+    }
     const { window, index } = this.deps;
     for (const record of records) {
       const event = record.event;
@@ -78,14 +88,12 @@ export class Fanout {
     return false;
   }
 
-  private revoke(records: readonly BroadcastRecord[]): void {
-    for (const record of records) {
-      const revocation = record.event ? revocationOf(record.event) : null;
-      if (!revocation) continue;
-      this.deps.revocations.note(revocation, record.timestamp);
-      for (const connection of this.deps.registry.of(revocation.appId, revocation.uid) ?? []) {
-        if (revocation.tokenIds === 'all' || revocation.tokenIds.includes(connection.tokenId)) connection.close(closeCodes.unauthorized, 'auth token revoked');
-      }
+  private revoke(event: KnownEvent, timestamp: number): void {
+    const revocation = revocationOf(event);
+    if (!revocation) return;
+    this.deps.revocations.note(revocation, timestamp);
+    for (const connection of this.deps.registry.of(revocation.appId, revocation.uid) ?? []) {
+      if (revocation.tokenIds === 'all' || revocation.tokenIds.includes(connection.tokenId)) connection.close(closeCodes.unauthorized, 'auth token revoked');
     }
   }
 }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { covers, decodeCursor, encodeCursor, maxVector } from '../domain/cursor.js';
 import type { CursorVector } from '../domain/cursor.js';
+import type { BlockFacts, BlockIndex } from '../domain/blockIndex.js';
 import { cursorFrameText } from '../domain/frames.js';
 import { foldMemberships } from '../domain/membership.js';
 import type { MembershipIndex } from '../domain/membershipIndex.js';
@@ -21,6 +22,9 @@ export interface SessionDeps {
   fanout: Fanout;
   /** The user's groups from the read model (realtime's own projection of the conversations topic). */
   groupsOf(appId: string, uid: string): Promise<string[]>;
+  /** Blocks of connected users, kept from their typing notices (ADR 0077's addendum). */
+  blocks: BlockIndex;
+  blocksOf(appId: string, uid: string): Promise<BlockFacts>;
   now: () => number;
   logger: Logger;
   /** Told when a user's first connection here opens and its last one closes (presence, ADR 0077). */
@@ -54,8 +58,9 @@ export class Sessions {
     const from: CursorVector | null = since === undefined ? window.vector() : decodeCursor(since);
     if (!index.holds(connection.appId, connection.uid)) {
       let groups: string[];
+      let blocks: BlockFacts;
       try {
-        groups = await this.deps.groupsOf(connection.appId, connection.uid);
+        [groups, blocks] = await Promise.all([this.deps.groupsOf(connection.appId, connection.uid), this.deps.blocksOf(connection.appId, connection.uid)]);
       } catch (error) {
         this.deps.logger.warn({ err: error, appId: connection.appId }, 'group memberships could not be read; the connection is closed for the client to retry');
         return connection.close(closeCodes.goingAway, 'try again');
@@ -64,6 +69,7 @@ export class Sessions {
       // A second connection of the user may have loaded them meanwhile; either answer is as current.
       if (!index.holds(connection.appId, connection.uid)) {
         index.setUser(connection.appId, connection.uid, foldMemberships(groups, connection.appId, connection.uid, window.membershipChanges()));
+        this.deps.blocks.setUser(connection.appId, connection.uid, blocks);
       }
     }
     if (connection.state === 'closed') return;
@@ -76,6 +82,7 @@ export class Sessions {
     connection.state = 'closed';
     if (!this.deps.registry.remove(connection)) return;
     this.deps.index.dropUser(connection.appId, connection.uid);
+    this.deps.blocks.dropUser(connection.appId, connection.uid);
     this.deps.presence?.disconnected(connection.appId, connection.uid);
   }
 

@@ -3,6 +3,7 @@ import type { KnownEvent } from '@chat/contracts';
 import { testEnvelope } from '@chat/eventsourcing/testing';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import { BlockIndex } from '../domain/blockIndex.js';
 import { MembershipIndex } from '../domain/membershipIndex.js';
 import { RetentionWindow } from '../domain/retentionWindow.js';
 import { RecentRevocations } from '../domain/revocations.js';
@@ -52,8 +53,9 @@ function setUp(groups: Record<string, string[]> = {}) {
   const index = new MembershipIndex();
   const registry = new ConnectionRegistry();
   const revocations = new RecentRevocations(10_000);
+  const blocks = new BlockIndex(10_000);
   const now = () => 1_000;
-  const fanout = new Fanout({ window, index, registry, revocations, now });
+  const fanout = new Fanout({ window, index, registry, revocations, blocks, now });
   fanout.onStart([topics.messages, topics.conversations, topics.users].flatMap((topic) => [0, 1].map((partition) => ({ topic, partition, offset: 0 }))));
   let release: () => void = () => undefined;
   let gate: Promise<void> = Promise.resolve();
@@ -67,6 +69,8 @@ function setUp(groups: Record<string, string[]> = {}) {
       await gate;
       return groups[uid] ?? [];
     },
+    blocks,
+    blocksOf: () => Promise.resolve({ blocked: [], blockedBy: [] }),
     now,
     logger: pino({ level: 'silent' }),
   });

@@ -1,14 +1,16 @@
-import { webhookDocumentId } from '@chat/contracts';
+import { APP_WEBHOOKS_COLLECTION, appWebhooksIdList, webhookDocumentId } from '@chat/contracts';
 import type { AppDocument, WebhookDocument } from '@chat/contracts';
-import { ProjectedReadModels, appliedPositions, byScalarFields, ensureIndexes, findByAppIdLists, stripStoredFields } from '@chat/mongo';
+import { ProjectedReadModels, appIdListProjection, appliedPositions, byScalarFields, ensureIndexes, findByAppIdLists, stripStoredFields } from '@chat/mongo';
 import type { AppIdList, Stored } from '@chat/mongo';
 import type { ConfigurationDocuments } from '@chat/runtime';
 import type { Collection, Db, Filter } from 'mongodb';
 import type { DeliveryDocument } from '../domain/delivery.js';
-import { APP_WEBHOOKS_COLLECTION, appWebhooksProjection } from '../projections/appWebhooks.js';
 import { APPS_COLLECTION, WEBHOOKS_COLLECTION, appsProjection, webhooksProjection } from '../projections/configuration.js';
 import { DELIVERIES_COLLECTION, storedDelivery } from './deliveryLog.js';
 import type { StoredDelivery } from './deliveryLog.js';
+
+/** The app's webhook ids (the spec both services share, ADR 0076). */
+const appWebhooksProjection = appIdListProjection(appWebhooksIdList);
 
 /**
  * The delivery log's queried fields as `DeliveryLog` writes them: always strings (never arrays), so the
