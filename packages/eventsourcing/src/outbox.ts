@@ -3,8 +3,9 @@ import type { EventEnvelope } from '@chat/contracts';
 import type { Context } from '@opentelemetry/api';
 import { backoffDelay } from './backoff.js';
 import type { Backoff } from './backoff.js';
+import { RecentlyUsed } from './recentlyUsed.js';
 import { commitSlot } from './store.js';
-import type { Commit, CommitStore, EventPublisher } from './store.js';
+import type { Commit, CommitStore, EventPublisher, JournalEntry } from './store.js';
 
 export interface OutboxLogger {
   warn(details: object, message: string): void;
@@ -24,7 +25,19 @@ export interface OutboxOptions {
    * younger, it may be another live process's append still in flight.
    */
   abandonedEntryMs?: number;
+  /**
+   * How long a produce waits for another process to release its journal entry holding an earlier
+   * version of a stream (it releases only once that is on Kafka) before publishing that version itself.
+   */
+  foreignWaitMs?: number;
 }
+
+/** After evidence of another writer on this store, how long entries are released right after their produce. */
+const SHARED_MODE_MS = 60_000;
+/** How often a produce waiting on another process's journal entries looks at them again. */
+const FOREIGN_POLL_MS = 5;
+/** How many of other processes' commits published here (after a vain wait) are remembered, never waited on again. */
+const REPUBLISHED_KEPT = 10_000;
 
 interface Pending {
   /** The batch's journal entry. */
@@ -70,6 +83,9 @@ export function takeBatches<T extends { commits: readonly Commit[] }>(queue: rea
   for (const pending of queue) {
     const size = eventsIn(pending.commits);
     if (taken.length > 0 && events + size > maxEvents) break;
+    // A batch that may wait for another process's release opens a produce: carried behind earlier
+    // batches, it would hold their entries too, and that process may be waiting for one of them.
+    if (taken.length > 0 && pending.commits.some((commit) => commit.afterForeign === true)) break;
     taken.push(pending);
     events += size;
   }
@@ -93,8 +109,12 @@ function uniqueSlots(commits: readonly Commit[]): readonly Commit[] {
  * - a commit whose stream was last written by another process (another replica, or a predecessor
  *   that crashed) first publishes whatever of that stream is still in the publish journal, so a
  *   replica slow to reach Kafka cannot leave version n behind this process's n+1 (consumers'
- *   "apply only if newer" guards would skip n for good); the duplicate is harmless, consumers
- *   de-duplicate on stream and version.
+ *   "apply only if newer" guards would skip n for good). A live process releases its entry once its
+ *   produce is acknowledged, so such an entry is first waited for (`foreignWaitMs`), and published
+ *   here only if it is still there then: a process that is slow, or gone (a duplicate is harmless,
+ *   consumers de-duplicate on stream and version; publishing it twice in the normal case is cost).
+ *   Once this process has seen another writer (a lost append race, a foreign entry), it releases its
+ *   own entries right after their produce rather than twice a second, so the other's wait is short.
  * The store's publish journal is the checkpoint: one entry per grouped append, released by id once
  * its commits are on Kafka (never "up to a position": another replica's lower positions may still be
  * unpublished). After a crash `recover()` republishes whatever any process left in it.
@@ -111,6 +131,12 @@ export class Outbox {
   private draining: Promise<void> | null = null;
   private releaseTimer: NodeJS.Timeout | null = null;
   private stopped = false;
+  /** Until when this process releases entries right after their produce (another writer was seen). */
+  private sharedUntil = 0;
+  private releaseDue = 0;
+  /** Slots of other processes' commits this process published after waiting for them in vain. */
+  private readonly republished = new RecentlyUsed<string, true>(REPUBLISHED_KEPT);
+  private readonly foreignWaitMs: number;
   private readonly maxBufferedEvents: number;
   private readonly releaseIntervalMs: number;
   private readonly retry: Backoff;
@@ -128,6 +154,16 @@ export class Outbox {
     this.retry = options.retry ?? { baseMs: 100, maxMs: 5_000 };
     this.maxEventsPerPublish = options.maxEventsPerPublish ?? 500;
     this.abandonedEntryMs = options.abandonedEntryMs ?? 60_000;
+    this.foreignWaitMs = options.foreignWaitMs ?? 250;
+  }
+
+  /**
+   * Another process writes the streams this one does (an append lost a race, or a predecessor was
+   * found in another's entry): for a while, release entries right after their produce, since that
+   * process may be waiting for them before publishing its next version.
+   */
+  noteOtherWriter(): void {
+    this.sharedUntil = Date.now() + SHARED_MODE_MS;
   }
 
   /** How many appended events are not yet known to be on Kafka (buffered ones; a catch-up counts as one). */
@@ -253,11 +289,16 @@ export class Outbox {
         lastVersions.set(commit.streamId, Math.max(lastVersions.get(commit.streamId) ?? 0, commit.startVersion));
       }
       if (lastVersions.size > 0) {
-        const entries = await this.withRetry('reading the publish journal', () => this.store.unpublishedBefore(lastVersions));
-        // This process's own entries that are already on Kafka need not go again.
+        const found = await this.withRetry('reading the publish journal', () => this.store.unpublishedBefore(lastVersions));
+        // This process's own entries that are already on Kafka need not go again, nor another's commits it published.
+        const entries = await this.awaitForeignReleases(
+          found
+            .filter((entry) => !this.publishedEntries.has(entry.id))
+            .map((entry) => ({ ...entry, commits: entry.commits.filter((commit) => !this.republished.has(commitSlot(commit))) }))
+            .filter((entry) => entry.commits.length > 0),
+        );
         const own = new Set(commits.map(commitSlot));
         const predecessors = entries
-          .filter((entry) => !this.publishedEntries.has(entry.id))
           .flatMap((entry) => entry.commits)
           .filter((commit) => !own.has(commitSlot(commit)));
         if (predecessors.length > 0) all = [...predecessors, ...commits];
@@ -280,6 +321,26 @@ export class Outbox {
       }
     }
     if (chunk.length > 0) await this.publishWithRetry(chunk, origins);
+  }
+
+  /**
+   * Of these entries, those still to publish here: another process's entry is read again until that
+   * process released it (its commits are on Kafka) or `foreignWaitMs` passed; this process's own
+   * pending ones stay. Entries still there after the wait are remembered as published by this one.
+   */
+  private async awaitForeignReleases(entries: readonly JournalEntry[]): Promise<readonly JournalEntry[]> {
+    const foreign = entries.filter((entry) => !this.pendingEntries.has(entry.id));
+    if (foreign.length === 0) return entries;
+    this.noteOtherWriter();
+    const deadline = Date.now() + this.foreignWaitMs;
+    let waiting = new Set(foreign.map((entry) => entry.id));
+    while (waiting.size > 0 && Date.now() < deadline) {
+      await sleep(FOREIGN_POLL_MS);
+      const still = await this.withRetry('reading the publish journal', () => this.store.unreleased([...waiting]));
+      waiting = new Set(still);
+    }
+    for (const entry of foreign) if (waiting.has(entry.id)) for (const commit of entry.commits) this.republished.set(commitSlot(commit), true);
+    return entries.filter((entry) => this.pendingEntries.has(entry.id) || waiting.has(entry.id));
   }
 
   private async publishWithRetry(events: readonly EventEnvelope[], origins: readonly (Context | undefined)[] | undefined): Promise<void> {
@@ -313,11 +374,15 @@ export class Outbox {
       this.pendingEntries.delete(entry);
       this.publishedEntries.add(entry);
     }
-    if (this.releaseTimer || this.stopped) return;
+    if (this.stopped) return;
+    const delay = Date.now() < this.sharedUntil ? 0 : this.releaseIntervalMs;
+    if (this.releaseTimer && this.releaseDue <= Date.now() + delay) return;
+    if (this.releaseTimer) clearTimeout(this.releaseTimer);
+    this.releaseDue = Date.now() + delay;
     this.releaseTimer = setTimeout(() => {
       this.releaseTimer = null;
       void this.release();
-    }, this.releaseIntervalMs);
+    }, delay);
     this.releaseTimer.unref();
   }
 
