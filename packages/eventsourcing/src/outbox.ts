@@ -3,9 +3,9 @@ import type { EventEnvelope } from '@chat/contracts';
 import type { Context } from '@opentelemetry/api';
 import { backoffDelay } from './backoff.js';
 import type { Backoff } from './backoff.js';
-import { RecentlyUsed } from './recentlyUsed.js';
+import { OtherWriters } from './otherWriters.js';
 import { commitSlot } from './store.js';
-import type { Commit, CommitStore, EventPublisher, JournalEntry } from './store.js';
+import type { Commit, CommitStore, EventPublisher } from './store.js';
 
 export interface OutboxLogger {
   warn(details: object, message: string): void;
@@ -26,18 +26,12 @@ export interface OutboxOptions {
    */
   abandonedEntryMs?: number;
   /**
-   * How long a produce waits for another process to release its journal entry holding an earlier
-   * version of a stream (it releases only once that is on Kafka) before publishing that version itself.
+   * Until how long after another process wrote a journal entry holding an earlier version of a stream
+   * a produce waits for that process to release it (it does once that is on Kafka) before publishing
+   * that version itself. Longer than `releaseIntervalMs`, so a live process is waited for.
    */
   foreignWaitMs?: number;
 }
-
-/** After evidence of another writer on this store, how long entries are released right after their produce. */
-const SHARED_MODE_MS = 60_000;
-/** How often a produce waiting on another process's journal entries looks at them again. */
-const FOREIGN_POLL_MS = 5;
-/** How many of other processes' commits published here (after a vain wait) are remembered, never waited on again. */
-const REPUBLISHED_KEPT = 10_000;
 
 interface Pending {
   /** The batch's journal entry. */
@@ -131,12 +125,10 @@ export class Outbox {
   private draining: Promise<void> | null = null;
   private releaseTimer: NodeJS.Timeout | null = null;
   private stopped = false;
-  /** Until when this process releases entries right after their produce (another writer was seen). */
-  private sharedUntil = 0;
   private releaseDue = 0;
-  /** Slots of other processes' commits this process published after waiting for them in vain. */
-  private readonly republished = new RecentlyUsed<string, true>(REPUBLISHED_KEPT);
-  private readonly foreignWaitMs: number;
+  /** Journal entries this process is writing, before the outbox is handed their batch. */
+  private readonly announced = new Set<number>();
+  private readonly others: OtherWriters;
   private readonly maxBufferedEvents: number;
   private readonly releaseIntervalMs: number;
   private readonly retry: Backoff;
@@ -154,16 +146,20 @@ export class Outbox {
     this.retry = options.retry ?? { baseMs: 100, maxMs: 5_000 };
     this.maxEventsPerPublish = options.maxEventsPerPublish ?? 500;
     this.abandonedEntryMs = options.abandonedEntryMs ?? 60_000;
-    this.foreignWaitMs = options.foreignWaitMs ?? 250;
+    this.others = new OtherWriters(store, options.foreignWaitMs ?? 1_000, (read) => this.withRetry('reading the publish journal', read));
   }
 
   /**
-   * Another process writes the streams this one does (an append lost a race, or a predecessor was
-   * found in another's entry): for a while, release entries right after their produce, since that
-   * process may be waiting for them before publishing its next version.
+   * Another process writes the streams this one does (here: an append lost a race): for a while,
+   * entries are released right after their produce, as that process may wait for them.
    */
   noteOtherWriter(): void {
-    this.sharedUntil = Date.now() + SHARED_MODE_MS;
+    this.others.seen();
+  }
+
+  /** A batch's journal entry is about to be written by this process (it is not another writer's). */
+  announce(entry: number): void {
+    this.announced.add(entry);
   }
 
   /** How many appended events are not yet known to be on Kafka (buffered ones; a catch-up counts as one). */
@@ -195,6 +191,7 @@ export class Outbox {
   /** Takes the appended commits of one batch (its journal entry); batches must arrive in position order. */
   enqueue(entry: number, commits: readonly Commit[]): void {
     this.pendingEntries.add(entry);
+    this.announced.delete(entry);
     if (!this.catchingUp) {
       const events = eventsIn(commits);
       if (this.buffered + events > this.maxBufferedEvents) {
@@ -211,6 +208,7 @@ export class Outbox {
   /** A batch whose append failed to answer: whatever of it is stored is read back from the journal. */
   enqueueUncertain(entry: number): void {
     this.pendingEntries.add(entry);
+    this.announced.delete(entry);
     this.catchingUp = true;
     this.startDraining();
   }
@@ -291,11 +289,9 @@ export class Outbox {
       if (lastVersions.size > 0) {
         const found = await this.withRetry('reading the publish journal', () => this.store.unpublishedBefore(lastVersions));
         // This process's own entries that are already on Kafka need not go again, nor another's commits it published.
-        const entries = await this.awaitForeignReleases(
-          found
-            .filter((entry) => !this.publishedEntries.has(entry.id))
-            .map((entry) => ({ ...entry, commits: entry.commits.filter((commit) => !this.republished.has(commitSlot(commit))) }))
-            .filter((entry) => entry.commits.length > 0),
+        const entries = await this.others.toPublish(
+          found.filter((entry) => !this.publishedEntries.has(entry.id)),
+          (id) => this.pendingEntries.has(id),
         );
         const own = new Set(commits.map(commitSlot));
         const predecessors = entries
@@ -321,26 +317,6 @@ export class Outbox {
       }
     }
     if (chunk.length > 0) await this.publishWithRetry(chunk, origins);
-  }
-
-  /**
-   * Of these entries, those still to publish here: another process's entry is read again until that
-   * process released it (its commits are on Kafka) or `foreignWaitMs` passed; this process's own
-   * pending ones stay. Entries still there after the wait are remembered as published by this one.
-   */
-  private async awaitForeignReleases(entries: readonly JournalEntry[]): Promise<readonly JournalEntry[]> {
-    const foreign = entries.filter((entry) => !this.pendingEntries.has(entry.id));
-    if (foreign.length === 0) return entries;
-    this.noteOtherWriter();
-    const deadline = Date.now() + this.foreignWaitMs;
-    let waiting = new Set(foreign.map((entry) => entry.id));
-    while (waiting.size > 0 && Date.now() < deadline) {
-      await sleep(FOREIGN_POLL_MS);
-      const still = await this.withRetry('reading the publish journal', () => this.store.unreleased([...waiting]));
-      waiting = new Set(still);
-    }
-    for (const entry of foreign) if (waiting.has(entry.id)) for (const commit of entry.commits) this.republished.set(commitSlot(commit), true);
-    return entries.filter((entry) => this.pendingEntries.has(entry.id) || waiting.has(entry.id));
   }
 
   private async publishWithRetry(events: readonly EventEnvelope[], origins: readonly (Context | undefined)[] | undefined): Promise<void> {
@@ -375,7 +351,7 @@ export class Outbox {
       this.publishedEntries.add(entry);
     }
     if (this.stopped) return;
-    const delay = Date.now() < this.sharedUntil ? 0 : this.releaseIntervalMs;
+    const delay = this.others.active ? 0 : this.releaseIntervalMs;
     if (this.releaseTimer && this.releaseDue <= Date.now() + delay) return;
     if (this.releaseTimer) clearTimeout(this.releaseTimer);
     this.releaseDue = Date.now() + delay;
@@ -392,6 +368,9 @@ export class Outbox {
     try {
       await this.store.releaseEntries(entries);
       for (const entry of entries) this.publishedEntries.delete(entry);
+      // Released twice a second while no other writer is known: a look at the journal's ids tells
+      // whether one appeared (its entries wait there), which may be waiting for this one's releases.
+      if (!this.others.active) await this.others.look((id) => this.pendingEntries.has(id) || this.publishedEntries.has(id) || this.announced.has(id));
     } catch (error) {
       // Harmless: the entries stay, and a crash now would only republish what consumers already have.
       this.logger.warn({ err: error }, 'trimming the publish journal failed; will try again');

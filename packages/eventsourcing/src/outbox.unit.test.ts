@@ -198,14 +198,10 @@ describe('two live replicas taking turns on one stream', () => {
       // Each replica's produce is acknowledged before the other appends on top of it.
       await sleep(30);
     };
-    // The first hand-overs tell each replica that another one writes its streams.
-    for (const [n, runner] of [a, b, a].entries()) await turn(runner, n + 1);
-    await sleep(600);
-    const before = kafka.log.length;
-    for (let n = 4; n <= 13; n++) await turn(n % 2 === 0 ? b : a, n);
+    for (let n = 1; n <= 10; n++) await turn(n % 2 === 0 ? b : a, n);
     await a.stop();
     await b.stop();
-    expect(versionsOf(kafka.log.slice(before), 's')).toEqual([4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+    expect(versionsOf(kafka.log, 's')).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 });
 

@@ -250,9 +250,9 @@ export class MongoCommitStore implements CommitStore {
     return entriesWith.filter((entry) => entry.commits.length > 0);
   }
 
-  async unreleased(ids: readonly number[]): Promise<number[]> {
-    if (ids.length === 0) return [];
-    const left = await this.journal.find({ _id: { $in: [...ids] } }, { projection: { _id: 1 } }).toArray();
+  async unreleased(ids?: readonly number[]): Promise<number[]> {
+    if (ids?.length === 0) return [];
+    const left = await this.journal.find(ids ? { _id: { $in: [...ids] } } : {}, { projection: { _id: 1 } }).toArray();
     return left.map((entry) => entry._id);
   }
 
