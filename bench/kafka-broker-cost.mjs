@@ -9,14 +9,12 @@
 // the load) and per message (load window until every group has its records), and Kafka requests per
 // message by group and API (kafkajs's own debug log, counted). Variants alternate, so a drift of the
 // machine's load hits each alike. BENCH_VARIANTS picks some by name (comma-separated).
-import { spawn, execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
+import { MAIN_JVM, startBroker as startSharedBroker, stopBroker } from './benchBroker.mjs';
 import { percentile } from './percentile.mjs';
 import { processCpuMs } from './processCpu.mjs';
 
@@ -36,7 +34,6 @@ const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 8);
 const libs = join(ROOT, '.infra', 'kafka', 'libs');
 const brokerDir = join(ROOT, '.infra', 'kafka', `bench-cost-${port}`);
 
-const MAIN_JVM = ['-Xms256m', '-Xmx512m', '-XX:+UseG1GC', '-XX:TieredStopAtLevel=1'];
 const SMALL_JVM = ['-Xms256m', '-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-XX:-UsePerfData'];
 const PARALLEL_JVM = ['-Xms256m', '-Xmx512m', '-XX:+UseParallelGC', '-XX:ParallelGCThreads=1', '-XX:TieredStopAtLevel=1', '-XX:-UsePerfData'];
 const ONE_THREAD_PROPS = { 'num.network.threads': '1', 'num.io.threads': '1' };
@@ -82,47 +79,8 @@ function fail(message) {
   throw new Error(message);
 }
 
-const run = promisify(execFile);
-
-async function startBroker(variant) {
-  if (!existsSync(libs)) fail(`no broker jars at ${libs}: run bash infra/scripts/prepare.sh kafka`);
-  await rm(brokerDir, { recursive: true, force: true });
-  await mkdir(join(brokerDir, 'data'), { recursive: true });
-  const template = await readFile(join(ROOT, 'infra', 'kafka', 'server.properties'), 'utf8');
-  const props = {
-    listeners: `PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
-    'advertised.listeners': `PLAINTEXT://127.0.0.1:${port}`,
-    'controller.quorum.voters': `1@127.0.0.1:${controllerPort}`,
-    'log.dirs': join(brokerDir, 'data'),
-    ...variant.props,
-  };
-  const kept = template.split('\n').filter((line) => !Object.keys(props).some((key) => line.startsWith(`${key}=`)));
-  const propsFile = join(brokerDir, 'server.properties');
-  await writeFile(propsFile, [...kept, ...Object.entries(props).map(([k, v]) => `${k}=${v}`)].join('\n'));
-  const base = [`-Dlog4j.configuration=file:${join(ROOT, 'infra', 'kafka', 'log4j.properties')}`, '-cp', join(libs, '*')];
-  const { stdout } = await run('java', [...base, 'kafka.tools.StorageTool', 'random-uuid']);
-  await run('java', [...base, 'kafka.tools.StorageTool', 'format', '-t', stdout.trim().split('\n').pop(), '-c', propsFile]);
-  const child = spawn('java', [...variant.jvm, '-Djava.awt.headless=true', ...base, 'kafka.Kafka', propsFile], { stdio: 'ignore' });
-  const admin = client('probe').admin();
-  for (let i = 0; ; i++) {
-    try {
-      await admin.connect();
-      await admin.listTopics();
-      break;
-    } catch (error) {
-      if (i > 100 || child.exitCode !== null) fail(`broker did not start: ${error}`);
-      await sleep(300);
-    }
-  }
-  await admin.disconnect();
-  return child;
-}
-
-async function stopBroker(child) {
-  child.kill('SIGTERM');
-  const deadline = Date.now() + 15_000;
-  while (child.exitCode === null && child.signalCode === null && Date.now() < deadline) await sleep(100);
-  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+function startBroker(variant) {
+  return startSharedBroker({ root: ROOT, port, controllerPort, dir: brokerDir, admin: client('probe').admin(), jvm: variant.jvm, props: variant.props, libs });
 }
 
 /** A kafkajs client that counts its requests by API (`tally`), from kafkajs's debug log. */

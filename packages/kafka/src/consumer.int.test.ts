@@ -165,3 +165,74 @@ describe('EventConsumer on Kafka: the repeat flag', () => {
     expect(handed[3]).toEqual({ uid: 'd', mayRepeat: true });
   });
 });
+
+// ADR 0083: a gathering group's fetches wait for fuller batches only while records keep coming; the
+// first record after a quiet spell is handed over at once.
+describe('EventConsumer on Kafka: gathering while busy', () => {
+  const logger = pino({ level: 'silent' });
+  const run = randomBytes(4).toString('hex');
+  const topic = `test.gather.${run}`;
+  const groupId = `test-gather-${run}`;
+  const gatherMs = 1_500;
+  let kafka: Kafka;
+  let producer: Producer;
+  let consumer: EventConsumer | null = null;
+
+  beforeAll(async () => {
+    kafka = createKafka('gather-int-test', (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:9092').split(','), logger, loadKafkaSecurity(process.env));
+    await ensureTopics(kafka, [topic, deadLetterTopic(groupId)], 1);
+    producer = kafka.producer();
+    await producer.connect();
+  });
+  afterAll(async () => {
+    await consumer?.stop();
+    await producer.disconnect();
+  });
+
+  const send = (...uids: string[]) =>
+    producer.send({ topic, messages: uids.map((uid) => ({ key: uid, value: JSON.stringify(testEnvelope('UserCreated', `user:app1:${uid}`, 1, { uid, name: uid, role: 'default', tags: [], createdAt: 1 })) })) });
+
+  it('hands the first record after a quiet spell over at once, and the records right after it in one call at the end of the wait', async () => {
+    const calls: Array<{ uids: string[]; at: number }> = [];
+    consumer = new EventConsumer(kafka, {
+      groupId,
+      topics: [topic],
+      logger,
+      gather: { minBytes: 1024 * 1024, maxWaitMs: gatherMs },
+      handler: (events) => {
+        calls.push({ uids: events.map((event) => (event.data as { uid: string }).uid), at: Date.now() });
+        return Promise.resolve();
+      },
+    });
+    await consumer.start();
+    const handed = async (count: number) => {
+      const deadline = Date.now() + 25_000;
+      while (calls.flatMap((call) => call.uids).length < count && Date.now() < deadline) await sleep(20);
+      expect(calls.flatMap((call) => call.uids)).toHaveLength(count);
+    };
+    while (!consumer.joined) await sleep(50);
+    // Quiet: the member's fetches are idle ones (no record yet).
+    await sleep(1_500);
+    const quietSend = Date.now();
+    await send('a');
+    await handed(1);
+    // At once, not at the end of a gather (the idle fetch answers at the first record).
+    expect(calls[0]!.at - quietSend).toBeLessThan(gatherMs / 2);
+
+    // Busy: the fetch after the one that brought 'a' waits for more; 'b', 'c' and 'd' arrive within it.
+    await send('b');
+    await sleep(100);
+    await send('c');
+    await sleep(100);
+    await send('d');
+    await handed(4);
+    expect(calls.slice(1).map((call) => call.uids)).toEqual([['b', 'c', 'd']]);
+
+    // Quiet again (the gathering fetch came back empty): the next record is at once again.
+    await sleep(gatherMs + 1_500);
+    const againSend = Date.now();
+    await send('e');
+    await handed(5);
+    expect(calls[calls.length - 1]!.at - againSend).toBeLessThan(gatherMs / 2);
+  });
+});

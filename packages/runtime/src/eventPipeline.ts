@@ -4,7 +4,7 @@ import { CommandRunner } from '@chat/eventsourcing';
 import { recordProducedPositions } from '@chat/http';
 import type { CommandRunnerOptions, OwnReadModels } from '@chat/eventsourcing';
 import { EventConsumer, EventWatch, KafkaEventPublisher, LagReader, consumerGroupFor, ensureTopics } from '@chat/kafka';
-import type { ConsumerCounters, ConsumerHealth, HandedRun, RecordHeaders, RecordSelector } from '@chat/kafka';
+import type { ConsumerCounters, ConsumerGather, ConsumerHealth, HandedRun, RecordHeaders, RecordSelector } from '@chat/kafka';
 import { MongoCommitStore } from '@chat/mongo';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
@@ -56,6 +56,11 @@ export interface EventPipelineOptions {
    * for (ADR 0044); their offsets are committed all the same. Default: `project` gets every event.
    */
   select?: RecordSelector;
+  /**
+   * While records keep coming, the projection's fetches wait this long for fuller batches (ADR 0083);
+   * for a group whose readers tolerate tens of ms. Default: every fetch answers at the first record.
+   */
+  gather?: ConsumerGather;
   /** The read models a command's events reach before it answers (read-your-writes). */
   ownReadModels: OwnReadModels;
   /**
@@ -142,6 +147,7 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
       return options.project(events, run);
     },
     ...(options.select ? { select: options.select } : {}),
+    ...(options.gather ? { gather: options.gather } : {}),
   });
   const operations = new PipelineOperations({ db, kafka, runner, producer, consumer, topic: options.publishesTo });
   if (options.probes) operations.registerChecks(options.probes, options.readinessGates);

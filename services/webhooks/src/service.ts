@@ -2,6 +2,7 @@ import { topics } from '@chat/contracts';
 import type { KnownEvent } from '@chat/contracts';
 import { Dispatcher, OutboundHttp, SecretBox } from '@chat/delivery';
 import { createServiceApp } from '@chat/http';
+import { TOLERANT_GATHER } from '@chat/kafka';
 import { MongoDocumentStore } from '@chat/mongo';
 import { createEventPipeline } from '@chat/runtime';
 import type { PlatformDeps, RunnableService } from '@chat/runtime';
@@ -54,6 +55,8 @@ export function createWebhooksService(config: Readonly<WebhooksConfig>, deps: We
     consumerPurpose: 'webhooks.deliveries',
     // An app without a webhook on an event's trigger costs this process no decoding of the event.
     select: sourceSelector(sourceTopics, { listenedTriggers: (appId, at) => directory.listenedTriggers(appId, at) }),
+    // While busy, fuller fetches: a few tens of ms against a 500 ms delivery goal (ADR 0083).
+    gather: TOLERANT_GATHER,
     project: async (events) => {
       await readModels.apply(events);
       configuration.applied(events);

@@ -1,0 +1,57 @@
+import type { ConsumerConfig, Kafka } from 'kafkajs';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { EventConsumer, IDLE_FETCH_WAIT_MS } from './consumer.js';
+import type { ConsumerGather } from './consumer.js';
+
+/** A Kafka client that records the consumer configurations asked of it and does nothing else. */
+function recordingKafka(configs: ConsumerConfig[]): Kafka {
+  const idle = () => Promise.resolve();
+  const consumer = {
+    events: { CRASH: 'crash', GROUP_JOIN: 'join', STOP: 'stop', DISCONNECT: 'disconnect', REBALANCING: 'rebalancing' },
+    on: () => undefined,
+    connect: idle,
+    subscribe: idle,
+    run: idle,
+    disconnect: idle,
+    commitOffsets: idle,
+  };
+  return {
+    consumer: (config: ConsumerConfig) => {
+      configs.push(config);
+      return consumer;
+    },
+    producer: () => ({ connect: idle, disconnect: idle, send: idle }),
+  } as unknown as Kafka;
+}
+
+async function configOf(gather?: ConsumerGather): Promise<ConsumerConfig> {
+  const configs: ConsumerConfig[] = [];
+  const consumer = new EventConsumer(recordingKafka(configs), {
+    groupId: 'g',
+    topics: ['t'],
+    logger: pino({ level: 'silent' }),
+    handler: () => Promise.resolve(),
+    ...(gather ? { gather } : {}),
+  });
+  await consumer.start();
+  await consumer.stop();
+  expect(configs).toHaveLength(1);
+  return configs[0]!;
+}
+
+// ADR 0083: a gathering group waits for fuller fetches only while busy; its idle fetch is anyone's.
+describe('EventConsumer fetch settings', () => {
+  it('gathers only in the fetch after one that returned records; idle fetches answer at the first record', async () => {
+    const config = await configOf({ minBytes: 4096, maxWaitMs: 40 });
+    expect(config.busyFetch).toEqual({ minBytes: 4096, maxWaitTimeInMs: 40 });
+    expect(config.maxWaitTimeInMs).toBe(IDLE_FETCH_WAIT_MS);
+    expect(config.minBytes).toBeUndefined();
+  });
+
+  it('does not gather without the option', async () => {
+    const config = await configOf();
+    expect(config.busyFetch).toBeUndefined();
+    expect(config.maxWaitTimeInMs).toBe(IDLE_FETCH_WAIT_MS);
+  });
+});
