@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@chat/contracts';
-import { DocumentMemory, MongoDocumentStore, ProjectedReadModels, ensureIndexes, findByIds, findPage, showsPositions, stripStoredFields } from '@chat/mongo';
+import { DocumentMemory, MongoDocumentStore, ProjectedReadModels, byScalarFields, ensureIndexes, findByIds, findPage, showsPositions, stripStoredFields } from '@chat/mongo';
 import type { DocumentMemoryOptions, KeysetOrder, PagePosition, Stored, StoredRecord } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import { groupFactsProjection, knownGroupId, membershipId } from '../projections/groups.js';
@@ -42,6 +42,11 @@ export interface Facts {
 
 /** Page order of message lists: ids grow with `seq`, which is unique. */
 const BY_SEQ: KeysetOrder = [['seq', 1]];
+/**
+ * `groupsOf` asks the facts by the fields of the `memberships_of_user` index, all written as strings by
+ * the groups and users projections: on FerretDB the read searches that index, not every app's facts.
+ */
+const MEMBERSHIP_SCALARS = byScalarFields('appId', 'kind', 'uid', 'standing');
 
 /**
  * The messages service's read models: what it knows of users, groups and memberships (from other
@@ -190,7 +195,7 @@ export class MessagesReadModels extends ProjectedReadModels {
   /** The groups a user is a member of (for what `GET /messages` shows on their behalf). */
   async groupsOf(appId: string, uid: string): Promise<string[]> {
     const docs = await this.facts
-      .find({ appId, kind: 'member', uid, standing: 'member' } as Filter<Stored<FactDoc>>)
+      .find({ appId, kind: 'member', uid, standing: 'member', ...MEMBERSHIP_SCALARS } as Filter<Stored<FactDoc>>)
       .toArray();
     return docs.map((doc) => (doc as Stored<MembershipDoc>).guid);
   }

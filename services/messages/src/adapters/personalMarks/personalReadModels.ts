@@ -1,4 +1,4 @@
-import { ProjectedReadModels, ensureIndexes, findPage, stripStoredFields } from '@chat/mongo';
+import { ProjectedReadModels, byScalarFields, ensureIndexes, findPage, stripStoredFields } from '@chat/mongo';
 import type { PagePosition, Stored } from '@chat/mongo';
 import type { Collection, Filter } from 'mongodb';
 import type { MessageDoc } from '../../projections/messages.js';
@@ -18,6 +18,12 @@ export interface ThreadScope {
   /** Only threads this user can see: their one-on-one conversations and their groups'. */
   visibleTo?: { uid: string; guids: readonly string[] } | undefined;
 }
+
+/**
+ * The string fields the per-user thread reads compare, leading fields of `threads_of_user` and of the
+ * messages' `sender_order` index: on FerretDB each read searches that index, not every app's documents.
+ */
+const BY_USER = { subscriptions: byScalarFields('appId', 'uid'), sender: byScalarFields('appId', 'sender') };
 
 /**
  * What users keep for themselves about messages: saved lists, thread subscriptions, interactions
@@ -48,14 +54,14 @@ export class PersonalReadModels extends ProjectedReadModels {
 
   /** Every thread the user said something about (explicitly, or by replying or being mentioned). */
   async subscriptionsOf(appId: string, uid: string): Promise<ThreadSubscriptionDoc[]> {
-    const docs = await this.subscriptions.find({ appId, uid } as Filter<Stored<ThreadSubscriptionDoc>>).toArray();
+    const docs = await this.subscriptions.find({ appId, uid, ...BY_USER.subscriptions } as Filter<Stored<ThreadSubscriptionDoc>>).toArray();
     return docs.map((doc) => stripStoredFields<ThreadSubscriptionDoc>(doc));
   }
 
   /** Ids of the threads the user started that have replies (a sender follows their own thread unasked). */
   async threadsStartedBy(appId: string, uid: string): Promise<string[]> {
     const docs = await this.messages
-      .find({ appId, sender: uid, replyCount: { $gt: 0 } } as Filter<Stored<MessageDoc>>, { projection: { id: 1 } })
+      .find({ appId, sender: uid, replyCount: { $gt: 0 }, ...BY_USER.sender } as Filter<Stored<MessageDoc>>, { projection: { id: 1 } })
       .toArray();
     return docs.map((doc) => doc.id);
   }

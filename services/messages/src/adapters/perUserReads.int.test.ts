@@ -1,0 +1,89 @@
+import { randomBytes } from 'node:crypto';
+import { testEnvelope } from '@chat/eventsourcing/testing';
+import { indexSearchedBy } from '@chat/mongo/testing';
+import { MongoClient } from 'mongodb';
+import type { CommandStartedEvent, Document } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PersonalReadModels } from './personalMarks/personalReadModels.js';
+import { MessagesReadModels } from './readModels.js';
+
+// The reads a request makes on one user's behalf, with other apps' documents stored beside theirs: each
+// must search an index on FerretDB, never scan a collection of every app's documents (ADR 0076 addendum).
+describe("the messages service's per-user reads on FerretDB", () => {
+  const client = new MongoClient(process.env['MONGO_URL'] ?? 'mongodb://127.0.0.1:27017', { monitorCommands: true });
+  const db = client.db(`per_user_reads_${randomBytes(4).toString('hex')}`);
+  const messages = new MessagesReadModels(db);
+  const personal = new PersonalReadModels(db);
+
+  /** The filters of the `find`s on `collection` while `run` runs. */
+  async function findsOn(collection: string, run: () => Promise<unknown>): Promise<Document[]> {
+    const filters: Document[] = [];
+    const listener = (event: CommandStartedEvent) => {
+      if (event.commandName === 'find' && event.command['find'] === collection) filters.push(event.command['filter'] as Document);
+    };
+    client.on('commandStarted', listener);
+    try {
+      await run();
+    } finally {
+      client.off('commandStarted', listener);
+    }
+    return filters;
+  }
+
+  beforeAll(async () => {
+    await client.connect();
+    await messages.ensureIndexes();
+    await personal.ensureIndexes();
+  });
+  afterAll(async () => {
+    await db.dropDatabase();
+    await client.close();
+  });
+
+  it("reads a user's groups through the memberships index", async () => {
+    const group = (guid: string, uids: string[]) => [
+      testEnvelope('GroupCreated', `group:app1:${guid}`, 1, { guid, name: guid, type: 'public', owner: 'o', tags: [], createdAt: 1 }),
+      testEnvelope('GroupMembersAdded', `group:app1:${guid}`, 2, { guid, members: uids.map((uid) => ({ uid, scope: 'participant' })), addedAt: 2 }),
+    ];
+    await messages.apply([...group('club', ['ann', 'bob']), ...group('chess', ['bob']), ...group('quiz', ['ann'])]);
+    await messages.apply([testEnvelope('GroupMemberLeft', 'group:app1:quiz', 3, { guid: 'quiz', uid: 'ann', leftAt: 3, membersCount: 0 })]);
+
+    let guids: string[] = [];
+    const filters = await findsOn('facts', async () => {
+      guids = await messages.groupsOf('app1', 'ann');
+    });
+    expect(guids).toEqual(['club']);
+    expect(filters).toHaveLength(1);
+    expect(await indexSearchedBy(db, 'facts', filters[0] ?? {})).toMatch(/memberships_of_user/);
+  });
+
+  it("reads a user's thread subscriptions and started threads through their indexes", async () => {
+    const subscription = (appId: string, uid: string, parentId: string) => ({
+      _id: `thread:${appId}:${uid}:${parentId}`,
+      appId,
+      uid,
+      parentId,
+      conversationId: 'c',
+      subscribed: true,
+      changedAt: 1,
+    });
+    const message = (appId: string, id: string, sender: string, replyCount: number) => ({ _id: `${appId}:${id}`, appId, id, sender, replyCount, seq: Number(id) });
+    await db.collection('thread_subscriptions').insertMany([subscription('app1', 'ann', '1'), subscription('app2', 'ann', '2'), subscription('app1', 'bob', '3')] as never[]);
+    await db.collection('messages').insertMany([message('app1', '1', 'ann', 2), message('app1', '2', 'ann', 0), message('app2', '3', 'ann', 1), message('app1', '4', 'bob', 1)] as never[]);
+
+    let parents: string[] = [];
+    let started: string[] = [];
+    const subscriptionFinds = await findsOn('thread_subscriptions', async () => {
+      parents = (await personal.subscriptionsOf('app1', 'ann')).map((s) => s.parentId);
+    });
+    const messageFinds = await findsOn('messages', async () => {
+      started = await personal.threadsStartedBy('app1', 'ann');
+    });
+    expect(parents).toEqual(['1']);
+    expect(started).toEqual(['1']);
+    expect(subscriptionFinds).toHaveLength(1);
+    expect(messageFinds).toHaveLength(1);
+    expect(await indexSearchedBy(db, 'thread_subscriptions', subscriptionFinds[0] ?? {})).toMatch(/threads_of_user/);
+    expect(await indexSearchedBy(db, 'messages', messageFinds[0] ?? {})).toMatch(/sender_order/);
+  });
+});
