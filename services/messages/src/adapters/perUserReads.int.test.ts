@@ -57,7 +57,29 @@ describe("the messages service's per-user reads on FerretDB", () => {
     expect(await indexSearchedBy(db, 'facts', filters[0] ?? {})).toMatch(/memberships_of_user/);
   });
 
-  it("reads a user's thread subscriptions and started threads through their indexes", async () => {
+  it("reads a user's receipt marks through their index", async () => {
+    const marks = (appId: string, uid: string, conversationId: string, upTo: number) => ({
+      _id: `${appId}:${uid}:${conversationId}`,
+      appId,
+      uid,
+      conversationId,
+      readUpTo: upTo,
+      deliveredUpTo: upTo + 1,
+    });
+    await db.collection('receipt_marks').insertMany([marks('app1', 'ann', 'c1', 3), marks('app1', 'ann', 'c2', 5), marks('app2', 'ann', 'c1', 7), marks('app1', 'bob', 'c1', 9)] as never[]);
+    let all: number[] = [];
+    let one: number[] = [];
+    const filters = await findsOn('receipt_marks', async () => {
+      all = (await messages.marksOf('app1', 'ann', 'read')).marks.map((m) => m.upTo).sort();
+      one = (await messages.marksOf('app1', 'ann', 'delivered', 'c1')).marks.map((m) => m.upTo);
+    });
+    expect(all).toEqual([3, 5]);
+    expect(one).toEqual([4]);
+    expect(filters).toHaveLength(2);
+    for (const filter of filters) expect(await indexSearchedBy(db, 'receipt_marks', filter)).toMatch(/marks_of_user/);
+  });
+
+  it("reads a user's thread subscriptions, started threads and last replies through their indexes", async () => {
     const subscription = (appId: string, uid: string, parentId: string) => ({
       _id: `thread:${appId}:${uid}:${parentId}`,
       appId,
@@ -69,7 +91,9 @@ describe("the messages service's per-user reads on FerretDB", () => {
     });
     const message = (appId: string, id: string, sender: string, replyCount: number) => ({ _id: `${appId}:${id}`, appId, id, sender, replyCount, seq: Number(id) });
     await db.collection('thread_subscriptions').insertMany([subscription('app1', 'ann', '1'), subscription('app2', 'ann', '2'), subscription('app1', 'bob', '3')] as never[]);
+    const reply = (appId: string, id: string, parentId: string) => ({ ...message(appId, id, 'bob', 0), parentId });
     await db.collection('messages').insertMany([message('app1', '1', 'ann', 2), message('app1', '2', 'ann', 0), message('app2', '3', 'ann', 1), message('app1', '4', 'bob', 1)] as never[]);
+    await db.collection('messages').insertMany([reply('app1', '5', '1'), reply('app1', '6', '1'), reply('app2', '7', '1')] as never[]);
 
     let parents: string[] = [];
     let started: string[] = [];
@@ -79,6 +103,13 @@ describe("the messages service's per-user reads on FerretDB", () => {
     const messageFinds = await findsOn('messages', async () => {
       started = await personal.threadsStartedBy('app1', 'ann');
     });
+    let lastReply: string | undefined;
+    const replyFinds = await findsOn('messages', async () => {
+      lastReply = (await personal.lastReplies('app1', ['1'])).get('1')?.id;
+    });
+    expect(lastReply).toBe('6');
+    expect(replyFinds).toHaveLength(1);
+    expect(await indexSearchedBy(db, 'messages', replyFinds[0] ?? {})).toMatch(/thread_order/);
     expect(parents).toEqual(['1']);
     expect(started).toEqual(['1']);
     expect(subscriptionFinds).toHaveLength(1);

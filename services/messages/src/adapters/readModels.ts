@@ -47,6 +47,8 @@ const BY_SEQ: KeysetOrder = [['seq', 1]];
  * the groups and users projections: on FerretDB the read searches that index, not every app's facts.
  */
 const MEMBERSHIP_SCALARS = byScalarFields('appId', 'kind', 'uid', 'standing');
+/** A user's receipt marks by the string fields leading `marks_of_user`, for the same reason. */
+const MARKS_SCALARS = byScalarFields('appId', 'uid');
 
 /**
  * The messages service's read models: what it knows of users, groups and memberships (from other
@@ -129,7 +131,7 @@ export class MessagesReadModels extends ProjectedReadModels {
   /** A user's read or delivery marks: of one conversation, or of all of theirs. */
   async marksOf(appId: string, uid: string, which: 'read' | 'delivered', conversationId?: string): Promise<UnseenBy> {
     const docs = await this.receiptMarks
-      .find({ appId, uid, ...(conversationId !== undefined ? { conversationId } : {}) } as Filter<Stored<ReceiptMarksDoc>>)
+      .find({ appId, uid, ...(conversationId !== undefined ? { conversationId } : {}), ...MARKS_SCALARS } as Filter<Stored<ReceiptMarksDoc>>)
       .toArray();
     return {
       uid,

@@ -24,6 +24,8 @@ export interface ThreadScope {
  * messages' `sender_order` index: on FerretDB each read searches that index, not every app's documents.
  */
 const BY_USER = { subscriptions: byScalarFields('appId', 'uid'), sender: byScalarFields('appId', 'sender') };
+/** A thread's replies by the string fields leading the messages' `thread_order` index. */
+const BY_THREAD = byScalarFields('appId', 'parentId');
 
 /**
  * What users keep for themselves about messages: saved lists, thread subscriptions, interactions
@@ -83,7 +85,7 @@ export class PersonalReadModels extends ProjectedReadModels {
   /** The newest reply of each thread (the inbox's `lastReply`), one indexed read per thread. */
   async lastReplies(appId: string, parentIds: readonly string[]): Promise<Map<string, MessageDoc>> {
     const found = await Promise.all(
-      parentIds.map((parentId) => this.messages.find({ appId, parentId } as Filter<Stored<MessageDoc>>).sort({ seq: -1 }).limit(1).toArray()),
+      parentIds.map((parentId) => this.messages.find({ appId, parentId, ...BY_THREAD } as Filter<Stored<MessageDoc>>).sort({ seq: -1 }).limit(1).toArray()),
     );
     const last = new Map<string, MessageDoc>();
     for (const [index, [doc]] of found.entries()) {
