@@ -74,6 +74,38 @@ describe("the messages service's per-user reads on FerretDB", () => {
     expect(await messages.groupsOf('app1', 'ann')).toEqual(['club']);
   });
 
+  it('lists messages and threads through the app’s message indexes', async () => {
+    const sent = (appId: string, id: string, conversationId: string, sender: string, receiver: string, replyCount = 0) => ({
+      _id: `${appId}:m${id}`,
+      appId,
+      id: `m${id}`,
+      seq: 100 + Number(id),
+      conversationId,
+      sender,
+      receiver,
+      receiverType: 'user',
+      replyCount,
+      isDeleted: false,
+      sentAt: Number(id),
+    });
+    await db.collection('messages').insertMany([sent('app3', '1', 'ann_bob', 'ann', 'bob', 1), sent('app3', '2', 'ann_cy', 'cy', 'ann'), sent('app4', '3', 'ann_bob', 'ann', 'bob', 1)] as never[]);
+    let ids: string[][] = [];
+    const filters = await findsOn('messages', async () => {
+      ids = [
+        (await messages.listMessages({ appId: 'app3', conversationId: 'ann_bob' }, null, 10)).map((m) => m.id),
+        (await messages.pageMessages({ appId: 'app3', sender: 'cy' }, { after: undefined, skip: 0 }, 10)).items.map((m) => m.id),
+        (await messages.listMessages({ appId: 'app3', visibleTo: { uid: 'ann', guids: [] } }, null, 10)).map((m) => m.id),
+        (await personal.pageThreads({ appId: 'app3' }, { after: undefined, skip: 0 }, 10)).items.map((m) => m.id),
+      ];
+    });
+    expect(ids).toEqual([['m1'], ['m2'], ['m1', 'm2'], ['m1']]);
+    expect(filters).toHaveLength(4);
+    const searched = await Promise.all(filters.map((filter) => indexSearchedBy(db, 'messages', filter)));
+    expect(searched[0]).toMatch(/conversation_order/);
+    expect(searched[1]).toMatch(/sender_order/);
+    for (const index of searched.slice(2)) expect(index).toMatch(/_/);
+  });
+
   it("reads a user's receipt marks through their index", async () => {
     const marks = (appId: string, uid: string, conversationId: string, upTo: number) => ({
       _id: `${appId}:${uid}:${conversationId}`,

@@ -1,6 +1,7 @@
 import { ProjectedReadModels, byScalarFields, ensureIndexes, findPage, stripStoredFields } from '@chat/mongo';
 import type { PagePosition, Stored } from '@chat/mongo';
 import type { Collection, Filter } from 'mongodb';
+import { withMessageScalars } from '../messageQuery.js';
 import type { MessageDoc } from '../../projections/messages.js';
 import { messageInteractionsId, messageInteractionsProjection } from '../../projections/personalMarks/messageInteractions.js';
 import type { Interaction, MessageInteractionsDoc } from '../../projections/personalMarks/messageInteractions.js';
@@ -78,7 +79,7 @@ export class PersonalReadModels extends ProjectedReadModels {
       const { uid, guids } = scope.visibleTo;
       filter['$or'] = [...partiesOf(uid), ...(guids.length > 0 ? [{ receiverType: 'group', receiver: { $in: [...guids] } }] : [])];
     }
-    const { total, items } = await findPage(this.messages, filter as Filter<Stored<MessageDoc>>, [['seq', -1]], position, perPage);
+    const { total, items } = await findPage(this.messages, withMessageScalars(filter) as Filter<Stored<MessageDoc>>, [['seq', -1]], position, perPage);
     return { total, items: items.map((doc) => stripStoredFields(doc as Stored<MessageDoc>)) };
   }
 
