@@ -122,6 +122,28 @@ describe("the messages service's per-user reads on FerretDB", () => {
     for (const index of searched.slice(2)) expect(index).toMatch(/_/);
   });
 
+  it("reads an app's usage facts through an index of the app", async () => {
+    await db.collection('receipt_facts').insertMany([
+      { _id: 'app5:r1', appId: 'app5', kind: 'read', at: 10 },
+      { _id: 'app6:r1', appId: 'app6', kind: 'read', at: 10 },
+    ] as never[]);
+    await db.collection('messages').insertMany([
+      { _id: 'app5:m1', appId: 'app5', id: 'm1', seq: 1, sender: 'ann', type: 'text', category: 'message', sentAt: 10 },
+      { _id: 'app6:m1', appId: 'app6', id: 'm1', seq: 1, sender: 'ann', type: 'text', category: 'message', sentAt: 10 },
+    ] as never[]);
+    let counts: number[] = [];
+    const messageFinds = await findsOn('messages', async () => {
+      counts = [(await messages.messageFactsBetween('app5', 0, 20)).length];
+    });
+    const receiptFinds = await findsOn('receipt_facts', async () => {
+      counts.push((await messages.receiptFactsBetween('app5', 0, 20)).length);
+    });
+    expect(counts).toEqual([1, 1]);
+    // Only `appId` reaches SQL (the range stays with the handler), so SQLite may take any index it leads.
+    expect(await indexSearchedBy(db, 'messages', messageFinds[0] ?? {})).toMatch(/_(app_time|\w+_order)$/);
+    expect(await indexSearchedBy(db, 'receipt_facts', receiptFinds[0] ?? {})).toMatch(/app_time/);
+  });
+
   it("reads a user's receipt marks through their index", async () => {
     const marks = (appId: string, uid: string, conversationId: string, upTo: number) => ({
       _id: `${appId}:${uid}:${conversationId}`,
