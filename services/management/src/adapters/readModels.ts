@@ -1,5 +1,5 @@
 import { APP_WEBHOOKS_COLLECTION, appWebhooksIdList } from '@chat/contracts';
-import { ProjectedReadModels, appIdListProjection, ensureIndexes, escapeRegex, findByAppIdLists, findPage, keysetKeyOf, stripStoredFields } from '@chat/mongo';
+import { ProjectedReadModels, appIdListProjection, byScalarFields, ensureIndexes, escapeRegex, findByAppIdLists, findPage, keysetKeyOf, stripStoredFields } from '@chat/mongo';
 import type { KeysetOrder, PagePosition, Stored } from '@chat/mongo';
 import type { Filter } from 'mongodb';
 import { API_KEYS_COLLECTION, apiKeysProjection } from '../projections/apps/apiKeys.js';
@@ -18,6 +18,13 @@ const APP_ORDER: KeysetOrder = [
   ['createdAt', -1],
   ['_id', 1],
 ];
+
+/**
+ * An app created before the id lists (ADR 0076) is read by `appId`, a string in every key and webhook
+ * document and the leading field of `app_key` and `app_created`: on FerretDB that read searches the
+ * index instead of decoding every app's keys or webhooks.
+ */
+const BY_APP = byScalarFields('appId');
 
 /** The management read models: how they are written (guarded, idempotent) and how they are read. */
 export class ManagementReadModels extends ProjectedReadModels {
@@ -80,12 +87,13 @@ export class ManagementReadModels extends ProjectedReadModels {
 
   /**
    * The apps' keys, newest first: their hashes from each app's list by `_id`, the keys by `_id $in`
-   * (ADR 0076); only apps created before the lists existed are read by `appId` (a scan on FerretDB).
+   * (ADR 0076); only apps created before the lists existed are read by `appId` (through `app_key`).
    */
   private async keysOf(appIds: readonly string[], { live }: { live: boolean }): Promise<ApiKeyDocument[]> {
     if (appIds.length === 0) return [];
     const { found, unlisted } = await findByAppIdLists(this.appKeys, this.apiKeys, appIds, (_appId, keyHash) => keyHash);
-    const older = unlisted.length === 0 ? [] : await this.apiKeys.find({ appId: { $in: unlisted }, ...(live ? { deleted: false } : {}) }).toArray();
+    // One equality read per unlisted app: the index serves string equalities, not `$in`.
+    const older = (await Promise.all(unlisted.map((app) => this.apiKeys.find({ appId: app, ...(live ? { deleted: false } : {}), ...BY_APP }).toArray()))).flat();
     return [...found.filter((k) => !live || !k.deleted), ...older]
       .sort((a, b) => b.createdAt - a.createdAt || (a.keyId < b.keyId ? -1 : a.keyId > b.keyId ? 1 : 0))
       .map((d) => stripStoredFields<ApiKeyDocument>(d));
@@ -98,9 +106,9 @@ export class ManagementReadModels extends ProjectedReadModels {
 
   /** Live webhooks of an app, oldest first; at most 25 per app, so filtered and paged in memory. */
   async liveWebhooks(appId: string): Promise<WebhookDocument[]> {
-    // By `_id` (ADR 0076); an app created before the id lists existed by `appId`, a scan on FerretDB.
+    // By `_id` (ADR 0076); an app created before the id lists existed by `appId`, through its index.
     const { found, unlisted } = await findByAppIdLists(this.appWebhooks, this.webhooks, [appId], webhookDocumentId);
-    const docs = unlisted.length === 0 ? found.filter((d) => !d.deleted) : await this.webhooks.find({ appId, deleted: false }).toArray();
+    const docs = unlisted.length === 0 ? found.filter((d) => !d.deleted) : await this.webhooks.find({ appId, deleted: false, ...BY_APP }).toArray();
     return docs
       .sort((a, b) => a.createdAt - b.createdAt || (a.webhookId < b.webhookId ? -1 : a.webhookId > b.webhookId ? 1 : 0))
       .map((d) => stripStoredFields<WebhookDocument>(d));

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@chat/contracts';
+import { indexSearchedBy } from '@chat/mongo/testing';
 import { MongoClient } from 'mongodb';
 import type { CommandStartedEvent, Db, Document } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,6 +103,27 @@ describe("management reads of an app's keys and webhooks (real store)", () => {
     });
     expect(filters.length).toBeGreaterThan(0);
     expect(filters.filter((f) => Object.keys(f).join() !== '_id')).toEqual([]);
+  });
+
+  it('reads an app without id lists by appId through its indexes, not every app’s keys and webhooks', async () => {
+    const legacy = `legacy${randomUUID().slice(0, 8)}`;
+    await db.collection('apikeys').insertMany([
+      { _id: hashOf(legacy, 1), appId: legacy, keyId: 'k1', name: 'old key', deleted: false, createdAt: 1 },
+      { _id: hashOf(legacy, 2), appId: legacy, keyId: 'k2', name: 'revoked', deleted: true, createdAt: 2 },
+    ] as never[]);
+    await db.collection('webhooks').insertOne({ _id: `${legacy}:w`, appId: legacy, webhookId: 'w', deleted: false, createdAt: 1 } as never);
+    const keyFinds = await readsOf(client, 'apikeys', async () => {
+      expect((await readModels.liveKeys([legacy])).map((k) => k.name)).toEqual(['old key']);
+      expect((await readModels.allKeys(legacy)).map((k) => k.name)).toEqual(['revoked', 'old key']);
+    });
+    const webhookFinds = await readsOf(client, 'webhooks', async () => {
+      expect((await readModels.liveWebhooks(legacy)).map((w) => w.webhookId)).toEqual(['w']);
+    });
+    const byApp = (filters: Document[]) => filters.filter((f) => 'appId' in f);
+    expect(byApp(keyFinds)).toHaveLength(2);
+    expect(byApp(webhookFinds)).toHaveLength(1);
+    for (const filter of byApp(keyFinds)) expect(await indexSearchedBy(db, 'apikeys', filter)).toMatch(/app_key/);
+    expect(await indexSearchedBy(db, 'webhooks', byApp(webhookFinds)[0] ?? {})).toMatch(/app_created/);
   });
 
   it('costs the same with thousands of other apps’ keys stored (before/after figure)', async () => {

@@ -1,4 +1,4 @@
-import { escapeRegex } from '@chat/mongo';
+import { byScalarFields, escapeRegex } from '@chat/mongo';
 import type { Stored } from '@chat/mongo';
 import type { Filter } from 'mongodb';
 import type { MessageDoc } from '../projections/messages.js';
@@ -56,6 +56,18 @@ function unseenConditions(unseen: UnseenBy, conversationId: string | undefined):
   return conditions;
 }
 
+/** Message fields always written as strings (`MessageDoc`), each leading an index after `appId`. */
+const MESSAGE_SCALARS = ['appId', 'conversationId', 'parentId', 'sender', 'receiver', 'receiverType'] as const;
+
+/**
+ * The filter, tagged with those of its top-level message fields it compares to a string: on FerretDB the
+ * list then searches the app's indexes instead of decoding every app's messages (ADR 0076 addendum).
+ */
+export function withMessageScalars(filter: Record<string, unknown>): Record<string, unknown> {
+  const compared = MESSAGE_SCALARS.filter((field) => typeof filter[field] === 'string');
+  return compared.length > 0 ? { ...filter, ...byScalarFields(...compared) } : filter;
+}
+
 /** The store filter of a message list query, below or above the cursor when one is given. */
 export function messageFilter(query: MessageQuery, cursor: MessageCursor | null): Filter<Stored<MessageDoc>> {
   const and: Filter<Stored<MessageDoc>>[] = [];
@@ -99,5 +111,5 @@ export function messageFilter(query: MessageQuery, cursor: MessageCursor | null)
       ],
     });
   }
-  return (and.length > 0 ? { ...filter, $and: and } : filter);
+  return withMessageScalars(and.length > 0 ? { ...filter, $and: and } : filter);
 }

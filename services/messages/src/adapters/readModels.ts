@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@chat/contracts';
-import { DocumentMemory, MongoDocumentStore, ProjectedReadModels, ensureIndexes, findByIds, findPage, showsPositions, stripStoredFields } from '@chat/mongo';
+import { DocumentMemory, MongoDocumentStore, ProjectedReadModels, byScalarFields, ensureIndexes, findByIds, findPage, showsPositions, stripStoredFields } from '@chat/mongo';
 import type { DocumentMemoryOptions, KeysetOrder, PagePosition, Stored, StoredRecord } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import { groupFactsProjection, knownGroupId, membershipId } from '../projections/groups.js';
@@ -42,6 +42,15 @@ export interface Facts {
 
 /** Page order of message lists: ids grow with `seq`, which is unique. */
 const BY_SEQ: KeysetOrder = [['seq', 1]];
+/**
+ * `groupsOf` asks the facts by the fields of the `memberships_of_user` index, all written as strings by
+ * the groups and users projections: on FerretDB the read searches that index, not every app's facts.
+ */
+const MEMBERSHIP_SCALARS = byScalarFields('appId', 'kind', 'uid', 'standing');
+/** A user's receipt marks by the string fields leading `marks_of_user`, for the same reason. */
+const MARKS_SCALARS = byScalarFields('appId', 'uid');
+/** The usage metrics' reads by app (a string in every message and receipt fact), through an index it leads. */
+const BY_APP = byScalarFields('appId');
 
 /**
  * The messages service's read models: what it knows of users, groups and memberships (from other
@@ -124,7 +133,7 @@ export class MessagesReadModels extends ProjectedReadModels {
   /** A user's read or delivery marks: of one conversation, or of all of theirs. */
   async marksOf(appId: string, uid: string, which: 'read' | 'delivered', conversationId?: string): Promise<UnseenBy> {
     const docs = await this.receiptMarks
-      .find({ appId, uid, ...(conversationId !== undefined ? { conversationId } : {}) } as Filter<Stored<ReceiptMarksDoc>>)
+      .find({ appId, uid, ...(conversationId !== undefined ? { conversationId } : {}), ...MARKS_SCALARS } as Filter<Stored<ReceiptMarksDoc>>)
       .toArray();
     return {
       uid,
@@ -190,7 +199,7 @@ export class MessagesReadModels extends ProjectedReadModels {
   /** The groups a user is a member of (for what `GET /messages` shows on their behalf). */
   async groupsOf(appId: string, uid: string): Promise<string[]> {
     const docs = await this.facts
-      .find({ appId, kind: 'member', uid, standing: 'member' } as Filter<Stored<FactDoc>>)
+      .find({ appId, kind: 'member', uid, standing: 'member', ...MEMBERSHIP_SCALARS } as Filter<Stored<FactDoc>>)
       .toArray();
     return docs.map((doc) => (doc as Stored<MembershipDoc>).guid);
   }
@@ -200,10 +209,10 @@ export class MessagesReadModels extends ProjectedReadModels {
     return new Map(docs.map((doc) => [doc.id, stripStoredFields(doc)]));
   }
 
-  /** What the usage metrics count: the app's messages sent within the range (read in one scan). */
+  /** What the usage metrics count: the app's messages sent within the range (one read through the app's index). */
   async messageFactsBetween(appId: string, from: number, to: number): Promise<MessageFact[]> {
     const docs = await this.messages
-      .find({ appId, sentAt: { $gte: from, $lte: to } } as Filter<Stored<MessageDoc>>, { projection: { sender: 1, type: 1, category: 1, sentAt: 1 } })
+      .find({ appId, sentAt: { $gte: from, $lte: to }, ...BY_APP } as Filter<Stored<MessageDoc>>, { projection: { sender: 1, type: 1, category: 1, sentAt: 1 } })
       .toArray();
     return docs.map((d) => ({ sender: d.sender, type: d.type, category: d.category, sentAt: d.sentAt }));
   }
@@ -211,7 +220,7 @@ export class MessagesReadModels extends ProjectedReadModels {
   /** What the message metrics count of receipts: the app's read and delivery marks within the range. */
   async receiptFactsBetween(appId: string, from: number, to: number): Promise<ReceiptFact[]> {
     const docs = await this.receiptFacts
-      .find({ appId, at: { $gte: from, $lte: to } } as Filter<Stored<ReceiptFactDoc>>, { projection: { kind: 1, at: 1 } })
+      .find({ appId, at: { $gte: from, $lte: to }, ...BY_APP } as Filter<Stored<ReceiptFactDoc>>, { projection: { kind: 1, at: 1 } })
       .toArray();
     return docs.map((d) => ({ kind: d.kind, at: d.at }));
   }

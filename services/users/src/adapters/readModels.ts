@@ -1,6 +1,6 @@
 import { eventTypeIn, userLifecycleEventTypes } from '@chat/contracts';
 import type { EventEnvelope } from '@chat/contracts';
-import { DocumentMemory, MongoDocumentStore, allOf, ensureIndexes, escapeRegex, findByIds, findPage, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
+import { DocumentMemory, MongoDocumentStore, allOf, byScalarFields, ensureIndexes, escapeRegex, findByIds, findPage, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
 import type { DocumentMemoryOptions, EventApplier, KeysetOrder, ProjectionRuntime, PagePosition, Stored } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import { authTokenDocId, authTokensProjection } from '../projections/users/authTokens.js';
@@ -45,6 +45,11 @@ export interface UserQuery {
 }
 
 export type RelationKind = 'friends' | 'blocks';
+/**
+ * A user's edges by the string fields leading `app_owner_live` (both always strings in a relation
+ * document): on FerretDB the read searches that index, not every app's friends or blocks.
+ */
+const BY_OWNER = byScalarFields('appId', 'owner');
 
 /** Events that change whether (or where) a user appears in the default listing. */
 const isListingEvent = eventTypeIn(userLifecycleEventTypes);
@@ -199,7 +204,7 @@ export class UserReadModels implements EventApplier {
   /** The live edges of one user, oldest first (friends are capped at 1000 per user upstream). */
   async relationsOf(kind: RelationKind, appId: string, owner: string): Promise<RelationDoc[]> {
     const docs = await this.relations[kind]
-      .find({ appId, owner, active: true } as Filter<Stored<RelationDoc>>)
+      .find({ appId, owner, active: true, ...BY_OWNER } as Filter<Stored<RelationDoc>>)
       .sort({ other: 1 })
       .toArray();
     return docs.map((doc) => stripStoredFields(doc));

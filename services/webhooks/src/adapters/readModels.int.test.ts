@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { webhookDocuments } from '@chat/contracts';
 import type { EventEnvelope, WebhookDocumentEvent } from '@chat/contracts';
+import { indexSearchedBy } from '@chat/mongo/testing';
 import { MongoClient } from 'mongodb';
 import type { CommandStartedEvent, Db, Document } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -106,7 +107,15 @@ describe('webhooks read models (real store)', () => {
     const old = webhookDocuments.evolve(null, webhookCreated(appId, 'old') as WebhookDocumentEvent);
     await db.collection('webhooks').insertOne({ _id: `${appId}:old` as never, ...old, _rev: 1, _positions: { app: 1 } });
     await readModels.apply([webhookCreated(appId, 'new')]);
-    expect((await readModels.liveWebhooks(appId)).map((w) => w.webhookId)).toEqual(['old', 'new']);
+    let loaded: Array<{ webhookId: string }> = [];
+    const reads = await readsDuring(client, async () => {
+      loaded = await readModels.liveWebhooks(appId);
+    });
+    expect(loaded.map((w) => w.webhookId)).toEqual(['old', 'new']);
+    // That read by `appId` searches the app's index, not every app's webhooks.
+    const byApp = reads.filter((r) => r.collection === 'webhooks' && 'appId' in r.filter);
+    expect(byApp).toHaveLength(1);
+    expect(await indexSearchedBy(db, 'webhooks', byApp[0]?.filter ?? {})).toMatch(/app_created/);
   });
 
   it('costs the same with thousands of other apps’ webhooks stored (before/after figure)', async () => {

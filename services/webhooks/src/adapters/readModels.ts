@@ -17,7 +17,7 @@ const appWebhooksProjection = appIdListProjection(appWebhooksIdList);
  * FerretDB runner may read them through the log's indexes instead of decoding every app's deliveries
  * (a page took 12–13 s beside 50,000 other deliveries; ADR 0074's addendum).
  */
-const WRITTEN_AS_STRINGS = { webhook: byScalarFields('webhookId', 'appId'), status: byScalarFields('status') };
+const WRITTEN_AS_STRINGS = { webhook: byScalarFields('webhookId', 'appId'), status: byScalarFields('status'), app: byScalarFields('appId') };
 
 /**
  * The webhooks process's read models, in its own database: the apps and webhooks it delivers for
@@ -62,11 +62,11 @@ export class WebhookReadModels extends ProjectedReadModels {
 
   /**
    * The app's live webhooks, in creation order: its id list by `_id`, then the webhooks by `_id $in`
-   * (ADR 0076). Only an app created before the list existed is read by `appId` (a scan here).
+   * (ADR 0076). Only an app created before the list existed is read by `appId` (through `app_created`).
    */
   async liveWebhooks(appId: string): Promise<WebhookDocument[]> {
     const { found, unlisted } = await findByAppIdLists(this.appWebhooks, this.webhooks, [appId], webhookDocumentId);
-    const docs = unlisted.length === 0 ? found.filter((d) => !d.deleted) : await this.webhooks.find({ appId, deleted: false }).toArray();
+    const docs = unlisted.length === 0 ? found.filter((d) => !d.deleted) : await this.webhooks.find({ appId, deleted: false, ...WRITTEN_AS_STRINGS.app }).toArray();
     return docs.map((d) => stripStoredFields<WebhookDocument>(d));
   }
 

@@ -1,6 +1,7 @@
-import { ProjectedReadModels, ensureIndexes, findPage, stripStoredFields } from '@chat/mongo';
+import { ProjectedReadModels, byScalarFields, ensureIndexes, findPage, stripStoredFields } from '@chat/mongo';
 import type { PagePosition, Stored } from '@chat/mongo';
 import type { Collection, Filter } from 'mongodb';
+import { withMessageScalars } from '../messageQuery.js';
 import type { MessageDoc } from '../../projections/messages.js';
 import { messageInteractionsId, messageInteractionsProjection } from '../../projections/personalMarks/messageInteractions.js';
 import type { Interaction, MessageInteractionsDoc } from '../../projections/personalMarks/messageInteractions.js';
@@ -18,6 +19,14 @@ export interface ThreadScope {
   /** Only threads this user can see: their one-on-one conversations and their groups'. */
   visibleTo?: { uid: string; guids: readonly string[] } | undefined;
 }
+
+/**
+ * The string fields the per-user thread reads compare, leading fields of `threads_of_user` and of the
+ * messages' `sender_order` index: on FerretDB each read searches that index, not every app's documents.
+ */
+const BY_USER = { subscriptions: byScalarFields('appId', 'uid'), sender: byScalarFields('appId', 'sender') };
+/** A thread's replies by the string fields leading the messages' `thread_order` index. */
+const BY_THREAD = byScalarFields('appId', 'parentId');
 
 /**
  * What users keep for themselves about messages: saved lists, thread subscriptions, interactions
@@ -48,14 +57,14 @@ export class PersonalReadModels extends ProjectedReadModels {
 
   /** Every thread the user said something about (explicitly, or by replying or being mentioned). */
   async subscriptionsOf(appId: string, uid: string): Promise<ThreadSubscriptionDoc[]> {
-    const docs = await this.subscriptions.find({ appId, uid } as Filter<Stored<ThreadSubscriptionDoc>>).toArray();
+    const docs = await this.subscriptions.find({ appId, uid, ...BY_USER.subscriptions } as Filter<Stored<ThreadSubscriptionDoc>>).toArray();
     return docs.map((doc) => stripStoredFields<ThreadSubscriptionDoc>(doc));
   }
 
   /** Ids of the threads the user started that have replies (a sender follows their own thread unasked). */
   async threadsStartedBy(appId: string, uid: string): Promise<string[]> {
     const docs = await this.messages
-      .find({ appId, sender: uid, replyCount: { $gt: 0 } } as Filter<Stored<MessageDoc>>, { projection: { id: 1 } })
+      .find({ appId, sender: uid, replyCount: { $gt: 0 }, ...BY_USER.sender } as Filter<Stored<MessageDoc>>, { projection: { id: 1 } })
       .toArray();
     return docs.map((doc) => doc.id);
   }
@@ -70,14 +79,14 @@ export class PersonalReadModels extends ProjectedReadModels {
       const { uid, guids } = scope.visibleTo;
       filter['$or'] = [...partiesOf(uid), ...(guids.length > 0 ? [{ receiverType: 'group', receiver: { $in: [...guids] } }] : [])];
     }
-    const { total, items } = await findPage(this.messages, filter as Filter<Stored<MessageDoc>>, [['seq', -1]], position, perPage);
+    const { total, items } = await findPage(this.messages, withMessageScalars(filter) as Filter<Stored<MessageDoc>>, [['seq', -1]], position, perPage);
     return { total, items: items.map((doc) => stripStoredFields(doc as Stored<MessageDoc>)) };
   }
 
   /** The newest reply of each thread (the inbox's `lastReply`), one indexed read per thread. */
   async lastReplies(appId: string, parentIds: readonly string[]): Promise<Map<string, MessageDoc>> {
     const found = await Promise.all(
-      parentIds.map((parentId) => this.messages.find({ appId, parentId } as Filter<Stored<MessageDoc>>).sort({ seq: -1 }).limit(1).toArray()),
+      parentIds.map((parentId) => this.messages.find({ appId, parentId, ...BY_THREAD } as Filter<Stored<MessageDoc>>).sort({ seq: -1 }).limit(1).toArray()),
     );
     const last = new Map<string, MessageDoc>();
     for (const [index, [doc]] of found.entries()) {

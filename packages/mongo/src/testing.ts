@@ -1,0 +1,15 @@
+import type { Db, Document } from 'mongodb';
+
+// Test support for integration tests on this platform's FerretDB (SQLite backend).
+
+/**
+ * The index SQLite searches for a `find` with this filter (from the store's `explain`), or null when
+ * its plan scans a table: on this store a scan decodes every tenant's documents (ADR 0074), so an
+ * integration test of a per-request read asks for the index by name.
+ */
+export async function indexSearchedBy(db: Db, collection: string, filter: Document): Promise<string | null> {
+  const explained = await db.command({ explain: { find: collection, filter } });
+  const plan = JSON.stringify(explained['queryPlanner']);
+  if (/SCAN/.test(plan)) return null;
+  return /SEARCH \S+ USING (?:COVERING )?INDEX (\S+)/.exec(plan)?.[1] ?? null;
+}
