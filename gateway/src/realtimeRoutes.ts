@@ -1,6 +1,8 @@
-import { request } from 'node:http';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { createProxyMiddleware } from 'http-proxy-middleware';
+import type { Plugin, RequestHandler } from 'http-proxy-middleware';
 import { APP_ID_PATTERN, errorStatus, internalHeaders } from '@chat/contracts';
 import type { AuthTokenOwner, ErrorCode } from '@chat/contracts';
 import type { Logger } from 'pino';
@@ -26,6 +28,13 @@ export interface RealtimeRoutesOptions {
   logger: Logger;
 }
 
+/** The http-proxy server inside a middleware, as its plugins receive it. */
+type ProxyServer = Parameters<Plugin<IncomingMessage, ServerResponse>>[0];
+
+/** What the proxy's events need to know of a forwarded request. */
+const FORWARD = Symbol('realtime forward');
+type ForwardedRequest = IncomingMessage & { [FORWARD]?: { upstream: Upstream; requestId: string } };
+
 /** Who may connect, or why not: CometChat's error shape on the upgrade too (ADR 0069). */
 type Admission = { kind: 'allow'; appId: string; owner: AuthTokenOwner; forwardedUrl: string } | { kind: 'refuse'; code: ErrorCode; message: string };
 
@@ -45,6 +54,7 @@ function forwardedUrl(path: string, query: URLSearchParams): string {
 export class RealtimeRoutes {
   private readonly pool: UpstreamPool;
   private readonly sockets = new Set<Duplex>();
+  private readonly middlewares = new Map<Upstream, RequestHandler>();
 
   constructor(private readonly options: RealtimeRoutesOptions) {
     this.pool = new UpstreamPool(options.upstreams, { probe: probeConnection });
@@ -60,26 +70,12 @@ export class RealtimeRoutes {
     void this.admit(req, path).then((admission) => {
       if (res.destroyed) return;
       if (admission.kind === 'refuse') return sendError(res, admission.code, admission.message, requestId);
-      const upstream = this.pool.pick(admission.appId, admission.owner.uid);
-      const upstreamReq = request({ hostname: upstream.hostname, port: upstream.port, method: 'GET', path: admission.forwardedUrl, headers: this.headers(req, requestId, admission) });
-      upstreamReq.on('response', (upstreamRes) => {
-        res.writeHead(upstreamRes.statusCode ?? 502, { ...upstreamRes.headers, 'x-request-id': requestId });
-        res.flushHeaders();
-        upstreamRes.pipe(res);
-        upstreamRes.on('close', () => res.end());
-      });
-      upstreamReq.on('error', (error) => {
-        this.pool.markFailed(upstream);
-        this.options.logger.warn({ err: error, requestId }, 'realtime service unreachable');
-        if (!res.headersSent) sendError(res, 'ERR_UPSTREAM_UNAVAILABLE', 'The realtime service is unavailable.', requestId);
-        else res.destroy();
-      });
-      res.on('close', () => upstreamReq.destroy());
-      upstreamReq.end();
+      const upstream = this.prepare(req, requestId, admission);
+      void this.middlewareFor(upstream)(req, res, (error?: unknown) => this.failed(error, req, res));
     });
   }
 
-  /** A WebSocket upgrade: refused on the socket as a plain HTTP answer, else spliced to the replica. */
+  /** A WebSocket upgrade: refused on the socket as a plain HTTP answer, else proxied to the replica. */
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, requestId: string): void {
     const path = pathOf(req);
     socket.on('error', () => socket.destroy());
@@ -87,44 +83,80 @@ export class RealtimeRoutes {
     void this.admit(req, path).then((admission) => {
       if (socket.destroyed) return;
       if (admission.kind === 'refuse') return refuseOnSocket(socket, admission.code, admission.message, requestId);
-      const upstream = this.pool.pick(admission.appId, admission.owner.uid);
-      const headers = { ...this.headers(req, requestId, admission), connection: 'Upgrade', upgrade: 'websocket' };
-      const upstreamReq = request({ hostname: upstream.hostname, port: upstream.port, method: 'GET', path: admission.forwardedUrl, headers });
-      upstreamReq.on('upgrade', (upstreamRes, upstreamSocket, upstreamHead) => {
-        const lines = [`HTTP/1.1 101 Switching Protocols`];
-        for (let i = 0; i < upstreamRes.rawHeaders.length; i += 2) lines.push(`${upstreamRes.rawHeaders[i]}: ${upstreamRes.rawHeaders[i + 1]}`);
-        socket.write(`${lines.join('\r\n')}\r\n\r\n`);
-        if (upstreamHead.length > 0) socket.write(upstreamHead);
-        if (head.length > 0) upstreamSocket.write(head);
-        this.sockets.add(socket);
-        socket.on('close', () => this.sockets.delete(socket));
-        upstreamSocket.on('error', () => socket.destroy());
-        upstreamSocket.on('close', () => socket.destroy());
-        socket.on('close', () => upstreamSocket.destroy());
-        upstreamSocket.pipe(socket);
-        socket.pipe(upstreamSocket);
-      });
-      // The replica refused the upgrade (it answers in CometChat's shape): relayed as it is.
-      upstreamReq.on('response', (upstreamRes) => {
-        const chunks: Buffer[] = [];
-        upstreamRes.on('data', (chunk: Buffer) => chunks.push(chunk));
-        upstreamRes.on('end', () => {
-          const body = Buffer.concat(chunks);
-          socket.end(`HTTP/1.1 ${upstreamRes.statusCode ?? 502} Refused\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nx-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body.toString('utf8')}`);
-        });
-      });
-      upstreamReq.on('error', (error) => {
-        this.pool.markFailed(upstream);
-        this.options.logger.warn({ err: error, requestId }, 'realtime service unreachable');
-        refuseOnSocket(socket, 'ERR_UPSTREAM_UNAVAILABLE', 'The realtime service is unavailable.', requestId);
-      });
-      upstreamReq.end();
+      const upstream = this.prepare(req, requestId, admission);
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+      // A refusal by the replica (CometChat's shape) is relayed as it is by http-proxy; a 101 is piped both ways.
+      this.middlewareFor(upstream).upgrade(req, socket as Socket, head);
     });
   }
 
-  /** Ends every spliced socket (shutdown): the server's close does not track upgraded connections. */
+  /** Ends every proxied socket (shutdown): the server's close does not track upgraded connections. */
   close(): void {
     for (const socket of this.sockets) socket.destroy();
+  }
+
+  /**
+   * The replica this user hashes to, with the request rewritten to what it may see: the identity
+   * headers in place of the client's credentials and only `since` in the query (http-proxy copies
+   * `req.url` and `req.headers` into the upstream request).
+   */
+  private prepare(req: IncomingMessage, requestId: string, admission: Extract<Admission, { kind: 'allow' }>): Upstream {
+    const upstream = this.pool.pick(admission.appId, admission.owner.uid);
+    const headers = this.headers(req, requestId, admission);
+    if (req.headers.upgrade !== undefined) Object.assign(headers, { connection: 'Upgrade', upgrade: 'websocket' });
+    (req as ForwardedRequest)[FORWARD] = { upstream, requestId };
+    req.url = admission.forwardedUrl;
+    req.headers = headers as IncomingMessage['headers'];
+    return upstream;
+  }
+
+  /**
+   * One http-proxy-middleware per replica, as the gateway's REST forwarding (ADR 0027): no agent (an
+   * upgraded or streaming socket is never returned to a pool), no proxy timeout (a channel lives as long
+   * as its client), our plugin instead of the default logger (the query carried the token).
+   */
+  private middlewareFor(upstream: Upstream): RequestHandler {
+    let middleware = this.middlewares.get(upstream);
+    if (middleware === undefined) {
+      middleware = createProxyMiddleware<IncomingMessage, ServerResponse>({
+        target: { protocol: 'http:', host: upstream.hostname, hostname: upstream.hostname, port: upstream.port, path: '' },
+        toProxy: true,
+        xfwd: false,
+        ejectPlugins: true,
+        plugins: [(server) => this.observe(server)],
+      });
+      this.middlewares.set(upstream, middleware);
+    }
+    return middleware;
+  }
+
+  private observe(server: ProxyServer): void {
+    server.on('proxyReq', (proxyReq, _req, res) => {
+      // An SSE client that goes away ends its upstream stream at once.
+      res.on('close', () => proxyReq.destroy());
+    });
+    server.on('proxyRes', (proxyRes, req, res) => {
+      const forward = (req as ForwardedRequest)[FORWARD];
+      if (forward) proxyRes.headers['x-request-id'] = forward.requestId;
+      // http-proxy writes the head right after this event; sent at once, an SSE client knows it is
+      // connected before the first frame.
+      process.nextTick(() => {
+        if (!res.destroyed && !res.writableEnded) res.flushHeaders();
+      });
+    });
+    server.on('error', (error, req, target) => this.failed(error, req, target));
+  }
+
+  /** The replica is unreachable: marked so, and the client refused in CometChat's shape. */
+  private failed(error: unknown, req: IncomingMessage, target: ServerResponse | Duplex): void {
+    const forward = (req as ForwardedRequest)[FORWARD];
+    if (forward) this.pool.markFailed(forward.upstream);
+    this.options.logger.warn({ err: error, requestId: forward?.requestId }, 'realtime service unreachable');
+    const requestId = forward?.requestId ?? '';
+    if (!('writeHead' in target)) return refuseOnSocket(target, 'ERR_UPSTREAM_UNAVAILABLE', 'The realtime service is unavailable.', requestId);
+    if (target.headersSent) target.destroy();
+    else if (!target.destroyed) sendError(target, 'ERR_UPSTREAM_UNAVAILABLE', 'The realtime service is unavailable.', requestId);
   }
 
   private headers(req: IncomingMessage, requestId: string, admission: Extract<Admission, { kind: 'allow' }>): OutgoingHttpHeaders {

@@ -9,6 +9,7 @@ import { RealtimeRoutes } from './realtimeRoutes.js';
 let upstream: Server;
 let gateway: Server;
 let base = '';
+let routes: RealtimeRoutes;
 const seen: Array<{ url: string; headers: IncomingHttpHeaders }> = [];
 
 beforeAll(async () => {
@@ -17,8 +18,18 @@ beforeAll(async () => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.end('event: ping\ndata: {}\n\n');
   });
+  upstream.on('upgrade', (req, socket) => {
+    seen.push({ url: req.url ?? '', headers: req.headers });
+    if (req.url?.includes('since=refuse')) {
+      const body = JSON.stringify({ error: { code: 'ERR_BAD_REQUEST', message: 'bad cursor' } });
+      socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
+      return;
+    }
+    socket.write('HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: Upgrade\r\n\r\n');
+    socket.pipe(socket); // an echo: what the client writes after the upgrade comes back
+  });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-  const routes = new RealtimeRoutes({
+  routes = new RealtimeRoutes({
     domain: 'chat.localhost',
     region: 'us',
     upstreams: [{ hostname: '127.0.0.1', port: (upstream.address() as AddressInfo).port }],
@@ -26,11 +37,13 @@ beforeAll(async () => {
     logger: pino({ level: 'silent' }),
   });
   gateway = createServer((req, res) => routes.handle(req, res, new URL(req.url ?? '/', 'http://x').pathname, 'rid'));
+  gateway.on('upgrade', (req, socket, head) => routes.upgrade(req, socket, head, 'rid'));
   await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
 });
 
 afterAll(() => {
+  routes.close();
   gateway.close();
   upstream.close();
 });
@@ -77,5 +90,72 @@ describe('the gateway side of the realtime channel', () => {
     });
     expect(status).toBe(200);
     expect(seen[0]!.headers['x-chat-app-id']).toBe('app1');
+  });
+
+  it('upgrades through http-proxy-middleware: identity headers, no token, bytes both ways', async () => {
+    seen.length = 0;
+    const echoed = await new Promise<string>((resolve, reject) => {
+      const req = request(`${base}/v3/realtime?appId=app1&authToken=good-token&since=abc`, { headers: { connection: 'Upgrade', upgrade: 'websocket' } });
+      req.on('upgrade', (res, socket) => {
+        expect(res.statusCode).toBe(101);
+        socket.once('data', (data: Buffer) => {
+          socket.destroy();
+          resolve(data.toString());
+        });
+        socket.write('hello through');
+      });
+      req.on('response', (res) => reject(new Error(`no upgrade: ${res.statusCode}`)));
+      req.on('error', reject);
+      req.end();
+    });
+    expect(echoed).toBe('hello through');
+    expect(seen[0]!.url).toBe('/v3/realtime?since=abc');
+    expect(seen[0]!.headers).toMatchObject({ 'x-chat-app-id': 'app1', 'x-chat-on-behalf-of': 'bob', upgrade: 'websocket' });
+    expect(JSON.stringify(seen[0]!.headers)).not.toContain('good-token');
+  });
+
+  it("relays the replica's refusal of an upgrade as it answered, and refuses a bad token itself", async () => {
+    const answer = (query: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(`${base}/v3/realtime?${query}`, { headers: { connection: 'Upgrade', upgrade: 'websocket' } });
+        req.on('response', (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('upgrade', () => reject(new Error('upgraded')));
+        req.on('error', reject);
+        req.end();
+      });
+    const refused = await answer('appId=app1&authToken=good-token&since=refuse');
+    expect(refused.status).toBe(400);
+    expect(JSON.parse(refused.body)).toEqual({ error: { code: 'ERR_BAD_REQUEST', message: 'bad cursor' } });
+    const badToken = await answer('appId=app1&authToken=bad');
+    expect(badToken.status).toBe(401);
+    expect(JSON.parse(badToken.body).error.code).toBe('AUTH_ERR_AUTH_TOKEN_NOT_FOUND');
+  });
+
+  it('answers 502 in CometChat\'s shape when the replica cannot be reached', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const unreachable = new RealtimeRoutes({
+      domain: 'chat.localhost',
+      region: 'us',
+      upstreams: [{ hostname: '127.0.0.1', port }],
+      authenticate: async () => ({ uid: 'bob', tokenId: 'tid' }),
+      logger: pino({ level: 'silent' }),
+    });
+    const server = createServer((req, res) => unreachable.handle(req, res, new URL(req.url ?? '/', 'http://x').pathname, 'rid'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v3/realtime/events?appId=app1&authToken=any`);
+      const body = (await response.json()) as { error: { code: string } };
+      expect(response.status).toBeGreaterThanOrEqual(502);
+      expect(body.error.code).toBe('ERR_UPSTREAM_UNAVAILABLE');
+    } finally {
+      server.close();
+    }
   });
 });
