@@ -7,7 +7,7 @@ import type { ErrorBody, ErrorCode } from '@chat/contracts';
 import type { Upstream } from './config.js';
 
 /** The http-proxy server inside a middleware, as its plugins receive it. */
-type ProxyServer = Parameters<Plugin<IncomingMessage, ServerResponse>>[0];
+export type ProxyServer = Parameters<Plugin<IncomingMessage, ServerResponse>>[0];
 
 /** Answers in CometChat's error shape; every refusal the gateway makes goes through here. */
 export function sendError(res: ServerResponse, code: ErrorCode, message: string, requestId: string, retryAfterSeconds?: number): void {
@@ -19,6 +19,25 @@ export function sendError(res: ServerResponse, code: ErrorCode, message: string,
     ...(retryAfterSeconds !== undefined ? { 'retry-after': String(retryAfterSeconds) } : {}),
   });
   res.end(body);
+}
+
+/**
+ * The one way the gateway forwards to a service (ADR 0027): an http-proxy-middleware per upstream,
+ * the request's path and headers as the gateway left them, and `observe` in place of the default
+ * plugins (they log every request and answer errors in plain text). Without an `agent` every exchange
+ * has a socket of its own (what an upgraded or streaming channel needs).
+ */
+export function upstreamMiddleware(upstream: Upstream, observe: (server: ProxyServer) => void, agent?: Agent): RequestHandler {
+  return createProxyMiddleware<IncomingMessage, ServerResponse>({
+    // An object, not a URL string: a string target is parsed again on every request.
+    target: { protocol: 'http:', host: upstream.hostname, hostname: upstream.hostname, port: upstream.port, path: '' },
+    ...(agent ? { agent } : {}),
+    // The path goes on exactly as the gateway matched it (no url.parse normalisation in between).
+    toProxy: true,
+    xfwd: false,
+    ejectPlugins: true,
+    plugins: [observe],
+  });
 }
 
 export interface BufferedResponse {
@@ -122,17 +141,7 @@ export class UpstreamProxy {
   private middlewareFor(upstream: Upstream): RequestHandler {
     let middleware = this.middlewares.get(upstream);
     if (middleware === undefined) {
-      middleware = createProxyMiddleware<IncomingMessage, ServerResponse>({
-        // An object, not a URL string: a string target is parsed again on every request.
-        target: { protocol: 'http:', host: upstream.hostname, hostname: upstream.hostname, port: upstream.port, path: '' },
-        agent: this.agent,
-        // The path goes on exactly as the gateway matched it (no url.parse normalisation in between).
-        toProxy: true,
-        xfwd: false,
-        // The default plugins log every request and answer errors in plain text: ours replace them.
-        ejectPlugins: true,
-        plugins: [(server) => this.observe(server)],
-      });
+      middleware = upstreamMiddleware(upstream, (server) => this.observe(server), this.agent);
       this.middlewares.set(upstream, middleware);
     }
     return middleware;

@@ -1,14 +1,14 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { createProxyMiddleware } from 'http-proxy-middleware';
-import type { Plugin, RequestHandler } from 'http-proxy-middleware';
+import type { RequestHandler } from 'http-proxy-middleware';
 import { APP_ID_PATTERN, errorStatus, internalHeaders } from '@chat/contracts';
 import type { AuthTokenOwner, ErrorCode } from '@chat/contracts';
 import type { Logger } from 'pino';
 import type { Upstream } from './config.js';
 import { forwardedHeaders } from './forwardedHeaders.js';
-import { sendError } from './proxy.js';
+import { sendError, upstreamMiddleware } from './proxy.js';
+import type { ProxyServer } from './proxy.js';
 import { parseHost } from './tenancy.js';
 import { UpstreamPool, probeConnection } from './upstreamPool.js';
 
@@ -27,9 +27,6 @@ export interface RealtimeRoutesOptions {
   authenticate: (req: IncomingMessage, appId: string, token: string) => Promise<AuthTokenOwner | null | number>;
   logger: Logger;
 }
-
-/** The http-proxy server inside a middleware, as its plugins receive it. */
-type ProxyServer = Parameters<Plugin<IncomingMessage, ServerResponse>>[0];
 
 /** What the proxy's events need to know of a forwarded request. */
 const FORWARD = Symbol('realtime forward');
@@ -119,13 +116,7 @@ export class RealtimeRoutes {
   private middlewareFor(upstream: Upstream): RequestHandler {
     let middleware = this.middlewares.get(upstream);
     if (middleware === undefined) {
-      middleware = createProxyMiddleware<IncomingMessage, ServerResponse>({
-        target: { protocol: 'http:', host: upstream.hostname, hostname: upstream.hostname, port: upstream.port, path: '' },
-        toProxy: true,
-        xfwd: false,
-        ejectPlugins: true,
-        plugins: [(server) => this.observe(server)],
-      });
+      middleware = upstreamMiddleware(upstream, (server) => this.observe(server));
       this.middlewares.set(upstream, middleware);
     }
     return middleware;
