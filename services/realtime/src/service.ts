@@ -181,12 +181,9 @@ export function createRealtimeService(
       events.closeAll();
     },
     async start() {
-      await ensureTopics(kafka, [topics.messages, topics.conversations, topics.users], deps.topicSettings);
-      await membershipConsumer.start();
-      await broadcast.start();
-      void waitForCatchUp().catch((error: unknown) => logger.error({ err: error }, 'reading the topics\' watermarks failed; the replica stays unready'));
-      // Not awaited: a replica without Redis still pushes messages; typing and presence wait for it.
-      void bus.subscribe(ephemeral.deliver).catch((error: unknown) => logger.warn({ err: error }, 'typing and presence are not received (redis)'));
+      // Presence first: the server may take connections while the consumers below join their groups
+      // (a join waits for the group's rebalance), and a replica holding users must already beat, or a
+      // crash before its first beat would leave them online with no sweeper knowing of it.
       evictTimer = setInterval(() => {
         window.evict(now());
         peers.evict(now());
@@ -196,6 +193,13 @@ export function createRealtimeService(
         ephemeral.watchReplicas().catch(presenceFailed);
       }, EVICT_INTERVAL_MS);
       heartbeatTimer = setInterval(() => void ephemeral.heartbeat().catch(presenceFailed), PRESENCE_HEARTBEAT_MS);
+      void ephemeral.watchReplicas().catch(presenceFailed);
+      // Not awaited: a replica without Redis still pushes messages; typing and presence wait for it.
+      void bus.subscribe(ephemeral.deliver).catch((error: unknown) => logger.warn({ err: error }, 'typing and presence are not received (redis)'));
+      await ensureTopics(kafka, [topics.messages, topics.conversations, topics.users], deps.topicSettings);
+      await membershipConsumer.start();
+      await broadcast.start();
+      void waitForCatchUp().catch((error: unknown) => logger.error({ err: error }, 'reading the topics\' watermarks failed; the replica stays unready'));
       stopGauges = sampledGauge('realtime_connections', 'Open realtime connections (WebSocket and SSE) on this replica.', [], () => [{ labels: {}, value: registry.size }]);
     },
     async stop() {
