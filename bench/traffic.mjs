@@ -14,7 +14,7 @@ export const LATE_MS = 5;
 const MEMBERS_PER_REQUEST = 1_000;
 
 export const ok = (answer) => answer.status === 200;
-export const describe = (answer) => (answer.status === 0 ? answer.error : `${answer.status} ${answer.body?.error?.code ?? ''} ${answer.status >= 500 ? answer.body?.error?.message ?? '' : ''}`.trim());
+export const describe = (answer) => (answer.status === 0 ? answer.error : `${answer.status} ${answer.body?.error?.code ?? ''}`.trim());
 
 /** Errors by cause, e.g. `3× 503 ERR_OVERLOADED, 1× timeout`. */
 export function errorTally() {

@@ -340,7 +340,6 @@ export class CommandRunner {
       }
       // Another process appended first (this process's commands on the stream wait in its lane).
       this.tally.conflicts += 1;
-      this.outbox.noteOtherWriter();
       this.heads.forget(streamId);
       await sleep(backoffDelay(attempt, this.conflictBackoff));
     }

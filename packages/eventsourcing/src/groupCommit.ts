@@ -76,7 +76,6 @@ export class GroupCommitter {
     const first = await this.positions.take(pending.length);
     const commits: Commit[] = pending.map((commit, index) => ({ ...commit, position: first + index }));
     let results: AppendResult[];
-    this.outbox.announce(first);
     try {
       results = await withAppendSpan(commits, () => this.store.appendBatch({ position: first, commits }));
     } catch (error) {

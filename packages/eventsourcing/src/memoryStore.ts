@@ -61,10 +61,6 @@ export class InMemoryCommitStore implements CommitStore {
     return Promise.resolve(ids.map((id) => this.entry(id, below)).filter((entry) => entry.commits.length > 0));
   }
 
-  unreleased(ids?: readonly number[]): Promise<number[]> {
-    return Promise.resolve(ids ? ids.filter((id) => this.journal.has(id)) : [...this.journal.keys()]);
-  }
-
   releaseEntries(ids: readonly number[]): Promise<void> {
     for (const id of ids) this.journal.delete(id);
     return Promise.resolve();

@@ -3,7 +3,6 @@ import type { EventEnvelope } from '@chat/contracts';
 import type { Context } from '@opentelemetry/api';
 import { backoffDelay } from './backoff.js';
 import type { Backoff } from './backoff.js';
-import { OtherWriters } from './otherWriters.js';
 import { commitSlot } from './store.js';
 import type { Commit, CommitStore, EventPublisher } from './store.js';
 
@@ -25,12 +24,6 @@ export interface OutboxOptions {
    * younger, it may be another live process's append still in flight.
    */
   abandonedEntryMs?: number;
-  /**
-   * Until how long after another process wrote a journal entry holding an earlier version of a stream
-   * a produce waits for that process to release it (it does once that is on Kafka) before publishing
-   * that version itself. Longer than `releaseIntervalMs`, so a live process is waited for.
-   */
-  foreignWaitMs?: number;
 }
 
 interface Pending {
@@ -77,9 +70,6 @@ export function takeBatches<T extends { commits: readonly Commit[] }>(queue: rea
   for (const pending of queue) {
     const size = eventsIn(pending.commits);
     if (taken.length > 0 && events + size > maxEvents) break;
-    // A batch that may wait for another process's release opens a produce: carried behind earlier
-    // batches, it would hold their entries too, and that process may be waiting for one of them.
-    if (taken.length > 0 && pending.commits.some((commit) => commit.afterForeign === true)) break;
     taken.push(pending);
     events += size;
   }
@@ -103,12 +93,8 @@ function uniqueSlots(commits: readonly Commit[]): readonly Commit[] {
  * - a commit whose stream was last written by another process (another replica, or a predecessor
  *   that crashed) first publishes whatever of that stream is still in the publish journal, so a
  *   replica slow to reach Kafka cannot leave version n behind this process's n+1 (consumers'
- *   "apply only if newer" guards would skip n for good). A live process releases its entry once its
- *   produce is acknowledged, so such an entry is first waited for (`foreignWaitMs`), and published
- *   here only if it is still there then: a process that is slow, or gone (a duplicate is harmless,
- *   consumers de-duplicate on stream and version; publishing it twice in the normal case is cost).
- *   Once this process has seen another writer (a lost append race, a foreign entry), it releases its
- *   own entries right after their produce rather than twice a second, so the other's wait is short.
+ *   "apply only if newer" guards would skip n for good); the duplicate is harmless, consumers
+ *   de-duplicate on stream and version.
  * The store's publish journal is the checkpoint: one entry per grouped append, released by id once
  * its commits are on Kafka (never "up to a position": another replica's lower positions may still be
  * unpublished). After a crash `recover()` republishes whatever any process left in it.
@@ -125,10 +111,6 @@ export class Outbox {
   private draining: Promise<void> | null = null;
   private releaseTimer: NodeJS.Timeout | null = null;
   private stopped = false;
-  private releaseDue = 0;
-  /** Journal entries this process is writing, before the outbox is handed their batch. */
-  private readonly announced = new Set<number>();
-  private readonly others: OtherWriters;
   private readonly maxBufferedEvents: number;
   private readonly releaseIntervalMs: number;
   private readonly retry: Backoff;
@@ -146,20 +128,6 @@ export class Outbox {
     this.retry = options.retry ?? { baseMs: 100, maxMs: 5_000 };
     this.maxEventsPerPublish = options.maxEventsPerPublish ?? 500;
     this.abandonedEntryMs = options.abandonedEntryMs ?? 60_000;
-    this.others = new OtherWriters(store, options.foreignWaitMs ?? 1_000, (read) => this.withRetry('reading the publish journal', read));
-  }
-
-  /**
-   * Another process writes the streams this one does (here: an append lost a race): for a while,
-   * entries are released right after their produce, as that process may wait for them.
-   */
-  noteOtherWriter(): void {
-    this.others.seen();
-  }
-
-  /** A batch's journal entry is about to be written by this process (it is not another writer's). */
-  announce(entry: number): void {
-    this.announced.add(entry);
   }
 
   /** How many appended events are not yet known to be on Kafka (buffered ones; a catch-up counts as one). */
@@ -191,7 +159,6 @@ export class Outbox {
   /** Takes the appended commits of one batch (its journal entry); batches must arrive in position order. */
   enqueue(entry: number, commits: readonly Commit[]): void {
     this.pendingEntries.add(entry);
-    this.announced.delete(entry);
     if (!this.catchingUp) {
       const events = eventsIn(commits);
       if (this.buffered + events > this.maxBufferedEvents) {
@@ -208,7 +175,6 @@ export class Outbox {
   /** A batch whose append failed to answer: whatever of it is stored is read back from the journal. */
   enqueueUncertain(entry: number): void {
     this.pendingEntries.add(entry);
-    this.announced.delete(entry);
     this.catchingUp = true;
     this.startDraining();
   }
@@ -287,14 +253,11 @@ export class Outbox {
         lastVersions.set(commit.streamId, Math.max(lastVersions.get(commit.streamId) ?? 0, commit.startVersion));
       }
       if (lastVersions.size > 0) {
-        const found = await this.withRetry('reading the publish journal', () => this.store.unpublishedBefore(lastVersions));
-        // This process's own entries that are already on Kafka need not go again, nor another's commits it published.
-        const entries = await this.others.toPublish(
-          found.filter((entry) => !this.publishedEntries.has(entry.id)),
-          (id) => this.pendingEntries.has(id),
-        );
+        const entries = await this.withRetry('reading the publish journal', () => this.store.unpublishedBefore(lastVersions));
+        // This process's own entries that are already on Kafka need not go again.
         const own = new Set(commits.map(commitSlot));
         const predecessors = entries
+          .filter((entry) => !this.publishedEntries.has(entry.id))
           .flatMap((entry) => entry.commits)
           .filter((commit) => !own.has(commitSlot(commit)));
         if (predecessors.length > 0) all = [...predecessors, ...commits];
@@ -350,15 +313,11 @@ export class Outbox {
       this.pendingEntries.delete(entry);
       this.publishedEntries.add(entry);
     }
-    if (this.stopped) return;
-    const delay = this.others.active ? 0 : this.releaseIntervalMs;
-    if (this.releaseTimer && this.releaseDue <= Date.now() + delay) return;
-    if (this.releaseTimer) clearTimeout(this.releaseTimer);
-    this.releaseDue = Date.now() + delay;
+    if (this.releaseTimer || this.stopped) return;
     this.releaseTimer = setTimeout(() => {
       this.releaseTimer = null;
       void this.release();
-    }, delay);
+    }, this.releaseIntervalMs);
     this.releaseTimer.unref();
   }
 
@@ -368,9 +327,6 @@ export class Outbox {
     try {
       await this.store.releaseEntries(entries);
       for (const entry of entries) this.publishedEntries.delete(entry);
-      // Released twice a second while no other writer is known: a look at the journal's ids tells
-      // whether one appeared (its entries wait there), which may be waiting for this one's releases.
-      if (!this.others.active) await this.others.look((id) => this.pendingEntries.has(id) || this.publishedEntries.has(id) || this.announced.has(id));
     } catch (error) {
       // Harmless: the entries stay, and a crash now would only republish what consumers already have.
       this.logger.warn({ err: error }, 'trimming the publish journal failed; will try again');

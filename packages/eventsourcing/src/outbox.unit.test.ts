@@ -45,7 +45,7 @@ function replica(store: InMemoryCommitStore, publisher: EventPublisher) {
     publisher,
     readModels: { apply: () => Promise.resolve() },
     logger,
-    outbox: { retry: { baseMs: 5, maxMs: 20 }, releaseIntervalMs: 10, foreignWaitMs: 20 },
+    outbox: { retry: { baseMs: 5, maxMs: 20 }, releaseIntervalMs: 10 },
   });
 }
 
@@ -179,29 +179,6 @@ describe('the outbox with several replicas on one store', () => {
     await restarted.start();
     expect((await store.unpublished()).map((entry) => [entry.id, entry.complete])).toEqual([[2, false]]);
     await restarted.stop();
-  });
-});
-
-describe('two live replicas taking turns on one stream', () => {
-  it('publish each version once: a replica waits for the other’s release instead of republishing its commit', async () => {
-    const store = new InMemoryCommitStore();
-    const kafka = broker();
-    // The release interval of a running service: the other replica's entry outlives its produce by up to this.
-    const live = (link: EventPublisher) =>
-      new CommandRunner({ store, publisher: link, readModels: { apply: () => Promise.resolve() }, logger, outbox: { releaseIntervalMs: 500 } });
-    const a = live(kafka.connection());
-    const b = live(kafka.connection());
-    await a.start();
-    await b.start();
-    const turn = async (runner: CommandRunner, n: number) => {
-      await runner.run({ decider: tally, streamId: 's', command: { n }, metadata });
-      // Each replica's produce is acknowledged before the other appends on top of it.
-      await sleep(30);
-    };
-    for (let n = 1; n <= 10; n++) await turn(n % 2 === 0 ? b : a, n);
-    await a.stop();
-    await b.stop();
-    expect(versionsOf(kafka.log, 's')).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 });
 

@@ -110,8 +110,6 @@ export interface CommitStore {
    * each with only those commits: what must reach Kafka before a commit at that version.
    */
   unpublishedBefore(streams: ReadonlyMap<string, number>): Promise<JournalEntry[]>;
-  /** Which of these journal entries (or of all) are not released yet: ids only, no commit is read. */
-  unreleased(ids?: readonly number[]): Promise<number[]>;
   /**
    * Forgets these journal entries, whose commits are all on Kafka. By id, never "up to a position":
    * replicas reserve positions in blocks, so a lower position may be another replica's, still unpublished.

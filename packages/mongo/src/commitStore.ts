@@ -250,12 +250,6 @@ export class MongoCommitStore implements CommitStore {
     return entriesWith.filter((entry) => entry.commits.length > 0);
   }
 
-  async unreleased(ids?: readonly number[]): Promise<number[]> {
-    if (ids?.length === 0) return [];
-    const left = await this.journal.find(ids ? { _id: { $in: [...ids] } } : {}, { projection: { _id: 1 } }).toArray();
-    return left.map((entry) => entry._id);
-  }
-
   async releaseEntries(ids: readonly number[]): Promise<void> {
     if (ids.length === 0) return;
     await this.journal.deleteMany({ _id: { $in: [...ids] } });
