@@ -1,5 +1,6 @@
 import { ApiError, epochSeconds } from '@chat/contracts';
 import type { Actor, RequestContext } from '@chat/contracts';
+import { readWithPatience } from '@chat/mongo';
 import { conversationMarksDecider, conversationMarksStream } from '../../domain/conversationMarks.js';
 import type { ConversationMarksCommand } from '../../domain/conversationMarks.js';
 import type { ConversationResource } from '../../domain/conversationView.js';
@@ -54,7 +55,13 @@ export class MarksApp {
 
   /** Read and delivered marks up to a message (default: the newest), unread marks after one. */
   async mark(context: RequestContext, actingUid: string, target: Target, mark: Mark, messageId: number | undefined): Promise<Acknowledgement> {
-    const facts = await this.access.facts(context.actor, actingUid, target);
+    // A client marks what its realtime frame carried, pushed straight from the topic: this service's
+    // projection of that message may be a moment behind it (on another replica, always). A message id
+    // past the newest known is waited for, as every cross-service look-up is (ADR 0004); an id that
+    // never comes pays the wait once and is refused below.
+    const facts = await readWithPatience(() => this.access.facts(context.actor, actingUid, target), {
+      until: (read) => messageId === undefined || messageId <= (read.timeline?.lastMessageSeq ?? 0),
+    });
     const newest = facts.timeline?.lastMessageSeq ?? 0;
     if (target.type === 'user' && !facts.doc?.listed && newest === 0) {
       throw new ApiError(
