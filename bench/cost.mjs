@@ -40,7 +40,7 @@ import { createGatewayClient } from './httpClient.mjs';
 import { connectKafkaProbe } from './kafkaProbe.mjs';
 import { addBlockingKeywordRule, blockedTerms } from './moderationRule.mjs';
 import { cpuSnapshot, stackProcesses } from './processCpu.mjs';
-import { percentile, startBenchStack } from './stack.mjs';
+import { percentile, runBenchOn, startBenchStack } from './stack.mjs';
 import { measureStoreRaw } from './store-raw.mjs';
 import { busiestLock, fileSize, parseDuration, readTally, storeLogOf } from './storeTally.mjs';
 import { LATE_MS, createTraffic, inParallel } from './traffic.mjs';
@@ -94,17 +94,10 @@ process.env.FERRETDB_STATS_INTERVAL ??= '1s';
 const STATS_INTERVAL_MS = parseDuration(process.env.FERRETDB_STATS_INTERVAL);
 
 const stack = await startBenchStack({ extraEnv: { TENANT_URLS_ALLOW_PRIVATE: '127.0.0.0/8' } });
-const { onStop, stop } = stack;
-let exitCode = 0;
-try {
-  await run();
-} catch (error) {
-  exitCode = 1;
-  console.log(`\nthe benchmark failed: ${error instanceof Error ? error.stack : String(error)}`);
-} finally {
-  await stop();
-}
-process.exit(exitCode);
+const { onStop } = stack;
+/** A phase that could not be measured (printed where it failed; the run goes on and exits 1). */
+let phaseUnmeasured = false;
+await runBenchOn(stack, run, () => phaseUnmeasured);
 
 // ------------------------------------------------------------------------------------------------ run
 
@@ -155,7 +148,7 @@ async function run() {
       try {
         results[phase] = await measurePhase({ on, aged, client, probe, events, benchApps, drain, processes, storeLog, rawInsertOne: raw, stackGroups });
       } catch (error) {
-        exitCode = 1;
+        phaseUnmeasured = true;
         console.log(`  could not be measured: ${error instanceof Error ? error.stack : String(error)}`);
       }
     }

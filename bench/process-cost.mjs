@@ -21,7 +21,7 @@ import { createGatewayClient } from './httpClient.mjs';
 import { connectKafkaProbe } from './kafkaProbe.mjs';
 import { addBlockingKeywordRule, blockedTerms } from './moderationRule.mjs';
 import { cpuSnapshot, stackProcesses } from './processCpu.mjs';
-import { startBenchStack } from './stack.mjs';
+import { runBenchOn, startBenchStack } from './stack.mjs';
 import { createTraffic, inParallel } from './traffic.mjs';
 
 const knob = (name, fallback) => Number(process.env[name] ?? fallback);
@@ -40,16 +40,7 @@ const profileDir = /--cpu-prof-dir=(\S+)/.exec(process.env.SERVICE_NODE_ARGS ?? 
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
 const stack = await startBenchStack({ extraEnv: { TENANT_URLS_ALLOW_PRIVATE: '127.0.0.0/8' } });
-let exitCode = 0;
-try {
-  await run();
-} catch (error) {
-  exitCode = 1;
-  console.log(`the benchmark failed: ${error instanceof Error ? error.stack : String(error)}`);
-} finally {
-  await stack.stop();
-}
-process.exit(exitCode);
+await runBenchOn(stack, run);
 
 /**
  * Requests each process has sent Kafka so far: the data segments out of its connections to the broker

@@ -17,7 +17,7 @@ import { eventHeaderNames, internalHeaders, topics } from '../packages/contracts
 import { createKafka, loadKafkaSecurity } from '../packages/kafka/dist/index.js';
 import { createGatewayClient } from './httpClient.mjs';
 import { processCpuMs } from './processCpu.mjs';
-import { percentile, startBenchStack } from './stack.mjs';
+import { percentile, runBenchOn, startBenchStack } from './stack.mjs';
 import { createTraffic, inParallel, ok } from './traffic.mjs';
 
 const knob = (name, fallback) => Number(process.env[name] ?? fallback);
@@ -37,16 +37,7 @@ const quantiles = (values) => {
 };
 
 const stack = await startBenchStack({ name: 'realtime stages' });
-let exitCode = 0;
-try {
-  await run();
-} catch (error) {
-  exitCode = 1;
-  console.log(`\nthe benchmark failed: ${error instanceof Error ? error.stack : String(error)}`);
-} finally {
-  await stack.stop();
-}
-process.exit(exitCode);
+await runBenchOn(stack, run);
 
 /** A socket that notes when each `message` frame's id arrived. */
 async function openSocket(url, headers, localAddress, arrivals) {

@@ -27,7 +27,7 @@ import { internalHeaders } from '../packages/contracts/dist/index.js';
 import { terminate } from './childProcesses.mjs';
 import { createGatewayClient } from './httpClient.mjs';
 import { pidFromFile, processCpuMs } from './processCpu.mjs';
-import { percentile, startBenchStack } from './stack.mjs';
+import { percentile, runBenchOn, startBenchStack } from './stack.mjs';
 import { createTraffic, describe, errorTally, inParallel, ok } from './traffic.mjs';
 
 const knob = (name, fallback) => Number(process.env[name] ?? fallback);
@@ -73,17 +73,8 @@ try {
 }
 
 const stack = await startBenchStack({ name: 'realtime bench' });
-const { onStop, stop } = stack;
-let exitCode = 0;
-try {
-  await run();
-} catch (error) {
-  exitCode = 1;
-  console.log(`\nthe benchmark failed: ${error instanceof Error ? error.stack : String(error)}`);
-} finally {
-  await stop();
-}
-process.exit(exitCode);
+const { onStop } = stack;
+await runBenchOn(stack, run);
 
 // ------------------------------------------------------------------------------------------- clients
 

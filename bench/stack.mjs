@@ -108,5 +108,24 @@ export async function startBenchStack({ name, freshKafkaData = true, extraEnv = 
   };
 }
 
+/**
+ * Runs a benchmark on its stack and exits: the stack stops whatever happens, a failure is printed with
+ * its stack trace and exits 1 (every benchmark ends the same way). `failedInPart` says whether a run
+ * that went to its end still left a figure unmeasured (exit 1 too).
+ */
+export async function runBenchOn(stack, run, failedInPart = () => false) {
+  let exitCode = 0;
+  try {
+    await run();
+    if (failedInPart()) exitCode = 1;
+  } catch (error) {
+    exitCode = 1;
+    console.log(`\nthe benchmark failed: ${error instanceof Error ? error.stack : String(error)}`);
+  } finally {
+    await stack.stop();
+  }
+  process.exit(exitCode);
+}
+
 // Benchmarks import the percentile from here too; there is one definition (percentile.mjs).
 export { percentile } from './percentile.mjs';
