@@ -5,6 +5,8 @@ export { CONFIGURATION_FENCE_TIMEOUT_MS, createEventPipeline } from './eventPipe
 export { ConfigurationDirectory } from './configurationDirectory.js';
 export type { AwaitedPosition, ConfigurationDirectoryOptions, ConfigurationDocuments, ConfigurationFence } from './configurationDirectory.js';
 export { TopicFence } from './topicFence.js';
+export { ProjectionCatchUp } from './projectionCatchUp.js';
+export type { GroupPositions, ProjectionCatchUpOptions } from './projectionCatchUp.js';
 export type { TopicFenceCounters, TopicFenceOptions } from './topicFence.js';
 export type { EventPipeline, EventPipelineOptions } from './eventPipeline.js';
 export type { ReadinessGates } from './pipelineOperations.js';

@@ -1,4 +1,4 @@
-import { CONFIGURATION_FENCE_TIMEOUT_MS, createEventPipeline } from '@chat/runtime';
+import { CONFIGURATION_FENCE_TIMEOUT_MS, ProjectionCatchUp, createEventPipeline } from '@chat/runtime';
 import type { PlatformDeps, RunnableService } from '@chat/runtime';
 import { topics } from '@chat/contracts';
 import { createServiceApp } from '@chat/http';
@@ -7,7 +7,6 @@ import type { RecordHeaders } from '@chat/kafka';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
-import { ProjectionCatchUp } from './adapters/projectionCatchUp.js';
 import { CallsReadModels } from './adapters/readModels.js';
 import { callsRouter } from './http/calls.js';
 import { internalRouter } from './http/internalRoutes.js';

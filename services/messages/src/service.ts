@@ -3,8 +3,8 @@ import type { KnownEvent } from '@chat/contracts';
 import { OutboundHttp, SecretBox } from '@chat/delivery';
 import type { PrivateAddressPolicy } from '@chat/delivery';
 import { IMPORT_BODY_LIMIT, answeringHotRoutes, createServiceApp } from '@chat/http';
-import { EventConsumer, consumerGroupFor } from '@chat/kafka';
-import { createEventPipeline } from '@chat/runtime';
+import { EventConsumer, LagReader, consumerGroupFor } from '@chat/kafka';
+import { ProjectionCatchUp, createEventPipeline } from '@chat/runtime';
 import type { PlatformDeps, RunnableService } from '@chat/runtime';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
@@ -59,6 +59,10 @@ export interface MessagesServiceDeps extends PlatformDeps {
 /** A request body's limit (KiB): CometChat's 64 KB message and its JSON around it. */
 const BODY_LIMIT_KB = 80;
 
+/** The longest an erasure waits for the own-events group (its gathering adds 250 ms), and how often it looks. */
+const ERASURE_FENCE_TIMEOUT_MS = 10_000;
+const ERASURE_FENCE_POLL_MS = 50;
+
 /** How the own-events consumer batches (see `EventConsumerOptions.gather`). */
 const OWN_EVENTS_GATHER = { minBytes: 256 * 1024, maxWaitMs: 250 };
 
@@ -66,7 +70,23 @@ const OWN_EVENTS_GATHER = { minBytes: 256 * 1024, maxWaitMs: 250 };
 export function createMessagesService(deps: MessagesServiceDeps): RunnableService {
   const { db, kafka, logger } = deps;
   // Sends' facts stay in memory while the pipeline's watch is known to keep up (ADR 0020).
-  const readModels = new MessagesReadModels(db, { watchCurrentAsOf: () => pipeline.watchCurrentAsOf() });
+  // Its own topic is read by one group, gathered, which heals the read models after a crash between
+  // append and apply and answers agents (ADR 0084); the projection group reads the other two.
+  const ownEventsGroup = consumerGroupFor('messages.agents', db.databaseName);
+  const positions = new LagReader(kafka);
+  // An erasure waits until that group has applied what is on the topic, so no heal writes back what it erased (ADR 0085).
+  const ownTopicApplied = new ProjectionCatchUp({
+    positions,
+    groupId: ownEventsGroup,
+    topics: [topics.messages],
+    timeoutMs: ERASURE_FENCE_TIMEOUT_MS,
+    pollMs: ERASURE_FENCE_POLL_MS,
+    onGiveUp: (reason, detail) => logger.warn({ reason, detail }, 'an erasure waited for the own-events group in vain; it is retried'),
+  });
+  const readModels = new MessagesReadModels(db, {
+    watchCurrentAsOf: () => pipeline.watchCurrentAsOf(),
+    untilOwnTopicApplied: () => ownTopicApplied.caughtUp(),
+  });
   const moderation = new ModerationReadModels(db, logger, { watchCurrentAsOf: () => pipeline.watchCurrentAsOf() });
   const personal = new PersonalReadModels(db);
   const ownReadModels = {
@@ -78,9 +98,6 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
   };
   const watchedTypes = new Set([...MessagesReadModels.factEventTypes, ...ModerationReadModels.settingsEventTypes]);
   let groupActions: GroupActionMessages | null = null;
-  // Its own topic is read by one group, gathered, which heals the read models after a crash between
-  // append and apply and answers agents (ADR 0084); the projection group reads the other two.
-  const ownEventsGroup = consumerGroupFor('messages.agents', db.databaseName);
   // Who may send is learnt from the users and conversations services' events, never from their
   // databases.
   const pipeline = createEventPipeline({
@@ -187,6 +204,7 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
     stop: async () => {
       await agentConsumer.stop();
       await pipeline.stop();
+      await positions.close();
       agentHttp.close();
     },
     // Every send fans out to the other services' consumers: past what they carry, sends are refused.

@@ -22,6 +22,15 @@ import type { KnownUserDoc } from '../projections/users.js';
 import { messageFilter } from './messageQuery.js';
 import type { MessageCursor, MessageQuery, UnseenBy } from './messageQuery.js';
 
+/** `watchCurrentAsOf`: how current this replica's watch is (the pipeline's), so kept facts are not re-read while it keeps up. */
+export interface MessagesReadModelsOptions extends Pick<DocumentMemoryOptions, 'watchCurrentAsOf'> {
+  /**
+   * Resolves once the own-events group (every replica's) has applied everything on the messages topic
+   * when called; false when it gave up waiting. An erasure waits for it. Default: at once (no group).
+   */
+  untilOwnTopicApplied?: () => Promise<boolean>;
+}
+
 /** Users, groups and memberships share one collection so a command reads all its facts at once. */
 type FactDoc = KnownUserDoc | GroupFactDoc | ScopePermissionsDoc;
 
@@ -67,9 +76,12 @@ export class MessagesReadModels extends ProjectedReadModels {
   /** The facts every send reads, from memory; `observeFacts` keeps it current on every replica. */
   private readonly factsMemory: DocumentMemory;
 
-  /** `watchCurrentAsOf`: how current this replica's watch is (the pipeline's), so kept facts are not re-read while it keeps up. */
-  constructor(db: Db, memory: Pick<DocumentMemoryOptions, 'watchCurrentAsOf'> = {}) {
+  private readonly untilOwnTopicApplied: () => Promise<boolean>;
+
+  constructor(db: Db, options: MessagesReadModelsOptions = {}) {
     super(db);
+    const { untilOwnTopicApplied = () => Promise.resolve(true), ...memory } = options;
+    this.untilOwnTopicApplied = untilOwnTopicApplied;
     // Users, groups and memberships share one collection (distinct ids) so a command reads all its facts at once.
     this.projected('facts', knownUsersProjection);
     this.projected('facts', groupFactsProjection);
@@ -124,7 +136,7 @@ export class MessagesReadModels extends ProjectedReadModels {
    * is inserted without a read (the runtime knows its document cannot exist yet).
    */
   override async apply(events: readonly EventEnvelope[]): Promise<void> {
-    for (const event of events) if (event.type === 'UserDeleted') await this.eraseMessagesOf(event);
+    await this.eraseMessagesOf(events);
     await super.apply(events);
     // What this process just wrote is current here at once, before its own watch sees the events.
     this.factsMemory.observe(events);
@@ -145,14 +157,30 @@ export class MessagesReadModels extends ProjectedReadModels {
    * A permanent user deletion erases the user's messages (`UserDeleted` contract): what they sent
    * anywhere and the one-on-one messages they received. Deleting what is already gone is a no-op, so
    * redelivery is safe.
+   *
+   * The own-events group re-applies every message event to heal a crash (ADR 0084), and an erased
+   * document has no positions left to say it saw its `MessageSent`: a heal still behind the erasure
+   * (another replica's partition, say) would write the message back, for good. So the erasure runs
+   * again once that group has applied everything on the topic now (ADR 0085); the first pass only
+   * makes the messages disappear without that wait.
    */
-  private async eraseMessagesOf(event: EventEnvelope): Promise<void> {
-    const { uid, permanent } = event.data as { uid?: unknown; permanent?: unknown };
-    if (permanent !== true || typeof uid !== 'string') return;
-    await this.messages.deleteMany({
-      appId: event.appId,
-      $or: [{ sender: uid }, { receiverType: 'user', receiver: uid }],
+  private async eraseMessagesOf(events: readonly EventEnvelope[]): Promise<void> {
+    const erasures = events.flatMap((event) => {
+      if (event.type !== 'UserDeleted') return [];
+      const { uid, permanent } = event.data as { uid?: unknown; permanent?: unknown };
+      return permanent === true && typeof uid === 'string' ? [{ appId: event.appId, uid }] : [];
     });
+    if (erasures.length === 0) return;
+    const erase = () =>
+      this.messages.deleteMany({
+        $or: erasures.flatMap(({ appId, uid }) => [
+          { appId, sender: uid },
+          { appId, receiverType: 'user', receiver: uid },
+        ]),
+      });
+    await erase();
+    if (!(await this.untilOwnTopicApplied())) throw new Error('erasure: the own-events group did not catch up with the messages topic');
+    await erase();
   }
 
   /** Every fact a command needs, in one query. */

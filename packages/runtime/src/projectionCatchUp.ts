@@ -1,5 +1,5 @@
 import type { PartitionLag, Watermark } from '@chat/kafka';
-import { TopicFence } from '@chat/runtime';
+import { TopicFence } from './topicFence.js';
 
 /** What the catch-up reads of the broker (`LagReader`). */
 export interface GroupPositions {
