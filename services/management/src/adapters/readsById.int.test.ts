@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@chat/contracts';
-import { indexSearchedBy } from '@chat/mongo/testing';
+import { filtersSent, indexSearchedBy } from '@chat/mongo/testing';
 import { MongoClient } from 'mongodb';
-import type { CommandStartedEvent, Db, Document } from 'mongodb';
+import type { Db, Document } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManagementReadModels } from './readModels.js';
 
@@ -30,21 +30,6 @@ const keyCreated = (appId: string, version: number, n: number, createdAt: number
     createdBy: 'app_system',
     createdAt,
   });
-
-/** The filters of the commands that read `collection` while `run` runs. */
-async function readsOf(client: MongoClient, collection: string, run: () => Promise<unknown>): Promise<Document[]> {
-  const filters: Document[] = [];
-  const listener = (event: CommandStartedEvent) => {
-    if (event.command[event.commandName] === collection) filters.push((event.command['filter'] as Document | undefined) ?? event.command);
-  };
-  client.on('commandStarted', listener);
-  try {
-    await run();
-  } finally {
-    client.off('commandStarted', listener);
-  }
-  return filters;
-}
 
 describe("management reads of an app's keys and webhooks (real store)", () => {
   let client: MongoClient;
@@ -75,7 +60,7 @@ describe("management reads of an app's keys and webhooks (real store)", () => {
   });
 
   it('lists, finds by key id and lists revoked keys reading apikeys by _id only, newest first', async () => {
-    const filters = await readsOf(client, 'apikeys', async () => {
+    const filters = await filtersSent(client, 'apikeys', async () => {
       expect((await readModels.liveKeys([appId])).map((k) => k.name)).toEqual(['key 2', 'key 1']);
       expect((await readModels.allKeys(appId)).map((k) => [k.name, k.deleted])).toEqual([
         ['key 2', false],
@@ -98,7 +83,7 @@ describe("management reads of an app's keys and webhooks (real store)", () => {
     const history = [webhook(6, 'wb', 500), webhook(7, 'wa', 500), webhook(8, 'wc', 400), envelope(appId, 9, 'WebhookDeleted', { appId, webhookId: 'wc', at: 600 })];
     await readModels.apply(history);
     await readModels.apply(history.slice(0, 3));
-    const filters = await readsOf(client, 'webhooks', async () => {
+    const filters = await filtersSent(client, 'webhooks', async () => {
       expect((await readModels.liveWebhooks(appId)).map((w) => w.webhookId)).toEqual(['wa', 'wb']);
     });
     expect(filters.length).toBeGreaterThan(0);
@@ -112,11 +97,11 @@ describe("management reads of an app's keys and webhooks (real store)", () => {
       { _id: hashOf(legacy, 2), appId: legacy, keyId: 'k2', name: 'revoked', deleted: true, createdAt: 2 },
     ] as never[]);
     await db.collection('webhooks').insertOne({ _id: `${legacy}:w`, appId: legacy, webhookId: 'w', deleted: false, createdAt: 1 } as never);
-    const keyFinds = await readsOf(client, 'apikeys', async () => {
+    const keyFinds = await filtersSent(client, 'apikeys', async () => {
       expect((await readModels.liveKeys([legacy])).map((k) => k.name)).toEqual(['old key']);
       expect((await readModels.allKeys(legacy)).map((k) => k.name)).toEqual(['revoked', 'old key']);
     });
-    const webhookFinds = await readsOf(client, 'webhooks', async () => {
+    const webhookFinds = await filtersSent(client, 'webhooks', async () => {
       expect((await readModels.liveWebhooks(legacy)).map((w) => w.webhookId)).toEqual(['w']);
     });
     const byApp = (filters: Document[]) => filters.filter((f) => 'appId' in f);

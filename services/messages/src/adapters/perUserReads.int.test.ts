@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { testEnvelope } from '@chat/eventsourcing/testing';
-import { indexSearchedBy } from '@chat/mongo/testing';
+import { filtersSent, indexSearchedBy } from '@chat/mongo/testing';
 import { MongoClient } from 'mongodb';
-import type { CommandStartedEvent, Document } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PersonalReadModels } from './personalMarks/personalReadModels.js';
 import { MessagesReadModels } from './readModels.js';
@@ -16,19 +15,7 @@ describe("the messages service's per-user reads on FerretDB", () => {
   const personal = new PersonalReadModels(db);
 
   /** The filters of the `find`s on `collection` while `run` runs. */
-  async function findsOn(collection: string, run: () => Promise<unknown>): Promise<Document[]> {
-    const filters: Document[] = [];
-    const listener = (event: CommandStartedEvent) => {
-      if (event.commandName === 'find' && event.command['find'] === collection) filters.push(event.command['filter'] as Document);
-    };
-    client.on('commandStarted', listener);
-    try {
-      await run();
-    } finally {
-      client.off('commandStarted', listener);
-    }
-    return filters;
-  }
+  const findsOn = (collection: string, run: () => Promise<unknown>) => filtersSent(client, collection, run, 'find');
 
   beforeAll(async () => {
     await client.connect();
