@@ -13,7 +13,8 @@ export const SAVED_HEAD_MIN_VERSION = 4;
  * Heads saved per store command. A save runs in the background, but on a store with one write lock
  * (FerretDB, ADR 0046) every send's writes queue behind the command in flight: fifty heads in one
  * command held the lock for about 20 ms every save interval, a stall for each send that needed the
- * store meanwhile (ADR 0091). Smaller commands, one after the other, let the sends' writes in between.
+ * store meanwhile (ADR 0091). Smaller commands, one after the other, let the sends' writes in between;
+ * eight hold the lock about as long as the longest commands a send meets anyway (≈ 4–6 ms quiet).
  */
 export const HEADS_PER_SAVE_COMMAND = 8;
 
