@@ -15,6 +15,7 @@
 //
 // Starts Kafka, FerretDB, Redis and the services (bench/stack.mjs) unless KAFKA_BROKERS / MONGO_URL /
 // REDIS_URL are set, and stops everything it started when it ends.
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { connectKafkaProbe } from './kafkaProbe.mjs';
 import { cpuSnapshot, stackProcesses } from './processCpu.mjs';
@@ -56,8 +57,19 @@ async function costSince(from, records) {
   const tally = readTally(storeLog, from.log, fileSize(storeLog), stack.databaseSuffix);
   const total = [...cpu.values()].filter(Number.isFinite).reduce((a, b) => a + b, 0);
   const byProcess = [...cpu].filter(([, ms]) => ms > 0).sort((a, b) => b[1] - a[1]).map(([name, ms]) => `${name} ${(ms / records).toFixed(2)}`);
-  console.log(`  CPU ms per record: ${(total / records).toFixed(2)} (${byProcess.join(', ')})`);
+  console.log(
+    `  CPU ms per record: ${(total / records).toFixed(2)} (${byProcess.join(', ')}); at that cost the machine's ` +
+      `${availableParallelism()} cores carry at most ${Math.round((availableParallelism() * 1000 * records) / total)} records/s`,
+  );
   if (tally) {
+    const inserted = tally.rows.filter((r) => r.kind === 'write' && r.command === 'insert' && services.has(r.collection.split('.')[0]));
+    const copies = inserted.reduce((a, r) => a + r.statements, 0) / records;
+    // The store's floor: every inserted copy at the raw insertMany cost, and nothing else on the machine.
+    const floorMs = copies * storeMsPerInsertedDocument;
+    console.log(
+      `  the store's floor: ${copies.toFixed(2)} inserted documents per record × ${storeMsPerInsertedDocument.toFixed(3)} ms of FerretDB CPU ` +
+        `(raw insertMany) = ${floorMs.toFixed(2)} ms = at most ${Math.round((availableParallelism() * 1000) / floorMs)} records/s with every core given to FerretDB`,
+    );
     // The stack's own databases only (the tally names them `<service>.<collection>`), not the raw baseline's scratch.
     const ours = tally.rows.filter((r) => services.has(r.collection.split('.')[0]));
     const writes = ours.filter((r) => r.kind === 'write').sort((a, b) => b.statements - a.statements);
@@ -70,12 +82,15 @@ async function costSince(from, records) {
     );
   }
 }
+/** FerretDB's CPU per document of a raw insertMany, measured at the start of the run. */
+let storeMsPerInsertedDocument = Number.NaN;
 const costFrom = () => ({ cpu: cpuSnapshot(processes), log: fileSize(storeLog) });
 
 try {
   const raw = await measureStoreRaw({ mongoUrl: stack.infra.mongoUrl, sizes: [], durationMs: 3_000 });
   console.log(formatStoreRaw(raw));
   const rawDocs = raw.insertMany.perSecond;
+  storeMsPerInsertedDocument = raw.insertMany.storeCpuMs;
   const headers = stack.app.chat;
   const base = Math.floor(Date.now() / 1000) - 100 * 86_400;
 
