@@ -11,6 +11,7 @@
 //     bench/visibilityWatcher.mjs on a fixed budget of polls (BENCH_POLL_BUDGET a second);
 //  4. one hot conversation: a burst of messages into one conversation as fast as the API takes them;
 //     events/s = messages ÷ (first send → last one visible), and the stack's CPU per message by process;
+//     then the same burst over one conversation per client and the hot one again: hot ÷ spread accepted/s;
 //  6. a group of 10,000 members: join, kick and one group message, p50 (members added 1,000 a request);
 //  7. figures 2 and 3 (at 200 and 500 msg/s) again after 200,000 messages among 20,000 users are
 //     seeded (bench/seedStore.mjs: commits through the services' own store adapter and deciders, events
@@ -330,6 +331,38 @@ await figure('4. hot conversation', `4. One hot conversation: ${CONFIG.hotMessag
   );
   record('4. hot conversation', `${fmt(rate)} events/s${seenAt === null ? ` (${drained}/${ids.length} drained)` : ''}`, `≥${GOALS.hot}/s`, rate >= GOALS.hot && errors.total === 0);
   await drain('the hot conversation');
+
+  // The same burst spread over one conversation per client, then the hot one again (ADR 0092): the
+  // ratio of the accepted rates says what one stream's turns cost beyond the send path itself, and
+  // alternating keeps a machine whose load drifts from deciding it.
+  const spread = Array.from({ length: SETUP_CONCURRENCY }, (_, i) => ({ kind: 'user', a: `spread-${i}a`, b: `spread-${i}b` }));
+  await createUsers(spread.flatMap((t) => [t.a, t.b]));
+  await drain('the spread conversations set-up');
+  const accepted = async (targetOf) => {
+    let sent = 0;
+    let answered = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: SETUP_CONCURRENCY }, async (_, worker) => {
+        while (sent < CONFIG.hotMessages) {
+          const n = sent++;
+          const target = targetOf(worker);
+          if (ok(await send(target, n % 2 === 0 ? target.a : target.b, `burst ${n}`))) answered += 1;
+        }
+      }),
+    );
+    const perSecond = answered / ((performance.now() - t0) / 1000);
+    await drain('a burst');
+    return perSecond;
+  };
+  const spreadRate = await accepted((worker) => spread[worker]);
+  const hotAgain = await accepted(() => hot);
+  const hotAccepted = (ids.length / ((answeredAt - started) / 1000) + hotAgain) / 2;
+  console.log(
+    `  accepted over ${SETUP_CONCURRENCY} conversations: ${fmt(spreadRate)}/s; in the hot one again: ${fmt(hotAgain)}/s; ` +
+      `hot ÷ spread ${fmt(hotAccepted / spreadRate, 2)} (the hot rate the mean of its two bursts)`,
+  );
+  record('4. hot ÷ spread accepted', fmt(hotAccepted / spreadRate, 2));
 });
 
 await figure('6. big group', `6. A group of ${CONFIG.groupMembers} members: join, one group message and kick, ${CONFIG.groupRounds} rounds one after another`, async () => {
