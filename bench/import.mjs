@@ -5,14 +5,23 @@
 //
 //   node bench/import.mjs [--users 5000] [--messages 5000] [--concurrency 4]
 //
+// For the users it also prints (ADR 0092) the CPU ms per user by process from /proc, from the first
+// request until every consumer group has caught up, and the store's write statements, commands and
+// write-lock ms per user by collection (the runner's tally, FERRETDB_STATS_INTERVAL=1s unless set):
+// how many copies of a user the stack writes, and how well they are grouped.
+//
 // Messages are imported twice (each conversation's history in a row, then interleaved across 199
 // conversations), so the figures show the best and the worst order a migration can send.
 //
 // Starts Kafka, FerretDB, Redis and the services (bench/stack.mjs) unless KAFKA_BROKERS / MONGO_URL /
 // REDIS_URL are set, and stops everything it started when it ends.
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
+import { connectKafkaProbe } from './kafkaProbe.mjs';
+import { cpuSnapshot, stackProcesses } from './processCpu.mjs';
 import { measureStoreRaw, formatStoreRaw } from './store-raw.mjs';
 import { startBenchStack } from './stack.mjs';
+import { fileSize, readTally, storeLogOf } from './storeTally.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -27,11 +36,61 @@ const CONCURRENCY = Number(values.concurrency);
 const BATCH = 50;
 const PEERS = Math.min(USERS, 200);
 
+// The runner's write-lock tally (ADR 0046) gives the store's statements per imported record.
+process.env.FERRETDB_STATS_INTERVAL ??= '1s';
 const stack = await startBenchStack({ name: 'import bench' });
+const probe = await connectKafkaProbe(stack.infra.kafkaBrokers);
+const { processes } = stackProcesses(stack);
+const services = new Set(stack.services.instances.map((i) => i.service));
+const storeLog = storeLogOf(stack.infra.mongoUrl);
+const stackGroups = (groupId) => groupId.endsWith(`_${stack.databaseSuffix}`);
+
+/**
+ * What `records` imported records cost from the snapshot until every consumer group of the stack has
+ * caught up: CPU ms per record by process (from /proc, the figure noise barely moves), and the store's
+ * write statements and write-lock ms per record by collection (the runner's tally, one interval late).
+ */
+async function costSince(from, records) {
+  await probe.waitForQuiet(stackGroups, 120_000);
+  const cpu = cpuSnapshot(processes).since(from.cpu);
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  const tally = readTally(storeLog, from.log, fileSize(storeLog), stack.databaseSuffix);
+  const total = [...cpu.values()].filter(Number.isFinite).reduce((a, b) => a + b, 0);
+  const byProcess = [...cpu].filter(([, ms]) => ms > 0).sort((a, b) => b[1] - a[1]).map(([name, ms]) => `${name} ${(ms / records).toFixed(2)}`);
+  console.log(
+    `  CPU ms per record: ${(total / records).toFixed(2)} (${byProcess.join(', ')}); at that cost the machine's ` +
+      `${availableParallelism()} cores carry at most ${Math.round((availableParallelism() * 1000 * records) / total)} records/s`,
+  );
+  if (tally) {
+    const inserted = tally.rows.filter((r) => r.kind === 'write' && r.command === 'insert' && services.has(r.collection.split('.')[0]));
+    const copies = inserted.reduce((a, r) => a + r.statements, 0) / records;
+    // The store's floor: every inserted copy at the raw insertMany cost, and nothing else on the machine.
+    const floorMs = copies * storeMsPerInsertedDocument;
+    console.log(
+      `  the store's floor: ${copies.toFixed(2)} inserted documents per record × ${storeMsPerInsertedDocument.toFixed(3)} ms of FerretDB CPU ` +
+        `(raw insertMany) = ${floorMs.toFixed(2)} ms = at most ${Math.round((availableParallelism() * 1000) / floorMs)} records/s with every core given to FerretDB`,
+    );
+    // The stack's own databases only (the tally names them `<service>.<collection>`), not the raw baseline's scratch.
+    const ours = tally.rows.filter((r) => services.has(r.collection.split('.')[0]));
+    const writes = ours.filter((r) => r.kind === 'write').sort((a, b) => b.statements - a.statements);
+    const per = (n) => (n / records).toFixed(2);
+    const sum = (rows, field) => rows.reduce((a, r) => a + r[field], 0);
+    console.log(
+      `  store per record: ${per(sum(writes, 'statements'))} write statements in ${per(sum(writes, 'commands'))} commands, ` +
+        `${(sum(writes, 'busyMs') / records).toFixed(3)} ms write lock; ${per(sum(ours.filter((r) => r.kind === 'read'), 'commands'))} reads ` +
+        `(${writes.slice(0, 8).map((r) => `${r.command} ${r.collection} ${per(r.statements)}/${per(r.commands)}`).join(', ')}: statements/commands)`,
+    );
+  }
+}
+/** FerretDB's CPU per document of a raw insertMany, measured at the start of the run. */
+let storeMsPerInsertedDocument = Number.NaN;
+const costFrom = () => ({ cpu: cpuSnapshot(processes), log: fileSize(storeLog) });
+
 try {
   const raw = await measureStoreRaw({ mongoUrl: stack.infra.mongoUrl, sizes: [], durationMs: 3_000 });
   console.log(formatStoreRaw(raw));
   const rawDocs = raw.insertMany.perSecond;
+  storeMsPerInsertedDocument = raw.insertMany.storeCpuMs;
   const headers = stack.app.chat;
   const base = Math.floor(Date.now() / 1000) - 100 * 86_400;
 
@@ -62,8 +121,10 @@ try {
       ),
     );
   }
+  const usersFrom = costFrom();
   const usersPerSecond = await importBatches('users', 'users', userBatches);
   console.log(`users: ${USERS} imported at ${usersPerSecond.toFixed(0)} users/s = ${(usersPerSecond / rawDocs).toFixed(3)} × raw insertMany`);
+  await costSince(usersFrom, USERS);
 
   /**
    * One-on-one history between user0 and PEERS others, in sentAt order, 50 records a request:
@@ -114,5 +175,6 @@ try {
       `(${((visible - importStart) / 1000).toFixed(2)} s after it began)`,
   );
 } finally {
+  await probe.close();
   await stack.stop();
 }

@@ -3,7 +3,12 @@
 // (MessagesReadModels: the projection runtime over FerretDB) consume it through the batched
 // EventConsumer into a fresh database. Prints events/s. `node bench/projection-rebuild.mjs [events]`,
 // or import { benchProjectionRebuild } to run it inside another benchmark.
+// Beside it, in the same run (ADR 0092): the same documents inserted raw (100 and 1,000 per command
+// with the read model's indexes, 1,000 with `_id` only), docs/s and CPU ms per document of this process,
+// FerretDB and Kafka; the rebuild's CPU per event by the same processes; and the store's bound, the
+// machine's cores ÷ FerretDB's CPU per document (no rebuild through this store can go faster).
 import { randomBytes, randomUUID } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { registerShutdown, startInfrastructure } from '@chat/devstack';
@@ -11,8 +16,30 @@ import { MongoClient } from 'mongodb';
 import { createLogger } from '../packages/http/dist/index.js';
 import { EventConsumer, createKafka, ensureTopics, loadKafkaSecurity } from '../packages/kafka/dist/index.js';
 import { MessagesReadModels, docOfSent, messageDocId } from '@chat/messages';
+import { pidFromFile, processCpuMs } from './processCpu.mjs';
 
 const PARTITIONS = 3;
+
+const portOf = (url) => new URL(url.includes('://') ? url : `tcp://${url}`).port;
+
+/**
+ * CPU ms used so far by this process (the consumer and the projection), FerretDB and Kafka (NaN for a
+ * part /proc cannot see): per event these do not depend on how busy the shared machine is, the rates do.
+ */
+function cpuSampler(infra) {
+  const pids = { ferretdb: pidFromFile(`ferretdb-${portOf(infra.mongoUrl)}`), kafka: pidFromFile(`kafka-${portOf(infra.kafkaBrokers.split(',')[0])}`) };
+  const sample = () => {
+    const own = process.cpuUsage();
+    return { projection: (own.user + own.system) / 1000, ferretdb: processCpuMs(pids.ferretdb), kafka: processCpuMs(pids.kafka) };
+  };
+  return () => {
+    const start = sample();
+    /** ms per unit since the sampler started, by process. */
+    return (units) => Object.fromEntries(Object.entries(sample()).map(([name, ms]) => [name, (ms - start[name]) / units]));
+  };
+}
+
+const perUnit = (cpu) => Object.entries(cpu).map(([name, ms]) => `${name} ${Number.isFinite(ms) ? ms.toFixed(3) : 'n/a'}`).join(', ');
 
 /** A send as the messages service publishes it: the message with its entity snapshots. */
 function messageSent(appId, sequence, conversation, version) {
@@ -66,26 +93,45 @@ async function produce(kafka, topic, appId, events, conversationCount) {
   }
 }
 
-/** The store's own ceiling for this read model: the same documents inserted directly, 100 per command. */
-async function rawInsertRate(scratch, appId, count) {
-  await new MessagesReadModels(scratch).ensureIndexes();
+/** The raw shapes measured beside the rebuild: today's command size, a larger one, and without the read model's secondary indexes. */
+const RAW_SHAPES = [
+  { perCommand: 100, indexes: true },
+  { perCommand: 1_000, indexes: true },
+  { perCommand: 1_000, indexes: false },
+];
+
+/**
+ * The store's own ceiling for this read model: the same documents inserted directly, `perCommand` per
+ * insertMany, one command at a time, with the read model's indexes or only `_id`'s; docs/s and CPU ms
+ * per document by process.
+ */
+async function rawInsertRate(scratch, appId, count, { perCommand, indexes }, cpu) {
+  if (indexes) await new MessagesReadModels(scratch).ensureIndexes();
+  else await scratch.createCollection('messages');
   const conversation = { id: 'u0000a_user_u0000b', users: ['u0000a', 'u0000b'] };
   const documents = Array.from({ length: count }, (_, index) => {
     const event = messageSent(appId, index + 1, conversation, index + 1);
     return { ...docOfSent(appId, event.data), _id: messageDocId(appId, event.data.id), _positions: { [event.streamId]: event.version }, _rev: 1 };
   });
+  const used = cpu();
   const startedAt = Date.now();
-  for (let start = 0; start < documents.length; start += 100) {
-    await scratch.collection('messages').insertMany(documents.slice(start, start + 100), { ordered: false });
+  for (let start = 0; start < documents.length; start += perCommand) {
+    await scratch.collection('messages').insertMany(documents.slice(start, start + perCommand), { ordered: false });
   }
   const rate = Math.round(count / ((Date.now() - startedAt) / 1000));
+  const perDocument = used(count);
   await scratch.dropDatabase();
-  return rate;
+  return { perCommand, indexes, rate, cpu: perDocument };
 }
 
 /**
  * Produces `events` MessageSent events and times their projection from offset 0.
- * @returns {Promise<{ events: number, target: number, seconds: number, eventsPerSecond: number, documents: number, batches: number, rawInsertsPerSecond: number }>}
+ * CPU is per document (raw) or per event (rebuild), by process: this one (consumer and projection),
+ * FerretDB and Kafka. `storeCeiling` is the machine's cores ÷ FerretDB's CPU per document, the most any
+ * rebuild could reach on this store.
+ * @returns {Promise<{ events: number, target: number, seconds: number, eventsPerSecond: number, documents: number, batches: number,
+ *   rawInsertsPerSecond: number, raw: { perCommand: number, indexes: boolean, rate: number, cpu: Record<string, number> }[],
+ *   cpuPerEvent: Record<string, number>, storeMsPerDocument: number, storeCeiling: number }>}
  */
 export async function benchProjectionRebuild({ events = 100_000, conversations = 300, infra: given, timeoutMs = 300_000 } = {}) {
   const infra = given ?? (await startInfrastructure({ freshKafkaData: true }));
@@ -105,8 +151,25 @@ export async function benchProjectionRebuild({ events = 100_000, conversations =
     await produce(kafka, topic, appId, events, conversations);
     console.log(`produced ${events} MessageSent events over ${conversations} conversations in ${((Date.now() - producedAt) / 1000).toFixed(1)} s`);
 
-    const rawInsertsPerSecond = await rawInsertRate(mongo.db(`bench_raw_${run}`), appId, Math.min(events, 10_000));
-    console.log(`raw store baseline: insertMany of the same message documents (100 per command, same indexes) = ${rawInsertsPerSecond} docs/s`);
+    const cpu = cpuSampler(infra);
+    const raw = [];
+    for (const [index, shape] of RAW_SHAPES.entries()) {
+      raw.push(await rawInsertRate(mongo.db(`bench_raw_${run}_${index}`), appId, Math.min(events, 20_000), shape, cpu));
+    }
+    for (const r of raw) {
+      console.log(
+        `raw store: insertMany of the same message documents (${r.perCommand} per command, ${r.indexes ? "the read model's indexes" : '_id only'}) ` +
+          `= ${r.rate} docs/s; CPU ms/doc: ${perUnit(r.cpu)}`,
+      );
+    }
+    const rawInsertsPerSecond = raw[0].rate;
+    // The store's bound: however the documents reach it, each costs FerretDB this much CPU, and the machine has this many cores.
+    const storeMsPerDocument = Math.min(...raw.filter((r) => r.indexes).map((r) => r.cpu.ferretdb));
+    const storeCeiling = Math.round((availableParallelism() * 1000) / storeMsPerDocument);
+    console.log(
+      `store bound: ${storeMsPerDocument.toFixed(3)} ms of FerretDB CPU per document with the read model's indexes = at most ${storeCeiling} docs/s ` +
+        `with all ${availableParallelism()} cores given to FerretDB and none to anything else`,
+    );
 
     const readModels = new MessagesReadModels(db);
     await readModels.ensureIndexes();
@@ -114,12 +177,16 @@ export async function benchProjectionRebuild({ events = 100_000, conversations =
     let batches = 0;
     // The clock starts at the first batch: joining the consumer group is not projection work.
     let startedAt = 0;
+    let used;
     consumer = new EventConsumer(kafka, {
       groupId: `bench-rebuild-${run}`,
       topics: [topic],
       logger,
       handler: async (batch) => {
-        startedAt ||= Date.now();
+        if (!startedAt) {
+          startedAt = Date.now();
+          used = cpu();
+        }
         await readModels.apply(batch);
         applied += batch.length;
         batches += 1;
@@ -137,8 +204,10 @@ export async function benchProjectionRebuild({ events = 100_000, conversations =
       }
     }
     const seconds = startedAt ? (Date.now() - startedAt) / 1000 : Number.NaN;
+    const cpuPerEvent = used ? used(applied) : {};
+    console.log(`rebuild CPU ms/event: ${perUnit(cpuPerEvent)}`);
     const documents = await db.collection('messages').countDocuments({ appId });
-    return { events: applied, target: events, seconds, eventsPerSecond: Math.round(applied / seconds), documents, batches, rawInsertsPerSecond };
+    return { events: applied, target: events, seconds, eventsPerSecond: Math.round(applied / seconds), documents, batches, rawInsertsPerSecond, raw, cpuPerEvent, storeMsPerDocument, storeCeiling };
   } finally {
     await consumer?.stop();
     await db.dropDatabase().catch(() => {});
@@ -156,7 +225,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   console.log(
     `projection rebuild from offset 0: ${result.events} events in ${result.seconds.toFixed(1)} s = ${result.eventsPerSecond} events/s ` +
       `(${result.documents} message documents, ${result.batches} handler calls; goal ≥ 20,000/s); ` +
-      `${(result.eventsPerSecond / result.rawInsertsPerSecond).toFixed(2)} of the raw insertMany rate (${result.rawInsertsPerSecond} docs/s)`,
+      `${(result.eventsPerSecond / result.rawInsertsPerSecond).toFixed(2)} of the raw insertMany rate (${result.rawInsertsPerSecond} docs/s); ` +
+      `FerretDB CPU per event ${(result.cpuPerEvent.ferretdb / result.storeMsPerDocument).toFixed(2)} × the raw per document; ` +
+      `the store's bound ${result.storeCeiling} docs/s is ${(result.storeCeiling / 20_000).toFixed(2)} of the goal`,
   );
   if (result.documents !== result.target) {
     console.error(`expected ${result.target} message documents, found ${result.documents}`);
