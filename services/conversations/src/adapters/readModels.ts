@@ -57,6 +57,13 @@ export const APPENDS = { name: 'conversation_timeline_revisions', inboxRevisions
 /** Where inbox revisions and message copies were stored before ADR 0089: still read, never written. */
 export const MOVED_FROM = { inboxRevisions: 'conversation_inbox_revisions', copies: CONVERSATION_COLLECTIONS.copies.name } as const;
 
+/**
+ * Inbox revisions between folds (timelines: `FOLD_EVERY`, 16). A one-on-one message revises two inboxes,
+ * so their folds were twice the timeline's replaces; an inbox revision is ~100 B and one list reads one
+ * inbox, so reading up to 31 of them costs little beside the replace saved (ADR 0089).
+ */
+const INBOX_FOLD_EVERY = 32;
+
 /** The timeline and inbox stores over their heads and the shared appends collection. */
 function revisionStores(db: Db, appends: GatheredInserts): { timelines: RevisionTailStore; inboxes: RevisionTailStore; timelineHeads: TextFieldsStore } {
   const timelineHeads = storeOf(db, CONVERSATION_COLLECTIONS.timelines);
@@ -65,6 +72,7 @@ function revisionStores(db: Db, appends: GatheredInserts): { timelines: Revision
     timelines: new RevisionTailStore(timelineHeads, appends.store(''), { foldOn: TIMELINE_QUERIED_FIELDS }),
     inboxes: new RevisionTailStore(storeOf(db, CONVERSATION_COLLECTIONS.inboxes), appends.store(APPENDS.inboxRevisions), {
       legacyTails: new MongoDocumentStore(db, MOVED_FROM.inboxRevisions),
+      foldEvery: INBOX_FOLD_EVERY,
     }),
   };
 }
