@@ -4,7 +4,7 @@ export { MongoCommitStore, commitKey } from './commitStore.js';
 export { ProjectionRuntime, allOf, applyInMemory, mongoProjection, sourceOfStream } from './projectionRuntime.js';
 export { coalescedRuns } from './coalescedRuns.js';
 export type { EventApplier, Projection, ProjectionRuntimeOptions } from './projectionRuntime.js';
-export { InMemoryDocumentStore, findDocument, stripStoredFields } from './documentStore.js';
+export { InMemoryDocumentStore, findDocument, idOfWrite, stripStoredFields } from './documentStore.js';
 export type { DocumentStore, GuardedWrite, Stored, StoredProjectionFields, StoredRecord } from './documentStore.js';
 export { MongoDocumentStore } from './mongoDocumentStore.js';
 export { ensureIndexes } from './indexes.js';

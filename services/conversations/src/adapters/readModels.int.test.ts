@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { EventEnvelope } from '@chat/contracts';
 import { MongoClient } from 'mongodb';
 import type { CommandStartedEvent, Db, Document } from 'mongodb';
+import type { StoredRecord } from '@chat/mongo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messageSent, pinChanged, testEnvelope } from '../projections/testEvents.js';
 import { ConversationReadModels, readModelDocuments } from './readModels.js';
@@ -129,9 +130,32 @@ describe('conversation read models on FerretDB', () => {
     const models = new ConversationReadModels(db);
     await applyOneByOne(models, history);
     const once = await dump(db);
+    // The copies are read where they are now (the appends collection, ADR 0089): one per message.
+    expect((once['conversation_message_copies'] as unknown[]).length).toBe(3);
     await models.apply(history);
     await applyOneByOne(new ConversationReadModels(db), [...history].reverse());
     expect(await dump(db)).toEqual(once);
+  });
+
+  it('reads inbox revisions and message copies stored where they were before ADR 0089, and marks an inbox on its next write', async () => {
+    const db = freshDb();
+    await applyOneByOne(new ConversationReadModels(db), history.slice(0, -1));
+    const expected = await dump(db);
+    const listed = await new ConversationReadModels(db).conversations.listForUser('app1', 'b', [], {}, 1, 10);
+    // Put them back where the build before stored them: unprefixed in their own collections, inbox heads unmarked.
+    const appends = db.collection<StoredRecord>('conversation_timeline_revisions');
+    for (const [prefix, name] of [['~i', 'conversation_inbox_revisions'], ['~c', 'conversation_message_copies']] as const) {
+      const moved = await appends.find({ _id: { $regex: `^${prefix}` } }).toArray();
+      expect(moved.length).toBeGreaterThan(0);
+      await db.collection<StoredRecord>(name).insertMany(moved.map((doc) => ({ ...doc, _id: doc._id.slice(prefix.length) })));
+      await appends.deleteMany({ _id: { $in: moved.map((doc) => doc._id) } });
+    }
+    await db.collection('conversation_inboxes').updateMany({}, { $unset: { _tailed: '' } });
+    const models = new ConversationReadModels(db);
+    expect(await dump(db)).toEqual(expected);
+    expect(await models.conversations.listForUser('app1', 'b', [], {}, 1, 10)).toEqual(listed);
+    await models.apply(history.slice(-1));
+    expect((await db.collection('conversation_inboxes').find({ _tailed: 1 }).toArray()).map((doc) => doc['_id'])).toEqual(['app1:a']);
   });
 
   it('gives identical documents when rebuilt from scratch, whatever the interleaving of sources', async () => {

@@ -1,6 +1,6 @@
 import type { EventEnvelope, GlobalPin } from '@chat/contracts';
 import { MongoDocumentStore, allOf, byScalarFields, coalescedRuns, ensureIndexes, escapeRegex, findByIds, keysetKeyOf, mongoProjection, stripStoredFields } from '@chat/mongo';
-import type { EventApplier, KeysetOrder, PagePosition, Stored, StoredRecord } from '@chat/mongo';
+import type { DocumentStore, EventApplier, KeysetOrder, PagePosition, Stored, StoredRecord } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import type { ConversationMemberDoc } from '../domain/conversationMember.js';
 import type { TimelineDoc } from '../domain/conversationTimeline.js';
@@ -10,6 +10,8 @@ import type { ConversationFilter, ConversationScans, ConversationStores } from '
 import { globalPinsProjection } from '../projections/pins/globalPins.js';
 import type { GlobalPinsDoc } from '../projections/pins/globalPins.js';
 import { CompactInboxStore } from '../projections/compactInboxStore.js';
+import { GatheredInserts } from '../projections/gatheredInserts.js';
+import { MovedStore } from '../projections/movedStore.js';
 import { ListCopyOnReadStore, withListedLastMessage } from '../projections/listCopyStore.js';
 import { RevisionTailStore } from '../projections/revisionTailStore.js';
 import { TextFieldsStore } from '../projections/timelineStores.js';
@@ -44,14 +46,41 @@ export const CONVERSATION_COLLECTIONS = {
 } as const;
 
 /**
- * The revisions after each stored timeline and inbox (`RevisionTailStore`, ADR 0056): a message inserts
- * its changes here instead of replacing the document; the head in the collection above is replaced every
- * few revisions. Never scanned: read by `_id $in` of keys computed from the heads.
+ * What a projection run inserts per message, in one collection so that one command carries all of it
+ * (`GatheredInserts`, ADR 0089): the revisions after each stored timeline (`RevisionTailStore`, ADR
+ * 0056) under their own keys, the inboxes' revisions under `~i` and the message copies under `~c` (no
+ * app id starts with `~`). It keeps the timeline revisions' name, so that they need no move. Never
+ * scanned: read by `_id $in` of keys computed from the heads and message ids.
  */
-export const REVISION_COLLECTIONS = {
-  timelines: 'conversation_timeline_revisions',
-  inboxes: 'conversation_inbox_revisions',
-} as const;
+export const APPENDS = { name: 'conversation_timeline_revisions', inboxRevisions: '~i', copies: '~c' } as const;
+
+/** Where inbox revisions and message copies were stored before ADR 0089: still read, never written. */
+export const MOVED_FROM = { inboxRevisions: 'conversation_inbox_revisions', copies: CONVERSATION_COLLECTIONS.copies.name } as const;
+
+/**
+ * Inbox revisions between folds (timelines: `FOLD_EVERY`, 16). A one-on-one message revises two inboxes,
+ * so their folds were twice the timeline's replaces; an inbox revision is ~100 B and one list reads one
+ * inbox, so reading up to 31 of them costs little beside the replace saved (ADR 0089).
+ */
+const INBOX_FOLD_EVERY = 32;
+
+/** The timeline and inbox stores over their heads and the shared appends collection. */
+function revisionStores(db: Db, appends: GatheredInserts): { timelines: RevisionTailStore; inboxes: RevisionTailStore; timelineHeads: TextFieldsStore } {
+  const timelineHeads = storeOf(db, CONVERSATION_COLLECTIONS.timelines);
+  return {
+    timelineHeads,
+    timelines: new RevisionTailStore(timelineHeads, appends.store(''), { foldOn: TIMELINE_QUERIED_FIELDS }),
+    inboxes: new RevisionTailStore(storeOf(db, CONVERSATION_COLLECTIONS.inboxes), appends.store(APPENDS.inboxRevisions), {
+      legacyTails: new MongoDocumentStore(db, MOVED_FROM.inboxRevisions),
+      foldEvery: INBOX_FOLD_EVERY,
+    }),
+  };
+}
+
+/** The message copies: inserted with a run's revisions, the ones stored before read where they are. */
+function copiesStore(db: Db, appends: GatheredInserts): DocumentStore {
+  return new MovedStore(appends.store(APPENDS.copies), new MongoDocumentStore(db, MOVED_FROM.copies));
+}
 
 /**
  * The timeline fields a query filters on (the scans, the app-wide list, the group search): a change to
@@ -96,13 +125,20 @@ function compareInOrder(order: KeysetOrder, a: readonly (string | number)[], b: 
  * they were cut depends on the batches a writer got; chatctl's rebuild compares these, ADR 0056).
  */
 export async function readModelDocuments(db: Db, name: string): Promise<StoredRecord[]> {
-  if ((Object.values(REVISION_COLLECTIONS) as string[]).includes(name)) return [];
+  if (name === APPENDS.name || name === MOVED_FROM.inboxRevisions) return [];
   const stored = await db.collection<StoredRecord>(name).find({}).toArray();
-  const key = (Object.keys(REVISION_COLLECTIONS) as (keyof typeof REVISION_COLLECTIONS)[]).find((kind) => CONVERSATION_COLLECTIONS[kind].name === name);
-  if (!key) return stored;
-  const fields = storeOf(db, CONVERSATION_COLLECTIONS[key]);
-  const revisions = new RevisionTailStore(fields, new MongoDocumentStore(db, REVISION_COLLECTIONS[key]));
-  const completed = await revisions.complete(new Map(stored.map((document) => [document._id, fields.decode(document)])));
+  const appends = new GatheredInserts(new MongoDocumentStore(db, APPENDS.name));
+  if (name === MOVED_FROM.copies) {
+    // The copies as read: those in the appends collection (a scan by key prefix: tools and tests only) and the moved ones.
+    const moved = await db.collection<StoredRecord>(APPENDS.name).find({ _id: { $regex: `^${APPENDS.copies}` } }).toArray();
+    const found = await copiesStore(db, appends).findMany([...stored, ...moved].map((document) => document._id.replace(APPENDS.copies, '')));
+    return [...found.values()];
+  }
+  const stores = revisionStores(db, appends);
+  const kind = name === CONVERSATION_COLLECTIONS.timelines.name ? 'timelines' : name === CONVERSATION_COLLECTIONS.inboxes.name ? 'inboxes' : undefined;
+  if (!kind) return stored;
+  const fields = storeOf(db, CONVERSATION_COLLECTIONS[kind]);
+  const completed = await stores[kind].complete(new Map(stored.map((document) => [document._id, fields.decode(document)])));
   return [...completed.values()].map((document) => fields.encode(document));
 }
 
@@ -157,18 +193,19 @@ export class ConversationReadModels implements EventApplier {
   private readonly timelineRevisions: RevisionTailStore;
 
   constructor(private readonly db: Db) {
-    const timelines = storeOf(db, CONVERSATION_COLLECTIONS.timelines);
     const members = storeOf(db, CONVERSATION_COLLECTIONS.members);
-    this.timelineFields = timelines;
-    this.timelineRevisions = new RevisionTailStore(timelines, new MongoDocumentStore(db, REVISION_COLLECTIONS.timelines), { foldOn: TIMELINE_QUERIED_FIELDS });
-    const inboxRevisions = new RevisionTailStore(storeOf(db, CONVERSATION_COLLECTIONS.inboxes), new MongoDocumentStore(db, REVISION_COLLECTIONS.inboxes));
+    // A run's revisions and copies go to the store in one insert command (ADR 0089).
+    const appends = new GatheredInserts(new MongoDocumentStore(db, APPENDS.name));
+    const revisions = revisionStores(db, appends);
+    this.timelineFields = revisions.timelineHeads;
+    this.timelineRevisions = revisions.timelines;
     const stores: ConversationStores = {
       timelines: new ListCopyOnReadStore(this.timelineRevisions),
       history: storeOf(db, CONVERSATION_COLLECTIONS.history),
       members,
-      copies: storeOf(db, CONVERSATION_COLLECTIONS.copies),
-      inboxes: new CompactInboxStore(inboxRevisions),
-      scans: new MongoScans(db, timelines, this.timelineRevisions, members),
+      copies: copiesStore(db, appends),
+      inboxes: new CompactInboxStore(revisions.inboxes),
+      scans: new MongoScans(db, revisions.timelineHeads, this.timelineRevisions, members),
     };
     this.conversations = new ConversationReadModel(stores);
     // The consumer's partitions arrive together and the request path's events beside them: concurrent

@@ -22,6 +22,8 @@ interface Known {
   head: number;
   /** A revision after the head changes a field a query filters on: the next write folds. */
   queriedBehind: boolean;
+  /** The head was stored before its revisions moved (`legacyTails`): the next write folds, which marks it. */
+  legacy: boolean;
 }
 
 export interface RevisionTailOptions {
@@ -31,7 +33,16 @@ export interface RevisionTailOptions {
   foldOn?: readonly string[];
   /** Documents whose last revision this process remembers, to store a write as its changes. */
   cacheSize?: number;
+  /**
+   * Where the revisions of heads stored before they moved to `tails` are (ADR 0089). Heads this store
+   * writes then carry `HEAD_MARK`; an unmarked head's revisions are looked up in both, and its next
+   * write folds it (marking it), so each document pays the second read until it is next written.
+   */
+  legacyTails?: DocumentStore;
 }
+
+/** The field of a stored head whose revisions are all in `tails` (only with `legacyTails`). */
+export const HEAD_MARK = '_tailed';
 
 /** Revisions a head takes before a write folds them in (ADR 0056). */
 export const FOLD_EVERY = 16;
@@ -143,6 +154,7 @@ export class RevisionTailStore implements DocumentStore {
   private readonly known: RecentlyUsed<string, Known>;
   private readonly foldEvery: number;
   private readonly foldOn: ReadonlySet<string>;
+  private readonly legacyTails: DocumentStore | undefined;
 
   constructor(
     private readonly heads: DocumentStore,
@@ -152,6 +164,12 @@ export class RevisionTailStore implements DocumentStore {
     this.foldEvery = options.foldEvery ?? FOLD_EVERY;
     this.foldOn = new Set(options.foldOn ?? []);
     this.known = new RecentlyUsed(options.cacheSize ?? 20_000);
+    this.legacyTails = options.legacyTails;
+  }
+
+  /** A head as this store writes it: marked when revisions of unmarked heads live elsewhere. */
+  private marked(document: StoredRecord): StoredRecord {
+    return this.legacyTails ? { ...document, [HEAD_MARK]: 1 } : document;
   }
 
   async findMany(ids: readonly string[]): Promise<Map<string, StoredRecord>> {
@@ -163,22 +181,25 @@ export class RevisionTailStore implements DocumentStore {
    * fields a projected query read: changes to others are skipped, and nothing is remembered.
    */
   async complete(heads: Map<string, StoredRecord>, fields?: ReadonlySet<string>): Promise<Map<string, StoredRecord>> {
-    const revisions = await this.revisionsAfter([...heads.values()].map((head) => [head._id, head._rev]));
+    const unmarked = new Set(this.legacyTails ? [...heads.values()].filter((head) => head[HEAD_MARK] === undefined).map((head) => head._id) : []);
+    const revisions = await this.revisionsAfter([...heads.values()].map((head) => [head._id, head._rev]), unmarked);
     const found = new Map<string, StoredRecord>();
-    for (const [id, head] of heads) {
+    for (const [id, stored] of heads) {
+      const head = { ...stored };
+      delete head[HEAD_MARK];
       const after = revisions.get(id) ?? [];
       const record = withRevisions(head, after, fields);
       found.set(id, record);
-      if (!fields) this.remember(id, { rev: record._rev, record, head: head._rev, queriedBehind: after.some((ops) => this.touchesQueried(ops)) });
+      if (!fields) this.remember(id, { rev: record._rev, record, head: head._rev, queriedBehind: after.some((ops) => this.touchesQueried(ops)), legacy: unmarked.has(id) });
     }
     return found;
   }
 
   async insert(documents: readonly StoredRecord[]): Promise<string[]> {
-    const duplicates = await this.heads.insert(documents);
+    const duplicates = await this.heads.insert(documents.map((document) => this.marked(document)));
     const lost = new Set(duplicates);
     for (const document of documents) {
-      if (!lost.has(document._id)) this.remember(document._id, { rev: document._rev, record: document, head: document._rev, queriedBehind: false });
+      if (!lost.has(document._id)) this.remember(document._id, { rev: document._rev, record: document, head: document._rev, queriedBehind: false, legacy: false });
     }
     return duplicates;
   }
@@ -207,7 +228,7 @@ export class RevisionTailStore implements DocumentStore {
       const claim = tailId(id, rev);
       claims.push({ _id: claim, d: JSON.stringify(ops) });
       const queried = known.queriedBehind || this.touchesQueried(ops);
-      written.push({ write, claim, known, queried, fold: queried || rev - known.head >= this.foldEvery });
+      written.push({ write, claim, known, queried, fold: queried || known.legacy || rev - known.head >= this.foldEvery });
     }
     const taken = new Set(await this.tails.insert(claims as unknown as StoredRecord[]));
     let folds: { document: StoredRecord; head: number }[] = [];
@@ -218,14 +239,14 @@ export class RevisionTailStore implements DocumentStore {
         this.known.delete(id);
         continue;
       }
-      this.remember(id, { rev: write.document._rev, record: write.document, head: known.head, queriedBehind: queried });
+      this.remember(id, { rev: write.document._rev, record: write.document, head: known.head, queriedBehind: queried, legacy: known.legacy });
       if (fold) folds.push({ document: write.document, head: known.head });
     }
     // The revisions are stored: a head replace that loses (another writer folded first) loses nothing,
     // but a head behind a change of a queried field would hide it from queries, so the head is read
     // again and the fold retried while the head is still behind this revision.
     for (let attempt = 0; folds.length > 0 && attempt < 3; attempt++) {
-      const notFolded = new Set(await this.heads.writeGuarded(folds.map(({ document, head }) => ({ kind: 'replace', document, expectedRev: head }))));
+      const notFolded = new Set(await this.heads.writeGuarded(folds.map(({ document, head }) => ({ kind: 'replace', document: this.marked(document), expectedRev: head }))));
       for (const { document } of folds) if (!notFolded.has(document._id)) this.headAt(document._id, document._rev);
       if (notFolded.size === 0) break;
       const current = await this.heads.findMany([...notFolded]);
@@ -239,13 +260,18 @@ export class RevisionTailStore implements DocumentStore {
     return [...lost];
   }
 
-  /** The stored revisions after each head, in order, read `foldEvery` keys at a time per document until one is missing. */
-  private async revisionsAfter(heads: readonly [string, number][]): Promise<Map<string, RevisionOp[][]>> {
+  /**
+   * The stored revisions after each head, in order, read `foldEvery` keys at a time per document until
+   * one is missing; those of `unmarked` heads in the legacy tails too (a key is in one or the other).
+   */
+  private async revisionsAfter(heads: readonly [string, number][], unmarked: ReadonlySet<string>): Promise<Map<string, RevisionOp[][]>> {
     const revisions = new Map<string, RevisionOp[][]>();
     let pending = heads.map(([id, rev]) => ({ id, next: rev + 1 }));
+    const keysOf = (list: typeof pending) => list.flatMap(({ id, next }) => Array.from({ length: this.foldEvery }, (_, i) => tailId(id, next + i)));
     while (pending.length > 0) {
-      const keys = pending.flatMap(({ id, next }) => Array.from({ length: this.foldEvery }, (_, i) => tailId(id, next + i)));
-      const found = await this.tails.findMany(keys);
+      const legacyKeys = this.legacyTails ? keysOf(pending.filter(({ id }) => unmarked.has(id))) : [];
+      const [found, legacy] = await Promise.all([this.tails.findMany(keysOf(pending)), legacyKeys.length > 0 ? this.legacyTails!.findMany(legacyKeys) : new Map<string, StoredRecord>()]);
+      for (const [key, tail] of legacy) if (!found.has(key)) found.set(key, tail);
       const stillPending: typeof pending = [];
       for (const { id, next } of pending) {
         const list = revisions.get(id) ?? [];
@@ -271,6 +297,7 @@ export class RevisionTailStore implements DocumentStore {
     const known = this.known.peek(id);
     if (!known || known.head >= rev) return;
     known.head = rev;
+    known.legacy = false;
     if (known.rev <= rev) known.queriedBehind = false;
   }
 
