@@ -6,7 +6,9 @@
 // BENCH_SECONDS (a fixed rate: the same work for both builds) until the groups are idle again, and stops
 // the build. Rounds go A B B A A B …, so a drift in the machine's other load falls on both builds alike.
 // Printed per round and summed per build: CPU ms per accepted message, in all and net of the idle rate,
-// and the ratio B ÷ A. A build root is a checkout with `tsc -b` done (e.g. a copy of main's worktree).
+// and the ratio B ÷ A; and requests per message from the sockets' counters (socketRequests.mjs): the
+// gateway's look-ups in the users service (they follow the traffic, not the machine's load) and each
+// process's Kafka requests (their batching moves with the load). A build root is a checkout with `tsc -b` done (e.g. a copy of main's worktree).
 // Nothing sheds (UNSHED below). Knobs: BENCH_ROUNDS (4), BENCH_RATE (50), BENCH_SECONDS (20), BENCH_IDLE_SECONDS (3), BENCH_PAIRS (20),
 // BENCH_GROUPS (1), BENCH_GROUP_SIZE (20), BENCH_IDLE_TIMEOUT (60).
 import { randomBytes } from 'node:crypto';
@@ -17,6 +19,7 @@ import { registerShutdown, startInfrastructure, startServices } from '@chat/devs
 import { createGatewayClient } from './httpClient.mjs';
 import { connectKafkaProbe } from './kafkaProbe.mjs';
 import { cpuSnapshot } from './processCpu.mjs';
+import { requestsBetween, requestsTo } from './socketRequests.mjs';
 import { createTraffic } from './traffic.mjs';
 
 const knob = (name, fallback) => Number(process.env[name] ?? fallback);
@@ -83,22 +86,30 @@ async function runRound(root) {
     await sleep(CONFIG.idleSeconds * 1000);
     const idle = cpuSnapshot(processes).since(idleFrom);
     const idleS = (performance.now() - idleStarted) / 1000;
+    // Requests counted over the same window: the gateway's look-ups (to the users service) and each
+    // process's Kafka requests.
+    const usersPort = new URL(services.instances.find((i) => i.service === 'users').url).port;
+    const kafkaPort = new URL(`tcp://${infra.kafkaBrokers.split(',')[0]}`).port;
+    const requestsFrom = { users: requestsTo(usersPort), kafka: requestsTo(kafkaPort) };
     const loadFrom = cpuSnapshot(processes);
     const loadStarted = performance.now();
     const r = await traffic.openLoop(targets, CONFIG.rate, { seconds: CONFIG.seconds, visibleSamplesPerSecond: 0, pollBudgetPerSecond: 1, visibleTimeoutS: 1 });
     const quiet = await probe.waitForQuiet(ours, CONFIG.idleTimeoutS * 1000);
     const load = cpuSnapshot(processes).since(loadFrom);
+    const toUsers = requestsBetween(requestsFrom.users, requestsTo(usersPort));
+    const toKafka = requestsBetween(requestsFrom.kafka, requestsTo(kafkaPort));
+    const requests = new Map([['gateway→users', toUsers.get(gatewayPid) ?? 0], ...processes.filter((p) => SHOWN.includes(p.name)).map((p) => [`${p.name}→kafka`, toKafka.get(p.pid) ?? 0])]);
     const loadS = (performance.now() - loadStarted) / 1000;
     const sent = Math.round(r.achieved * CONFIG.seconds);
     const perMessage = new Map(SHOWN.map((name) => [name, load.get(name) / sent]));
     const net = new Map(SHOWN.map((name) => [name, (load.get(name) - (idle.get(name) / idleS) * loadS) / sent]));
-    return { sent, errors: String(r.errors), quiet: quiet.quiet, perMessage, net, cpu: load, idleRate: idle, idleS, loadS };
+    return { sent, errors: String(r.errors), quiet: quiet.quiet, perMessage, net, cpu: load, idleRate: idle, idleS, loadS, requests };
   } finally {
     await stopCurrent();
   }
 }
 
-const totals = roots.map(() => ({ sent: 0, cpu: new Map(), idleCpu: new Map() }));
+const totals = roots.map(() => ({ sent: 0, cpu: new Map(), idleCpu: new Map(), requests: new Map() }));
 const order = Array.from({ length: CONFIG.rounds }, (_, i) => ((i + 1) >> 1) % 2);
 const fmt = (map) => SHOWN.map((name) => `${name} ${map.get(name).toFixed(3)}`).join(', ');
 console.log(`send-path cpu: A ${roots[0]}, B ${roots[1]}; ${CONFIG.rounds} rounds (${order.map((i) => 'AB'[i]).join(' ')}) of ${CONFIG.rate} msg/s for ${CONFIG.seconds} s`);
@@ -110,8 +121,10 @@ try {
     console.log(`round ${round + 1} ${'AB'[which]} (${started}, load ${load}): ${result.sent} accepted, ${result.errors}${result.quiet ? '' : ', NOT idle'}`);
     console.log(`  ms/msg ${fmt(result.perMessage)}`);
     console.log(`  net    ${fmt(result.net)}`);
+    console.log(`  requests/msg ${[...result.requests].map(([what, count]) => `${what} ${(count / result.sent).toFixed(3)}`).join(', ')}`);
     const total = totals[which];
     total.sent += result.sent;
+    for (const [what, count] of result.requests) total.requests.set(what, (total.requests.get(what) ?? 0) + count);
     for (const name of SHOWN) {
       total.cpu.set(name, (total.cpu.get(name) ?? 0) + result.cpu.get(name));
       total.idleCpu.set(name, (total.idleCpu.get(name) ?? 0) + (result.idleRate.get(name) / result.idleS) * result.loadS);
@@ -122,6 +135,11 @@ try {
     const [a, b] = totals.map((t) => t.cpu.get(name) / t.sent);
     const [na, nb] = totals.map((t) => (t.cpu.get(name) - t.idleCpu.get(name)) / t.sent);
     console.log(`  ${name.padEnd(14)} ${a.toFixed(3)} | ${b.toFixed(3)} | ${(b / a).toFixed(2)}   (${na.toFixed(3)} | ${nb.toFixed(3)} | ${(nb / na).toFixed(2)})`);
+  }
+  console.log('\nall rounds, requests per accepted message: A | B | B ÷ A');
+  for (const what of totals[0].requests.keys()) {
+    const [a, b] = totals.map((t) => (t.requests.get(what) ?? 0) / t.sent);
+    console.log(`  ${what.padEnd(20)} ${a.toFixed(3)} | ${b.toFixed(3)} | ${(b / a).toFixed(2)}`);
   }
 } finally {
   await probe.close();
