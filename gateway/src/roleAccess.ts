@@ -6,13 +6,10 @@ import { NO_REDIS, TieredCache } from './tieredCache.js';
 /**
  * The acting user's role rules, cached in-process only and never older than 1 s: a change of a role's
  * permissions or restricted features (or of a user's role) takes effect on every gateway within 1 s
- * without an invalidation channel. A hot user refreshes in the background once its entry is 800 ms
- * old, so only the first gated call of a user in a second waits for the users service; the 200 ms left
- * before the bound cover the look-up (a few ms; a slower one makes the next call wait for it, as a
- * first call does). Refreshing at 500 ms cost a user who sends every few hundred ms two look-ups a
- * second, one at 800 ms costs 1.25 (ADR 0088).
+ * without an invalidation channel. A hot user refreshes in the background after 500 ms, so only the
+ * first gated call of a user in a second waits for the users service.
  */
-export const ROLE_ACCESS_CACHE = { capacity: 50_000, maxAgeMs: 1_000, refreshAfterMs: 800, negativeTtlMs: 1_000, redisTtlSeconds: 1 };
+export const ROLE_ACCESS_CACHE = { capacity: 50_000, maxAgeMs: 1_000, refreshAfterMs: 500, negativeTtlMs: 1_000, redisTtlSeconds: 1 };
 
 /** The users service's answer to a role look-up: the user's rules, null when no active user has that uid. */
 export type RoleAccessLoad = (appId: string, uid: string) => Promise<RoleAccess | null>;
