@@ -22,9 +22,9 @@ export const IDLE_FETCH_WAIT_MS = 1_000;
 /**
  * How often a group of one member (an event watch's or a broadcast consumer's: a group of its own per
  * process) sends a heartbeat (ADR 0087). Nobody else joins such a group, so there is no rebalance to
- * hear of: the heartbeat only keeps the member alive, within its 30 s session (six chances). Every
- * second was five heartbeats a second per stack for nothing, the idle broker's largest share of
- * requests after the fetches.
+ * hear of: the heartbeat only keeps the member alive, within its 30 s session (six chances). A stack
+ * runs five such members (four watches, realtime's broadcast), each heartbeating at every fetch once
+ * a second had passed, idle or busy.
  */
 export const LONE_MEMBER_HEARTBEAT_MS = 5_000;
 
