@@ -8,8 +8,12 @@
 // at BENCH_RATE msg/s for BENCH_SECONDS. Prints the broker's CPU (/proc, all threads) idle (ms/s, before
 // the load) and per message (load window until every group has its records), and Kafka requests per
 // message by group and API (kafkajs's own debug log, counted). Variants alternate, so a drift of the
-// machine's load hits each alike. BENCH_VARIANTS picks some by name (comma-separated).
+// machine's load hits each alike. BENCH_VARIANTS picks some by name (comma-separated). Each round also
+// prints the broker's CPU per message by thread kind (/proc: request handlers and network threads share
+// the 15-character name `data-plane-kafk`; JIT, GC), its system share and context switches (ADR 0087);
+// the `jfr` variant records a Flight Recorder profile to BENCH_JFR (`jfr print --events jdk.ExecutionSample`).
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -70,6 +74,7 @@ const VARIANTS = [
   { name: 'kraft-idle', jvm: MAIN_JVM, props: KRAFT_IDLE_PROPS },
   { name: 'calls-gather', jvm: MAIN_JVM, props: {}, gather: CALLS_GATHER },
   { name: 'near-gather', jvm: MAIN_JVM, props: {}, gather: NEAR_GATHER },
+  { name: 'jfr', jvm: [...MAIN_JVM, `-XX:StartFlightRecording=filename=${process.env.BENCH_JFR ?? '/tmp/broker.jfr'},settings=profile,dumponexit=true`], props: {} },
   { name: 'c2', jvm: ['-Xms256m', '-Xmx512m', '-XX:+UseG1GC'], props: {} },
   { name: 'all', jvm: SMALL_JVM, props: { ...ONE_THREAD_PROPS, ...KRAFT_IDLE_PROPS }, gather: NEAR_GATHER },
 ];
@@ -77,6 +82,25 @@ const chosen = process.env.BENCH_VARIANTS ? process.env.BENCH_VARIANTS.split(','
 
 function fail(message) {
   throw new Error(message);
+}
+
+/** CPU ms of each of the broker's threads by kind (its name less digits): GC, JIT, network, request handlers… */
+function threadCpu(pid) {
+  const byKind = new Map();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/[-#]?\d+/g, '').trim();
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      byKind.set(name, (byKind.get(name) ?? 0) + (Number(fields[11]) + Number(fields[12])) * 10);
+      byKind.set('(system)', (byKind.get('(system)') ?? 0) + Number(fields[12]) * 10);
+      const switches = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8').match(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)/gm) ?? [];
+      byKind.set('(switches/1000)', (byKind.get('(switches/1000)') ?? 0) + switches.reduce((sum, line) => sum + Number(line.split(/\s+/).pop()), 0) / 1000);
+    } catch {
+      // a thread that ended between the listing and the read
+    }
+  }
+  return byKind;
 }
 
 function startBroker(variant) {
@@ -168,6 +192,7 @@ async function measure(variant) {
   const acked = [];
   measuring = acked;
   const cpuFrom = processCpuMs(broker.pid);
+  const threadsFrom = threadCpu(broker.pid);
   const started = performance.now();
   const total = rate * seconds;
   await load(producer, topic, total);
@@ -176,6 +201,7 @@ async function measure(variant) {
   while (consumers.some((n) => seen.get(n) < total) && performance.now() < deadline) await sleep(50);
   const window = (performance.now() - started) / 1000;
   const cpu = processCpuMs(broker.pid) - cpuFrom;
+  const threads = [...threadCpu(broker.pid)].map(([kind, ms]) => [kind, (ms - (threadsFrom.get(kind) ?? 0)) / total]).filter(([, ms]) => ms >= 0.005).sort((a, b) => b[1] - a[1]);
   const requests = [...tallies].map(([name, t]) => [name, [...t].filter(([api]) => api !== 'ApiVersions')]);
   await producer.disconnect();
   await Promise.all(parts.map((p) => p.stop()));
@@ -183,7 +209,7 @@ async function measure(variant) {
   measuring = null;
   const p = (list, q) => (list.length ? percentile([...list].sort((a, b) => a - b), q) : NaN);
   const latency = [['produce', acked], ...arrivals].map(([name, list]) => `${name} p50 ${p(list, 50).toFixed(0)} p99 ${p(list, 99).toFixed(0)}`).join(', ');
-  return { latency, idleRate, cpuPerMessage: cpu / total, idlePerMessage: (idleRate * window) / total, window, requests, behind: consumers.filter((n) => seen.get(n) < total) };
+  return { threads, latency, idleRate, cpuPerMessage: cpu / total, idlePerMessage: (idleRate * window) / total, window, requests, behind: consumers.filter((n) => seen.get(n) < total) };
 }
 
 /** Due time of each record sent in the measured window, by uid; its produce's ack times go to `measuring`. */
@@ -233,6 +259,7 @@ for (let round = 1; round <= rounds; round++) {
     );
     console.log(`  latency ms: ${result.latency}`);
     console.log(`  ${perMessage}`);
+    console.log(`  broker threads ms/msg: ${result.threads.map(([kind, ms]) => `${kind} ${ms.toFixed(3)}`).join(', ')}`);
   }
 }
 console.log(`\n${rate} msg/s, ${seconds} s, handler ${applyMs} ms; mean over ${rounds} rounds:`);

@@ -2,7 +2,7 @@ import type { KnownEvent } from '@chat/contracts';
 import type { Consumer, Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import { decodeMessage } from './batchProcessor.js';
-import { IDLE_FETCH_WAIT_MS } from './consumer.js';
+import { loneMemberConsumerConfig } from './consumer.js';
 import { whileBrokerStarts } from './eventWatch.js';
 import { recordHeaders } from './recordSelector.js';
 import type { RecordHeaders } from './recordSelector.js';
@@ -83,12 +83,7 @@ export class BroadcastConsumer {
   }
 
   private async launch(crashed: (error: unknown) => void): Promise<{ stop(): Promise<void> }> {
-    const consumer: Consumer = this.kafka.consumer({
-      groupId: this.options.groupId,
-      sessionTimeout: 30_000,
-      heartbeatInterval: 1_000,
-      maxWaitTimeInMs: IDLE_FETCH_WAIT_MS,
-    });
+    const consumer: Consumer = this.kafka.consumer(loneMemberConsumerConfig(this.options.groupId));
     consumer.on(consumer.events.CRASH, (event) => {
       this.options.logger.error({ err: event.payload.error, restart: event.payload.restart }, `broadcast consumer ${this.options.groupId} crashed`);
       if (!event.payload.restart) crashed(event.payload.error);

@@ -1,5 +1,5 @@
 import { deadLetterTopic } from '@chat/contracts';
-import type { Consumer, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import type { Consumer, ConsumerConfig, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { BatchProcessor } from './batchProcessor.js';
 import type { BatchHandler, ConsumerCounters } from './batchProcessor.js';
@@ -18,6 +18,26 @@ import type { ConsumerHealth } from './supervisor.js';
  * answering at once and the same delays with 200 ms.
  */
 export const IDLE_FETCH_WAIT_MS = 1_000;
+
+/**
+ * How often a group of one member (an event watch's or a broadcast consumer's: a group of its own per
+ * process) sends a heartbeat (ADR 0087). Nobody else joins such a group, so there is no rebalance to
+ * hear of: the heartbeat only keeps the member alive, within its 30 s session (six chances). A stack
+ * runs five such members (four watches, realtime's broadcast), each heartbeating at every fetch once
+ * a second had passed, idle or busy.
+ */
+export const LONE_MEMBER_HEARTBEAT_MS = 5_000;
+
+/** The kafkajs settings of a group of one member: a long session, rare heartbeats, the idle fetch wait. */
+export function loneMemberConsumerConfig(groupId: string): ConsumerConfig {
+  return {
+    groupId,
+    sessionTimeout: 30_000,
+    heartbeatInterval: LONE_MEMBER_HEARTBEAT_MS,
+    // A record on a watched topic ends the fetch at once: a fence waits for records, not for the wait.
+    maxWaitTimeInMs: IDLE_FETCH_WAIT_MS,
+  };
+}
 
 /**
  * The shortest time between two offset commits of a consumer (ADR 0058). kafkajs commits after every

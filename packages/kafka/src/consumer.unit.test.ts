@@ -1,8 +1,9 @@
 import type { ConsumerConfig, Kafka } from 'kafkajs';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { EventConsumer, IDLE_FETCH_WAIT_MS } from './consumer.js';
+import { EventConsumer, IDLE_FETCH_WAIT_MS, LONE_MEMBER_HEARTBEAT_MS, loneMemberConsumerConfig } from './consumer.js';
 import type { ConsumerGather } from './consumer.js';
+import { EventWatch } from './eventWatch.js';
 
 /** A Kafka client that records the consumer configurations asked of it and does nothing else. */
 function recordingKafka(configs: ConsumerConfig[]): Kafka {
@@ -53,5 +54,26 @@ describe('EventConsumer fetch settings', () => {
     const config = await configOf();
     expect(config.busyFetch).toBeUndefined();
     expect(config.maxWaitTimeInMs).toBe(IDLE_FETCH_WAIT_MS);
+  });
+});
+
+// ADR 0087: a watch's or a broadcast consumer's group has one member, so its heartbeats only keep it alive.
+describe('a group of one member', () => {
+  it('heartbeats every 5 s within a 30 s session, not every second as a shared group does', async () => {
+    const lone = loneMemberConsumerConfig('w');
+    expect(lone).toEqual({ groupId: 'w', sessionTimeout: 30_000, heartbeatInterval: 5_000, maxWaitTimeInMs: IDLE_FETCH_WAIT_MS });
+    expect(lone.sessionTimeout! / LONE_MEMBER_HEARTBEAT_MS).toBeGreaterThanOrEqual(6);
+    expect((await configOf()).heartbeatInterval).toBe(1_000);
+  });
+
+  it('is what an event watch asks kafkajs for', async () => {
+    const configs: ConsumerConfig[] = [];
+    const kafka = recordingKafka(configs);
+    const idle = () => Promise.resolve();
+    (kafka as unknown as { admin: () => object }).admin = () => ({ connect: idle, disconnect: idle, fetchOffsets: () => Promise.resolve([]) });
+    const watch = new EventWatch(kafka, { purpose: 'p', topics: ['t'], startFromGroup: 'g', onEvents: () => undefined, logger: pino({ level: 'silent' }) });
+    await watch.start();
+    await watch.stop();
+    expect(configs.map((c) => [c.heartbeatInterval, c.sessionTimeout])).toEqual([[LONE_MEMBER_HEARTBEAT_MS, 30_000]]);
   });
 });

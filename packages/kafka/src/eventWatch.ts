@@ -4,7 +4,7 @@ import type { KnownEvent } from '@chat/contracts';
 import type { Consumer, Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import { decodeMessage } from './batchProcessor.js';
-import { IDLE_FETCH_WAIT_MS } from './consumer.js';
+import { loneMemberConsumerConfig } from './consumer.js';
 import { recordHeaders } from './recordSelector.js';
 import type { RecordHeaders } from './recordSelector.js';
 import { Supervisor } from './supervisor.js';
@@ -102,13 +102,7 @@ export class EventWatch {
   }
 
   private async launch(crashed: (error: unknown) => void): Promise<{ stop(): Promise<void> }> {
-    const consumer: Consumer = this.kafka.consumer({
-      groupId: `${this.options.purpose}.watch.${randomUUID()}`,
-      sessionTimeout: 30_000,
-      heartbeatInterval: 1_000,
-      // A record on a watched topic ends the fetch at once: the fence of ADR 0035 waits for records, not for the wait.
-      maxWaitTimeInMs: IDLE_FETCH_WAIT_MS,
-    });
+    const consumer: Consumer = this.kafka.consumer(loneMemberConsumerConfig(`${this.options.purpose}.watch.${randomUUID()}`));
     consumer.on(consumer.events.CRASH, (event) => {
       this.options.logger.error({ err: event.payload.error, restart: event.payload.restart }, `event watch ${this.options.purpose} crashed`);
       if (!event.payload.restart) crashed(event.payload.error);

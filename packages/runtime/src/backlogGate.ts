@@ -17,7 +17,10 @@ export interface BacklogGateOptions extends BacklogLimits {
   now?: () => number;
 }
 
-/** The group list changes rarely (a deploy): it is read on every tenth tick only. */
+/**
+ * The group list changes rarely (a deploy): it is read on every tenth tick only, and each of its
+ * groups is read that tick; the other ticks read the groups that consumed the topics then.
+ */
 const GROUP_LIST_EVERY = 10;
 
 const refusals = counter('backlog_refused_requests_total', 'Writes refused because the consumers fell behind the send path (ADR 0054).', []);
@@ -32,6 +35,12 @@ export class BacklogGate {
   private readonly policy: BacklogPolicy;
   private verdict: BacklogVerdict = { shedding: false, retryAfterSeconds: 1, worst: null };
   private groups: string[] = [];
+  /**
+   * The counted groups that had committed on the topics at the last refresh. A group that starts
+   * consuming them later is read from the next refresh on, at most `GROUP_LIST_EVERY` readings late —
+   * as a new group is; until its first commit it counts for nothing either way.
+   */
+  private consumers: string[] = [];
   private ticks = 0;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
@@ -76,11 +85,17 @@ export class BacklogGate {
   /** One reading (exposed for tests; the timer calls it). */
   async tick(): Promise<BacklogVerdict> {
     try {
-      if (this.ticks % GROUP_LIST_EVERY === 0) this.groups = (await this.options.lags.groupIds()).filter((id) => this.options.countsGroup(id));
+      const refresh = this.ticks % GROUP_LIST_EVERY === 0;
+      if (refresh) this.groups = (await this.options.lags.groupIds()).filter((id) => this.options.countsGroup(id));
       this.ticks += 1;
-      const lags = this.groups.length > 0 ? await this.options.lags.measureGroups(this.groups, this.options.topics) : [];
+      // Between refreshes only the groups that consume the topics are read (ADR 0087): the others
+      // cost the broker a FindCoordinator and an OffsetFetch a second each, and count for nothing.
+      const reading = refresh ? this.groups : this.consumers;
+      const lags = reading.length > 0 ? await this.options.lags.measureGroups(reading, this.options.topics) : [];
+      const positions = positionsOf(lags);
+      if (refresh) this.consumers = positions.map((p) => p.groupId);
       const before = this.verdict.shedding;
-      this.verdict = this.policy.observe(positionsOf(lags), (this.options.now ?? Date.now)());
+      this.verdict = this.policy.observe(positions, (this.options.now ?? Date.now)());
       if (this.verdict.shedding !== before) {
         this.options.logger.warn({ worst: this.verdict.worst }, this.verdict.shedding ? 'consumers behind: refusing writes' : 'consumers caught up: taking writes again');
       }

@@ -126,6 +126,33 @@ describe('BacklogGate', () => {
     expect(gate.refusal()).toBeNull();
     await gate.stop();
   });
+  it('reads a group that commits nothing on the topics only when the group list is read again', async () => {
+    const measured: string[] = [];
+    let idleStarted = false;
+    const gate = new BacklogGate({
+      ...limits,
+      intervalMs: 1_000,
+      topics: ['t'],
+      countsGroup: () => true,
+      logger: pino({ level: 'silent' }),
+      now: () => 0,
+      lags: {
+        groupIds: async () => ['busy', 'idle'],
+        measureGroups: async (groups) => {
+          measured.push(groups.join());
+          // `idle` commits on the topic from its fourth reading on (a consumer deployed meanwhile).
+          return groups.flatMap((g) => (g === 'busy' || idleStarted ? lagsOf(g, 0, 10) : [{ groupId: g, topic: 't', partition: 0, end: 10, committed: -1, lag: 0 }]));
+        },
+      },
+    });
+    for (let tick = 0; tick < 12; tick += 1) {
+      if (tick === 3) idleStarted = true;
+      await gate.tick();
+    }
+    // Every tenth reading (the group list's) reads every group; the ones between, the consumers only.
+    expect(measured).toEqual(['busy,idle', ...Array<string>(9).fill('busy'), 'busy,idle', 'busy,idle']);
+    await gate.stop();
+  });
 });
 
 describe('deploymentGroups', () => {
