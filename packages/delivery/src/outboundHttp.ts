@@ -107,7 +107,9 @@ export class OutboundHttp {
         clearTimeout(timer);
         settle(result);
       };
-      const failed = (error: unknown) =>
+      const failed = (error: unknown) => {
+        // The answer's 'close' follows every exchange: nothing to build once it has settled.
+        if (settled) return;
         finish({
           ...(status !== undefined ? { status } : {}),
           error: timedOut ? `no answer within ${timeoutMs} ms` : error instanceof Error ? error.message : String(error),
@@ -115,6 +117,7 @@ export class OutboundHttp {
           responsePrefix: '',
           ...(error instanceof RefusedUrl ? { refused: true as const } : {}),
         });
+      };
       const request = (target.secure ? httpsRequest : httpRequest)(
         {
           ...target.options,
