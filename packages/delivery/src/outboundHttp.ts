@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import type { IncomingMessage, RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import { guardedLookup, urlRefusal } from './urlGuard.js';
 import type { PrivateAddressPolicy, Resolver } from './urlGuard.js';
 
@@ -48,6 +49,7 @@ export class OutboundHttp {
   private readonly https: HttpsAgent;
   private readonly lookup: ReturnType<typeof guardedLookup>;
   private readonly maxAnswerBytes: number;
+  private readonly targets = new Map<string, Target>();
 
   constructor(private readonly options: OutboundHttpOptions) {
     const sockets = options.maxSocketsPerHost ?? 8;
@@ -82,37 +84,114 @@ export class OutboundHttp {
     });
   }
 
-  /** POSTs a JSON body and reads at most `maxAnswerBytes` of the answer, all within `timeoutMs`. */
-  async post(url: string, headers: Record<string, string>, body: string): Promise<SendResult> {
+  /**
+   * POSTs a JSON body and reads at most `maxAnswerBytes` of the answer, all within `timeoutMs`. The
+   * per-call path of every delivery and custom provider call, so it is kept lean (ADR 0090): the URL is
+   * checked and parsed once per URL (`targetOf`), one timer bounds the exchange (no abort signal and
+   * its listeners), and the answer is read from the stream's events without copying its chunks.
+   */
+  post(url: string, headers: Record<string, string>, body: string): Promise<SendResult> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
-    const signal = AbortSignal.timeout(this.options.timeoutMs);
-    const failed = (error: unknown, status?: number): SendResult => ({
-      ...(status !== undefined ? { status } : {}),
-      error: signal.aborted ? `no answer within ${this.options.timeoutMs} ms` : error instanceof Error ? error.message : String(error),
-      latencyMs: elapsed(),
-      responsePrefix: '',
-      ...(error instanceof RefusedUrl ? { refused: true as const } : {}),
+    const target = this.targetOf(url);
+    if ('refusal' in target) return Promise.resolve({ error: `${url}: ${target.refusal}`, latencyMs: elapsed(), responsePrefix: '', refused: true });
+    const { timeoutMs } = this.options;
+    const maxBytes = this.maxAnswerBytes;
+    return new Promise<SendResult>((settle) => {
+      let status: number | undefined;
+      let timedOut = false;
+      let settled = false;
+      const finish = (result: SendResult) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        settle(result);
+      };
+      const failed = (error: unknown) => {
+        // The answer's 'close' follows every exchange: nothing to build once it has settled.
+        if (settled) return;
+        finish({
+          ...(status !== undefined ? { status } : {}),
+          error: timedOut ? `no answer within ${timeoutMs} ms` : error instanceof Error ? error.message : String(error),
+          latencyMs: elapsed(),
+          responsePrefix: '',
+          ...(error instanceof RefusedUrl ? { refused: true as const } : {}),
+        });
+      };
+      const request = (target.secure ? httpsRequest : httpRequest)(
+        {
+          ...target.options,
+          method: 'POST',
+          agent: target.secure ? this.https : this.http,
+          headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          lookup: this.lookup,
+        },
+        (response) => {
+          status = response.statusCode ?? 0;
+          const chunks: Buffer[] = [];
+          let size = 0;
+          const answered = () => finish({ status: status!, latencyMs: elapsed(), responsePrefix: answerPrefix(chunks) });
+          response.on('data', (chunk: Buffer) => {
+            if (settled) return;
+            const room = maxBytes - size;
+            if (chunk.byteLength > room) {
+              // Past the cap the connection is dropped: a flood costs a bounded buffer and one socket.
+              chunks.push(chunk.subarray(0, room));
+              answered();
+              response.destroy();
+              return;
+            }
+            chunks.push(chunk);
+            size += chunk.byteLength;
+          });
+          response.on('end', answered);
+          response.on('error', failed);
+          response.on('close', () => failed(new Error('the answer ended before it was complete')));
+        },
+      );
+      const timer = setTimeout(() => {
+        timedOut = true;
+        failed(null);
+        request.destroy();
+      }, timeoutMs);
+      request.on('error', (error: NodeJS.ErrnoException) => failed(error.code === 'EADDRREFUSED' ? new RefusedUrl(error.message) : error));
+      request.end(body);
     });
-    let response: IncomingMessage;
-    try {
-      response = await this.open(url, { ...headers, 'content-type': 'application/json' }, body, signal);
-    } catch (error) {
-      return failed(error);
+  }
+
+  /** A URL's refusal or its request options, worked out once per URL (a webhook's or provider's URL is called over and over). */
+  private targetOf(url: string): Target {
+    let target = this.targets.get(url);
+    if (!target) {
+      const refusal = urlRefusal(url, this.options.policy);
+      const parsed = refusal ? null : new URL(url);
+      target = parsed ? { secure: parsed.protocol === 'https:', options: urlToHttpOptions(parsed) } : { refusal: refusal! };
+      // Bounded: past the bound the URLs start afresh (tenants' URLs are few per process).
+      if (this.targets.size >= KEPT_TARGETS) this.targets.clear();
+      this.targets.set(url, target);
     }
-    const status = response.statusCode ?? 0;
-    try {
-      const { bytes } = await readAtMost(response, this.maxAnswerBytes);
-      return { status, latencyMs: elapsed(), responsePrefix: bytes.toString('utf8').slice(0, RESPONSE_PREFIX_CHARS) };
-    } catch (error) {
-      return failed(error, status);
-    }
+    return target;
   }
 
   close(): void {
     this.http.destroy();
     this.https.destroy();
   }
+}
+
+/** URLs whose check and parse a sender keeps. */
+const KEPT_TARGETS = 1_000;
+
+/** A tenant URL as `post` calls it: refused (and why), or the request options `node:http` takes. */
+type Target = { refusal: string } | { secure: boolean; options: ReturnType<typeof urlToHttpOptions> };
+
+/**
+ * The first `RESPONSE_PREFIX_CHARS` characters of an answer. Only the bytes that can hold them are
+ * decoded (a character is at most 4 bytes; a sequence cut at that end decodes past the prefix).
+ */
+function answerPrefix(chunks: readonly Buffer[]): string {
+  const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  return bytes.subarray(0, RESPONSE_PREFIX_CHARS * 4).toString('utf8').slice(0, RESPONSE_PREFIX_CHARS);
 }
 
 /**

@@ -28,6 +28,11 @@ beforeAll(async () => {
       res.writeHead(200);
       const timer = setInterval(() => res.write('.'), 20);
       res.on('close', () => clearInterval(timer));
+    } else if (req.url === '/cut') {
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('partial', () => res.destroy());
+    } else if (req.url === '/wide') {
+      res.writeHead(200).end('é'.repeat(300));
     } else {
       res.writeHead(200).end(`ok ${req.url}`);
     }
@@ -77,6 +82,25 @@ describe('OutboundHttp', () => {
     http.close();
   });
 
+  it('reports an answer the receiver cut short as an error with its status', async () => {
+    const http = new OutboundHttp({ policy: loopbackOnly, timeoutMs: 2_000 });
+    const result = await http.post(`${base}/cut`, {}, '{}');
+    expect(result.status).toBe(200);
+    expect(result.error).toBeTruthy();
+    expect(result.responsePrefix).toBe('');
+    http.close();
+  });
+
+  it('keeps the first 256 characters of an answer, however many bytes each takes', async () => {
+    const http = new OutboundHttp({ policy: loopbackOnly, timeoutMs: 2_000 });
+    const first = await http.post(`${base}/wide`, {}, '{}');
+    // The second call goes over the kept socket and the kept URL: the same answer.
+    const second = await http.post(`${base}/wide`, {}, '{}');
+    expect(first).toMatchObject({ status: 200, responsePrefix: 'é'.repeat(256) });
+    expect(second).toMatchObject({ status: 200, responsePrefix: 'é'.repeat(256) });
+    http.close();
+  });
+
   it('refuses an internal address literal before connecting', async () => {
     const http = new OutboundHttp({ policy: privateAddressPolicy('false'), timeoutMs: 2_000 });
     hits.length = 0;
@@ -84,6 +108,9 @@ describe('OutboundHttp', () => {
     expect(result.status).toBeUndefined();
     expect(result.error).toMatch(/127\.0\.0\.1 is a loopback address/);
     expect(result.refused).toBe(true);
+    expect(hits).toEqual([]);
+    // Refused again from the kept check, still before connecting.
+    expect(await http.post(`${base}/hook`, {}, '{}')).toMatchObject({ refused: true });
     expect(hits).toEqual([]);
     await expect(http.open('http://[::ffff:a9fe:a9fe]/', {}, '', AbortSignal.timeout(1_000))).rejects.toBeInstanceOf(RefusedUrl);
     http.close();

@@ -52,6 +52,47 @@ export interface NotifierOptions {
 
 type MessageEvent = Extract<KnownEvent, { type: 'MessageSent' }>;
 
+/**
+ * What a message renders to for its recipients, worked out once per message and privacy mode (ADR
+ * 0090): every recipient of a group message gets the same push details and digest, which depend on
+ * the message, the app's settings and whether the recipient reads the privacy templates only.
+ */
+class Rendered {
+  private readonly details = new Map<boolean, Record<string, unknown>>();
+  private readonly digests = new Map<boolean, { text: { title: string; body: string }; messages: Array<Record<string, unknown>> }>();
+
+  constructor(
+    private readonly message: MessageSent,
+    private readonly settings: AppEntry['settings'],
+  ) {}
+
+  pushDetails(privacy: boolean): Record<string, unknown> {
+    let found = this.details.get(privacy);
+    if (!found) this.details.set(privacy, (found = pushDetails(this.message, this.settings, privacy)));
+    return found;
+  }
+
+  digest(privacy: boolean): { text: { title: string; body: string }; messages: Array<Record<string, unknown>> } {
+    let found = this.digests.get(privacy);
+    if (!found) {
+      found = { text: notificationText(this.message, this.settings, privacy), messages: [digestMessage(this.message, privacy)] };
+      this.digests.set(privacy, found);
+    }
+    return found;
+  }
+}
+
+/**
+ * A recipient's preferences as they apply under an app's settings, kept while both stay the same
+ * objects: kept recipients (ADR 0059) and the directory's entry are replaced, never changed, when
+ * either changes, so a recipient's next message reuses them.
+ */
+interface Applied {
+  settings: AppEntry['settings'];
+  preferences: ReturnType<typeof effectivePreferences>;
+  mutes: Record<string, number | null>;
+}
+
 /** One decision for one recipient and target: not to notify (logged), or what to send. */
 type Planned = { skipped: LogDocument } | { queued: NotificationDocument };
 
@@ -68,6 +109,7 @@ function isNotifiable(event: KnownEvent): event is MessageEvent {
  */
 export class Notifier {
   private readonly clock: () => number;
+  private readonly applied = new WeakMap<RecipientDocument, Applied>();
 
   constructor(private readonly options: NotifierOptions) {
     this.clock = options.clock ?? Date.now;
@@ -92,10 +134,11 @@ export class Notifier {
       const [audiences, generation] = await Promise.all([Promise.all(appMessages.map((e) => this.audience(e, groups))), this.options.recipients.get(appId, asOf)]);
       const recipients = await this.options.readModels.findRecipients(appId, [...new Set(audiences.flat())], generation);
       appMessages.forEach((event, i) => {
+        const rendered = new Rendered(event.data, entry.settings);
         for (const uid of audiences[i]!) {
           const recipient = recipients.get(uid);
           if (!recipient?.exists || !recipient.active) continue;
-          for (const planned of this.plan(event, recipient, entry)) {
+          for (const planned of this.plan(event, recipient, entry, rendered)) {
             if ('skipped' in planned) skipped.push(planned.skipped);
             else queued.push(planned.queued);
           }
@@ -117,11 +160,24 @@ export class Notifier {
     return (await members).filter((uid) => uid !== m.sender);
   }
 
-  private plan(event: MessageEvent, recipient: RecipientDocument, entry: AppEntry): Planned[] {
+  /** A recipient's preferences under the app's settings: worked out again only when either changed. */
+  private appliedTo(recipient: RecipientDocument, settings: AppEntry['settings']): Applied {
+    let applied = this.applied.get(recipient);
+    if (applied?.settings !== settings) {
+      applied = {
+        settings,
+        preferences: effectivePreferences(settings, recipient.preferences ?? undefined),
+        mutes: Object.fromEntries(Object.entries(recipient.mutes).map(([key, mute]) => [key, mute.until])),
+      };
+      this.applied.set(recipient, applied);
+    }
+    return applied;
+  }
+
+  private plan(event: MessageEvent, recipient: RecipientDocument, entry: AppEntry, rendered: Rendered): Planned[] {
     const m = event.data;
     const now = this.clock();
-    const preferences = effectivePreferences(entry.settings, recipient.preferences ?? undefined);
-    const mutes = Object.fromEntries(Object.entries(recipient.mutes).map(([key, mute]) => [key, mute.until]));
+    const { preferences, mutes } = this.appliedTo(recipient, entry.settings);
     const timezone = recipient.timezone ?? this.options.defaultTimezone;
     const decision: Decision = decide(
       m,
@@ -129,7 +185,7 @@ export class Notifier {
       entry.settings.preferences.bypassPreferencesForMentions,
       now,
     );
-    return this.targets(event, recipient, entry, preferences.privacy).map((target): Planned => {
+    return this.targets(event, recipient, entry, preferences.privacy, rendered).map((target): Planned => {
       const notificationId = notificationIdOf(event.id, recipient.uid, `${target.channel}:${target.provider ?? ''}:${target.providerId ?? ''}:${target.token?.token ?? ''}`);
       const subject: NotificationSubject = {
         notificationId,
@@ -155,11 +211,11 @@ export class Notifier {
   }
 
   /** Every way the app can reach the recipient, with the payload each provider gets. */
-  private targets(event: MessageEvent, recipient: RecipientDocument, entry: AppEntry, privacy: boolean): Target[] {
+  private targets(event: MessageEvent, recipient: RecipientDocument, entry: AppEntry, privacy: boolean, rendered: Rendered): Target[] {
     const m = event.data;
     const envelope = { appId: event.appId, region: this.options.region, webhook: 'custom' };
     const targets: Target[] = [];
-    const details = () => pushDetails(m, entry.settings, privacy);
+    const details = () => rendered.pushDetails(privacy);
     for (const custom of enabledProviders(entry, 'push').filter((p) => p.provider === 'custom')) {
       targets.push({
         channel: 'push',
@@ -180,12 +236,11 @@ export class Notifier {
         ...(provider ? { payload: { notificationDetails: details(), platform: platformOf(token.platform) } } : { unusable: 'INVALID_PUSH_PROVIDER_ID' as const }),
       });
     }
-    const text = notificationText(m, entry.settings, privacy);
-    const messages = [digestMessage(m, privacy)];
     const name = m.receiverType === 'user' ? nameOf(m, 'receiver') : undefined;
     for (const digest of digestChannels) {
       const address = recipient[digest.address] ?? undefined;
       for (const provider of enabledProviders(entry, digest.channel)) {
+        const { text, messages } = rendered.digest(privacy);
         // The built-in provider always needs the address; a custom one only when it says so.
         const needsAddress = provider.provider !== 'custom' || provider.settings[digest.onlyWithStored] === true;
         const to = { uid: recipient.uid, ...(address ? { [digest.address]: address } : {}), ...(name ? { name } : {}) };

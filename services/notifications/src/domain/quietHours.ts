@@ -22,8 +22,26 @@ function formatterFor(timezone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
+/**
+ * The last answer per timezone and the minute it is for. Formatting is the dearest step of a decision
+ * and every decision of a minute in a timezone has the same answer: offsets in use today are whole
+ * minutes, so a zone's wall-clock minute changes only when the epoch minute does.
+ */
+const lastAnswers = new Map<string, { minute: number; time: { day: Day; hhmm: number } }>();
+const KEPT_ANSWERS = 1_000;
+
 /** The weekday and HHMM wall-clock time at `at` (epoch ms) in the timezone. */
 export function localTime(at: number, timezone: string): { day: Day; hhmm: number } {
+  const minute = Math.floor(at / 60_000);
+  const last = lastAnswers.get(timezone);
+  if (last?.minute === minute) return last.time;
+  const time = formattedTime(at, timezone);
+  if (lastAnswers.size >= KEPT_ANSWERS && !last) lastAnswers.clear();
+  lastAnswers.set(timezone, { minute, time });
+  return time;
+}
+
+function formattedTime(at: number, timezone: string): { day: Day; hhmm: number } {
   const parts = formatterFor(timezone).formatToParts(new Date(at));
   const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
   const day = dayNames.find((d) => d === part('weekday').toLowerCase()) ?? 'sunday';

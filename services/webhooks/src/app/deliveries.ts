@@ -10,7 +10,7 @@ import { afterAttempt, goneDecider, goneStreamId, queuedDelivery, requeuedDelive
 import type { AttemptRecord, DeliveryDocument } from '../domain/delivery.js';
 import { decideRetry } from '../domain/retrySchedule.js';
 import type { RetryPolicy } from '../domain/retrySchedule.js';
-import { triggerOf, webhookBody } from '../domain/triggers.js';
+import { triggerOf, webhookBodies } from '../domain/triggers.js';
 import type { WebhookDirectory } from './directory.js';
 import { webhookSignature } from '@chat/delivery';
 
@@ -116,9 +116,10 @@ export class Deliveries {
     for (const event of events) {
       const match = triggerOf(event);
       if (!match) continue;
+      const bodyFor = webhookBodies(match, event.appId, this.deps.region);
       for (const { webhook } of await this.deps.directory.subscribers(event.appId, match.trigger, Date.parse(event.occurredAt))) {
         const deliveryId = deliveryIdOf(webhook.webhookId, event.id);
-        const body = webhookBody(match, event.appId, this.deps.region, webhook.webhookId);
+        const body = bodyFor(webhook.webhookId);
         const delivery = { deliveryId, appId: event.appId, webhookId: webhook.webhookId, orderKey: event.streamId, body, notBefore: 0 };
         const document = queuedDelivery({
           appId: event.appId,

@@ -64,5 +64,14 @@ function receiptOf(data: { uid: string; conversationId: string; conversationType
 
 /** The exact body POSTed: CometChat's webhook envelope around the trigger's data. */
 export function webhookBody(match: TriggerMatch, appId: string, region: string, webhookId: string): string {
-  return JSON.stringify({ trigger: match.trigger, data: match.data, appId, region, webhook: webhookId });
+  return webhookBodies(match, appId, region)(webhookId);
+}
+
+/**
+ * The bodies of one event for each of its webhooks: the trigger's data is written as JSON once (ADR
+ * 0090), and each body is the text `JSON.stringify` gives the envelope (same keys, same order).
+ */
+export function webhookBodies(match: TriggerMatch, appId: string, region: string): (webhookId: string) => string {
+  const head = `{"trigger":${JSON.stringify(match.trigger)},"data":${JSON.stringify(match.data)},"appId":${JSON.stringify(appId)},"region":${JSON.stringify(region)},"webhook":`;
+  return (webhookId) => `${head}${JSON.stringify(webhookId)}}`;
 }

@@ -1,7 +1,7 @@
 import { testEnvelope } from '@chat/eventsourcing/testing';
 import type { KnownEvent } from '@chat/contracts';
 import { describe, expect, it } from 'vitest';
-import { triggerOf, triggerOfType, webhookBody } from './triggers.js';
+import { triggerOf, triggerOfType, webhookBodies, webhookBody } from './triggers.js';
 
 const message = { id: '7', conversationId: 'a_user_b', sender: 'a', receiver: 'b', receiverType: 'user', type: 'text', data: { text: 'hi' }, sentAt: 1 };
 
@@ -38,5 +38,13 @@ describe('triggers', () => {
     expect(triggerOfType('UserCreated')).toBeNull();
     expect(triggerOfType('toString')).toBeNull();
     expect(triggerOfType('')).toBeNull();
+  });
+
+  it('writes each webhook\'s body as exactly the text JSON.stringify gives the envelope (the signature covers it)', () => {
+    const data = { message: { ...message, category: 'message', data: { text: 'quote " backslash \\ é 😀 \u2028', n: [1, 2.5, null], empty: {} } } };
+    const bodyFor = webhookBodies({ trigger: 'message_sent', data }, 'app "1"', 'eu');
+    for (const webhookId of ['w1', 'wé"\\', '']) {
+      expect(bodyFor(webhookId)).toBe(JSON.stringify({ trigger: 'message_sent', data, appId: 'app "1"', region: 'eu', webhook: webhookId }));
+    }
   });
 });
