@@ -80,6 +80,8 @@ async function costSince(from, records) {
         `${(sum(writes, 'busyMs') / records).toFixed(3)} ms write lock; ${per(sum(ours.filter((r) => r.kind === 'read'), 'commands'))} reads ` +
         `(${writes.slice(0, 8).map((r) => `${r.command} ${r.collection} ${per(r.statements)}/${per(r.commands)}`).join(', ')}: statements/commands)`,
     );
+    const reads = ours.filter((r) => r.kind === 'read').sort((a, b) => b.commands - a.commands);
+    console.log(`  reads per record: ${reads.slice(0, 8).map((r) => `${r.command} ${r.collection} ${per(r.commands)}`).join(', ') || 'none'}`);
   }
 }
 /** FerretDB's CPU per document of a raw insertMany, measured at the start of the run. */

@@ -33,6 +33,10 @@ export const recipientsProjection: Projection<RecipientDocument, Handled> = {
   name: RECIPIENTS_COLLECTION,
   eventTypes: recipientEventTypes,
   documentIds: (event) => [recipientId(event.appId, event.data.uid)],
+  // A new user usually has no document yet, so it is inserted without a read (an import's thousands of
+  // users). Where one exists (a deleted user's uid reused, or recipient events that came first), or on a
+  // redelivery, the insert fails and the runtime reads and folds as usual: the position skips a replay.
+  creates: (event) => event.type === 'UserCreated',
   evolve: (document, event) => {
     const doc: RecipientDocument = document ?? { ...emptyRecipient(), appId: event.appId, uid: event.data.uid, exists: false, active: false };
     if (isOwn.has(event.type)) return { ...doc, ...evolveRecipient(doc, event as unknown as RecipientEvent) };

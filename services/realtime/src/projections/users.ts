@@ -27,6 +27,9 @@ export const knownUsersProjection: Projection<KnownUserDoc, EventOf<(typeof know
   name: 'knownUsers',
   eventTypes: knownUserEventTypes,
   documentIds: (event) => [userDocId(event.appId, event.data.uid)],
+  // A created user has no document yet (a deleted one's is removed), so it is inserted without a read;
+  // a redelivery finds it stored (the insert fails), and the runtime reads it and skips the event.
+  creates: (event) => event.type === 'UserCreated',
   evolve: (_doc, event) => (event.type === 'UserDeleted' ? null : { appId: event.appId, uid: event.data.uid }),
 };
 
