@@ -136,10 +136,11 @@ export class MessagesReadModels extends ProjectedReadModels {
    * is inserted without a read (the runtime knows its document cannot exist yet).
    */
   override async apply(events: readonly EventEnvelope[]): Promise<void> {
-    await this.eraseMessagesOf(events);
     await super.apply(events);
     // What this process just wrote is current here at once, before its own watch sees the events.
     this.factsMemory.observe(events);
+    // After the facts: a deleted user's sends are refused at once, whatever the erasure waits for.
+    await this.eraseMessagesOf(events);
   }
 
   /** A user's read or delivery marks: of one conversation, or of all of theirs. */
