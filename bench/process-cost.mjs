@@ -12,7 +12,6 @@
 // Knobs: BENCH_RATE (100), BENCH_SECONDS (20), BENCH_IDLE_SECONDS (10), BENCH_PAIRS (20), BENCH_GROUPS (1),
 // BENCH_GROUP_SIZE (20), BENCH_IDLE_TIMEOUT (60), BENCH_FEATURES (on; `off` configures none of the three:
 // cost.mjs's features-off phase).
-import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -20,7 +19,7 @@ import { addMessageSentWebhook, startPushProvider, startWebhookReceiver } from '
 import { createGatewayClient } from './httpClient.mjs';
 import { connectKafkaProbe } from './kafkaProbe.mjs';
 import { addBlockingKeywordRule, blockedTerms } from './moderationRule.mjs';
-import { cpuSnapshot, stackProcesses } from './processCpu.mjs';
+import { cpuSnapshot, kafkaRequests as kafkaRequestsTo, stackProcesses } from './processCpu.mjs';
 import { runBenchOn, startBenchStack } from './stack.mjs';
 import { createTraffic, inParallel } from './traffic.mjs';
 
@@ -40,31 +39,8 @@ const profileDir = /--cpu-prof-dir=(\S+)/.exec(process.env.SERVICE_NODE_ARGS ?? 
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
 const stack = await startBenchStack({ extraEnv: { TENANT_URLS_ALLOW_PRIVATE: '127.0.0.0/8' } });
+const kafkaRequests = () => kafkaRequestsTo(stack.infra.kafkaBrokers);
 await runBenchOn(stack, run);
-
-/**
- * Requests each process has sent Kafka so far: the data segments out of its connections to the broker
- * (`ss -ti`; a request is one segment on loopback). Connections closed in between are not counted, so
- * a difference is a lower bound; on a stack that keeps its connections it is the request count.
- */
-function kafkaRequests() {
-  const port = new URL(`tcp://${stack.infra.kafkaBrokers.split(',')[0]}`).port;
-  let text = '';
-  try {
-    text = execFileSync('ss', ['-tinpH', `dport = :${port}`], { encoding: 'utf8' });
-  } catch {
-    return new Map();
-  }
-  const sent = new Map();
-  let pid;
-  for (const line of text.split('\n')) {
-    const owner = /pid=(\d+)/.exec(line);
-    if (owner) pid = Number(owner[1]);
-    const segs = /data_segs_out:(\d+)/.exec(line);
-    if (segs && pid !== undefined) sent.set(pid, (sent.get(pid) ?? 0) + Number(segs[1]));
-  }
-  return sent;
-}
 
 /** Each service's configuration fence rounds so far, from its /metrics (services without a fence are left out). */
 async function fenceRounds() {

@@ -1,6 +1,7 @@
 // CPU time of local processes from /proc (Linux), and the processes a bench stack runs: the gateway,
 // every service replica, and Kafka, FerretDB and Redis. Shared by the store's raw rates (store-raw.mjs:
 // the store's CPU per operation) and the cost of a message (cost.mjs: CPU per message by process).
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,4 +70,28 @@ export function cpuSnapshot(processes) {
       return new Map([...taken].map(([name, ms]) => [name, ms - (earlier.taken.get(name) ?? NaN)]));
     },
   };
+}
+
+/**
+ * Requests each process has sent Kafka so far: the data segments out of its connections to the broker
+ * (`ss -ti`; a request is one segment on loopback). Connections closed in between are not counted, so
+ * a difference is a lower bound; on a stack that keeps its connections it is the request count.
+ */
+export function kafkaRequests(brokers) {
+  const port = new URL(`tcp://${brokers.split(',')[0]}`).port;
+  let text = '';
+  try {
+    text = execFileSync('ss', ['-tinpH', `dport = :${port}`], { encoding: 'utf8' });
+  } catch {
+    return new Map();
+  }
+  const sent = new Map();
+  let pid;
+  for (const line of text.split('\n')) {
+    const owner = /pid=(\d+)/.exec(line);
+    if (owner) pid = Number(owner[1]);
+    const segs = /data_segs_out:(\d+)/.exec(line);
+    if (segs && pid !== undefined) sent.set(pid, (sent.get(pid) ?? 0) + Number(segs[1]));
+  }
+  return sent;
 }

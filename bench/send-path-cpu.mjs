@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { registerShutdown, startInfrastructure, startServices } from '@chat/devstack';
 import { createGatewayClient } from './httpClient.mjs';
 import { connectKafkaProbe } from './kafkaProbe.mjs';
-import { cpuSnapshot } from './processCpu.mjs';
+import { cpuSnapshot, kafkaRequests } from './processCpu.mjs';
 import { createTraffic } from './traffic.mjs';
 
 const knob = (name, fallback) => Number(process.env[name] ?? fallback);
@@ -40,7 +40,7 @@ if (roots.length !== 2 || roots.some((root) => !existsSync(join(root, 'services'
  * compared on different work.
  */
 const UNSHED = { BACKLOG_MAX_DRAIN_MS: '0', TARGET_LATENCY_MS: '30000', MAX_QUEUE_WAIT_MS: '30000' };
-const SHOWN = ['gateway', 'messages', 'users', 'conversations', 'calls', 'management', 'notifications', 'webhooks'];
+const SHOWN = ['gateway', 'messages', 'users', 'conversations', 'calls', 'management', 'notifications', 'webhooks', 'realtime'];
 
 let stopCurrent = async () => undefined;
 let infra;
@@ -79,26 +79,39 @@ async function runRound(root) {
     await probe.waitForQuiet(ours, CONFIG.idleTimeoutS * 1000);
     await sleep(2_000);
     const idleFrom = cpuSnapshot(processes);
+    const idleRequestsFrom = kafkaRequests(infra.kafkaBrokers);
     const idleStarted = performance.now();
     await sleep(CONFIG.idleSeconds * 1000);
     const idle = cpuSnapshot(processes).since(idleFrom);
     const idleS = (performance.now() - idleStarted) / 1000;
+    const idleRequests = requestsSince(processes, idleRequestsFrom);
+    const loadRequestsFrom = kafkaRequests(infra.kafkaBrokers);
     const loadFrom = cpuSnapshot(processes);
     const loadStarted = performance.now();
     const r = await traffic.openLoop(targets, CONFIG.rate, { seconds: CONFIG.seconds, visibleSamplesPerSecond: 0, pollBudgetPerSecond: 1, visibleTimeoutS: 1 });
     const quiet = await probe.waitForQuiet(ours, CONFIG.idleTimeoutS * 1000);
     const load = cpuSnapshot(processes).since(loadFrom);
+    const loadRequests = requestsSince(processes, loadRequestsFrom);
     const loadS = (performance.now() - loadStarted) / 1000;
     const sent = Math.round(r.achieved * CONFIG.seconds);
     const perMessage = new Map(SHOWN.map((name) => [name, load.get(name) / sent]));
     const net = new Map(SHOWN.map((name) => [name, (load.get(name) - (idle.get(name) / idleS) * loadS) / sent]));
-    return { sent, errors: String(r.errors), quiet: quiet.quiet, perMessage, net, cpu: load, idleRate: idle, idleS, loadS };
+    const idleMsPerS = new Map(SHOWN.map((name) => [name, idle.get(name) / idleS]));
+    const requestsPerMessage = new Map(SHOWN.map((name) => [name, loadRequests.get(name) / sent]));
+    const idleRequestsPerS = new Map(SHOWN.map((name) => [name, idleRequests.get(name) / idleS]));
+    return { sent, errors: String(r.errors), quiet: quiet.quiet, perMessage, net, idleMsPerS, requestsPerMessage, idleRequestsPerS, cpu: load, idleRate: idle, idleS, loadS, requests: loadRequests };
   } finally {
     await stopCurrent();
   }
 }
 
-const totals = roots.map(() => ({ sent: 0, cpu: new Map(), idleCpu: new Map() }));
+/** Kafka requests (segments to the broker, bench/processCpu.mjs) each process sent since `from`, by name. */
+function requestsSince(processes, from) {
+  const now = kafkaRequests(infra.kafkaBrokers);
+  return new Map(processes.map(({ name, pid }) => [name, (now.get(pid) ?? 0) - (from.get(pid) ?? 0)]));
+}
+
+const totals = roots.map(() => ({ sent: 0, cpu: new Map(), idleCpu: new Map(), requests: new Map(), idleMs: new Map(), idleS: 0 }));
 const order = Array.from({ length: CONFIG.rounds }, (_, i) => ((i + 1) >> 1) % 2);
 const fmt = (map) => SHOWN.map((name) => `${name} ${map.get(name).toFixed(3)}`).join(', ');
 console.log(`send-path cpu: A ${roots[0]}, B ${roots[1]}; ${CONFIG.rounds} rounds (${order.map((i) => 'AB'[i]).join(' ')}) of ${CONFIG.rate} msg/s for ${CONFIG.seconds} s`);
@@ -110,18 +123,30 @@ try {
     console.log(`round ${round + 1} ${'AB'[which]} (${started}, load ${load}): ${result.sent} accepted, ${result.errors}${result.quiet ? '' : ', NOT idle'}`);
     console.log(`  ms/msg ${fmt(result.perMessage)}`);
     console.log(`  net    ${fmt(result.net)}`);
+    console.log(`  idle ms/s ${fmt(result.idleMsPerS)}`);
+    console.log(`  kafka req/msg ${fmt(result.requestsPerMessage)}`);
+    console.log(`  kafka req/s idle ${fmt(result.idleRequestsPerS)}`);
     const total = totals[which];
     total.sent += result.sent;
     for (const name of SHOWN) {
       total.cpu.set(name, (total.cpu.get(name) ?? 0) + result.cpu.get(name));
       total.idleCpu.set(name, (total.idleCpu.get(name) ?? 0) + (result.idleRate.get(name) / result.idleS) * result.loadS);
+      total.requests.set(name, (total.requests.get(name) ?? 0) + result.requests.get(name));
+      total.idleMs.set(name, (total.idleMs.get(name) ?? 0) + result.idleRate.get(name));
     }
+    total.idleS += result.idleS;
   }
   console.log('\nall rounds, CPU ms per accepted message: A | B | B ÷ A (net of the idle rate in brackets)');
   for (const name of SHOWN) {
     const [a, b] = totals.map((t) => t.cpu.get(name) / t.sent);
     const [na, nb] = totals.map((t) => (t.cpu.get(name) - t.idleCpu.get(name)) / t.sent);
     console.log(`  ${name.padEnd(14)} ${a.toFixed(3)} | ${b.toFixed(3)} | ${(b / a).toFixed(2)}   (${na.toFixed(3)} | ${nb.toFixed(3)} | ${(nb / na).toFixed(2)})`);
+  }
+  console.log('Kafka requests per accepted message: A | B | B ÷ A; idle CPU ms/s: A | B');
+  for (const name of SHOWN) {
+    const [a, b] = totals.map((t) => t.requests.get(name) / t.sent);
+    const [ia, ib] = totals.map((t) => t.idleMs.get(name) / t.idleS);
+    console.log(`  ${name.padEnd(14)} ${a.toFixed(3)} | ${b.toFixed(3)} | ${(b / a).toFixed(2)}   idle ${ia.toFixed(1)} | ${ib.toFixed(1)}`);
   }
 } finally {
   await probe.close();
