@@ -43,7 +43,7 @@ if (roots.length !== 2 || roots.some((root) => !existsSync(join(root, 'services'
  * compared on different work.
  */
 const UNSHED = { BACKLOG_MAX_DRAIN_MS: '0', TARGET_LATENCY_MS: '30000', MAX_QUEUE_WAIT_MS: '30000' };
-const SHOWN = ['gateway', 'messages', 'users', 'conversations', 'calls', 'management', 'notifications', 'webhooks'];
+const SHOWN = ['gateway', 'messages', 'users', 'conversations', 'calls', 'management', 'notifications', 'webhooks', 'realtime'];
 
 let stopCurrent = async () => undefined;
 let infra;

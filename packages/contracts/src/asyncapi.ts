@@ -45,7 +45,14 @@ export function asyncApiDocument(): Record<string, unknown> {
         ...(retired ? { summary: 'Retired: no longer published.', description: retired } : {}),
         headers: {
           type: 'object',
-          properties: { type: { const: type }, appId: { type: 'string' }, schemaVersion: { const: String(version) }, keyId: { type: 'string' }, ...traceHeaders },
+          properties: {
+            type: { const: type },
+            appId: { type: 'string' },
+            schemaVersion: { const: String(version) },
+            keyId: { type: 'string' },
+            ...(type === 'MessageSent' ? { category: { type: 'string', description: "The message's category (data.category)." } } : {}),
+            ...traceHeaders,
+          },
         },
         payload: {
           allOf: [
@@ -64,7 +71,7 @@ export function asyncApiDocument(): Record<string, unknown> {
       version: '1.0.0',
       description:
         'Every service publishes its events on its own topic, keyed by stream id, so one stream\'s events stay in order ' +
-        'in one partition. Values are JSON envelopes; headers carry type, appId, schemaVersion, keyId (the acting key id) and, when the producer exports traces, traceparent (W3C Trace Context). Delivery is at least ' +
+        'in one partition. Values are JSON envelopes; headers carry type, appId, schemaVersion, keyId (the acting key id), on a MessageSent its category, and, when the producer exports traces, traceparent (W3C Trace Context). Delivery is at least ' +
         'once: de-duplicate on (streamId, version). Shapes never change in place: a new shape gets a new schemaVersion. ' +
         'Apps reach their users\' share of these events over the realtime channel (`realtime`, `realtimeEvents`): WebSocket or ' +
         'Server-Sent Events, authenticated by a user\'s auth token, resumable by cursor. ' +

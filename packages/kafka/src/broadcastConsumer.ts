@@ -2,7 +2,8 @@ import type { KnownEvent } from '@chat/contracts';
 import type { Consumer, Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import { decodeMessage } from './batchProcessor.js';
-import { loneMemberConsumerConfig } from './consumer.js';
+import { IDLE_FETCH_WAIT_MS, loneMemberConsumerConfig } from './consumer.js';
+import type { ConsumerGather } from './consumer.js';
 import { whileBrokerStarts } from './eventWatch.js';
 import { recordHeaders } from './recordSelector.js';
 import type { RecordHeaders } from './recordSelector.js';
@@ -38,6 +39,12 @@ export interface BroadcastConsumerOptions {
    */
   onBatch(topic: string, partition: number, records: readonly BroadcastRecord[], next: number): void;
   logger: Logger;
+  /**
+   * The gather of ADR 0083 (a fetch after one that returned records waits for more), asked anew at
+   * each such fetch: null answers at the first record. Lets a consumer gather only while nobody waits
+   * on it (ADR 0086). Default: never gathers.
+   */
+  gather?: () => ConsumerGather | null;
 }
 
 /**
@@ -83,7 +90,10 @@ export class BroadcastConsumer {
   }
 
   private async launch(crashed: (error: unknown) => void): Promise<{ stop(): Promise<void> }> {
-    const consumer: Consumer = this.kafka.consumer(loneMemberConsumerConfig(this.options.groupId));
+    const consumer: Consumer = this.kafka.consumer({
+      ...loneMemberConsumerConfig(this.options.groupId),
+      ...(this.options.gather ? { busyFetch: gatherAsked(this.options.gather) } : {}),
+    });
     consumer.on(consumer.events.CRASH, (event) => {
       this.options.logger.error({ err: event.payload.error, restart: event.payload.restart }, `broadcast consumer ${this.options.groupId} crashed`);
       if (!event.payload.restart) crashed(event.payload.error);
@@ -145,4 +155,20 @@ export class BroadcastConsumer {
       await admin.disconnect();
     }
   }
+}
+
+/**
+ * kafkajs (patched, ADR 0083) reads `busyFetch`'s two fields at every fetch after one that returned
+ * records: getters make that fetch follow `now()`, and without a gather it is an idle fetch (answered
+ * at the first record).
+ */
+export function gatherAsked(now: () => ConsumerGather | null): { readonly minBytes: number; readonly maxWaitTimeInMs: number } {
+  return {
+    get minBytes() {
+      return now()?.minBytes ?? 1;
+    },
+    get maxWaitTimeInMs() {
+      return now()?.maxWaitMs ?? IDLE_FETCH_WAIT_MS;
+    },
+  };
 }

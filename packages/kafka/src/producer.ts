@@ -88,6 +88,8 @@ export class KafkaEventPublisher implements EventPublisher {
         [eventHeaderNames.schemaVersion]: String(event.schemaVersion),
         [eventHeaderNames.keyId]: event.actor.keyId,
       };
+      const category = event.type === 'MessageSent' ? event.data['category'] : undefined;
+      if (typeof category === 'string') headers[eventHeaderNames.category] = category;
       const context = traced?.contexts[index];
       if (context) injectTraceHeaders(context, headers);
       return { key: event.streamId, value: JSON.stringify(event), headers };

@@ -1,5 +1,7 @@
+import type { EventEnvelope } from '@chat/contracts';
+import type { Kafka, ProducerRecord } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { MAX_PRODUCE_BYTES, partsWithin } from './producer.js';
+import { KafkaEventPublisher, MAX_PRODUCE_BYTES, partsWithin } from './producer.js';
 
 const record = (id: number, valueBytes: number) => ({ key: `stream-${id}`, value: 'x'.repeat(valueBytes), headers: { 'event-type': 'MessageSent' } });
 
@@ -24,5 +26,18 @@ describe('partsWithin (one produce request stays under the broker limit)', () =>
   it('sends a record larger than the limit alone, never with others', () => {
     const records = [record(1, 10), record(2, MAX_PRODUCE_BYTES + 1), record(3, 10)];
     expect(partsWithin(records, MAX_PRODUCE_BYTES).map((part) => part.map((r) => r.key))).toEqual([['stream-1'], ['stream-2'], ['stream-3']]);
+  });
+});
+
+describe('KafkaEventPublisher headers', () => {
+  it("gives a send its message's category, and other events none (ADR 0086)", async () => {
+    const sent: ProducerRecord[] = [];
+    const producer = { on: () => undefined, events: {}, send: (record: ProducerRecord) => (sent.push(record), Promise.resolve([])) };
+    const publisher = new KafkaEventPublisher({ producer: () => producer } as unknown as Kafka, 'chat.messages.events');
+    const envelope = (type: string, data: Record<string, unknown>) =>
+      ({ id: type, type, appId: 'app1', streamId: 's', version: 1, schemaVersion: 1, occurredAt: '', correlationId: 'c', actor: { keyId: 'k', scope: 'fullAccess' }, data }) as unknown as EventEnvelope;
+    await publisher.publish([envelope('MessageSent', { category: 'call' }), envelope('MessageSent', { category: 'message' }), envelope('MessageEdited', { category: 'call' })]);
+    expect(sent.flatMap((r) => r.messages.map((m) => m.headers?.['category']))).toEqual(['call', 'message', undefined]);
+    expect(sent[0]!.messages[0]!.headers).toMatchObject({ type: 'MessageSent', appId: 'app1', keyId: 'k', schemaVersion: '1' });
   });
 });

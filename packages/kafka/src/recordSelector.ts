@@ -10,6 +10,8 @@ export interface RecordHeaders {
   appId: string | undefined;
   /** The actor's key id (absent on records published before producers set it). */
   keyId: string | undefined;
+  /** A send's message category (absent on other events and on sends published before producers set it). */
+  category?: string | undefined;
   /**
    * The record's timestamp (epoch ms): when the producer sent it, which is after its event occurred
    * (the outbox publishes committed events), so a fence at this time covers the event's time too.
@@ -32,6 +34,7 @@ export function recordHeaders(topic: string, message: KafkaMessage): RecordHeade
     type: headerText(message.headers, eventHeaderNames.type),
     appId: headerText(message.headers, eventHeaderNames.appId),
     keyId: headerText(message.headers, eventHeaderNames.keyId),
+    category: headerText(message.headers, eventHeaderNames.category),
     // Without a readable timestamp: it is on the topic now, so it was sent before now.
     timestamp: Number.isFinite(sent) && sent > 0 ? sent : Date.now(),
   };

@@ -28,10 +28,11 @@ const folded: ReadonlySet<string> = new Set(callEventTypes);
 
 /**
  * Which records of the messages topic the calls projection decodes, from their headers alone (ADR
- * 0044): sends only (a call message is a send); a record without a type header is kept.
+ * 0044): sends of category `call` only (ADR 0086); a record without a type header, or a send without a
+ * category header (published before producers set it), is kept.
  */
 export function callRecordSelector(records: readonly RecordHeaders[]): boolean[] {
-  return records.map((record) => record.type === undefined || folded.has(record.type));
+  return records.map((record) => record.type === undefined || (folded.has(record.type) && (record.category === undefined || record.category === 'call')));
 }
 
 /**

@@ -23,13 +23,18 @@ function sent(version: number, id: string, data: Record<string, unknown>, extra:
   });
 }
 
-function header(type: string | undefined) {
-  return { topic: 'chat.messages.events', type, appId: 'app1', keyId: 'k', timestamp: 0 };
+function header(type: string | undefined, category?: string) {
+  return { topic: 'chat.messages.events', type, appId: 'app1', keyId: 'k', category, timestamp: 0 };
 }
 
 describe('the calls consumer', () => {
   it('decodes only sends from the messages topic (and any record it cannot judge)', () => {
     expect(callRecordSelector([header('MessageSent'), header('MessageEdited'), header('MessageReactionAdded'), header(undefined)])).toEqual([true, false, false, true]);
+  });
+
+  it('skips, undecoded, the sends whose category header is not call (ADR 0086)', () => {
+    const sends = ['call', 'message', 'custom', 'action', 'interactive'].map((category) => header('MessageSent', category));
+    expect(callRecordSelector(sends)).toEqual([true, false, false, false, false]);
   });
 
   it('folds call messages into one record per session, and leaves other sends and redeliveries alone', async () => {

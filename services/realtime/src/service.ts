@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { blockEventTypes, topics } from '@chat/contracts';
 import { createServiceApp, sampledGauge } from '@chat/http';
-import { BroadcastConsumer, EventConsumer, consumerGroupFor, ensureTopics } from '@chat/kafka';
+import { BroadcastConsumer, EventConsumer, TOLERANT_GATHER, consumerGroupFor, ensureTopics } from '@chat/kafka';
 import type { RecordHeaders } from '@chat/kafka';
 import type { PlatformDeps, RunnableService } from '@chat/runtime';
 import type { Redis } from 'ioredis';
@@ -137,6 +137,10 @@ export function createRealtimeService(
     resumeAt: (topic, partition) => window.positionOf(topic, partition),
     fromTimestamp: () => now() - config.retentionSeconds * 1_000,
     select: broadcastSelector,
+    // With no connection here no frame waits on a fetch: while records keep coming, a fetch carries
+    // ~50 ms of them instead of about one produce (ADR 0083). The first connection turns it off: its
+    // store reads outlast the one gathered fetch still in flight (ADR 0086).
+    gather: () => (registry.size === 0 ? TOLERANT_GATHER : null),
     onStart: (starts) => fanout.onStart(starts),
     onBatch: (topic, partition, records) => {
       fanout.onBatch(topic, partition, records);
