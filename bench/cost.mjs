@@ -37,7 +37,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { buildAgedHistory, databaseBytes, printAgedComparison, printTallyGrowth } from './agedHistory.mjs';
 import { addMessageSentWebhook, startFakeReceivers } from './fakeReceivers.mjs';
 import { createGatewayClient } from './httpClient.mjs';
-import { connectKafkaProbe } from './kafkaProbe.mjs';
+import { connectKafkaProbe, sentMessageKey } from './kafkaProbe.mjs';
 import { addBlockingKeywordRule, blockedTerms } from './moderationRule.mjs';
 import { cpuSnapshot, stackProcesses } from './processCpu.mjs';
 import { percentile, runBenchOn, startBenchStack } from './stack.mjs';
@@ -110,7 +110,7 @@ async function run() {
   const stackGroups = (groupId) => groupId.endsWith(`_${stack.databaseSuffix}`);
   const benchApps = new Set();
   // Message ids are numbered per app: an arrival is keyed by app and id.
-  const events = await probe.watchArrivals('chat.messages.events', (e) => (e.type === 'MessageSent' ? `${e.appId}/${e.data?.id}` : undefined), () => benchApps);
+  const events = await probe.watchArrivals('chat.messages.events', sentMessageKey, () => benchApps);
   onStop(() => events.close());
   const { processes, missing } = stackProcesses(stack);
   const storeLog = storeLogOf(stack.infra.mongoUrl);

@@ -17,6 +17,9 @@ const { AssignerProtocol } = createRequire(new URL('../packages/kafka/dist/index
  */
 
 /** @param {string} brokers  comma-separated, as the stack gives them */
+/** A send's arrival key on chat.messages.events (message ids are numbered per app): `appId/id`, or undefined for other events. */
+export const sentMessageKey = (event) => (event.type === 'MessageSent' ? `${event.appId}/${event.data?.id}` : undefined);
+
 export async function connectKafkaProbe(brokers) {
   let closing = false;
   // kafkajs logs through a pino-shaped logger: only errors, and none once the stack is stopping

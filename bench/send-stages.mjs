@@ -19,7 +19,7 @@
 // some CPU itself (ADR 0032's figures), so the totals run a little above an untraced run's.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createGatewayClient } from './httpClient.mjs';
-import { connectKafkaProbe } from './kafkaProbe.mjs';
+import { connectKafkaProbe, sentMessageKey } from './kafkaProbe.mjs';
 import { startOtlpCollector } from './otlpCollector.mjs';
 import { percentile, startBenchStack } from './stack.mjs';
 import { createTraffic } from './traffic.mjs';
@@ -53,7 +53,7 @@ stack.onStop(() => client.close());
 const probe = await connectKafkaProbe(stack.infra.kafkaBrokers);
 stack.onStop(() => probe.close());
 const app = stack.app;
-const events = await probe.watchArrivals('chat.messages.events', (event) => (event.type === 'MessageSent' ? `${event.appId}/${event.data?.id}` : undefined), () => new Set([app.appId]));
+const events = await probe.watchArrivals('chat.messages.events', sentMessageKey, () => new Set([app.appId]));
 stack.onStop(() => events.close());
 
 const traffic = createTraffic({ client, chat: app.chat, setupTimeoutS: 300 });

@@ -11,7 +11,7 @@
 // latencies; bench/send-stages.mjs splits those by stage (traced).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createGatewayClient } from './httpClient.mjs';
-import { connectKafkaProbe } from './kafkaProbe.mjs';
+import { connectKafkaProbe, sentMessageKey } from './kafkaProbe.mjs';
 import { percentile, startBenchStack } from './stack.mjs';
 import { createTraffic } from './traffic.mjs';
 
@@ -24,7 +24,7 @@ stack.onStop(() => client.close());
 const probe = await connectKafkaProbe(stack.infra.kafkaBrokers);
 stack.onStop(() => probe.close());
 const app = stack.app;
-const events = await probe.watchArrivals('chat.messages.events', (event) => (event.type === 'MessageSent' ? `${event.appId}/${event.data?.id}` : undefined), () => new Set([app.appId]));
+const events = await probe.watchArrivals('chat.messages.events', sentMessageKey, () => new Set([app.appId]));
 stack.onStop(() => events.close());
 
 /** One scrape of a service's /metrics: the event loop's delay and the GC histogram (which a scrape does not reset). */
