@@ -171,3 +171,17 @@ export async function connectKafkaProbe(brokers) {
     },
   };
 }
+
+/**
+ * A bench stack's client side for one app's sends: the gateway client (`createClient`, bench/httpClient.mjs),
+ * a probe, and the arrivals of the app's sends on chat.messages.events, all closed when the stack stops.
+ */
+export async function watchAppSends(stack, createClient) {
+  const client = createClient(stack.services.gatewayUrl);
+  stack.onStop(() => client.close());
+  const probe = await connectKafkaProbe(stack.infra.kafkaBrokers);
+  stack.onStop(() => probe.close());
+  const events = await probe.watchArrivals('chat.messages.events', sentMessageKey, () => new Set([stack.app.appId]));
+  stack.onStop(() => events.close());
+  return { client, probe, events };
+}

@@ -19,7 +19,7 @@
 // some CPU itself (ADR 0032's figures), so the totals run a little above an untraced run's.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createGatewayClient } from './httpClient.mjs';
-import { connectKafkaProbe, sentMessageKey } from './kafkaProbe.mjs';
+import { watchAppSends } from './kafkaProbe.mjs';
 import { startOtlpCollector } from './otlpCollector.mjs';
 import { percentile, startBenchStack } from './stack.mjs';
 import { createTraffic } from './traffic.mjs';
@@ -48,13 +48,8 @@ const stack = await startBenchStack({
   extraEnv: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_TRACES_SAMPLER: 'always_on', OTEL_BSP_SCHEDULE_DELAY: '500' },
 });
 stack.onStop(() => collector.close());
-const client = createGatewayClient(stack.services.gatewayUrl);
-stack.onStop(() => client.close());
-const probe = await connectKafkaProbe(stack.infra.kafkaBrokers);
-stack.onStop(() => probe.close());
+const { client, events } = await watchAppSends(stack, createGatewayClient);
 const app = stack.app;
-const events = await probe.watchArrivals('chat.messages.events', sentMessageKey, () => new Set([app.appId]));
-stack.onStop(() => events.close());
 
 const traffic = createTraffic({ client, chat: app.chat, setupTimeoutS: 300 });
 const targets = await traffic.createTargets({ prefix: 'st', pairs: 50, groups: 2, groupSize: 20, patienceMs: 300_000 });

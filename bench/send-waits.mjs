@@ -11,7 +11,7 @@
 // latencies; bench/send-stages.mjs splits those by stage (traced).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createGatewayClient } from './httpClient.mjs';
-import { connectKafkaProbe, sentMessageKey } from './kafkaProbe.mjs';
+import { watchAppSends } from './kafkaProbe.mjs';
 import { percentile, startBenchStack } from './stack.mjs';
 import { createTraffic } from './traffic.mjs';
 
@@ -19,13 +19,8 @@ const RATES = (process.env.BENCH_RATES ?? '100,200').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 
 const stack = await startBenchStack({ name: 'send waits' });
-const client = createGatewayClient(stack.services.gatewayUrl);
-stack.onStop(() => client.close());
-const probe = await connectKafkaProbe(stack.infra.kafkaBrokers);
-stack.onStop(() => probe.close());
+const { client, events } = await watchAppSends(stack, createGatewayClient);
 const app = stack.app;
-const events = await probe.watchArrivals('chat.messages.events', sentMessageKey, () => new Set([app.appId]));
-stack.onStop(() => events.close());
 
 /** One scrape of a service's /metrics: the event loop's delay and the GC histogram (which a scrape does not reset). */
 async function scrape(url) {
