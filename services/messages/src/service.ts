@@ -69,7 +69,6 @@ const OWN_EVENTS_GATHER = { minBytes: 256 * 1024, maxWaitMs: 250 };
 /** Composition root of the messages service. */
 export function createMessagesService(deps: MessagesServiceDeps): RunnableService {
   const { db, kafka, logger } = deps;
-  // Sends' facts stay in memory while the pipeline's watch is known to keep up (ADR 0020).
   // Its own topic is read by one group, gathered, which heals the read models after a crash between
   // append and apply and answers agents (ADR 0084); the projection group reads the other two.
   const ownEventsGroup = consumerGroupFor('messages.agents', db.databaseName);
@@ -83,6 +82,7 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
     pollMs: ERASURE_FENCE_POLL_MS,
     onGiveUp: (reason, detail) => logger.warn({ reason, detail }, 'an erasure waited for the own-events group in vain; it is retried'),
   });
+  // Sends' facts stay in memory while the pipeline's watch is known to keep up (ADR 0020).
   const readModels = new MessagesReadModels(db, {
     watchCurrentAsOf: () => pipeline.watchCurrentAsOf(),
     untilOwnTopicApplied: () => ownTopicApplied.caughtUp(),
