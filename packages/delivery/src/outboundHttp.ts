@@ -2,6 +2,7 @@ import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import type { IncomingMessage, RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { urlToHttpOptions } from 'node:url';
+import { keptAnswers } from './keptAnswers.js';
 import { guardedLookup, urlRefusal } from './urlGuard.js';
 import type { PrivateAddressPolicy, Resolver } from './urlGuard.js';
 
@@ -49,7 +50,13 @@ export class OutboundHttp {
   private readonly https: HttpsAgent;
   private readonly lookup: ReturnType<typeof guardedLookup>;
   private readonly maxAnswerBytes: number;
-  private readonly targets = new Map<string, Target>();
+  /** A URL's refusal or its request options, worked out once per URL (a webhook's or provider's URL is called over and over). */
+  private readonly targetOf = keptAnswers(KEPT_TARGETS, (url: string): Target => {
+    const refusal = urlRefusal(url, this.options.policy);
+    if (refusal) return { refusal };
+    const parsed = new URL(url);
+    return { secure: parsed.protocol === 'https:', options: urlToHttpOptions(parsed) };
+  });
 
   constructor(private readonly options: OutboundHttpOptions) {
     const sockets = options.maxSocketsPerHost ?? 8;
@@ -157,20 +164,6 @@ export class OutboundHttp {
       request.on('error', (error: NodeJS.ErrnoException) => failed(error.code === 'EADDRREFUSED' ? new RefusedUrl(error.message) : error));
       request.end(body);
     });
-  }
-
-  /** A URL's refusal or its request options, worked out once per URL (a webhook's or provider's URL is called over and over). */
-  private targetOf(url: string): Target {
-    let target = this.targets.get(url);
-    if (!target) {
-      const refusal = urlRefusal(url, this.options.policy);
-      const parsed = refusal ? null : new URL(url);
-      target = parsed ? { secure: parsed.protocol === 'https:', options: urlToHttpOptions(parsed) } : { refusal: refusal! };
-      // Bounded: past the bound the URLs start afresh (tenants' URLs are few per process).
-      if (this.targets.size >= KEPT_TARGETS) this.targets.clear();
-      this.targets.set(url, target);
-    }
-    return target;
   }
 
   close(): void {

@@ -1,5 +1,6 @@
 import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
+import { keptAnswers } from './keptAnswers.js';
 
 /** Standard Webhooks secrets: `whsec_` + base64 of 24 random bytes; the HMAC key is those bytes. */
 export function newWebhookSecret(): string {
@@ -14,16 +15,7 @@ export function webhookSignature(secret: string, id: string, timestampSeconds: n
   return `v1,${createHmac('sha256', signingKeyOf(secret)).update(`${id}.${timestampSeconds}.${body}`).digest('base64')}`;
 }
 
-/** Secrets whose decoded key a process keeps: every attempt of a webhook signs with the same one. */
-const KEPT_KEYS = 1_000;
-const keys = new Map<string, KeyObject>();
-
-function signingKeyOf(secret: string): KeyObject {
-  let key = keys.get(secret);
-  if (!key) {
-    key = createSecretKey(Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64'));
-    if (keys.size >= KEPT_KEYS) keys.clear();
-    keys.set(secret, key);
-  }
-  return key;
-}
+/** The decoded key of a secret, kept: every attempt of a webhook signs with the same one. */
+const signingKeyOf = keptAnswers(1_000, (secret: string): KeyObject =>
+  createSecretKey(Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64')),
+);
