@@ -15,11 +15,13 @@ import type { WebhookDirectory } from './directory.js';
 import { webhookSignature } from '@chat/delivery';
 
 /**
- * Delivery ids this process planned that it still recognises. Kafka may carry an event twice: when
- * consecutive commits of a stream come from two replicas, the second publishes what it finds of the
- * first still unreleased in the journal before its own commit (ADR 0008), usually within a second of
- * the first's own publish. Recognising those ids keeps the receiver from a second POST of a delivery
- * already made.
+ * Source events this process planned deliveries for that it still recognises. Kafka may carry an
+ * event twice: when consecutive commits of a stream come from two replicas, the second publishes what
+ * it finds of the first still unreleased in the journal before its own commit (ADR 0008), usually
+ * within a second of the first's own publish. Recognising the event, not only its delivery ids, keeps
+ * the receiver from a second POST of a delivery already made, and a webhook created since the event
+ * occurred from receiving it (the second copy would match it: subscribers are read as configured when
+ * the event occurred or later).
  */
 const RECENTLY_PLANNED = 100_000;
 /** How a delivered attempt's record is retried when the store refuses it for a moment. */
@@ -82,7 +84,7 @@ export class Deliveries {
   private readonly recording = new Set<Promise<void>>();
   /** Deliveries in hand, by delivery id. */
   private readonly tracked = new Map<string, Tracked>();
-  /** Ids of the last RECENTLY_PLANNED deliveries planned here. */
+  /** Ids of the last RECENTLY_PLANNED source events planned here. */
   private readonly recentlyPlanned = new RecentlyUsed<string, true>(RECENTLY_PLANNED);
   /**
    * Deliveries answered 2xx after their run's insert (ADR 0059): those answered while a write of
@@ -155,10 +157,12 @@ export class Deliveries {
   /**
    * New source events: their deliveries go to the dispatcher at once, unstored; `secure` then stores
    * them before the consumer moves on. A delivery already planned and not yet stored (the run came
-   * again after a failed `secure`) is returned as it is, not planned twice; one planned and stored
-   * already (the same event again on Kafka) is not returned at all.
+   * again after a failed `secure`) is returned as it is, not planned twice; an event planned here
+   * before (the same event again on Kafka) gets no new delivery, not even for a webhook created since.
    */
   async plan(events: readonly KnownEvent[]): Promise<QueuedDelivery[]> {
+    const seenBefore = new Set(events.filter((e) => this.recentlyPlanned.has(e.id)).map((e) => e.id));
+    for (const event of events) this.recentlyPlanned.set(event.id, true);
     const deliveries: QueuedDelivery[] = [];
     for (const { delivery, document } of await this.planned(events)) {
       const known = this.tracked.get(delivery.deliveryId);
@@ -166,8 +170,7 @@ export class Deliveries {
         if (known.stored !== true) deliveries.push(known.delivery);
         continue;
       }
-      if (this.recentlyPlanned.has(delivery.deliveryId)) continue;
-      this.recentlyPlanned.set(delivery.deliveryId, true);
+      if (seenBefore.has(document.eventId)) continue;
       let markAttempted!: () => void;
       const attempted = new Promise<void>((resolve) => (markAttempted = resolve));
       this.tracked.set(delivery.deliveryId, { delivery, document, rev: null, stored: false, attempted, markAttempted, finished: false });

@@ -50,7 +50,11 @@ const sent = (conversation: string, n: number): KnownEvent =>
     Date.now(),
   ) as unknown as KnownEvent;
 
+/** The webhooks the harness's directory answers for every event (one unless a test adds some). */
+let subscribersNow: Endpoint[] = [endpoint];
+
 function harness(answers: Array<number | (() => Promise<SendResult>)>, firstAttemptWaitMs = 1_000) {
+  subscribersNow = [endpoint];
   const store = new CountingStore();
   const log = new DeliveryLog(store);
   const posts: string[] = [];
@@ -66,7 +70,7 @@ function harness(answers: Array<number | (() => Promise<SendResult>)>, firstAtte
       },
     },
     directory: {
-      subscribers: () => Promise.resolve([endpoint]),
+      subscribers: () => Promise.resolve(subscribersNow),
       deliverable: () => Promise.resolve(endpoint),
       markGone: (_appId, webhookId) => {
         gone.push(webhookId);
@@ -203,6 +207,19 @@ describe('deliveries in the log', () => {
     expect(await deliveries.queue([event])).toEqual([]);
     // A replayed event never stored is stored now and handed to the dispatcher.
     expect((await deliveries.queue([sent('a_user_b', 2)])).map((d) => d.orderKey)).toEqual(['messages:app1:a_user_b']);
+  });
+
+  it('an event that comes again after a webhook was created gets no delivery to that webhook', async () => {
+    const { deliveries, posts } = harness([200, 200]);
+    const event = sent('a_user_b', 1);
+    const planned = await deliveries.plan([event]);
+    await deliveries.attempt(planned[0]!);
+    await deliveries.secure(planned);
+    // The copy Kafka carries again now matches a second webhook as well, created after the event.
+    const later = { ...endpoint, webhook: { ...endpoint.webhook, webhookId: 'w2' } };
+    subscribersNow = [endpoint, later];
+    expect(await deliveries.plan([event])).toEqual([]);
+    expect(posts).toHaveLength(1);
   });
 
   it('a write lost to another process reads the delivery again and records the next attempt after it', async () => {
