@@ -3,10 +3,13 @@
 // and a ~570 B message copy), a guarded replace of a ~3 KB head, and a single-document insert, sent to
 // each runner in turn, round after round, so that a loaded machine moves both alike. Prints per runner
 // its CPU per document and per command (/proc) and the commands' wall time; checks that a duplicate key
-// is still reported per document (11000) and that a lost guarded replace matches nothing.
+// is still reported per document (11000) and that a lost guarded replace matches nothing. Given a runner's
+// log (started with --stats-interval), also the write lock it held per command of each shape (its tally).
 //
-//   AB_RUNNERS=main=mongodb://127.0.0.1:27597/@<pid>,new=mongodb://127.0.0.1:27517/@<pid> node bench/store-statement-ab.mjs
+//   AB_RUNNERS=main=mongodb://127.0.0.1:27597/@<pid>[@<log>],new=mongodb://127.0.0.1:27517/@<pid>[@<log>] node bench/store-statement-ab.mjs
 // Knobs: AB_ROUNDS (8), AB_COMMANDS per round and shape (150), AB_MESSAGES per insert command (7).
+import { readFileSync, statSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { MongoClient } from 'mongodb';
 import { processCpuMs } from './processCpu.mjs';
 
@@ -17,10 +20,10 @@ if (!process.env.AB_RUNNERS) throw new Error('AB_RUNNERS=name=<mongo url>@<pid>,
 const runners = await Promise.all(
   process.env.AB_RUNNERS.split(',').map(async (entry) => {
     const [name, rest] = [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)];
-    const [url, pid] = rest.split('@');
+    const [url, pid, log] = rest.split('@');
     const client = await new MongoClient(url, { maxPoolSize: 4 }).connect();
     const db = client.db(`ab_${Date.now().toString(36)}`);
-    return { name, client, db, pid: Number(pid), shapes: new Map() };
+    return { name, client, db, pid: Number(pid), log, logFrom: log ? statSync(log).size : 0, shapes: new Map() };
   }),
 );
 
@@ -81,6 +84,21 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 
+/** Write-lock ms by collection of the runner's database, from its tally since the run began. */
+function lockByCollection(runner) {
+  const locks = new Map();
+  if (!runner.log) return locks;
+  for (const line of readFileSync(runner.log).subarray(runner.logFrom).toString('utf8').split('\n')) {
+    const match = /^\s+write\s+\S+\s+(\S+)\s+\d+ cmds\s+\d+ stmts\s+([\d.]+) ms busy/.exec(line);
+    if (!match || !match[1].startsWith(`${runner.db.databaseName}.`)) continue;
+    const collection = match[1].slice(runner.db.databaseName.length + 1);
+    locks.set(collection, (locks.get(collection) ?? 0) + Number(match[2]));
+  }
+  return locks;
+}
+const SHAPE_COLLECTION = { insertRun: 'appends', replaceHead: 'heads', insertOne: 'singles' };
+if (runners.some((runner) => runner.log)) await sleep(2_500); // the tallies' next report
+
 // The guards, on every runner: a duplicate in an unordered insert is reported for that document only,
 // and a replace guarded by a stale revision matches nothing.
 for (const runner of runners) {
@@ -93,10 +111,12 @@ for (const runner of runners) {
   const stale = await runner.db.collection('heads').replaceOne({ _id: 'head-0', _rev: 0 }, { _rev: 1 });
   const ok = codes === '1:11000' && kept === 'first' && fresh === 2 && stale.matchedCount === 0;
   console.log(`== ${runner.name}: guards ${ok ? 'kept' : `BROKEN (${codes}, ${kept}, ${fresh}, ${stale.matchedCount})`}`);
+  const locks = lockByCollection(runner);
   for (const [shape, row] of runner.shapes) {
+    const lock = locks.get(SHAPE_COLLECTION[shape]);
     console.log(
       `  ${shape.padEnd(12)} ${(row.cpu / row.documents).toFixed(3)} ms CPU a document, ${(row.cpu / row.commands).toFixed(3)} ms a command, ` +
-        `${(row.ms / row.commands).toFixed(2)} ms wall a command (${row.commands} commands, ${row.documents} documents)`,
+        `${(row.ms / row.commands).toFixed(2)} ms wall a command${lock === undefined ? '' : `, ${(lock / row.commands).toFixed(3)} ms write lock a command (tally)`} (${row.commands} commands, ${row.documents} documents)`,
     );
   }
   await runner.db.dropDatabase();
