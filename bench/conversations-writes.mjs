@@ -130,9 +130,19 @@ async function report(run, tally, measured) {
   }
   console.log(`  write lock ${(lockMs / measured).toFixed(3)} ms, store CPU ${(run.storeCpu / measured).toFixed(2)} ms, applying process CPU ${(run.ownCpu / measured).toFixed(3)} ms per message`);
   for (const collection of ['conversation_timelines', 'conversation_inboxes', 'conversation_timeline_revisions', 'conversation_inbox_revisions']) {
-    const sizes = (await run.db.collection(collection).find({}).toArray()).map((doc) => JSON.stringify(doc).length).sort((x, y) => x - y);
-    if (sizes.length === 0) continue;
-    console.log(`  ${collection}: ${sizes.length} documents, median ${sizes[Math.floor(sizes.length / 2)]} B, largest ${sizes.at(-1)} B`);
+    const docs = await run.db.collection(collection).find({}).toArray();
+    // The appends collection holds three kinds (ADR 0089): timeline revisions, inbox revisions (`~i`), copies (`~c`).
+    const kinds = new Map();
+    for (const doc of docs) {
+      const kind = collection === 'conversation_timeline_revisions' ? ({ '~i': ' (inbox revisions)', '~c': ' (message copies)' }[doc._id.slice(0, 2)] ?? ' (timeline revisions)') : '';
+      if (!kinds.has(kind)) kinds.set(kind, []);
+      kinds.get(kind).push(doc);
+    }
+    for (const [kind, list] of kinds) {
+      const sizes = list.map((doc) => JSON.stringify(doc).length).sort((x, y) => x - y);
+      console.log(`  ${collection}${kind}: ${sizes.length} documents, median ${sizes[Math.floor(sizes.length / 2)]} B, largest ${sizes.at(-1)} B`);
+      if (process.env.SHOW_DOCS) console.log(`    e.g. ${JSON.stringify(list[Math.floor(list.length / 2)])}`);
+    }
   }
 }
 

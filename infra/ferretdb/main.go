@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -41,7 +42,15 @@ func main() {
 	pprofAddr := flag.String("pprof-addr", "",
 		"when set (e.g. 127.0.0.1:6060), serve Go's profiler at http://<addr>/debug/pprof/ to see where the "+
 			"runner's CPU goes; off by default, as it exposes the process's internals")
+	gcPercent := flag.Int("gc-percent", 400,
+		"Go's GC target (GOGC) unless the GOGC variable is set: the heap may grow to this percent over the live "+
+			"heap before a collection; 400 cut the runner's CPU per insert command by a fifth for ~10 MB more "+
+			"memory (ADR 0098)")
 	flag.Parse()
+
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(*gcPercent)
+	}
 
 	if *writeLock != "database" && *writeLock != "store" {
 		fmt.Fprintln(os.Stderr, "ferretdb-runner: --write-lock must be database or store")

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { MongoClient, MongoServerError } from 'mongodb';
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, MongoBulkWriteError } from 'mongodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 // Our FerretDB runner's two fixes (ADR 0011), against the runner the tests start: an update command of
@@ -9,6 +9,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 // as filter pushdown).
 // And concurrent writes to one document keep MongoDB's single-document guarantees while another database
 // is written at the same time (the write lock, ADR 0005/0046; the build's patches, ADR 0046).
+// An insert answers its duplicates per document whether it ran as one statement in autocommit or as
+// several in a transaction (ADR 0098).
 // All are properties of our runner only; against another server (MONGO_URL) the cases are skipped.
 
 interface Doc { _id: string; _rev: number; n: number }
@@ -95,6 +97,25 @@ describe('the FerretDB runner', () => {
     expect(await docs.countDocuments({ _id: 'd9', _rev: 0 })).toBe(0);
     await expect(docs.deleteOne({ _id: 'd9', _rev: 0 })).resolves.toMatchObject({ deletedCount: 0 });
     await expect(docs.findOneAndUpdate({ _id: 'd9', _rev: 1 }, { $set: { _rev: 2 } }, { returnDocument: 'after' })).resolves.toMatchObject({ _rev: 2 });
+  });
+
+  it('answers an insert’s duplicates per document, in one statement (autocommit) or several (one transaction)', async () => {
+    // ADR 0098: an insert that fits one statement no longer runs inside BEGIN … COMMIT.
+    const dups = db.collection<{ _id: string; n: number }>('dups');
+    await dups.insertOne({ _id: 'taken', n: -1 });
+    for (const [count, at] of [[10, 4], [150, 120]] as const) {
+      const batch = Array.from({ length: count }, (_, i) => ({ _id: i === at ? 'taken' : `${count}-${i}`, n: i }));
+      const refused = await dups.insertMany(batch, { ordered: false }).then(() => undefined, (error: unknown) => error as MongoBulkWriteError);
+      expect([refused?.writeErrors].flat()).toEqual([expect.objectContaining({ index: at, code: 11000 })]);
+      expect(await dups.countDocuments({ _id: { $in: batch.map((doc) => doc._id) } })).toBe(count);
+    }
+    expect((await dups.findOne({ _id: 'taken' }))?.n).toBe(-1);
+    // A batch with no valid document inserts nothing and answers each document's own error.
+    const notAnId = ['not', 'an', 'id'] as unknown as string; // an array is no valid _id
+    const invalid = await dups.insertMany([{ _id: notAnId, n: 0 }], { ordered: false }).then(() => undefined, (error: unknown) => error as MongoBulkWriteError);
+    const answered = [invalid?.writeErrors].flat();
+    expect(answered).toEqual([expect.objectContaining({ index: 0, code: 53 })]); // InvalidIdField
+    expect(await dups.countDocuments({})).toBe(1 + 9 + 149);
   });
 
   it('keeps concurrent writes to one document exact while another database is written', async () => {
