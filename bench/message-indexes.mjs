@@ -1,0 +1,121 @@
+// What each index of the messages collection costs a send: the store's CPU per inserted message
+// document, in commands of 8 (a group commit's size at the bench's rate), 2 in flight, for index sets
+// alternated in rounds on one FerretDB runner (ADR 0097). Documents are shaped as `docOfSent` writes
+// them (with the runtime's stored fields), ids growing like a busy app's.
+//
+//   node bench/message-indexes.mjs      (starts only FerretDB on MONGO_PORT unless MONGO_URL is set)
+//   INDEX_ROUNDS (4), INDEX_DOCS (4000 per set and round)
+import { MongoClient } from 'mongodb';
+import { processCpuMs } from './processCpu.mjs';
+import { localStorePid } from './store-raw.mjs';
+
+const ALL = {
+  app_order: { appId: 1, seq: 1 },
+  app_time: { appId: 1, sentAt: 1 },
+  conversation_order: { appId: 1, conversationId: 1, seq: 1 },
+  thread_order: { appId: 1, parentId: 1, seq: 1 },
+  sender_order: { appId: 1, sender: 1, seq: 1 },
+  receiver_order: { appId: 1, receiver: 1, seq: 1 },
+};
+const without = (...names) => Object.fromEntries(Object.entries(ALL).filter(([name]) => !names.includes(name)));
+const SETS = {
+  'six (main)': ALL,
+  'five (no app_time)': without('app_time'),
+  'none': {},
+};
+
+const ROUNDS = Number(process.env.INDEX_ROUNDS ?? 4);
+const DOCS = Number(process.env.INDEX_DOCS ?? 4_000);
+const PER_COMMAND = 8;
+const IN_FLIGHT = 2;
+
+let nextSeq = 1_000;
+function messageDoc(appId) {
+  const seq = nextSeq++;
+  const pair = seq % 50;
+  const text = `message ${seq} from the benchmark, about as long as a chat line`;
+  return {
+    _id: `${appId}:${seq}`,
+    _rev: 1,
+    _positions: { [`messages-${pair}`]: seq },
+    appId,
+    id: String(seq),
+    seq,
+    conversationId: `u${pair}_user_u${pair + 50}`,
+    sender: `u${pair}`,
+    receiver: `u${pair + 50}`,
+    receiverType: 'user',
+    category: 'message',
+    type: 'text',
+    data: JSON.stringify({ text, entities: { sender: { entity: { uid: `u${pair}`, name: `User ${pair}` }, entityType: 'user' } } }),
+    searchText: text.toLowerCase(),
+    hasAttachments: false,
+    hasLinks: false,
+    tags: [],
+    mentionedUids: [],
+    hasMentions: false,
+    isReply: false,
+    sentAt: 1_790_000_000 + Math.floor(seq / 100),
+    updatedAt: 1_790_000_000 + Math.floor(seq / 100),
+    isDeleted: false,
+    replyCount: 0,
+    reactions: [],
+    hasReactions: false,
+  };
+}
+
+async function measure(db, storePid, name, indexes, round) {
+  const collection = db.collection(`messages_${round}_${Object.keys(indexes).length}`);
+  for (const [indexName, keys] of Object.entries(indexes)) await collection.createIndex(keys, { name: indexName });
+  // A warm-up command so the table and its indexes exist before the clock starts.
+  await collection.insertMany(Array.from({ length: PER_COMMAND }, () => messageDoc('bench-app')));
+  let left = DOCS;
+  const before = processCpuMs(storePid);
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (left > 0) {
+        left -= PER_COMMAND;
+        await collection.insertMany(Array.from({ length: PER_COMMAND }, () => messageDoc('bench-app')));
+      }
+    }),
+  );
+  const cpu = (processCpuMs(storePid) - before) / DOCS;
+  const wall = (performance.now() - started) / DOCS;
+  await collection.drop();
+  return { name, cpu, wall };
+}
+
+const { registerShutdown, startInfrastructure } = await import('@chat/devstack');
+let stopInfrastructure = async () => undefined;
+registerShutdown(() => stopInfrastructure());
+let mongoUrl = process.env.MONGO_URL;
+if (!mongoUrl) {
+  const infra = await startInfrastructure({ parts: ['ferretdb'] });
+  stopInfrastructure = () => infra.stop();
+  mongoUrl = infra.mongoUrl;
+}
+const client = await MongoClient.connect(mongoUrl);
+try {
+  const db = client.db(`bench_message_indexes_${process.pid}`);
+  const storePid = await localStorePid(db);
+  if (storePid === undefined) throw new Error('the store runs where /proc cannot see it');
+  const totals = new Map(Object.keys(SETS).map((name) => [name, { cpu: [], wall: [] }]));
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? Object.entries(SETS) : Object.entries(SETS).reverse();
+    for (const [name, indexes] of order) {
+      const result = await measure(db, storePid, name, indexes, round);
+      totals.get(name).cpu.push(result.cpu);
+      totals.get(name).wall.push(result.wall);
+      console.log(`round ${round + 1} ${name.padEnd(20)} store CPU ${result.cpu.toFixed(3)} ms/doc, wall ${result.wall.toFixed(3)} ms/doc`);
+    }
+  }
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const base = median(totals.get('six (main)').cpu);
+  console.log('\nmedian store CPU per message document (ratio to six indexes):');
+  for (const [name, { cpu }] of totals) console.log(`  ${name.padEnd(20)} ${median(cpu).toFixed(3)} ms  ×${(median(cpu) / base).toFixed(2)}`);
+  await db.dropDatabase();
+} finally {
+  await client.close();
+  await stopInfrastructure();
+}
