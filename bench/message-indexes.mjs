@@ -1,13 +1,15 @@
 // What each index of the messages collection costs a send: the store's CPU per inserted message
 // document, in commands of 8 (a group commit's size at the bench's rate), 2 in flight, for index sets
 // alternated in rounds on one FerretDB runner (ADR 0097). Documents are shaped as `docOfSent` writes
-// them (with the runtime's stored fields), ids growing like a busy app's.
+// them (with the runtime's stored fields), ids growing like a busy app's. With FERRETDB_STATS_INTERVAL
+// (e.g. 1s) the runner's write-lock ms per document is printed too (storeTally.mjs).
 //
 //   node bench/message-indexes.mjs      (starts only FerretDB on MONGO_PORT unless MONGO_URL is set)
 //   INDEX_ROUNDS (4), INDEX_DOCS (4000 per set and round)
 import { MongoClient } from 'mongodb';
 import { processCpuMs } from './processCpu.mjs';
 import { localStorePid } from './store-raw.mjs';
+import { fileSize, parseDuration, readTally, storeLogOf } from './storeTally.mjs';
 
 const ALL = {
   app_order: { appId: 1, seq: 1 },
@@ -64,12 +66,15 @@ function messageDoc(appId) {
   };
 }
 
-async function measure(db, storePid, name, indexes, round) {
+const tallyEveryMs = process.env.FERRETDB_STATS_INTERVAL ? parseDuration(process.env.FERRETDB_STATS_INTERVAL) : null;
+
+async function measure(db, storePid, storeLog, name, indexes, round) {
   const collection = db.collection(`messages_${round}_${Object.keys(indexes).length}`);
   for (const [indexName, keys] of Object.entries(indexes)) await collection.createIndex(keys, { name: indexName });
   // A warm-up command so the table and its indexes exist before the clock starts.
   await collection.insertMany(Array.from({ length: PER_COMMAND }, () => messageDoc('bench-app')));
   let left = DOCS;
+  const tallyFrom = fileSize(storeLog);
   const before = processCpuMs(storePid);
   const started = performance.now();
   await Promise.all(
@@ -82,8 +87,14 @@ async function measure(db, storePid, name, indexes, round) {
   );
   const cpu = (processCpuMs(storePid) - before) / DOCS;
   const wall = (performance.now() - started) / DOCS;
+  let lock = NaN;
+  if (tallyEveryMs !== null) {
+    await new Promise((resolve) => setTimeout(resolve, tallyEveryMs + 500));
+    const rows = readTally(storeLog, tallyFrom, fileSize(storeLog), '')?.rows ?? [];
+    lock = rows.filter((row) => row.kind === 'write' && row.command === 'insert' && row.collection.endsWith(collection.collectionName)).reduce((sum, row) => sum + row.busyMs, 0) / DOCS;
+  }
   await collection.drop();
-  return { name, cpu, wall };
+  return { name, cpu, wall, lock };
 }
 
 const { registerShutdown, startInfrastructure } = await import('@chat/devstack');
@@ -100,20 +111,22 @@ try {
   const db = client.db(`bench_message_indexes_${process.pid}`);
   const storePid = await localStorePid(db);
   if (storePid === undefined) throw new Error('the store runs where /proc cannot see it');
-  const totals = new Map(Object.keys(SETS).map((name) => [name, { cpu: [], wall: [] }]));
+  const storeLog = storeLogOf(mongoUrl);
+  const totals = new Map(Object.keys(SETS).map((name) => [name, { cpu: [], wall: [], lock: [] }]));
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? Object.entries(SETS) : Object.entries(SETS).reverse();
     for (const [name, indexes] of order) {
-      const result = await measure(db, storePid, name, indexes, round);
-      totals.get(name).cpu.push(result.cpu);
-      totals.get(name).wall.push(result.wall);
-      console.log(`round ${round + 1} ${name.padEnd(20)} store CPU ${result.cpu.toFixed(3)} ms/doc, wall ${result.wall.toFixed(3)} ms/doc`);
+      const result = await measure(db, storePid, storeLog, name, indexes, round);
+      for (const figure of ['cpu', 'wall', 'lock']) totals.get(name)[figure].push(result[figure]);
+      console.log(`round ${round + 1} ${name.padEnd(20)} store CPU ${result.cpu.toFixed(3)} ms/doc, write lock ${result.lock.toFixed(3)}, wall ${result.wall.toFixed(3)}`);
     }
   }
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-  const base = median(totals.get('six (main)').cpu);
-  console.log('\nmedian store CPU per message document (ratio to six indexes):');
-  for (const [name, { cpu }] of totals) console.log(`  ${name.padEnd(20)} ${median(cpu).toFixed(3)} ms  ×${(median(cpu) / base).toFixed(2)}`);
+  const [baseCpu, baseLock] = ['cpu', 'lock'].map((figure) => median(totals.get('six (main)')[figure]));
+  console.log('\nmedians per message document (ratio to six indexes): store CPU | write lock');
+  for (const [name, { cpu, lock }] of totals) {
+    console.log(`  ${name.padEnd(20)} ${median(cpu).toFixed(3)} ms ×${(median(cpu) / baseCpu).toFixed(2)} | ${median(lock).toFixed(3)} ms ×${(median(lock) / baseLock).toFixed(2)}`);
+  }
   await db.dropDatabase();
 } finally {
   await client.close();
