@@ -5,7 +5,7 @@
 // (e.g. 1s) the runner's write-lock ms per document is printed too (storeTally.mjs).
 //
 //   node bench/message-indexes.mjs      (starts only FerretDB on MONGO_PORT unless MONGO_URL is set)
-//   INDEX_ROUNDS (4), INDEX_DOCS (4000 per set and round)
+//   INDEX_ROUNDS (4), INDEX_DOCS (4000 per set and round), INDEX_SETS (six,five,none)
 import { MongoClient } from 'mongodb';
 import { processCpuMs } from './processCpu.mjs';
 import { localStorePid } from './store-raw.mjs';
@@ -20,11 +20,15 @@ const ALL = {
   receiver_order: { appId: 1, receiver: 1, seq: 1 },
 };
 const without = (...names) => Object.fromEntries(Object.entries(ALL).filter(([name]) => !names.includes(name)));
-const SETS = {
+const ALL_SETS = {
   'six (main)': ALL,
   'five (no app_time)': without('app_time'),
   'none': {},
 };
+/** INDEX_SETS=six,five measures only those (the first word of each name). */
+const SETS = process.env.INDEX_SETS
+  ? Object.fromEntries(Object.entries(ALL_SETS).filter(([name]) => process.env.INDEX_SETS.split(',').includes(name.split(' ')[0])))
+  : ALL_SETS;
 
 const ROUNDS = Number(process.env.INDEX_ROUNDS ?? 4);
 const DOCS = Number(process.env.INDEX_DOCS ?? 4_000);
@@ -122,6 +126,8 @@ try {
     }
   }
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const paired = totals.get('six (main)').cpu.map((six, round) => (totals.get('five (no app_time)')?.cpu[round] ?? NaN) / six);
+  console.log(`\nfive ÷ six, store CPU, by round: ${paired.map((ratio) => ratio.toFixed(2)).join(' ')}; below 1 in ${paired.filter((ratio) => ratio < 1).length} of ${paired.length}`);
   const [baseCpu, baseLock] = ['cpu', 'lock'].map((figure) => median(totals.get('six (main)')[figure]));
   console.log('\nmedians per message document (ratio to six indexes): store CPU | write lock');
   for (const [name, { cpu, lock }] of totals) {
