@@ -10,7 +10,8 @@
 // gateway's look-ups in the users service (they follow the traffic, not the machine's load) and each
 // process's Kafka requests (their batching moves with the load). A build root is a checkout with `tsc -b` done (e.g. a copy of main's worktree).
 // Nothing sheds (UNSHED below). Knobs: BENCH_ROUNDS (4), BENCH_RATE (50), BENCH_SECONDS (20), BENCH_IDLE_SECONDS (3), BENCH_PAIRS (20),
-// BENCH_GROUPS (1), BENCH_GROUP_SIZE (20), BENCH_IDLE_TIMEOUT (60).
+// BENCH_GROUPS (1), BENCH_GROUP_SIZE (20), BENCH_IDLE_TIMEOUT (60). With FERRETDB_STATS_INTERVAL (e.g. 1s) each round
+// also prints the runner's write-lock ms per message by collection over its load (storeTally.mjs, ADR 0097).
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -20,6 +21,7 @@ import { createGatewayClient } from './httpClient.mjs';
 import { connectKafkaProbe } from './kafkaProbe.mjs';
 import { cpuSnapshot, stackProcesses } from './processCpu.mjs';
 import { requestsBetween, requestsTo } from './socketRequests.mjs';
+import { fileSize, parseDuration, readTally, storeLogOf } from './storeTally.mjs';
 import { createTraffic } from './traffic.mjs';
 
 const knob = (name, fallback) => Number(process.env[name] ?? fallback);
@@ -55,6 +57,8 @@ registerShutdown(async () => {
 });
 infra = await startInfrastructure({ freshKafkaData: true });
 const probe = await connectKafkaProbe(infra.kafkaBrokers);
+const tallyEveryMs = process.env.FERRETDB_STATS_INTERVAL ? parseDuration(process.env.FERRETDB_STATS_INTERVAL) : null;
+const storeLog = storeLogOf(infra.mongoUrl);
 
 /** One build's stack: the services and the gateway of `root`, with databases of their own. */
 async function runRound(root) {
@@ -94,6 +98,7 @@ async function runRound(root) {
     const usersPort = new URL(services.instances.find((i) => i.service === 'users').url).port;
     const kafkaPort = new URL(`tcp://${infra.kafkaBrokers.split(',')[0]}`).port;
     const requestsFrom = { users: requestsTo(usersPort), kafka: requestsTo(kafkaPort) };
+    const tallyFrom = fileSize(storeLog);
     const loadFrom = cpuSnapshot(processes);
     const loadStarted = performance.now();
     const r = await traffic.openLoop(targets, CONFIG.rate, { seconds: CONFIG.seconds, visibleSamplesPerSecond: 0, pollBudgetPerSecond: 1, visibleTimeoutS: 1 });
@@ -104,15 +109,23 @@ async function runRound(root) {
     const requests = new Map([['gateway→users', toUsers.get(gatewayPid) ?? 0], ...processes.filter((p) => SERVICES.includes(p.name)).map((p) => [`${p.name}→kafka`, toKafka.get(p.pid) ?? 0])]);
     const loadS = (performance.now() - loadStarted) / 1000;
     const sent = Math.round(r.achieved * CONFIG.seconds);
+    // After the CPU window: the runner prints a report once its interval ends.
+    let locks = new Map();
+    if (tallyEveryMs !== null) {
+      await sleep(tallyEveryMs + 500);
+      const tally = readTally(storeLog, tallyFrom, fileSize(storeLog), suffix);
+      for (const row of tally?.rows ?? []) if (row.kind === 'write') locks.set(row.collection, (locks.get(row.collection) ?? 0) + row.busyMs);
+      locks = new Map([...locks].sort((a, b) => b[1] - a[1]));
+    }
     const perMessage = new Map(SHOWN.map((name) => [name, load.get(name) / sent]));
     const net = new Map(SHOWN.map((name) => [name, (load.get(name) - (idle.get(name) / idleS) * loadS) / sent]));
-    return { sent, errors: String(r.errors), quiet: quiet.quiet, perMessage, net, cpu: load, idleRate: idle, idleS, loadS, requests };
+    return { sent, errors: String(r.errors), quiet: quiet.quiet, perMessage, net, cpu: load, idleRate: idle, idleS, loadS, requests, locks };
   } finally {
     await stopCurrent();
   }
 }
 
-const totals = roots.map(() => ({ sent: 0, cpu: new Map(), idleCpu: new Map(), requests: new Map() }));
+const totals = roots.map(() => ({ sent: 0, cpu: new Map(), idleCpu: new Map(), requests: new Map(), locks: new Map() }));
 const order = Array.from({ length: CONFIG.rounds }, (_, i) => ((i + 1) >> 1) % 2);
 const fmt = (map) => SHOWN.map((name) => `${name} ${map.get(name).toFixed(3)}`).join(', ');
 console.log(`send-path cpu: A ${roots[0]}, B ${roots[1]}; ${CONFIG.rounds} rounds (${order.map((i) => 'AB'[i]).join(' ')}) of ${CONFIG.rate} msg/s for ${CONFIG.seconds} s`);
@@ -125,7 +138,9 @@ try {
     console.log(`  ms/msg ${fmt(result.perMessage)}`);
     console.log(`  net    ${fmt(result.net)}`);
     console.log(`  requests/msg ${[...result.requests].map(([what, count]) => `${what} ${(count / result.sent).toFixed(3)}`).join(', ')}`);
+    if (tallyEveryMs !== null) console.log(`  write lock ms/msg ${[...result.locks].slice(0, 8).map(([what, ms]) => `${what} ${(ms / result.sent).toFixed(3)}`).join(', ')}`);
     const total = totals[which];
+    for (const [what, ms] of result.locks) total.locks.set(what, (total.locks.get(what) ?? 0) + ms);
     total.sent += result.sent;
     for (const [what, count] of result.requests) total.requests.set(what, (total.requests.get(what) ?? 0) + count);
     for (const name of SHOWN) {
@@ -145,6 +160,17 @@ try {
   for (const what of totals[0].requests.keys()) {
     const [a, b] = totals.map((t) => (t.requests.get(what) ?? 0) / t.sent);
     console.log(`  ${what.padEnd(20)} ${a.toFixed(3)} | ${b.toFixed(3)} | ${(b / a).toFixed(2)}`);
+  }
+  if (tallyEveryMs !== null) {
+    console.log('\nall rounds, write-lock ms per accepted message (the runner\'s tally): A | B | B ÷ A');
+    const collections = [...new Set(totals.flatMap((t) => [...t.locks.keys()]))];
+    const lockOf = (t, what) => (t.locks.get(what) ?? 0) / t.sent;
+    for (const what of collections.sort((x, y) => lockOf(totals[0], y) - lockOf(totals[0], x))) {
+      const [a, b] = totals.map((t) => lockOf(t, what));
+      console.log(`  ${what.padEnd(44)} ${a.toFixed(3)} | ${b.toFixed(3)} | ${(b / a).toFixed(2)}`);
+    }
+    const [la, lb] = totals.map((t) => [...t.locks.values()].reduce((sum, ms) => sum + ms, 0) / t.sent);
+    console.log(`  ${'all'.padEnd(44)} ${la.toFixed(3)} | ${lb.toFixed(3)} | ${(lb / la).toFixed(2)}`);
   }
 } finally {
   await probe.close();

@@ -7,7 +7,7 @@ export type { EventApplier, Projection, ProjectionRuntimeOptions } from './proje
 export { InMemoryDocumentStore, findDocument, idOfWrite, stripStoredFields } from './documentStore.js';
 export type { DocumentStore, GuardedWrite, Stored, StoredProjectionFields, StoredRecord } from './documentStore.js';
 export { MongoDocumentStore } from './mongoDocumentStore.js';
-export { ensureIndexes } from './indexes.js';
+export { dropRetiredIndexes, ensureIndexes } from './indexes.js';
 export { ProjectedReadModels } from './projectedReadModels.js';
 export type { IndexSpec } from './indexes.js';
 export { readWithPatience } from './patience.js';

@@ -127,8 +127,25 @@ describe("the messages service's per-user reads on FerretDB", () => {
     });
     expect(counts).toEqual([1, 1]);
     // Only `appId` reaches SQL (the range stays with the handler), so SQLite may take any index it leads.
-    expect(await indexSearchedBy(db, 'messages', messageFinds[0] ?? {})).toMatch(/_(app_time|\w+_order)$/);
+    expect(await indexSearchedBy(db, 'messages', messageFinds[0] ?? {})).toMatch(/_\w+_order$/);
     expect(await indexSearchedBy(db, 'receipt_facts', receiptFinds[0] ?? {})).toMatch(/app_time/);
+  });
+
+  it('keeps no index that only the usage metrics read, and drops it from an older store (ADR 0097)', async () => {
+    const older = client.db(`${db.databaseName}_older`);
+    await older.collection('messages').createIndex({ appId: 1, sentAt: 1 }, { name: 'app_time' });
+    const namesOf = async (of: typeof db) => (await of.collection('messages').listIndexes().toArray()).map((index) => index.name as string).sort();
+    try {
+      await new MessagesReadModels(older).ensureIndexes();
+      const expected = ['_id_', 'app_order', 'conversation_order', 'receiver_order', 'sender_order', 'thread_order'];
+      expect(await namesOf(older)).toEqual(expected);
+      expect(await namesOf(db)).toEqual(expected);
+      // Again: nothing left to drop.
+      await new MessagesReadModels(older).ensureIndexes();
+      expect(await namesOf(older)).toEqual(expected);
+    } finally {
+      await older.dropDatabase();
+    }
   });
 
   it("reads a user's receipt marks through their index", async () => {

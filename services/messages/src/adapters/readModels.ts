@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@chat/contracts';
-import { DocumentMemory, MongoDocumentStore, ProjectedReadModels, byScalarFields, ensureIndexes, findByIds, findPage, showsPositions, stripStoredFields } from '@chat/mongo';
+import { DocumentMemory, MongoDocumentStore, ProjectedReadModels, byScalarFields, dropRetiredIndexes, ensureIndexes, findByIds, findPage, showsPositions, stripStoredFields } from '@chat/mongo';
 import type { DocumentMemoryOptions, KeysetOrder, PagePosition, Stored, StoredRecord } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import { groupFactsProjection, knownGroupId, membershipId } from '../projections/groups.js';
@@ -58,6 +58,13 @@ const BY_SEQ: KeysetOrder = [['seq', 1]];
 const MEMBERSHIP_SCALARS = byScalarFields('appId', 'kind', 'uid', 'standing');
 /** A user's receipt marks by the string fields leading `marks_of_user`, for the same reason. */
 const MARKS_SCALARS = byScalarFields('appId', 'uid');
+/**
+ * `app_time` ({appId, sentAt}) served only the usage metrics' read of an app's messages by time, whose
+ * range never reaches SQL on FerretDB: any index `appId` leads serves it as well. On MongoDB the read
+ * now walks the app's entries of `app_order` (an admin's metrics read, not a send's). The index cost
+ * every send's insert (ADR 0097).
+ */
+const RETIRED_MESSAGE_INDEXES = ['app_time'];
 /** The usage metrics' reads by app (a string in every message and receipt fact), through an index it leads. */
 const BY_APP = byScalarFields('appId');
 
@@ -123,12 +130,12 @@ export class MessagesReadModels extends ProjectedReadModels {
     await ensureIndexes(this.db, 'receipt_facts', [{ keys: { appId: 1, at: 1 }, options: { name: 'app_time' } }]);
     await ensureIndexes(this.db, 'messages', [
       { keys: { appId: 1, seq: 1 }, options: { name: 'app_order' } },
-      { keys: { appId: 1, sentAt: 1 }, options: { name: 'app_time' } },
       { keys: { appId: 1, conversationId: 1, seq: 1 }, options: { name: 'conversation_order' } },
       { keys: { appId: 1, parentId: 1, seq: 1 }, options: { name: 'thread_order' } },
       { keys: { appId: 1, sender: 1, seq: 1 }, options: { name: 'sender_order' } },
       { keys: { appId: 1, receiver: 1, seq: 1 }, options: { name: 'receiver_order' } },
     ]);
+    await dropRetiredIndexes(this.db, 'messages', RETIRED_MESSAGE_INDEXES);
   }
 
   /**
