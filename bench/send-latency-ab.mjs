@@ -49,13 +49,15 @@ infra = await startInfrastructure({ freshKafkaData: true });
 const probe = await connectKafkaProbe(infra.kafkaBrokers);
 const storeLog = storeLogOf(infra.mongoUrl);
 const currentApps = new Set();
-const events = await probe.watchArrivals('chat.messages.events', sentMessageKey, () => currentApps);
+/** The sends' arrivals, watched from the first round on (the services create the topic). */
+let events;
 
 /** One build's round: per rate the sorted send, Kafka and visible times and the write-lock tally. */
 async function runRound(root) {
   const suffix = `sla${randomBytes(3).toString('hex')}`;
   const services = await startServices({ ...infra, ports: 'ephemeral', databaseSuffix: suffix, repoRoot: root, extraEnv: { LOG_LEVEL: 'warn', ...UNSHED }, log: () => undefined });
   const client = createGatewayClient(services.gatewayUrl, { timeoutMs: 10_000 });
+  events ??= await probe.watchArrivals('chat.messages.events', sentMessageKey, () => currentApps);
   stopCurrent = async () => {
     stopCurrent = async () => undefined;
     client.close();
@@ -148,7 +150,7 @@ try {
     console.log(`  ${rate} msg/s write lock ms/msg ${la.toFixed(3)} | ${lb.toFixed(3)} | ${(lb / la).toFixed(2)}`);
   }
 } finally {
-  await events.close();
+  await events?.close();
   await probe.close();
   await stopCurrent();
   await infra.stop();
