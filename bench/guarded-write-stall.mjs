@@ -84,7 +84,7 @@ async function round(way, r) {
   t.longest.push(Math.max(...commandTimes));
   t.fold.push(foldEnd - foldStart);
   t.during.push(...overlapped);
-  t.worst.push(overlapped.at(-1) ?? NaN);
+  if (overlapped.length > 0) t.worst.push(overlapped.at(-1));
   t.idle.push(percentile(idle, 50));
 }
 
