@@ -266,6 +266,8 @@ export function createTraffic({ client, chat, setupTimeoutS = 600, setupConcurre
       visibleP50: percentile(visibleTimes, 50),
       visibleP99: percentile(visibleTimes, 99),
       samples: visibleTimes.length,
+      /** The sample's times, sorted (for figures pooled over several loops). */
+      visibleTimes,
       notVisible,
       pollsPerSecond: watcher.polls() / elapsed,
     };

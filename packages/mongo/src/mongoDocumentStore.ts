@@ -6,11 +6,14 @@ import type { DocumentStore, GuardedWrite, StoredRecord } from './documentStore.
 import { findByIds } from './findByIds.js';
 
 /**
- * Statements per update or delete command. FerretDB v1 holds one pooled SQLite connection per
- * statement until the command ends, and a command of 100 statements never answers (issue 8); 50 leaves
- * room for the other services' commands.
+ * Guarded replaces and deletes per command (ADR 0094). The store lets one write command at a time in
+ * (ADR 0046), and every send's writes queue behind whatever command holds it: a fold replaces whole
+ * read-model documents (≈ 1 ms a statement on a quiet store, the conversations' timeline folds 6–8 to a
+ * command, the longest commands the stack sent), so a command of four holds the lock about as long as a
+ * send's own insert does. Each further command costs ≈ 0.7 ms of lock, paid only by writes of more than
+ * four (folds, a few per second). Far below issue 8's hang at 100 statements too.
  */
-const STATEMENTS_PER_COMMAND = 50;
+export const GUARDED_WRITES_PER_COMMAND = 4;
 /**
  * Documents per insert command. An insert does not hold a connection per document (measured: 1,000
  * per command answer), and its per-command cost halves from 50 to 100 documents; beyond that the
@@ -99,7 +102,7 @@ export class MongoDocumentStore implements DocumentStore {
 
   async writeGuarded(writes: readonly GuardedWrite[]): Promise<string[]> {
     const lost: string[] = [];
-    for (const chunk of chunksOf(writes, STATEMENTS_PER_COMMAND)) {
+    for (const chunk of chunksOf(writes, GUARDED_WRITES_PER_COMMAND)) {
       const operations: AnyBulkWriteOperation<StoredRecord>[] = chunk.map((write) => {
         const filter = { _id: idOfWrite(write), _rev: write.expectedRev } as Filter<StoredRecord>;
         return write.kind === 'replace'

@@ -1,0 +1,158 @@
+// node bench/send-latency-ab.mjs <build root A> <build root B> — the latency of a send below capacity
+// (issue 23: send p99, event on Kafka p99, visible p99 at 100 and 200 msg/s), two builds alternated on one
+// Kafka, FerretDB and Redis as bench/send-path-cpu.mjs alternates them for CPU (ADR 0094). Each round starts
+// one build's services and gateway (its own compiled `dist`, its own databases), sets up the cost bench's
+// traffic (BENCH_PAIRS one-on-one pairs, BENCH_GROUPS groups of BENCH_GROUP_SIZE), warms up, waits until
+// every consumer group is idle, then runs an open loop at each of BENCH_RATES for BENCH_SECONDS, and stops
+// the build. Rounds go A B B A A B …, so a drift in the machine's other load falls on both builds alike.
+// Per round and rate: send, event on Kafka (a fresh consumer) and visible p50/p99 from the scheduled send,
+// and the store's write lock per message with the longest mean command (the runner's tally,
+// FERRETDB_STATS_INTERVAL, 1 s here unless given). At the end, per build and rate: the p99s pooled over its
+// rounds, the median of its rounds' p99s, and the ratio B ÷ A. Nothing sheds (as send-path-cpu.mjs).
+// Knobs: BENCH_ROUNDS (6), BENCH_RATES (100,200), BENCH_SECONDS (15), BENCH_PAIRS (50), BENCH_GROUPS (2),
+// BENCH_GROUP_SIZE (20), BENCH_IDLE_TIMEOUT (60).
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { registerShutdown, startInfrastructure, startServices } from '@chat/devstack';
+import { createGatewayClient } from './httpClient.mjs';
+import { connectKafkaProbe, sentMessageKey } from './kafkaProbe.mjs';
+import { percentile } from './percentile.mjs';
+import { fileSize, readTally, storeLogOf } from './storeTally.mjs';
+import { createTraffic } from './traffic.mjs';
+
+const knob = (name, fallback) => Number(process.env[name] ?? fallback);
+const CONFIG = {
+  rounds: knob('BENCH_ROUNDS', 6),
+  rates: (process.env.BENCH_RATES ?? '100,200').split(',').map(Number),
+  seconds: knob('BENCH_SECONDS', 15),
+  pairs: knob('BENCH_PAIRS', 50),
+  groups: knob('BENCH_GROUPS', 2),
+  groupSize: knob('BENCH_GROUP_SIZE', 20),
+  idleTimeoutS: knob('BENCH_IDLE_TIMEOUT', 60),
+};
+const roots = process.argv.slice(2, 4).map((root) => resolve(root));
+if (roots.length !== 2 || roots.some((root) => !existsSync(join(root, 'services', 'messages', 'dist', 'main.js')))) {
+  throw new Error('usage: node bench/send-latency-ab.mjs <build root A> <build root B> (each with services/*/dist built)');
+}
+const UNSHED = { BACKLOG_MAX_DRAIN_MS: '0', TARGET_LATENCY_MS: '30000', MAX_QUEUE_WAIT_MS: '30000' };
+process.env.FERRETDB_STATS_INTERVAL ??= '1s';
+
+let stopCurrent = async () => undefined;
+let infra;
+registerShutdown(async () => {
+  await stopCurrent();
+  await infra?.stop();
+});
+infra = await startInfrastructure({ freshKafkaData: true });
+const probe = await connectKafkaProbe(infra.kafkaBrokers);
+const storeLog = storeLogOf(infra.mongoUrl);
+const currentApps = new Set();
+/** The sends' arrivals, watched from the first round on (the services create the topic). */
+let events;
+
+/** One build's round: per rate the sorted send, Kafka and visible times and the write-lock tally. */
+async function runRound(root) {
+  const suffix = `sla${randomBytes(3).toString('hex')}`;
+  const services = await startServices({ ...infra, ports: 'ephemeral', databaseSuffix: suffix, repoRoot: root, extraEnv: { LOG_LEVEL: 'warn', ...UNSHED }, log: () => undefined });
+  const client = createGatewayClient(services.gatewayUrl, { timeoutMs: 10_000 });
+  events ??= await probe.watchArrivals('chat.messages.events', sentMessageKey, () => currentApps);
+  stopCurrent = async () => {
+    stopCurrent = async () => undefined;
+    client.close();
+    await services.stop();
+  };
+  try {
+    const created = await fetch(`${services.gatewayUrl}/apps`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', key: services.managementKey, secret: services.managementSecret },
+      body: JSON.stringify({ name: 'send latency ab', region: 'us' }),
+    }).then((r) => r.json());
+    const appId = created.data.id;
+    currentApps.clear();
+    currentApps.add(appId);
+    const apiKey = Object.values(created.data.apiKeys).find((k) => k.scope === 'fullAccess').apiKey;
+    const traffic = createTraffic({ client, chat: { appid: appId, apikey: apiKey }, setupTimeoutS: 120 });
+    const targets = await traffic.createTargets({ prefix: 'sl', pairs: CONFIG.pairs, groups: CONFIG.groups, groupSize: CONFIG.groupSize, patienceMs: 120_000 });
+    const ours = (groupId) => groupId.endsWith(`_${suffix}`);
+    await traffic.openLoop(targets, CONFIG.rates[0], { seconds: 3, visibleSamplesPerSecond: 0, pollBudgetPerSecond: 1, visibleTimeoutS: 1 });
+    await probe.waitForQuiet(ours, CONFIG.idleTimeoutS * 1000);
+    await sleep(2_000);
+    const byRate = [];
+    for (const rate of CONFIG.rates) {
+      const answered = [];
+      const logFrom = fileSize(storeLog);
+      const loop = await traffic.openLoop(targets, rate, { seconds: CONFIG.seconds, visibleSamplesPerSecond: 20, pollBudgetPerSecond: 200, visibleTimeoutS: 10, onAnswered: (a) => answered.push(a) });
+      await probe.waitForQuiet(ours, CONFIG.idleTimeoutS * 1000);
+      await sleep(1_500); // the runner's last report of the phase
+      const tally = readTally(storeLog, logFrom, fileSize(storeLog), suffix);
+      const sendTimes = answered.map((a) => a.answeredAt - a.scheduledAt).sort((a, b) => a - b);
+      const onKafka = answered
+        .map((a) => events.arrivals.get(`${appId}/${a.id}`) - a.scheduledAt)
+        .filter(Number.isFinite)
+        .sort((a, b) => a - b);
+      byRate.push({ rate, sent: answered.length, errors: String(loop.errors), sendTimes, onKafka, visible: loop.visibleTimes, notVisible: loop.notVisible, tally });
+    }
+    return byRate;
+  } finally {
+    await stopCurrent();
+  }
+}
+
+const fmt = (v) => (Number.isFinite(v) ? v.toFixed(1) : '—');
+const times = (sorted) => `${fmt(percentile(sorted, 50))}/${fmt(percentile(sorted, 99))}`;
+/** The write rows of a tally with the longest mean command (ms a command), the likeliest to hold a send. */
+function longestCommands(tally, count = 3) {
+  return tally.rows
+    .filter((r) => r.kind === 'write' && r.commands > 0)
+    .map((r) => ({ what: `${r.command} ${r.collection}`, mean: r.busyMs / r.commands, perCommand: r.statements / r.commands }))
+    .sort((a, b) => b.mean - a.mean)
+    .slice(0, count)
+    .map((r) => `${r.what} ${r.mean.toFixed(2)} ms (${r.perCommand.toFixed(1)} stmts)`)
+    .join(', ');
+}
+
+const order = Array.from({ length: CONFIG.rounds }, (_, i) => ((i + 1) >> 1) % 2);
+const pooled = roots.map(() => new Map(CONFIG.rates.map((rate) => [rate, { send: [], kafka: [], visible: [], p99s: { send: [], kafka: [], visible: [] }, lockMs: 0, sent: 0 }])));
+console.log(`send latency A/B: A ${roots[0]}, B ${roots[1]}; ${CONFIG.rounds} rounds (${order.map((i) => 'AB'[i]).join(' ')}), rates ${CONFIG.rates.join(', ')} msg/s for ${CONFIG.seconds} s each`);
+try {
+  for (const [round, which] of order.entries()) {
+    const started = new Date().toISOString().slice(11, 19);
+    const results = await runRound(roots[which]);
+    const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
+    console.log(`round ${round + 1} ${'AB'[which]} (${started}, load ${load})`);
+    for (const r of results) {
+      const lock = r.tally ? r.tally.writeBusyMs / r.sent : NaN;
+      console.log(`  ${r.rate} msg/s: ${r.sent} answered, ${r.errors}; p50/p99 send ${times(r.sendTimes)}, on Kafka ${times(r.onKafka)}, visible ${times(r.visible)} ms [${r.visible.length}, ${r.notVisible} not visible]; write lock ${lock.toFixed(3)} ms/msg`);
+      if (r.tally) console.log(`    longest mean write commands: ${longestCommands(r.tally)}`);
+      const total = pooled[which].get(r.rate);
+      total.send.push(...r.sendTimes);
+      total.kafka.push(...r.onKafka);
+      total.visible.push(...r.visible);
+      total.p99s.send.push(percentile(r.sendTimes, 99));
+      total.p99s.kafka.push(percentile(r.onKafka, 99));
+      total.p99s.visible.push(percentile(r.visible, 99));
+      total.lockMs += r.tally?.writeBusyMs ?? 0;
+      total.sent += r.sent;
+    }
+  }
+  const median = (values) => percentile([...values].sort((a, b) => a - b), 50);
+  console.log('\nall rounds: A | B | B ÷ A — p99 pooled over the rounds (median of the rounds\' p99s in brackets)');
+  for (const rate of CONFIG.rates) {
+    const [a, b] = pooled.map((p) => p.get(rate));
+    for (const what of ['send', 'kafka', 'visible']) {
+      const [pa, pb] = [a, b].map((t) => percentile([...t[what]].sort((x, y) => x - y), 99));
+      const [ma, mb] = [a, b].map((t) => median(t.p99s[what]));
+      console.log(`  ${rate} msg/s ${what.padEnd(8)} p99 ${fmt(pa)} | ${fmt(pb)} | ${(pb / pa).toFixed(2)}   (${fmt(ma)} | ${fmt(mb)} | ${(mb / ma).toFixed(2)});  p50 ${fmt(percentile([...a[what]].sort((x, y) => x - y), 50))} | ${fmt(percentile([...b[what]].sort((x, y) => x - y), 50))}`);
+    }
+    const [la, lb] = [a, b].map((t) => t.lockMs / t.sent);
+    console.log(`  ${rate} msg/s write lock ms/msg ${la.toFixed(3)} | ${lb.toFixed(3)} | ${(lb / la).toFixed(2)}`);
+  }
+} finally {
+  await events?.close();
+  await probe.close();
+  await stopCurrent();
+  await infra.stop();
+}
+process.exit(0);
