@@ -79,6 +79,13 @@ export function attemptEntry(notification: NotificationDocument, attempt: Attemp
   return entry;
 }
 
+/** The log entry of a provider call with its id (the same notification and attempt, the same id). */
+export function attemptLogEntry(notification: NotificationDocument, attempt: AttemptRecord): LogDocument & { _id: string } {
+  const entry = attemptEntry(notification, attempt) as LogDocument & { _id: string };
+  entry._id = logEntryId(notification.notificationId, attempt.attempt);
+  return entry;
+}
+
 /** The subject fields of a notification (what each log entry repeats, so it stands alone), as a new object. */
 export function subjectOf(data: NotificationSubject): NotificationSubject {
   const subject: NotificationSubject = {
