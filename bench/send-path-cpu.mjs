@@ -10,7 +10,9 @@
 // gateway's look-ups in the users service (they follow the traffic, not the machine's load) and each
 // process's Kafka requests (their batching moves with the load). A build root is a checkout with `tsc -b` done (e.g. a copy of main's worktree).
 // Nothing sheds (UNSHED below). Knobs: BENCH_ROUNDS (4), BENCH_RATE (50), BENCH_SECONDS (20), BENCH_IDLE_SECONDS (3), BENCH_PAIRS (20),
-// BENCH_GROUPS (1), BENCH_GROUP_SIZE (20), BENCH_IDLE_TIMEOUT (60). With FERRETDB_STATS_INTERVAL (e.g. 1s) each round
+// BENCH_GROUPS (1), BENCH_GROUP_SIZE (20), BENCH_IDLE_TIMEOUT (60), BENCH_FEATURES (off; `on`: each build's app
+// gets process-cost.mjs's features — a webhook on `message_sent`, a custom push provider with an FCM token
+// per user, a 200-word moderation rule — with the receivers on loopback, shared by both builds). With FERRETDB_STATS_INTERVAL (e.g. 1s) each round
 // also prints the runner's write-lock ms per message by collection over its load (storeTally.mjs, ADR 0097).
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -22,7 +24,9 @@ import { connectKafkaProbe } from './kafkaProbe.mjs';
 import { cpuSnapshot, stackProcesses } from './processCpu.mjs';
 import { requestsBetween, requestsTo } from './socketRequests.mjs';
 import { fileSize, parseDuration, readTally, storeLogOf } from './storeTally.mjs';
-import { createTraffic } from './traffic.mjs';
+import { createTraffic, inParallel } from './traffic.mjs';
+import { addMessageSentWebhook, startPushProvider, startWebhookReceiver } from './fakeReceivers.mjs';
+import { addBlockingKeywordRule, blockedTerms } from './moderationRule.mjs';
 
 const knob = (name, fallback) => Number(process.env[name] ?? fallback);
 const CONFIG = {
@@ -34,6 +38,7 @@ const CONFIG = {
   groups: knob('BENCH_GROUPS', 1),
   groupSize: knob('BENCH_GROUP_SIZE', 20),
   idleTimeoutS: knob('BENCH_IDLE_TIMEOUT', 60),
+  features: process.env.BENCH_FEATURES === 'on',
 };
 const roots = process.argv.slice(2, 4).map((root) => resolve(root));
 if (roots.length !== 2 || roots.some((root) => !existsSync(join(root, 'services', 'messages', 'dist', 'main.js')))) {
@@ -59,11 +64,12 @@ infra = await startInfrastructure({ freshKafkaData: true });
 const probe = await connectKafkaProbe(infra.kafkaBrokers);
 const tallyEveryMs = process.env.FERRETDB_STATS_INTERVAL ? parseDuration(process.env.FERRETDB_STATS_INTERVAL) : null;
 const storeLog = storeLogOf(infra.mongoUrl);
+const receivers = CONFIG.features ? { hooks: await startWebhookReceiver(), push: await startPushProvider() } : null;
 
 /** One build's stack: the services and the gateway of `root`, with databases of their own. */
 async function runRound(root) {
   const suffix = `spc${randomBytes(3).toString('hex')}`;
-  const services = await startServices({ ...infra, ports: 'ephemeral', databaseSuffix: suffix, repoRoot: root, extraEnv: { LOG_LEVEL: 'warn', ...UNSHED }, log: () => undefined });
+  const services = await startServices({ ...infra, ports: 'ephemeral', databaseSuffix: suffix, repoRoot: root, extraEnv: { LOG_LEVEL: 'warn', ...UNSHED, ...(CONFIG.features ? { TENANT_URLS_ALLOW_PRIVATE: '127.0.0.0/8' } : {}) }, log: () => undefined });
   const client = createGatewayClient(services.gatewayUrl, { timeoutMs: 10_000 });
   stopCurrent = async () => {
     stopCurrent = async () => undefined;
@@ -83,6 +89,7 @@ async function runRound(root) {
     const apiKey = Object.values(created.data.apiKeys).find((k) => k.scope === 'fullAccess').apiKey;
     const traffic = createTraffic({ client, chat: { appid: created.data.id, apikey: apiKey }, setupTimeoutS: 120 });
     const targets = await traffic.createTargets({ prefix: 'sp', pairs: CONFIG.pairs, groups: CONFIG.groups, groupSize: CONFIG.groupSize, patienceMs: 120_000 });
+    if (receivers) await addFeatures(services, { appId: created.data.id, chat: { appid: created.data.id, apikey: apiKey } }, client, traffic, targets);
     const ours = (groupId) => groupId.endsWith(`_${suffix}`);
     // A first short load warms up each process's code paths, then everything settles.
     await traffic.openLoop(targets, CONFIG.rate, { seconds: 3, visibleSamplesPerSecond: 0, pollBudgetPerSecond: 1, visibleTimeoutS: 1 });
@@ -99,6 +106,7 @@ async function runRound(root) {
     const kafkaPort = new URL(`tcp://${infra.kafkaBrokers.split(',')[0]}`).port;
     const requestsFrom = { users: requestsTo(usersPort), kafka: requestsTo(kafkaPort) };
     const tallyFrom = fileSize(storeLog);
+    const callsFrom = receivers ? receivers.hooks.requests() + receivers.push.requests() : 0;
     const loadFrom = cpuSnapshot(processes);
     const loadStarted = performance.now();
     const r = await traffic.openLoop(targets, CONFIG.rate, { seconds: CONFIG.seconds, visibleSamplesPerSecond: 0, pollBudgetPerSecond: 1, visibleTimeoutS: 1 });
@@ -119,10 +127,38 @@ async function runRound(root) {
     }
     const perMessage = new Map(SHOWN.map((name) => [name, load.get(name) / sent]));
     const net = new Map(SHOWN.map((name) => [name, (load.get(name) - (idle.get(name) / idleS) * loadS) / sent]));
-    return { sent, errors: String(r.errors), quiet: quiet.quiet, perMessage, net, cpu: load, idleRate: idle, idleS, loadS, requests, locks };
+    const calls = receivers ? receivers.hooks.requests() + receivers.push.requests() - callsFrom : 0;
+    return { sent, errors: String(r.errors), quiet: quiet.quiet, perMessage, net, cpu: load, idleRate: idle, idleS, loadS, requests, locks, calls };
   } finally {
     await stopCurrent();
   }
+}
+
+/** process-cost.mjs's features on one build's app: the webhook, the custom push provider and tokens, the moderation rule. */
+async function addFeatures(services, app, client, traffic, targets) {
+  const stack = {
+    services,
+    api: async (method, path, { headers = {}, body } = {}) => {
+      const response = await fetch(`${services.gatewayUrl}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json', ...headers },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+        signal: AbortSignal.timeout(30_000),
+      });
+      const json = await response.json();
+      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+      return json;
+    },
+  };
+  await addMessageSentWebhook(stack, app, 'spc-hook', receivers.hooks.url, 60_000);
+  await traffic.must('POST', '/v3/notifications/push/v1/providers/custom', app.chat, { isEnabled: true, webhookURL: receivers.push.url, useBasicAuth: false });
+  const users = [...new Set(targets.flatMap((t) => (t.kind === 'user' ? [t.a, t.b] : t.members)))];
+  await inParallel(users, 16, async (uid) => {
+    const { data } = await traffic.must('POST', `/v3/users/${uid}/auth_tokens`, app.chat, {});
+    await traffic.must('POST', '/v3/notifications/push/v1/tokens', app.chat, { platform: 'fcm_android', fcmToken: `spc-${uid}`, authToken: data.authToken }, 120_000);
+  });
+  const pair = targets.find((t) => t.kind === 'user');
+  await addBlockingKeywordRule(stack, app, client, { id: 'spc-words', terms: blockedTerms(200), sender: pair.a, receiver: pair.b });
 }
 
 const totals = roots.map(() => ({ sent: 0, cpu: new Map(), idleCpu: new Map(), requests: new Map(), locks: new Map() }));
@@ -134,7 +170,7 @@ try {
     const started = new Date().toISOString().slice(11, 19);
     const result = await runRound(roots[which]);
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
-    console.log(`round ${round + 1} ${'AB'[which]} (${started}, load ${load}): ${result.sent} accepted, ${result.errors}${result.quiet ? '' : ', NOT idle'}`);
+    console.log(`round ${round + 1} ${'AB'[which]} (${started}, load ${load}): ${result.sent} accepted, ${result.errors}${result.quiet ? '' : ', NOT idle'}${receivers ? `, ${(result.calls / result.sent).toFixed(2)} webhook+push calls/msg` : ''}`);
     console.log(`  ms/msg ${fmt(result.perMessage)}`);
     console.log(`  net    ${fmt(result.net)}`);
     console.log(`  requests/msg ${[...result.requests].map(([what, count]) => `${what} ${(count / result.sent).toFixed(3)}`).join(', ')}`);
@@ -173,6 +209,8 @@ try {
     console.log(`  ${'all'.padEnd(44)} ${la.toFixed(3)} | ${lb.toFixed(3)} | ${(lb / la).toFixed(2)}`);
   }
 } finally {
+  await receivers?.hooks.close();
+  await receivers?.push.close();
   await probe.close();
   await stopCurrent();
   await infra.stop();

@@ -18,7 +18,7 @@ import {
 import type { GroupVersionDocument } from '../projections/groupMembers.js';
 import { LogPager, entriesOf, holdsEntries, logBatchOf, messageLogId } from '../domain/logPage.js';
 import type { LogBatchDocument, LogEntry, LogFilter, LogPageRequest, StoredLogDocument } from '../domain/logPage.js';
-import { attemptEntry, logEntryId } from '../domain/notificationRecord.js';
+import { attemptLogEntry, logEntryId } from '../domain/notificationRecord.js';
 import type { AttemptRecord, NotificationDocument } from '../domain/notificationRecord.js';
 import { RECIPIENTS_COLLECTION, recipientId, recipientsProjection } from '../projections/recipients.js';
 import type { RecipientDocument } from '../projections/recipients.js';
@@ -235,10 +235,7 @@ export class NotificationReadModels extends ProjectedReadModels {
     const documents: StoredRecord[] = [];
     for (const [appId, ofApp] of groupBy(attempts, (a) => a.notification.appId)) {
       for (let from = 0; from < ofApp.length; from += ENTRIES_PER_LOG_DOCUMENT) {
-        const entries = ofApp.slice(from, from + ENTRIES_PER_LOG_DOCUMENT).map(({ notification, attempt }): LogEntry => ({
-          ...attemptEntry(notification, attempt),
-          _id: logEntryId(notification.notificationId, attempt.attempt),
-        }));
+        const entries = ofApp.slice(from, from + ENTRIES_PER_LOG_DOCUMENT).map(({ notification, attempt }) => attemptLogEntry(notification, attempt));
         const id = `a:${createHash('sha256').update(entries.map((e) => e._id).join('\n')).digest('hex').slice(0, 32)}`;
         documents.push(written(id, logBatchOf(appId, entries, entries[0]!.processingStartedAtMS)));
       }

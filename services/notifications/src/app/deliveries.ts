@@ -8,7 +8,7 @@ import type { MessageRecord, RecordedAttempt } from '../adapters/readModels.js';
 import { messageLogId } from '../domain/logPage.js';
 import type { LogEntry } from '../domain/logPage.js';
 import type { RetryPolicy } from '../config.js';
-import { attemptEntry, logEntryId } from '../domain/notificationRecord.js';
+import { attemptLogEntry, logEntryId } from '../domain/notificationRecord.js';
 import type { AttemptRecord, LogDocument, NotificationDocument } from '../domain/notificationRecord.js';
 import { recipientDecider, recipientStreamId } from '../domain/recipient.js';
 import { providerOf } from './directory.js';
@@ -199,7 +199,7 @@ export class Deliveries {
         ...m.sends.flatMap((n) => {
           const t = this.tracked.get(n.notificationId);
           if (!t || t.stored !== false) return [];
-          return t.unrecorded.map((attempt): LogEntry => ({ ...attemptEntry(t.notification, attempt), _id: logEntryId(n.notificationId, attempt.attempt) }));
+          return t.unrecorded.map((attempt) => attemptLogEntry(t.notification, attempt));
         }),
       ],
     }));

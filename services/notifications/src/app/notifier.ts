@@ -185,8 +185,10 @@ export class Notifier {
       entry.settings.preferences.bypassPreferencesForMentions,
       now,
     );
+    const messageSentAt = Date.parse(event.occurredAt);
     return this.targets(event, recipient, entry, preferences.privacy, rendered).map((target): Planned => {
       const notificationId = notificationIdOf(event.id, recipient.uid, `${target.channel}:${target.provider ?? ''}:${target.providerId ?? ''}:${target.token?.token ?? ''}`);
+      // Assigned, not spread (ADR 0096): one subject per recipient and target of every message.
       const subject: NotificationSubject = {
         notificationId,
         trigger: 'after_message',
@@ -199,11 +201,14 @@ export class Notifier {
         receiverType: m.receiverType,
         recipient: recipient.uid,
         channel: target.channel,
-        messageSentAt: Date.parse(event.occurredAt),
-        ...(target.provider ? { provider: target.provider } : {}),
-        ...(target.providerId ? { providerId: target.providerId } : {}),
-        ...(target.token ? { tokenType: target.token.tokenType, pushToken: target.token.token } : {}),
+        messageSentAt,
       };
+      if (target.provider) subject.provider = target.provider;
+      if (target.providerId) subject.providerId = target.providerId;
+      if (target.token) {
+        subject.tokenType = target.token.tokenType;
+        subject.pushToken = target.token.token;
+      }
       const reason = decision.notify ? target.unusable : decision.reason;
       if (reason || !target.payload) return { skipped: skipEntry(event.appId, subject, reason ?? 'NOT_FOUND', now) };
       return { queued: { ...subject, appId: event.appId, payload: target.payload, status: 'pending', attempts: 0, queuedAt: now } };

@@ -38,11 +38,15 @@ function sameJson(a: Json, b: Json): boolean {
   return a === b || JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** The changes that turn `base` into `value`: a whole value where either is not a plain object. */
+/**
+ * The changes that turn `base` into `value`: a whole value where either is not a plain object. Two
+ * plain objects are compared key by key, not serialised first (ADR 0096): a group message's payloads
+ * share their details object, which the identity check passes at once, and differ in one uid.
+ */
 function changesFrom(base: Json, value: Json, path: string[] = [], into: PayloadChange[] = []): PayloadChange[] {
-  if (sameJson(base, value)) return into;
+  if (base === value) return into;
   if (!isPlainObject(base) || !isPlainObject(value)) {
-    into.push({ path, value });
+    if (!sameJson(base, value)) into.push({ path, value });
     return into;
   }
   for (const key of Object.keys(base)) if (!(key in value)) into.push({ path: [...path, key] });

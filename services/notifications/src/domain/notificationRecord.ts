@@ -35,9 +35,19 @@ export function logEntryId(notificationId: string, attempt: number | null): stri
   return attempt === null ? notificationId : `${notificationId}-${attempt}`;
 }
 
-/** The log entry of a decision not to notify. */
+/**
+ * The log entry of a decision not to notify. Entries are built by assignment, in the order the API
+ * lists their fields, not by spreads: one is built per recipient and target of every message, and a
+ * spread of a conditional object allocates and copies through the runtime (ADR 0096).
+ */
 export function skipEntry(appId: string, subject: NotificationSubject, reason: NotificationSkipReason, decidedAt: number): LogDocument {
-  return { ...subject, appId, notificationTriggered: false, reason, processingStartedAtMS: decidedAt, processingEndedAtMS: decidedAt };
+  const entry = subjectOf(subject) as LogDocument;
+  entry.appId = appId;
+  entry.notificationTriggered = false;
+  entry.reason = reason;
+  entry.processingStartedAtMS = decidedAt;
+  entry.processingEndedAtMS = decidedAt;
+  return entry;
 }
 
 /** What one provider call came to. */
@@ -52,44 +62,49 @@ export interface AttemptRecord {
   nextAttemptAt?: number;
 }
 
-/** The log entry of a provider call. */
+/** The log entry of a provider call (fields assigned in the API's order, as `skipEntry`). */
 export function attemptEntry(notification: NotificationDocument, attempt: AttemptRecord): LogDocument {
-  const { payload, appId } = notification;
-  return {
-    ...subjectOf(notification),
-    appId,
-    notificationTriggered: true,
-    attempt: attempt.attempt,
-    outcome: attempt.outcome,
-    success: attempt.outcome === 'delivered',
-    ...(attempt.statusCode !== undefined ? { statusCode: attempt.statusCode } : {}),
-    ...(attempt.error !== undefined ? { error: attempt.error } : {}),
-    responsePrefix: attempt.responsePrefix,
-    payload,
-    processingStartedAtMS: attempt.startedAt,
-    processingEndedAtMS: attempt.at,
-  };
+  const entry = subjectOf(notification) as LogDocument;
+  entry.appId = notification.appId;
+  entry.notificationTriggered = true;
+  entry.attempt = attempt.attempt;
+  entry.outcome = attempt.outcome;
+  entry.success = attempt.outcome === 'delivered';
+  if (attempt.statusCode !== undefined) entry.statusCode = attempt.statusCode;
+  if (attempt.error !== undefined) entry.error = attempt.error;
+  entry.responsePrefix = attempt.responsePrefix;
+  entry.payload = notification.payload;
+  entry.processingStartedAtMS = attempt.startedAt;
+  entry.processingEndedAtMS = attempt.at;
+  return entry;
 }
 
-/** The subject fields of a notification (what each log entry repeats, so it stands alone). */
+/** The log entry of a provider call with its id (the same notification and attempt, the same id). */
+export function attemptLogEntry(notification: NotificationDocument, attempt: AttemptRecord): LogDocument & { _id: string } {
+  const entry = attemptEntry(notification, attempt) as LogDocument & { _id: string };
+  entry._id = logEntryId(notification.notificationId, attempt.attempt);
+  return entry;
+}
+
+/** The subject fields of a notification (what each log entry repeats, so it stands alone), as a new object. */
 export function subjectOf(data: NotificationSubject): NotificationSubject {
-  const { notificationId, trigger, messageId, conversationId, messageCategory, messageType, sender, receiver, receiverType, recipient, channel, messageSentAt } = data;
-  return {
-    notificationId,
-    trigger,
-    messageId,
-    conversationId,
-    messageCategory,
-    messageType,
-    sender,
-    receiver,
-    receiverType,
-    recipient,
-    channel,
-    messageSentAt,
-    ...(data.provider !== undefined ? { provider: data.provider } : {}),
-    ...(data.providerId !== undefined ? { providerId: data.providerId } : {}),
-    ...(data.tokenType !== undefined ? { tokenType: data.tokenType } : {}),
-    ...(data.pushToken !== undefined ? { pushToken: data.pushToken } : {}),
+  const subject: NotificationSubject = {
+    notificationId: data.notificationId,
+    trigger: data.trigger,
+    messageId: data.messageId,
+    conversationId: data.conversationId,
+    messageCategory: data.messageCategory,
+    messageType: data.messageType,
+    sender: data.sender,
+    receiver: data.receiver,
+    receiverType: data.receiverType,
+    recipient: data.recipient,
+    channel: data.channel,
+    messageSentAt: data.messageSentAt,
   };
+  if (data.provider !== undefined) subject.provider = data.provider;
+  if (data.providerId !== undefined) subject.providerId = data.providerId;
+  if (data.tokenType !== undefined) subject.tokenType = data.tokenType;
+  if (data.pushToken !== undefined) subject.pushToken = data.pushToken;
+  return subject;
 }
