@@ -2,7 +2,7 @@ import type { KnownEvent } from '@chat/contracts';
 import type { Consumer, Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import { decodeMessage } from './batchProcessor.js';
-import { IDLE_FETCH_WAIT_MS, loneMemberConsumerConfig } from './consumer.js';
+import { gatherAsked, loneMemberConsumerConfig } from './consumer.js';
 import type { ConsumerGather } from './consumer.js';
 import { whileBrokerStarts } from './eventWatch.js';
 import { recordHeaders } from './recordSelector.js';
@@ -155,20 +155,4 @@ export class BroadcastConsumer {
       await admin.disconnect();
     }
   }
-}
-
-/**
- * kafkajs (patched, ADR 0083) reads `busyFetch`'s two fields at every fetch after one that returned
- * records: getters make that fetch follow `now()`, and without a gather it is an idle fetch (answered
- * at the first record).
- */
-export function gatherAsked(now: () => ConsumerGather | null): { readonly minBytes: number; readonly maxWaitTimeInMs: number } {
-  return {
-    get minBytes() {
-      return now()?.minBytes ?? 1;
-    },
-    get maxWaitTimeInMs() {
-      return now()?.maxWaitMs ?? IDLE_FETCH_WAIT_MS;
-    },
-  };
 }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gatherAsked } from './broadcastConsumer.js';
-import { IDLE_FETCH_WAIT_MS } from './consumer.js';
+import { IDLE_FETCH_WAIT_MS, gatherAsked } from './consumer.js';
 import type { ConsumerGather } from './consumer.js';
 
 // ADR 0086: the realtime replica gathers its broadcast fetches only while it holds no connection.

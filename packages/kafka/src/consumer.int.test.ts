@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKafka, ensureTopics } from './client.js';
 import { loadKafkaSecurity } from './security.js';
 import { EventConsumer } from './consumer.js';
+import type { ConsumerGather } from './consumer.js';
 import { redriveDeadLetters } from './operatorTools.js';
 
 // The batched consumer on the real broker: what can never be applied is parked on `<group>.dlq`
@@ -234,5 +235,50 @@ describe('EventConsumer on Kafka: gathering while busy', () => {
     await send('e');
     await handed(5);
     expect(calls[calls.length - 1]!.at - againSend).toBeLessThan(gatherMs / 2);
+  });
+
+  it('asks a gather given as a function at each busy fetch: none while it answers null, then the one it answers (ADR 0095)', async () => {
+    await consumer?.stop();
+    const askedTopic = `${topic}.asked`;
+    await ensureTopics(kafka, [askedTopic, deadLetterTopic(`${groupId}-asked`)], 1);
+    const sendTo = (uid: string) =>
+      producer.send({ topic: askedTopic, messages: [{ key: uid, value: JSON.stringify(testEnvelope('UserCreated', `user:app1:${uid}`, 1, { uid, name: uid, role: 'default', tags: [], createdAt: 1 })) }] });
+    let asked: ConsumerGather | null = null;
+    const calls: string[][] = [];
+    consumer = new EventConsumer(kafka, {
+      groupId: `${groupId}-asked`,
+      topics: [askedTopic],
+      logger,
+      gather: () => asked,
+      handler: (events) => {
+        calls.push(events.map((event) => (event.data as { uid: string }).uid));
+        return Promise.resolve();
+      },
+    });
+    await consumer.start();
+    const handed = async (count: number) => {
+      const deadline = Date.now() + 25_000;
+      while (calls.flat().length < count && Date.now() < deadline) await sleep(20);
+      expect(calls.flat()).toHaveLength(count);
+    };
+    while (!consumer.joined) await sleep(50);
+    await sleep(1_500);
+    // No gather asked: records 300 ms apart come one fetch each, busy or not.
+    for (const uid of ['a', 'b', 'c']) {
+      await sendTo(uid);
+      await sleep(300);
+    }
+    await handed(3);
+    expect(calls).toEqual([['a'], ['b'], ['c']]);
+    // A gather asked from now on: the fetch after the one that brought 'd' waits for 'e', 'f' and 'g'.
+    asked = { minBytes: 1024 * 1024, maxWaitMs: gatherMs };
+    await sendTo('d');
+    await handed(4);
+    for (const uid of ['e', 'f', 'g']) {
+      await sendTo(uid);
+      await sleep(100);
+    }
+    await handed(7);
+    expect(calls.slice(4)).toEqual([['e', 'f', 'g']]);
   });
 });

@@ -65,6 +65,30 @@ export interface ConsumerGather {
  */
 export const TOLERANT_GATHER: ConsumerGather = { minBytes: 64 * 1024, maxWaitMs: 50 };
 
+/**
+ * The gather of a group nobody waits on within a second (ADR 0095): a calls read's catch-up (≤ 2 s), a
+ * webhooks or notifications group while no app has anything configured for it. While records keep
+ * coming it fetches about twice a second whatever the rate, instead of twenty times (`TOLERANT_GATHER`)
+ * or once per produce; the first record after a quiet spell is still answered at once.
+ */
+export const PATIENT_GATHER: ConsumerGather = { minBytes: 1024 * 1024, maxWaitMs: 500 };
+
+/**
+ * kafkajs (patched, ADR 0083) reads `busyFetch`'s two fields at every fetch after one that returned
+ * records: getters make that fetch follow `now()`, and without a gather it is an idle fetch (answered
+ * at the first record).
+ */
+export function gatherAsked(now: () => ConsumerGather | null): { readonly minBytes: number; readonly maxWaitTimeInMs: number } {
+  return {
+    get minBytes() {
+      return now()?.minBytes ?? 1;
+    },
+    get maxWaitTimeInMs() {
+      return now()?.maxWaitMs ?? IDLE_FETCH_WAIT_MS;
+    },
+  };
+}
+
 export interface EventConsumerOptions {
   groupId: string;
   topics: readonly string[];
@@ -84,10 +108,11 @@ export interface EventConsumerOptions {
    * broker holds each fetch until this many bytes are there or `maxWaitMs` has passed, so one fetch,
    * one decode pass and one handler call carry that long of records (ADR 0083). A fetch after an empty
    * one answers at the first record (idle, it waits `IDLE_FETCH_WAIT_MS`), so the first record after a
-   * quiet spell is not delayed and an idle group polls no more often than one without. Default: every
-   * fetch answers at the first record.
+   * quiet spell is not delayed and an idle group polls no more often than one without. A function is
+   * asked anew at each such fetch (null: answer at the first record), so a group can gather more while
+   * nobody waits on it (ADR 0095). Default: every fetch answers at the first record.
    */
-  gather?: ConsumerGather;
+  gather?: ConsumerGather | (() => ConsumerGather | null);
 }
 
 /**
@@ -163,7 +188,7 @@ export class EventConsumer {
       sessionTimeout: 10_000,
       heartbeatInterval: 1_000,
       maxWaitTimeInMs: IDLE_FETCH_WAIT_MS,
-      ...(this.options.gather ? { busyFetch: { minBytes: this.options.gather.minBytes, maxWaitTimeInMs: this.options.gather.maxWaitMs } } : {}),
+      ...(this.options.gather ? { busyFetch: busyFetchOf(this.options.gather) } : {}),
       retry: { initialRetryTime: 100, maxRetryTime: 2_000, retries: 10 },
     });
     consumer.on(consumer.events.CRASH, ({ payload }) => {
@@ -246,6 +271,10 @@ export class EventConsumer {
       ],
     });
   }
+}
+
+function busyFetchOf(gather: ConsumerGather | (() => ConsumerGather | null)): { readonly minBytes: number; readonly maxWaitTimeInMs: number } {
+  return typeof gather === 'function' ? gatherAsked(gather) : { minBytes: gather.minBytes, maxWaitTimeInMs: gather.maxWaitMs };
 }
 
 function byTopic(offsets: readonly CommittableOffset[]): Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }> {

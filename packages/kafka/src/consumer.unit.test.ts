@@ -26,7 +26,7 @@ function recordingKafka(configs: ConsumerConfig[]): Kafka {
   } as unknown as Kafka;
 }
 
-async function configOf(gather?: ConsumerGather): Promise<ConsumerConfig> {
+async function configOf(gather?: ConsumerGather | (() => ConsumerGather | null)): Promise<ConsumerConfig> {
   const configs: ConsumerConfig[] = [];
   const consumer = new EventConsumer(recordingKafka(configs), {
     groupId: 'g',
@@ -48,6 +48,14 @@ describe('EventConsumer fetch settings', () => {
     expect(config.busyFetch).toEqual({ minBytes: 4096, maxWaitTimeInMs: 40 });
     expect(config.maxWaitTimeInMs).toBe(IDLE_FETCH_WAIT_MS);
     expect(config.minBytes).toBeUndefined();
+  });
+
+  it('asks a gather given as a function anew at each busy fetch (ADR 0095)', async () => {
+    let now: ConsumerGather | null = { minBytes: 4096, maxWaitMs: 40 };
+    const config = await configOf(() => now);
+    expect({ ...config.busyFetch }).toEqual({ minBytes: 4096, maxWaitTimeInMs: 40 });
+    now = null;
+    expect({ ...config.busyFetch }).toEqual({ minBytes: 1, maxWaitTimeInMs: IDLE_FETCH_WAIT_MS });
   });
 
   it('does not gather without the option', async () => {

@@ -58,9 +58,10 @@ export interface EventPipelineOptions {
   select?: RecordSelector;
   /**
    * While records keep coming, the projection's fetches wait this long for fuller batches (ADR 0083);
-   * for a group whose readers tolerate tens of ms. Default: every fetch answers at the first record.
+   * for a group whose readers tolerate tens of ms; a function is asked anew at each such fetch (ADR
+   * 0095). Default: every fetch answers at the first record.
    */
-  gather?: ConsumerGather;
+  gather?: ConsumerGather | (() => ConsumerGather | null);
   /** The read models a command's events reach before it answers (read-your-writes). */
   ownReadModels: OwnReadModels;
   /**

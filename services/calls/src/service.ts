@@ -2,7 +2,7 @@ import { CONFIGURATION_FENCE_TIMEOUT_MS, ProjectionCatchUp, createEventPipeline 
 import type { PlatformDeps, RunnableService } from '@chat/runtime';
 import { topics } from '@chat/contracts';
 import { createServiceApp } from '@chat/http';
-import { LagReader, TOLERANT_GATHER, consumerGroupFor } from '@chat/kafka';
+import { LagReader, PATIENT_GATHER, consumerGroupFor } from '@chat/kafka';
 import type { RecordHeaders } from '@chat/kafka';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
@@ -49,9 +49,9 @@ export function createCallsService(deps: CallsServiceDeps): RunnableService {
     consumes: [topics.messages],
     consumerPurpose: CALLS_PROJECTION,
     select: callRecordSelector,
-    // A calls read waits for this group's commit (up to 2 s, ADR 0064): 50 ms of gathering while busy
-    // is within it, and a plain message costs a fraction of a fetch instead of one (ADR 0083).
-    gather: TOLERANT_GATHER,
+    // A calls read waits for this group's commit (up to 2 s, ADR 0064): half a second of gathering while
+    // busy is within it, and the group fetches about twice a second whatever the send rate (ADR 0095).
+    gather: PATIENT_GATHER,
     project: (events) => readModels.apply(events),
     ownReadModels: readModels,
   });

@@ -1,7 +1,7 @@
 import { notificationAppEventTypes, notificationRecipientEventTypes, topics, userLifecycleEventTypes } from '@chat/contracts';
 import { Dispatcher, OutboundHttp, SecretBox } from '@chat/delivery';
 import { createServiceApp } from '@chat/http';
-import { TOLERANT_GATHER } from '@chat/kafka';
+import { skippingGather } from '@chat/kafka';
 import { ConfigurationDirectory, createEventPipeline } from '@chat/runtime';
 import type { PlatformDeps, RunnableService } from '@chat/runtime';
 import type { Kafka } from 'kafkajs';
@@ -51,15 +51,17 @@ export function createNotificationsService(config: Readonly<NotificationsConfig>
     onError: (error, queued) => logger.error({ err: error, notificationId: queued.deliveryId }, 'a provider call could not be recorded; retrying'),
   });
 
+  // A message of an app with no provider, or an event no read model here applies, is not even decoded.
+  // While busy, fuller fetches: a few tens of ms against a 500 ms push goal (ADR 0083); while no record
+  // has been kept for a spell (no app with a provider sends), half a second (ADR 0095).
+  const selection = skippingGather((records) => configuredApps.select(records));
   const pipeline = createEventPipeline({
     ...deps,
     publishesTo: topics.notifications,
     consumes: [topics.users, topics.conversations, topics.messages, topics.notifications],
     consumerPurpose: 'notifications',
-    // A message of an app with no provider, or an event no read model here applies, is not even decoded.
-    select: (records) => configuredApps.select(records),
-    // While busy, fuller fetches: a few tens of ms against a 500 ms push goal (ADR 0083).
-    gather: TOLERANT_GATHER,
+    select: selection.select,
+    gather: selection.gather,
     project: async (events, run) => {
       await readModels.apply(events);
       directory.applied(events);

@@ -41,6 +41,12 @@ const READ_CONCURRENCY = 8;
 /** Rounds of re-read and re-fold for one key's log while other writers keep changing it. */
 const MAX_ROUNDS = 20;
 
+/**
+ * Key logs whose documents, as this process last wrote them, are kept in memory (ADR 0095): the next
+ * batch of the same key folds onto them without reading its head and chunk back. The oldest goes first.
+ */
+const KEPT_LOGS = 1_000;
+
 interface KeyLog {
   appId: string;
   keyId: string;
@@ -52,6 +58,14 @@ interface ReadLog {
   log: KeyLog;
   head: AuditHead | null;
   headRev: number | null;
+  chunkRevs: Map<string, number>;
+  contents: Map<string, AuditEntry[]>;
+}
+
+/** A key log's documents as this process wrote them: every write is guarded by `_rev`, so a stale copy only loses a race. */
+interface WrittenLog {
+  head: AuditHead;
+  headRev: number;
   chunkRevs: Map<string, number>;
   contents: Map<string, AuditEntry[]>;
 }
@@ -69,6 +83,8 @@ interface ReadLog {
 export class AuditTrail implements EventApplier {
   /** The consumer's lanes take turns per key, as the projection runtime's batches do per document; replicas race under the guards. */
   private readonly turns = new DocumentTurns();
+  /** Per key log (head id), what this process wrote last; see `KEPT_LOGS`. */
+  private readonly written = new Map<string, WrittenLog>();
 
   constructor(
     private readonly store: DocumentStore,
@@ -192,10 +208,42 @@ export class AuditTrail implements EventApplier {
 
     const retry = new Set([...lostHeads]);
     for (const id of lostChunks) retry.add(id.slice(0, id.lastIndexOf(':')));
+    for (const { read: r, append } of folded) this.remember(r, append, retry);
     return logs.filter((log) => retry.has(auditHeadId(log.appId, log.keyId)));
   }
 
+  /**
+   * Keeps a key's documents as this round wrote them, for its next batch; a key that lost a race (or
+   * whose write failed) is read again. Revisions follow the writes above: a created or missing chunk
+   * is at 1, a replaced one a step further; an unchanged head keeps its revision.
+   */
+  private remember(r: ReadLog, append: AuditAppend, lost: ReadonlySet<string>): void {
+    const id = auditHeadId(r.log.appId, r.log.keyId);
+    this.written.delete(id);
+    if (lost.has(id)) return;
+    const headRev = r.headRev === null ? 1 : sameHead(r.head, append.head) ? r.headRev : r.headRev + 1;
+    const chunkRevs = new Map<string, number>();
+    const contents = new Map<string, AuditEntry[]>();
+    for (const ref of append.head.chunks) {
+      const entries = append.chunks.get(ref.n) ?? r.contents.get(ref.n);
+      const rev = append.chunks.has(ref.n) ? (append.created.has(ref.n) ? 1 : (r.chunkRevs.get(ref.n) ?? 0) + 1) : r.chunkRevs.get(ref.n);
+      if (entries === undefined || rev === undefined) continue;
+      contents.set(ref.n, entries);
+      chunkRevs.set(ref.n, rev);
+    }
+    this.written.set(id, { head: append.head, headRev, chunkRevs, contents });
+    if (this.written.size > KEPT_LOGS) this.written.delete(this.written.keys().next().value as string);
+  }
+
   private async read(log: KeyLog): Promise<ReadLog> {
+    const kept = this.written.get(auditHeadId(log.appId, log.keyId));
+    if (kept) {
+      const touched = chunksTouched(kept.head, log.entries);
+      if (touched.every((n) => kept.contents.has(n))) {
+        const contents = new Map(touched.map((n) => [n, kept.contents.get(n) as AuditEntry[]]));
+        return { log, head: kept.head, headRev: kept.headRev, chunkRevs: new Map(kept.chunkRevs), contents };
+      }
+    }
     const stored = (await findDocument(this.store, auditHeadId(log.appId, log.keyId))) as HeadRecord | null;
     const head = stored ? headOf(stored) : null;
     const touched = chunksTouched(head, log.entries);

@@ -217,6 +217,60 @@ describe('concurrent writers of one key', () => {
   });
 });
 
+// ADR 0095: a key's next batch folds onto the documents this process wrote, unread; every write stays guarded.
+describe('documents kept from the last write', () => {
+  /** Counts the ids read, by document kind. */
+  class CountingStore implements DocumentStore {
+    readonly reads: string[] = [];
+    constructor(readonly inner = new InMemoryDocumentStore()) {}
+    findMany(ids: readonly string[]) {
+      this.reads.push(...ids);
+      return this.inner.findMany(ids);
+    }
+    insert(documents: readonly StoredRecord[]) {
+      return this.inner.insert(documents);
+    }
+    writeGuarded(writes: readonly GuardedWrite[]) {
+      return this.inner.writeGuarded(writes);
+    }
+  }
+
+  it('are not read back for the same key\'s next batches', async () => {
+    const counting = new CountingStore();
+    const { trail: t } = trail(ROOMY, counting.inner);
+    const reader = new AuditTrail(counting, ROOMY, () => '.r');
+    const events = Array.from({ length: 11 }, (_, i) => event(i));
+    await reader.apply(events.slice(0, 3));
+    const first = counting.reads.length;
+    expect(first).toBeGreaterThan(0);
+    // Into the same chunk, then across a cut into a new one, then a late event into an older chunk.
+    await reader.apply(events.slice(3, 4));
+    await reader.apply(events.slice(4, 10));
+    const late = event(2.5);
+    await reader.apply([events[10] as EventEnvelope, late]);
+    expect(counting.reads).toHaveLength(first);
+    // Another key's log is read as before.
+    await reader.apply([event(30, { keyId: KEY_B })]);
+    expect(counting.reads.length).toBeGreaterThan(first);
+    expect(await all(t)).toEqual(newestFirst([...events, late]));
+  });
+
+  it('lose their race once another process wrote the key, and the batch goes round again read anew', async () => {
+    const store = new InMemoryDocumentStore();
+    const one = trail(ROOMY, store).trail;
+    let tag = 0;
+    const two = new AuditTrail(store, ROOMY, () => `.u${++tag}`);
+    const events = Array.from({ length: 14 }, (_, i) => event(i));
+    // Alternating writers: each one's kept copy is stale at its next batch, and a late event goes to an older chunk.
+    for (let at = 0; at < 12; at += 2) await (at % 4 === 0 ? one : two).apply(events.slice(at, at + 2));
+    const late = event(0.5);
+    await one.apply([late, ...events.slice(12)]);
+    expect(await all(one)).toEqual(newestFirst([...events, late]));
+    const head = (await two.head('app1', KEY_A)) as AuditHead;
+    expect(head.chunks.reduce((sum, c) => sum + c.count, 0)).toBe(events.length + 1);
+  });
+});
+
 describe('any delivery of the same events (property)', () => {
   it('lists every event of each key exactly once, newest first, whatever the batching, interleaving and redelivery', async () => {
     // Events of two keys at random times (ties included); delivered as partitions would: the sequence
