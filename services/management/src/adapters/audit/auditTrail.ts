@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { EventEnvelope } from '@chat/contracts';
+import { RecentlyUsed } from '@chat/eventsourcing';
 import { DocumentTurns, findDocument } from '@chat/mongo';
 import type { DocumentStore, EventApplier, GuardedWrite, StoredRecord } from '@chat/mongo';
 import {
@@ -43,7 +44,7 @@ const MAX_ROUNDS = 20;
 
 /**
  * Key logs whose documents, as this process last wrote them, are kept in memory (ADR 0095): the next
- * batch of the same key folds onto them without reading its head and chunk back. The oldest goes first.
+ * batch of the same key folds onto them without reading its head and chunk back. The least recently used goes first.
  */
 const KEPT_LOGS = 1_000;
 
@@ -84,7 +85,7 @@ export class AuditTrail implements EventApplier {
   /** The consumer's lanes take turns per key, as the projection runtime's batches do per document; replicas race under the guards. */
   private readonly turns = new DocumentTurns();
   /** Per key log (head id), what this process wrote last; see `KEPT_LOGS`. */
-  private readonly written = new Map<string, WrittenLog>();
+  private readonly written = new RecentlyUsed<string, WrittenLog>(KEPT_LOGS);
 
   constructor(
     private readonly store: DocumentStore,
@@ -232,7 +233,6 @@ export class AuditTrail implements EventApplier {
       chunkRevs.set(ref.n, rev);
     }
     this.written.set(id, { head: append.head, headRev, chunkRevs, contents });
-    if (this.written.size > KEPT_LOGS) this.written.delete(this.written.keys().next().value as string);
   }
 
   private async read(log: KeyLog): Promise<ReadLog> {
