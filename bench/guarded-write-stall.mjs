@@ -15,6 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { startInfrastructure } from '@chat/devstack';
 import { MongoClient } from 'mongodb';
 import { percentile } from './percentile.mjs';
+import { startProbeWrites } from './probeWrites.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
 const WRITES = Number(process.env.BENCH_WRITES ?? 8);
@@ -50,17 +51,7 @@ async function round(way, r) {
   };
   const writes = ids.map((id) => ({ kind: 'replace', expectedRev: 1, document: documentOf(id, 2) }));
 
-  const probes = [];
-  let probing = true;
-  let n = 0;
-  const prober = (async () => {
-    while (probing) {
-      const started = performance.now();
-      await probe.insertOne({ _id: n++, text: 'a send-sized write' });
-      probes.push({ started, took: performance.now() - started });
-      await sleep(1);
-    }
-  })();
+  const prober = startProbeWrites(probe);
   await sleep(200);
   const foldStart = performance.now();
   if (WAYS[way] === 'capped') {
@@ -73,12 +64,11 @@ async function round(way, r) {
   }
   const foldEnd = performance.now();
   await sleep(200);
-  probing = false;
-  await prober;
+  const probed = await prober.stop();
   await db.dropDatabase();
 
-  const overlapped = probes.filter((p) => p.started + p.took > foldStart && p.started < foldEnd).map((p) => p.took).sort((a, b) => a - b);
-  const idle = probes.filter((p) => p.started + p.took < foldStart - 5 || p.started > foldEnd + 5).map((p) => p.took).sort((a, b) => a - b);
+  const overlapped = probed.during(foldStart, foldEnd);
+  const idle = probed.away(foldStart, foldEnd);
   const t = tally[way];
   t.commands.push(commandTimes.length);
   t.longest.push(Math.max(...commandTimes));

@@ -16,6 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { startInfrastructure } from '@chat/devstack';
 import { MongoClient } from 'mongodb';
 import { percentile } from './percentile.mjs';
+import { startProbeWrites } from './probeWrites.mjs';
 
 const builds = [new URL('../packages/eventsourcing/dist', import.meta.url).pathname, process.argv[2] ?? '/work/main/packages/eventsourcing/dist'];
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
@@ -48,28 +49,17 @@ async function round(buildIndex, r) {
   const state = { lastSeq: 10, participants: ['a', 'b'], pad: 'x'.repeat(Math.max(0, SNAPSHOT_BYTES - 60)) };
   for (let i = 0; i < HEADS; i++) heads.remember(`messages:app1:c${i}_r${r}`, { version: 10 + r, snapshot: { version: 1, state } }, true);
 
-  const probes = [];
-  let probing = true;
-  let n = 0;
-  const prober = (async () => {
-    while (probing) {
-      const started = performance.now();
-      await probe.insertOne({ _id: n++, text: 'a send-sized write' });
-      probes.push({ started, took: performance.now() - started });
-      await sleep(1);
-    }
-  })();
+  const prober = startProbeWrites(probe);
   await sleep(300);
   const saveStart = performance.now();
   await heads.save();
   const saveEnd = performance.now();
   await sleep(300);
-  probing = false;
-  await prober;
+  const probed = await prober.stop();
   await db.dropDatabase();
 
-  const overlapped = probes.filter((p) => p.started + p.took > saveStart && p.started < saveEnd).map((p) => p.took).sort((a, b) => a - b);
-  const idle = probes.filter((p) => p.started + p.took < saveStart - 5 || p.started > saveEnd + 5).map((p) => p.took).sort((a, b) => a - b);
+  const overlapped = probed.during(saveStart, saveEnd);
+  const idle = probed.away(saveStart, saveEnd);
   const t = tally[buildIndex];
   t.commands.push(commandTimes.length);
   t.longest.push(Math.max(...commandTimes));

@@ -8,7 +8,7 @@
 //   INDEX_ROUNDS (4), INDEX_DOCS (4000 per set and round), INDEX_SETS (six,five,none)
 import { MongoClient } from 'mongodb';
 import { processCpuMs } from './processCpu.mjs';
-import { localStorePid } from './store-raw.mjs';
+import { localStorePid, storeForBench } from './store-raw.mjs';
 import { fileSize, parseDuration, readTally, storeLogOf } from './storeTally.mjs';
 
 const ALL = {
@@ -101,15 +101,7 @@ async function measure(db, storePid, storeLog, name, indexes, round) {
   return { name, cpu, wall, lock };
 }
 
-const { registerShutdown, startInfrastructure } = await import('@chat/devstack');
-let stopInfrastructure = async () => undefined;
-registerShutdown(() => stopInfrastructure());
-let mongoUrl = process.env.MONGO_URL;
-if (!mongoUrl) {
-  const infra = await startInfrastructure({ parts: ['ferretdb'] });
-  stopInfrastructure = () => infra.stop();
-  mongoUrl = infra.mongoUrl;
-}
+const { mongoUrl, stop: stopInfrastructure } = await storeForBench();
 const client = await MongoClient.connect(mongoUrl);
 try {
   const db = client.db(`bench_message_indexes_${process.pid}`);

@@ -231,16 +231,22 @@ function expectOneMatched(result, what) {
   if (result.matchedCount !== 1) throw new Error(`${what}: matched ${result.matchedCount}, expected 1`);
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+/**
+ * The store a store-only bench measures: `MONGO_URL` when set, else the devstack's FerretDB runner,
+ * stopped by `stop()` and on exit, failure and Ctrl-C.
+ */
+export async function storeForBench() {
   const { registerShutdown, startInfrastructure } = await import('@chat/devstack');
-  let stopInfrastructure = async () => undefined;
-  registerShutdown(() => stopInfrastructure());
-  let mongoUrl = process.env.MONGO_URL;
-  if (!mongoUrl) {
-    const infra = await startInfrastructure({ parts: ['ferretdb'] });
-    stopInfrastructure = () => infra.stop();
-    mongoUrl = infra.mongoUrl;
-  }
+  let stop = async () => undefined;
+  registerShutdown(() => stop());
+  if (process.env.MONGO_URL) return { mongoUrl: process.env.MONGO_URL, stop: () => stop() };
+  const infra = await startInfrastructure({ parts: ['ferretdb'] });
+  stop = () => infra.stop();
+  return { mongoUrl: infra.mongoUrl, stop: () => stop() };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { mongoUrl, stop: stopInfrastructure } = await storeForBench();
   try {
     const figures = await measureStoreRaw({
       mongoUrl,
