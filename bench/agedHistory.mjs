@@ -19,7 +19,9 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { MongoClient, ObjectId } from 'mongodb';
+import { processCpuMs } from './processCpu.mjs';
 
 /** Documents a command; light copies take the collections where an app holds at most this many documents and bytes. */
 const BATCH = 500;
@@ -191,6 +193,26 @@ function firstNumber(cell) {
  * rate, below 1 is the worse side, so the check is 1/1.2 ≤ ratio ≤ 1.2 for every figure).
  * `fresh` and `aged` are printSummary's rows: [figure, off, on, goal].
  */
+/**
+ * Waits until the store's process has been quiet (under `quietShare` of a core) for two windows in a row,
+ * at most `maxS`: a copy of a gigabyte leaves SQLite checkpointing its WAL for a while after the last
+ * insert answered, and a phase measured meanwhile measures that. Returns the seconds waited and whether
+ * the store settled.
+ */
+export async function waitForStoreToSettle(storePid, { windowMs = 2_000, quietShare = 0.05, maxS = 180 } = {}) {
+  const started = performance.now();
+  if (storePid === undefined) return { seconds: 0, settled: false };
+  let quietWindows = 0;
+  while (performance.now() - started < maxS * 1_000) {
+    const from = processCpuMs(storePid);
+    await sleep(windowMs);
+    const share = (processCpuMs(storePid) - from) / windowMs;
+    quietWindows = share < quietShare ? quietWindows + 1 : 0;
+    if (quietWindows >= 2) return { seconds: (performance.now() - started) / 1_000, settled: true };
+  }
+  return { seconds: (performance.now() - started) / 1_000, settled: false };
+}
+
 export function printAgedComparison(fresh, aged) {
   const rows = [];
   for (const row of fresh) {
