@@ -11,16 +11,13 @@
 // rounds, the median of its rounds' p99s, and the ratio B ÷ A. Nothing sheds (as send-path-cpu.mjs).
 // Knobs: BENCH_ROUNDS (6), BENCH_RATES (100,200), BENCH_SECONDS (15), BENCH_PAIRS (50), BENCH_GROUPS (2),
 // BENCH_GROUP_SIZE (20), BENCH_IDLE_TIMEOUT (60).
-import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { registerShutdown, startInfrastructure, startServices } from '@chat/devstack';
-import { createGatewayClient } from './httpClient.mjs';
+import { registerShutdown, startInfrastructure } from '@chat/devstack';
+import { alternatingOrder, buildRootsFromArgs, startBuildRound } from './buildRounds.mjs';
 import { connectKafkaProbe, sentMessageKey } from './kafkaProbe.mjs';
 import { percentile } from './percentile.mjs';
 import { fileSize, readTally, storeLogOf } from './storeTally.mjs';
-import { createTraffic } from './traffic.mjs';
 
 const knob = (name, fallback) => Number(process.env[name] ?? fallback);
 const CONFIG = {
@@ -32,11 +29,7 @@ const CONFIG = {
   groupSize: knob('BENCH_GROUP_SIZE', 20),
   idleTimeoutS: knob('BENCH_IDLE_TIMEOUT', 60),
 };
-const roots = process.argv.slice(2, 4).map((root) => resolve(root));
-if (roots.length !== 2 || roots.some((root) => !existsSync(join(root, 'services', 'messages', 'dist', 'main.js')))) {
-  throw new Error('usage: node bench/send-latency-ab.mjs <build root A> <build root B> (each with services/*/dist built)');
-}
-const UNSHED = { BACKLOG_MAX_DRAIN_MS: '0', TARGET_LATENCY_MS: '30000', MAX_QUEUE_WAIT_MS: '30000' };
+const roots = buildRootsFromArgs('send-latency-ab.mjs');
 process.env.FERRETDB_STATS_INTERVAL ??= '1s';
 
 let stopCurrent = async () => undefined;
@@ -49,36 +42,33 @@ infra = await startInfrastructure({ freshKafkaData: true });
 const probe = await connectKafkaProbe(infra.kafkaBrokers);
 const storeLog = storeLogOf(infra.mongoUrl);
 const currentApps = new Set();
-/** The sends' arrivals, watched from the first round on (the services create the topic). */
+/** The sends' arrivals on the topic. */
 let events;
 
 /** One build's round: per rate the sorted send, Kafka and visible times and the write-lock tally. */
 async function runRound(root) {
-  const suffix = `sla${randomBytes(3).toString('hex')}`;
-  const services = await startServices({ ...infra, ports: 'ephemeral', databaseSuffix: suffix, repoRoot: root, extraEnv: { LOG_LEVEL: 'warn', ...UNSHED }, log: () => undefined });
-  const client = createGatewayClient(services.gatewayUrl, { timeoutMs: 10_000 });
-  events ??= await probe.watchArrivals('chat.messages.events', sentMessageKey, () => currentApps);
-  stopCurrent = async () => {
-    stopCurrent = async () => undefined;
-    client.close();
-    await services.stop();
-  };
+  const round = await startBuildRound({
+    infra,
+    probe,
+    root,
+    name: 'send latency ab',
+    suffixPrefix: 'sla',
+    targetPrefix: 'sl',
+    pairs: CONFIG.pairs,
+    groups: CONFIG.groups,
+    groupSize: CONFIG.groupSize,
+    warmUpRate: CONFIG.rates[0],
+    idleTimeoutS: CONFIG.idleTimeoutS,
+    registerStop: (stop) => (stopCurrent = stop),
+    beforeWarmUp: async ({ appId }) => {
+      // Watched from the first round on (the services create the topic), for this round's app.
+      events ??= await probe.watchArrivals('chat.messages.events', sentMessageKey, () => currentApps);
+      currentApps.clear();
+      currentApps.add(appId);
+    },
+  });
+  const { suffix, appId, traffic, targets, ours } = round;
   try {
-    const created = await fetch(`${services.gatewayUrl}/apps`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', key: services.managementKey, secret: services.managementSecret },
-      body: JSON.stringify({ name: 'send latency ab', region: 'us' }),
-    }).then((r) => r.json());
-    const appId = created.data.id;
-    currentApps.clear();
-    currentApps.add(appId);
-    const apiKey = Object.values(created.data.apiKeys).find((k) => k.scope === 'fullAccess').apiKey;
-    const traffic = createTraffic({ client, chat: { appid: appId, apikey: apiKey }, setupTimeoutS: 120 });
-    const targets = await traffic.createTargets({ prefix: 'sl', pairs: CONFIG.pairs, groups: CONFIG.groups, groupSize: CONFIG.groupSize, patienceMs: 120_000 });
-    const ours = (groupId) => groupId.endsWith(`_${suffix}`);
-    await traffic.openLoop(targets, CONFIG.rates[0], { seconds: 3, visibleSamplesPerSecond: 0, pollBudgetPerSecond: 1, visibleTimeoutS: 1 });
-    await probe.waitForQuiet(ours, CONFIG.idleTimeoutS * 1000);
-    await sleep(2_000);
     const byRate = [];
     for (const rate of CONFIG.rates) {
       const answered = [];
@@ -113,7 +103,7 @@ function longestCommands(tally, count = 3) {
     .join(', ');
 }
 
-const order = Array.from({ length: CONFIG.rounds }, (_, i) => ((i + 1) >> 1) % 2);
+const order = alternatingOrder(CONFIG.rounds);
 const pooled = roots.map(() => new Map(CONFIG.rates.map((rate) => [rate, { send: [], kafka: [], visible: [], p99s: { send: [], kafka: [], visible: [] }, lockMs: 0, sent: 0 }])));
 console.log(`send latency A/B: A ${roots[0]}, B ${roots[1]}; ${CONFIG.rounds} rounds (${order.map((i) => 'AB'[i]).join(' ')}), rates ${CONFIG.rates.join(', ')} msg/s for ${CONFIG.seconds} s each`);
 try {

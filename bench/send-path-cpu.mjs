@@ -9,22 +9,21 @@
 // and the ratio B ÷ A; and requests per message from the sockets' counters (socketRequests.mjs): the
 // gateway's look-ups in the users service (they follow the traffic, not the machine's load) and each
 // process's Kafka requests (their batching moves with the load). A build root is a checkout with `tsc -b` done (e.g. a copy of main's worktree).
-// Nothing sheds (UNSHED below). Knobs: BENCH_ROUNDS (4), BENCH_RATE (50), BENCH_SECONDS (20), BENCH_IDLE_SECONDS (3), BENCH_PAIRS (20),
+// Nothing sheds (UNSHED in buildRounds.mjs). Knobs: BENCH_ROUNDS (4), BENCH_RATE (50), BENCH_SECONDS (20), BENCH_IDLE_SECONDS (3), BENCH_PAIRS (20),
 // BENCH_GROUPS (1), BENCH_GROUP_SIZE (20), BENCH_IDLE_TIMEOUT (60), BENCH_FEATURES (off; `on`: each build's app
 // gets process-cost.mjs's features — a webhook on `message_sent`, a custom push provider with an FCM token
 // per user, a 200-word moderation rule — with the receivers on loopback, shared by both builds). With FERRETDB_STATS_INTERVAL (e.g. 1s) each round
 // also prints the runner's write-lock ms per message by collection over its load (storeTally.mjs, ADR 0097).
-import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { registerShutdown, startInfrastructure, startServices } from '@chat/devstack';
-import { createGatewayClient } from './httpClient.mjs';
+import { registerShutdown, startInfrastructure } from '@chat/devstack';
+import { alternatingOrder, buildRootsFromArgs, startBuildRound } from './buildRounds.mjs';
 import { connectKafkaProbe } from './kafkaProbe.mjs';
 import { cpuSnapshot, stackProcesses } from './processCpu.mjs';
 import { requestsBetween, requestsTo } from './socketRequests.mjs';
 import { fileSize, parseDuration, readTally, storeLogOf } from './storeTally.mjs';
-import { createTraffic, inParallel } from './traffic.mjs';
+import { inParallel } from './traffic.mjs';
 import { addMessageSentWebhook, startPushProvider, startWebhookReceiver } from './fakeReceivers.mjs';
 import { addBlockingKeywordRule, blockedTerms } from './moderationRule.mjs';
 
@@ -40,16 +39,7 @@ const CONFIG = {
   idleTimeoutS: knob('BENCH_IDLE_TIMEOUT', 60),
   features: process.env.BENCH_FEATURES === 'on',
 };
-const roots = process.argv.slice(2, 4).map((root) => resolve(root));
-if (roots.length !== 2 || roots.some((root) => !existsSync(join(root, 'services', 'messages', 'dist', 'main.js')))) {
-  throw new Error('usage: node bench/send-path-cpu.mjs <build root A> <build root B> (each with services/*/dist built)');
-}
-/**
- * Neither the backlog gate nor the latency-driven admission sheds here: on a machine shared with other
- * work a refused send still costs CPU but would not count as a message, and the builds would be
- * compared on different work.
- */
-const UNSHED = { BACKLOG_MAX_DRAIN_MS: '0', TARGET_LATENCY_MS: '30000', MAX_QUEUE_WAIT_MS: '30000' };
+const roots = buildRootsFromArgs('send-path-cpu.mjs');
 const SERVICES = ['gateway', 'messages', 'users', 'conversations', 'calls', 'management', 'notifications', 'webhooks', 'realtime'];
 /** The store and the broker are shared by both builds, but only one build runs in a round: their CPU in a round is that build's. */
 const SHOWN = [...SERVICES, 'ferretdb', 'kafka'];
@@ -68,33 +58,30 @@ const receivers = CONFIG.features ? { hooks: await startWebhookReceiver(), push:
 
 /** One build's stack: the services and the gateway of `root`, with databases of their own. */
 async function runRound(root) {
-  const suffix = `spc${randomBytes(3).toString('hex')}`;
-  const services = await startServices({ ...infra, ports: 'ephemeral', databaseSuffix: suffix, repoRoot: root, extraEnv: { LOG_LEVEL: 'warn', ...UNSHED, ...(CONFIG.features ? { TENANT_URLS_ALLOW_PRIVATE: '127.0.0.0/8' } : {}) }, log: () => undefined });
-  const client = createGatewayClient(services.gatewayUrl, { timeoutMs: 10_000 });
-  stopCurrent = async () => {
-    stopCurrent = async () => undefined;
-    client.close();
-    await services.stop();
-  };
+  const round = await startBuildRound({
+    infra,
+    probe,
+    root,
+    name: 'send path cpu',
+    suffixPrefix: 'spc',
+    targetPrefix: 'sp',
+    pairs: CONFIG.pairs,
+    groups: CONFIG.groups,
+    groupSize: CONFIG.groupSize,
+    warmUpRate: CONFIG.rate,
+    idleTimeoutS: CONFIG.idleTimeoutS,
+    extraEnv: CONFIG.features ? { TENANT_URLS_ALLOW_PRIVATE: '127.0.0.0/8' } : {},
+    registerStop: (stop) => (stopCurrent = stop),
+    beforeWarmUp: receivers
+      ? ({ services, appId, apiKey, client, traffic, targets }) => addFeatures(services, { appId, chat: { appid: appId, apikey: apiKey } }, client, traffic, targets)
+      : undefined,
+  });
+  const { suffix, services, traffic, targets, ours } = round;
   try {
     const gatewayPort = new URL(services.gatewayUrl).port;
     const gatewayPid = Number(readFileSync(join(root, '.infra', 'run', `gateway-${gatewayPort}.pid`), 'utf8'));
     const shared = stackProcesses({ infra, services }).processes.filter((p) => p.name === 'ferretdb' || p.name === 'kafka');
     const processes = [{ name: 'gateway', pid: gatewayPid }, ...services.instances.map((i) => ({ name: i.service, pid: i.pid() })), ...shared];
-    const created = await fetch(`${services.gatewayUrl}/apps`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', key: services.managementKey, secret: services.managementSecret },
-      body: JSON.stringify({ name: 'send path cpu', region: 'us' }),
-    }).then((r) => r.json());
-    const apiKey = Object.values(created.data.apiKeys).find((k) => k.scope === 'fullAccess').apiKey;
-    const traffic = createTraffic({ client, chat: { appid: created.data.id, apikey: apiKey }, setupTimeoutS: 120 });
-    const targets = await traffic.createTargets({ prefix: 'sp', pairs: CONFIG.pairs, groups: CONFIG.groups, groupSize: CONFIG.groupSize, patienceMs: 120_000 });
-    if (receivers) await addFeatures(services, { appId: created.data.id, chat: { appid: created.data.id, apikey: apiKey } }, client, traffic, targets);
-    const ours = (groupId) => groupId.endsWith(`_${suffix}`);
-    // A first short load warms up each process's code paths, then everything settles.
-    await traffic.openLoop(targets, CONFIG.rate, { seconds: 3, visibleSamplesPerSecond: 0, pollBudgetPerSecond: 1, visibleTimeoutS: 1 });
-    await probe.waitForQuiet(ours, CONFIG.idleTimeoutS * 1000);
-    await sleep(2_000);
     const idleFrom = cpuSnapshot(processes);
     const idleStarted = performance.now();
     await sleep(CONFIG.idleSeconds * 1000);
@@ -162,7 +149,7 @@ async function addFeatures(services, app, client, traffic, targets) {
 }
 
 const totals = roots.map(() => ({ sent: 0, cpu: new Map(), idleCpu: new Map(), requests: new Map(), locks: new Map() }));
-const order = Array.from({ length: CONFIG.rounds }, (_, i) => ((i + 1) >> 1) % 2);
+const order = alternatingOrder(CONFIG.rounds);
 const fmt = (map) => SHOWN.map((name) => `${name} ${map.get(name).toFixed(3)}`).join(', ');
 console.log(`send-path cpu: A ${roots[0]}, B ${roots[1]}; ${CONFIG.rounds} rounds (${order.map((i) => 'AB'[i]).join(' ')}) of ${CONFIG.rate} msg/s for ${CONFIG.seconds} s`);
 try {

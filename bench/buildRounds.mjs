@@ -1,0 +1,73 @@
+// What the two-build A/B benches share (send-path-cpu.mjs for CPU, send-latency-ab.mjs for latency): the
+// build roots from the command line, the rounds' order, and one build's round on the shared Kafka,
+// FerretDB and Redis — its services and gateway (its own compiled `dist`, its own databases), an app,
+// the cost bench's traffic, and a warm-up after which every consumer group is idle.
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startServices } from '@chat/devstack';
+import { createGatewayClient } from './httpClient.mjs';
+import { createTraffic } from './traffic.mjs';
+
+/**
+ * Neither the backlog gate nor the latency-driven admission sheds here: on a machine shared with other
+ * work a refused send still costs CPU but would not count as a message, and the builds would be
+ * compared on different work.
+ */
+const UNSHED = { BACKLOG_MAX_DRAIN_MS: '0', TARGET_LATENCY_MS: '30000', MAX_QUEUE_WAIT_MS: '30000' };
+
+/** The two build roots given after the script's name (each a checkout with `tsc -b` done). */
+export function buildRootsFromArgs(script) {
+  const roots = process.argv.slice(2, 4).map((root) => resolve(root));
+  if (roots.length !== 2 || roots.some((root) => !existsSync(join(root, 'services', 'messages', 'dist', 'main.js')))) {
+    throw new Error(`usage: node bench/${script} <build root A> <build root B> (each with services/*/dist built)`);
+  }
+  return roots;
+}
+
+/** Build index per round, A B B A A B …: a drift in the machine's other load falls on both builds alike. */
+export function alternatingOrder(rounds) {
+  return Array.from({ length: rounds }, (_, i) => ((i + 1) >> 1) % 2);
+}
+
+/**
+ * Starts one build's stack with an app and its traffic (`pairs` one-on-one pairs, `groups` of `groupSize`),
+ * warmed up at `warmUpRate` for 3 s and then left until every consumer group of this round is idle.
+ * `stop()` stops the build's processes (once); it is handed to `registerStop` as soon as they run, so the
+ * caller's shutdown hook stops them on Ctrl-C during the set-up too.
+ */
+export async function startBuildRound({ infra, probe, root, name, suffixPrefix, targetPrefix, pairs, groups, groupSize, warmUpRate, idleTimeoutS, extraEnv = {}, registerStop, beforeWarmUp }) {
+  const suffix = `${suffixPrefix}${randomBytes(3).toString('hex')}`;
+  const services = await startServices({ ...infra, ports: 'ephemeral', databaseSuffix: suffix, repoRoot: root, extraEnv: { LOG_LEVEL: 'warn', ...UNSHED, ...extraEnv }, log: () => undefined });
+  const client = createGatewayClient(services.gatewayUrl, { timeoutMs: 10_000 });
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    client.close();
+    await services.stop();
+  };
+  registerStop(stop);
+  try {
+    const created = await fetch(`${services.gatewayUrl}/apps`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', key: services.managementKey, secret: services.managementSecret },
+      body: JSON.stringify({ name, region: 'us' }),
+    }).then((r) => r.json());
+    const appId = created.data.id;
+    const apiKey = Object.values(created.data.apiKeys).find((k) => k.scope === 'fullAccess').apiKey;
+    const traffic = createTraffic({ client, chat: { appid: appId, apikey: apiKey }, setupTimeoutS: 120 });
+    const targets = await traffic.createTargets({ prefix: targetPrefix, pairs, groups, groupSize, patienceMs: 120_000 });
+    const round = { suffix, services, client, appId, apiKey, traffic, targets, ours: (groupId) => groupId.endsWith(`_${suffix}`), stop };
+    await beforeWarmUp?.(round);
+    // A first short load warms up each process's code paths, then everything settles.
+    await traffic.openLoop(targets, warmUpRate, { seconds: 3, visibleSamplesPerSecond: 0, pollBudgetPerSecond: 1, visibleTimeoutS: 1 });
+    await probe.waitForQuiet(round.ours, idleTimeoutS * 1000);
+    await sleep(2_000);
+    return round;
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
