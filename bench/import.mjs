@@ -80,6 +80,9 @@ async function costSince(from, records) {
         `${(sum(writes, 'busyMs') / records).toFixed(3)} ms write lock; ${per(sum(ours.filter((r) => r.kind === 'read'), 'commands'))} reads ` +
         `(${writes.slice(0, 8).map((r) => `${r.command} ${r.collection} ${per(r.statements)}/${per(r.commands)}`).join(', ')}: statements/commands)`,
     );
+    // Which copies hold the store's write lock longest (ADR 0101): each collection's share per record.
+    const byLock = [...writes].sort((a, b) => b.busyMs - a.busyMs);
+    console.log(`  write lock per record: ${byLock.slice(0, 8).map((r) => `${r.command} ${r.collection} ${(r.busyMs / records).toFixed(3)} ms`).join(', ')}`);
     const reads = ours.filter((r) => r.kind === 'read').sort((a, b) => b.commands - a.commands);
     console.log(`  reads per record: ${reads.slice(0, 8).map((r) => `${r.command} ${r.collection} ${per(r.commands)}`).join(', ') || 'none'}`);
   }

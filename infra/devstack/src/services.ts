@@ -160,7 +160,8 @@ export async function startServices(options: ServiceStackOptions): Promise<Runni
   /** One replica of a backend, which a fault test may kill and start again in place. */
   // Every replica's port is chosen before any starts: the conversations service is told the messages
   // service's replicas (time-travel reads ask it for a conversation's message stream, ADR 0033), and
-  // the messages service the calls service's (`GET /stats` asks it for the call figures, ADR 0064).
+  // the messages service the calls service's (`GET /stats` asks it for the call figures, ADR 0064), and
+  // realtime the users service's (whether a typing notice's receiver exists, ADR 0101).
   const ports = new Map<BackendName, number[]>();
   for (const service of backends) {
     const list: number[] = [];
@@ -169,6 +170,7 @@ export async function startServices(options: ServiceStackOptions): Promise<Runni
   }
   const messagesUrls = ports.get('messages')!.map((port) => `http://127.0.0.1:${port}`).join(',');
   const callsUrls = ports.get('calls')!.map((port) => `http://127.0.0.1:${port}`).join(',');
+  const usersUrls = ports.get('users')!.map((port) => `http://127.0.0.1:${port}`).join(',');
 
   const startInstance = async (service: BackendName, replica: number): Promise<ServiceInstance> => {
     const port = ports.get(service)![replica - 1]!;
@@ -177,6 +179,7 @@ export async function startServices(options: ServiceStackOptions): Promise<Runni
     const env = {
       ...(service === 'conversations' ? { MESSAGES_URL: messagesUrls } : {}),
       ...(service === 'messages' ? { CALLS_URL: callsUrls } : {}),
+      ...(service === 'realtime' ? { USERS_URL: usersUrls } : {}),
       MONGO_URL: options.mongoUrl,
       MONGO_DB: `chat_${service}${suffix}`,
       KAFKA_BROKERS: options.kafkaBrokers,

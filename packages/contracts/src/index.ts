@@ -95,8 +95,9 @@ export {
   conversationEventsPageSchema,
   conversationEventsPath,
   internalPaths,
+  userExistenceSchema,
 } from './internalApi.js';
-export type { ApiKeyIdentity, AppLocation, AuthTokenOwner, CallUsage, ConversationEventsPage } from './internalApi.js';
+export type { ApiKeyIdentity, AppLocation, AuthTokenOwner, CallUsage, ConversationEventsPage, UserExistence } from './internalApi.js';
 export { epochSeconds } from './time.js';
 export { UnapplicableEventError, isUnapplicableEventError } from './unapplicableEvent.js';
 export { consistencyHeaders, conversationLogStreamId, decodeConsistencyToken, encodeConsistencyToken } from './consistencyToken.js';

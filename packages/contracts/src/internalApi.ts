@@ -40,11 +40,20 @@ export const authTokenOwnerSchema = z.object({
 });
 export type AuthTokenOwner = z.infer<typeof authTokenOwnerSchema>;
 
+/** `GET` `internalPaths.userExists` on the users service: the user's uid as stored (404 when no such user). */
+export const userExistenceSchema = z.object({ uid: z.string().min(1) });
+export type UserExistence = z.infer<typeof userExistenceSchema>;
+
 export const internalPaths = {
   apiKeyByHash: (keyHash: string) => `/internal/apikeys/${encodeURIComponent(keyHash)}`,
   app: (appId: string) => `/internal/apps/${encodeURIComponent(appId)}`,
   /** On the users service: the acting user's `RoleAccess` (404 when no active user has that uid). */
   roleAccess: (appId: string, uid: string) => `/internal/apps/${encodeURIComponent(appId)}/users/${encodeURIComponent(uid)}/access`,
+  /**
+   * On the users service: whether the app has a user with this uid, deactivated or not (200 `UserExistence`,
+   * 404 when none or deleted): realtime's read-through for a typing notice's receiver (ADR 0101).
+   */
+  userExists: (appId: string, uid: string) => `/internal/apps/${encodeURIComponent(appId)}/users/${encodeURIComponent(uid)}/exists`,
   /** On the users service: the owner of the app's live auth token with this SHA-256 (`AuthTokenOwner`, 404 when none). */
   authTokenByHash: (appId: string, tokenHash: string) => `/internal/apps/${encodeURIComponent(appId)}/authtokens/${encodeURIComponent(tokenHash)}`,
 } as const;

@@ -18,6 +18,8 @@ export interface RealtimeConfig extends Omit<ServiceConfig, 'admission'> {
   redisUrl: string;
   /** A user goes offline this long after its last connection closes, unless one opens (REALTIME_PRESENCE_OFFLINE_MS). */
   presenceOfflineMs: number;
+  /** The users service's replica origins (USERS_URL): asked whether a typing notice's receiver exists (ADR 0101). */
+  usersUrls: string[];
 }
 
 const realtimeSettings = z.object({
@@ -26,6 +28,7 @@ const realtimeSettings = z.object({
   REALTIME_MAX_BUFFERED_BYTES: z.coerce.number().int().min(16_384).max(64 * 1024 * 1024).default(1024 * 1024),
   REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
   REALTIME_PRESENCE_OFFLINE_MS: z.coerce.number().int().min(0).max(60_000).default(3_000),
+  USERS_URL: z.string().min(1).default('http://127.0.0.1:3101'),
 });
 
 /** The only reader of process.env in the realtime service. */
@@ -40,5 +43,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Realt
     maxBufferedBytes: own.REALTIME_MAX_BUFFERED_BYTES,
     redisUrl: own.REDIS_URL,
     presenceOfflineMs: own.REALTIME_PRESENCE_OFFLINE_MS,
+    usersUrls: own.USERS_URL.split(',').map((url) => url.trim().replace(/\/$/, '')).filter(Boolean),
   });
 }

@@ -18,4 +18,4 @@ const redisConnection: ServiceResources<{ redis: Redis }> = {
   },
 };
 
-await runService('realtime', config, (deps, { redis }) => createRealtimeService({ ...deps, redis }, config), redisConnection);
+await runService('realtime', config, (deps, { redis }) => createRealtimeService({ ...deps, redis, usersUrls: config.usersUrls }, config), redisConnection);

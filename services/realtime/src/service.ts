@@ -12,9 +12,11 @@ import type { Logger } from 'pino';
 import { EphemeralBus } from './adapters/ephemeralBus.js';
 import { RealtimeReadModels } from './adapters/readModels.js';
 import { RedisPresence } from './adapters/redisPresence.js';
+import { UserExistenceClient } from './adapters/userExistence.js';
 import { ConnectionRegistry } from './app/connections.js';
 import { Ephemeral } from './app/ephemeral.js';
 import { Fanout } from './app/fanout.js';
+import { KnownUsers } from './app/knownUsers.js';
 import { Sessions } from './app/sessions.js';
 import type { RealtimeConfig } from './config.js';
 import { framedEventTypes } from './domain/frames.js';
@@ -35,6 +37,8 @@ export interface RealtimeServiceDeps extends PlatformDeps {
   kafka: Kafka;
   logger: Logger;
   redis: Redis;
+  /** The users service's replica origins (`USERS_URL`): whether a typing notice's receiver exists (ADR 0101). */
+  usersUrls: readonly string[];
 }
 
 /** The shared consumer group of the membership read model (every replica writes the same documents). */
@@ -81,7 +85,9 @@ export function createRealtimeService(
   const blocks = new BlockIndex(REVOCATION_MEMORY_MS);
   const fanout = new Fanout({ window, index, registry, revocations, blocks, now });
   const peers = new RecentPeers({ maxAgeMs: config.retentionSeconds * 1_000, maxPairs: config.retentionEvents });
-  const known = new Set<string>();
+  // Asked of the users service, not copied from every UserCreated (ADR 0101).
+  const knownUsers = new KnownUsers((appId, uid) => usersClient.exists(appId, uid), KNOWN_USERS_CACHED);
+  const usersClient = new UserExistenceClient(deps.usersUrls);
   const bus = new EphemeralBus(redis, logger);
   const ephemeral = new Ephemeral({
     bus,
@@ -92,15 +98,7 @@ export function createRealtimeService(
     blocks,
     access: {
       isMember: (appId, guid, uid) => index.isMember(appId, guid, uid),
-      async userExists(appId, uid) {
-        if (known.has(`${appId}\n${uid}`)) return true;
-        const exists = await readModels.userExists(appId, uid);
-        if (exists) {
-          if (known.size >= KNOWN_USERS_CACHED) known.clear();
-          known.add(`${appId}\n${uid}`);
-        }
-        return exists;
-      },
+      userExists: (appId, uid) => knownUsers.exists(appId, uid),
     },
     async audienceOf(appId, uid) {
       return [...new Set([...(await readModels.friendsOf(appId, uid)), ...peers.peersOf(appId, uid)])];
@@ -145,6 +143,7 @@ export function createRealtimeService(
     onBatch: (topic, partition, records) => {
       fanout.onBatch(topic, partition, records);
       if (topic === topics.messages) for (const record of records) peers.observe(record.event, record.timestamp);
+      if (topic === topics.users) for (const record of records) if (record.event?.type === 'UserDeleted') knownUsers.forget(record.event.appId, record.event.data.uid);
     },
     logger,
   });

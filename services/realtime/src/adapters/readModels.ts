@@ -3,20 +3,19 @@ import type { Stored } from '@chat/mongo';
 import type { Collection, Filter } from 'mongodb';
 import { deletedGroupDocId, deletedGroupsProjection, liveGroupsOf, userGroupsDocId, userGroupsProjection } from '../projections/userGroups.js';
 import type { DeletedGroupDoc, UserGroupsDoc } from '../projections/userGroups.js';
-import { blocksProjection, friendsProjection, knownUsersProjection, userDocId } from '../projections/users.js';
-import type { BlocksDoc, FriendsDoc, KnownUserDoc } from '../projections/users.js';
+import { blocksProjection, friendsProjection, userDocId } from '../projections/users.js';
+import type { BlocksDoc, FriendsDoc } from '../projections/users.js';
 import type { BlockFacts } from '../domain/blockIndex.js';
 
 /**
  * Realtime's read models: a user's groups (read once per user when its first connection opens, by
- * `_id`: on this store any other filter scans every app's documents, ADR 0011), the
- * app's users (a typing notice's one-on-one receiver), friends (a presence change's audience) and
- * blocks (whom a typing notice is kept from).
+ * `_id`: on this store any other filter scans every app's documents, ADR 0011), friends (a presence
+ * change's audience) and blocks (whom a typing notice is kept from). Whether a typing notice's receiver
+ * exists is asked of the users service, not kept here (ADR 0101).
  */
 export class RealtimeReadModels extends ProjectedReadModels {
   private readonly userGroups: Collection<Stored<UserGroupsDoc>> = this.projected('user_groups', userGroupsProjection);
   private readonly deletedGroups: Collection<Stored<DeletedGroupDoc>> = this.projected('deleted_groups', deletedGroupsProjection);
-  private readonly users: Collection<Stored<KnownUserDoc>> = this.projected('known_users', knownUsersProjection);
   private readonly friendships: Collection<Stored<FriendsDoc>> = this.projected('friends', friendsProjection);
   private readonly blocks: Collection<Stored<BlocksDoc>> = this.projected('blocks', blocksProjection);
 
@@ -26,10 +25,6 @@ export class RealtimeReadModels extends ProjectedReadModels {
     if (!doc || doc.groups.length === 0) return [];
     const deleted = await findByIds(this.deletedGroups, doc.groups.map((g) => deletedGroupDocId(appId, g.guid)), { guid: 1, deletedAtVersion: 1 });
     return liveGroupsOf(doc, new Map([...deleted.values()].map((d) => [d.guid, d.deletedAtVersion])));
-  }
-
-  async userExists(appId: string, uid: string): Promise<boolean> {
-    return (await this.users.countDocuments({ _id: userDocId(appId, uid) }, { limit: 1 })) > 0;
   }
 
   async friendsOf(appId: string, uid: string): Promise<string[]> {

@@ -2,12 +2,6 @@ import { blockEventTypes, friendEventTypes } from '@chat/contracts';
 import type { EventOf } from '@chat/contracts';
 import type { Projection } from '@chat/mongo';
 
-/** A user of the app that exists: who a one-on-one typing notice may go to (ADR 0077). */
-export interface KnownUserDoc {
-  appId: string;
-  uid: string;
-}
-
 /** A user's friends: who learns when it comes online or goes offline (ADR 0077). */
 export interface FriendsDoc {
   appId: string;
@@ -15,23 +9,16 @@ export interface FriendsDoc {
   friends: string[];
 }
 
-const knownUserEventTypes = ['UserCreated', 'UserDeleted'] as const;
-/** The users-topic event types realtime projects (beside revocations, which its broadcast reads). */
-export const userReadModelEventTypes = [...knownUserEventTypes, ...friendEventTypes, ...blockEventTypes] as const;
+/**
+ * The users-topic event types realtime projects (beside revocations, which its broadcast reads). A
+ * user's creation is not among them: realtime keeps no copy of every user (ADR 0101), so its membership
+ * group skips an import's `UserCreated` records undecoded.
+ */
+export const userReadModelEventTypes = [...friendEventTypes, ...blockEventTypes] as const;
 
 export function userDocId(appId: string, uid: string): string {
   return `${appId}:${uid}`;
 }
-
-export const knownUsersProjection: Projection<KnownUserDoc, EventOf<(typeof knownUserEventTypes)[number]>> = {
-  name: 'knownUsers',
-  eventTypes: knownUserEventTypes,
-  documentIds: (event) => [userDocId(event.appId, event.data.uid)],
-  // A created user has no document yet (a deleted one's is removed), so it is inserted without a read;
-  // a redelivery finds it stored (the insert fails), and the runtime reads it and skips the event.
-  creates: (event) => event.type === 'UserCreated',
-  evolve: (_doc, event) => (event.type === 'UserDeleted' ? null : { appId: event.appId, uid: event.data.uid }),
-};
 
 /**
  * Friendship is mutual and written from either friend's stream, so both documents change; a set

@@ -1,7 +1,6 @@
 import { testEnvelope } from '@chat/eventsourcing/testing';
-import { InMemoryDocumentStore, ProjectionRuntime } from '@chat/mongo';
-import { describe, expect, it, vi } from 'vitest';
-import { blocksProjection, knownUsersProjection, userDocId } from './users.js';
+import { describe, expect, it } from 'vitest';
+import { blocksProjection, userDocId } from './users.js';
 import type { BlocksDoc } from './users.js';
 
 describe('blocks read model', () => {
@@ -19,23 +18,5 @@ describe('blocks read model', () => {
     expect(docs.get(userDocId('app1', 'ann'))).toEqual({ appId: 'app1', uid: 'ann', blocked: ['cat'], blockedBy: ['ben'] });
     expect(docs.get(userDocId('app1', 'ben'))).toEqual({ appId: 'app1', uid: 'ben', blocked: ['ann'], blockedBy: [] });
     expect(docs.get(userDocId('app1', 'cat'))).toEqual({ appId: 'app1', uid: 'cat', blocked: [], blockedBy: ['ann'] });
-  });
-});
-
-describe('known users read model', () => {
-  const created = testEnvelope('UserCreated', 'user:app1:ann', 1, { uid: 'ann', name: 'Ann', role: 'default', tags: [], createdAt: 1 });
-
-  it('inserts a created user without reading it first, and a redelivered creation changes nothing', async () => {
-    const store = new InMemoryDocumentStore();
-    const findMany = vi.spyOn(store, 'findMany');
-    await new ProjectionRuntime(knownUsersProjection, store).apply([created]);
-    expect(findMany.mock.calls.flatMap(([ids]) => ids)).toEqual([]);
-    const first = store.stored();
-    expect(first).toMatchObject([{ _id: userDocId('app1', 'ann'), appId: 'app1', uid: 'ann', _rev: 1 }]);
-
-    // Another process (no memory of the write): the insert fails, the read shows the event applied.
-    await new ProjectionRuntime(knownUsersProjection, store).apply([created]);
-    expect(findMany.mock.calls.flatMap(([ids]) => ids)).toEqual([userDocId('app1', 'ann')]);
-    expect(store.stored()).toEqual(first);
   });
 });

@@ -173,6 +173,12 @@ function tokenRoutes(router: Router, { users }: UsersApis): void {
     if (!access) throw new ApiError('ERR_UID_NOT_FOUND', 'No active user has that uid.');
     res.json(access);
   });
+  // Not in the gateway's catalogue: realtime's look-up of a typing notice's receiver (ADR 0101).
+  router.get('/internal/apps/:appId/users/:uid/exists', async (req, res) => {
+    const existence = await users.userExists(param(req, 'appId'), normalizeUid(param(req, 'uid')));
+    if (!existence) throw new ApiError('ERR_UID_NOT_FOUND', 'No user of the app has that uid.');
+    res.json(existence);
+  });
   // Not in the gateway's catalogue: the gateway's look-up of a client's auth token, by its SHA-256.
   router.get('/internal/apps/:appId/authtokens/:tokenHash', async (req, res) => {
     const owner = await users.authTokenOwner(param(req, 'appId'), param(req, 'tokenHash'));

@@ -12,7 +12,7 @@ import { UserCommands } from '../context.js';
 import type { UsersDeps } from '../context.js';
 import { maskedToken, renderToken, renderUser } from '../views.js';
 import type { UserResource } from '../views.js';
-import type { AuthTokenOwner, RequestContext, RoleAccess } from '@chat/contracts';
+import type { AuthTokenOwner, RequestContext, RoleAccess, UserExistence } from '@chat/contracts';
 
 export interface IssuedToken {
   token: string;
@@ -259,6 +259,16 @@ export class UsersApp {
       permissions: role && !role.deleted ? (JSON.parse(role.permissions) as RoleAccess['permissions']) : {},
       restrictedFeatures: role && !role.deleted ? role.restricted.map((feature) => feature.key) : [],
     };
+  }
+
+  /**
+   * Whether the app has this user, deactivated or not (a deleted one is gone): what realtime asks before
+   * it relays a typing notice to a one-on-one receiver, in place of a copy of every user (ADR 0101). Read
+   * like the role look-ups, from memory kept current by this replica's watch.
+   */
+  async userExists(appId: string, uid: string): Promise<UserExistence | null> {
+    const { user } = await this.readModels.accessOf(appId, uid);
+    return user && user.state !== 'deleted' ? { uid: user.uid } : null;
   }
 
   /**
