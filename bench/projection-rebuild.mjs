@@ -4,7 +4,8 @@
 // EventConsumer into a fresh database. Prints events/s. `node bench/projection-rebuild.mjs [events]`,
 // or import { benchProjectionRebuild } to run it inside another benchmark.
 // Beside it, in the same run (ADR 0092): the same documents inserted raw (100 and 1,000 per command
-// with the read model's indexes, 1,000 with `_id` only), docs/s and CPU ms per document of this process,
+// with the read model's indexes, 1,000 with `_id` only, and 1,000 with `_id` only then the read model's indexes
+// built once over the loaded collection: ADR 0102), docs/s and CPU ms per document of this process,
 // FerretDB and Kafka; the rebuild's CPU per event by the same processes; and the store's bound, the
 // machine's cores ÷ FerretDB's CPU per document (no rebuild through this store can go faster).
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -93,20 +94,26 @@ async function produce(kafka, topic, appId, events, conversationCount) {
   }
 }
 
-/** The raw shapes measured beside the rebuild: today's command size, a larger one, and without the read model's secondary indexes. */
+/**
+ * The raw shapes measured beside the rebuild: today's command size, a larger one, without the read model's
+ * secondary indexes, and the shadow rebuild's shape (`_id` only, the indexes built at the end, in the time).
+ */
 const RAW_SHAPES = [
   { perCommand: 100, indexes: true },
   { perCommand: 1_000, indexes: true },
   { perCommand: 1_000, indexes: false },
+  { perCommand: 1_000, indexes: true, builtAtEnd: true },
 ];
+
+const shapeLabel = (r) => `${r.perCommand} per command, ${!r.indexes ? '_id only' : r.builtAtEnd ? "_id only, then the read model's indexes built" : "the read model's indexes"}`;
 
 /**
  * The store's own ceiling for this read model: the same documents inserted directly, `perCommand` per
  * insertMany, one command at a time, with the read model's indexes or only `_id`'s; docs/s and CPU ms
  * per document by process.
  */
-async function rawInsertRate(scratch, appId, count, { perCommand, indexes }, cpu) {
-  if (indexes) await new MessagesReadModels(scratch).ensureIndexes();
+async function rawInsertRate(scratch, appId, count, { perCommand, indexes, builtAtEnd = false }, cpu) {
+  if (indexes && !builtAtEnd) await new MessagesReadModels(scratch).ensureIndexes();
   else await scratch.createCollection('messages');
   const conversation = { id: 'u0000a_user_u0000b', users: ['u0000a', 'u0000b'] };
   const documents = Array.from({ length: count }, (_, index) => {
@@ -118,10 +125,11 @@ async function rawInsertRate(scratch, appId, count, { perCommand, indexes }, cpu
   for (let start = 0; start < documents.length; start += perCommand) {
     await scratch.collection('messages').insertMany(documents.slice(start, start + perCommand), { ordered: false });
   }
+  if (builtAtEnd) await new MessagesReadModels(scratch).ensureIndexes();
   const rate = Math.round(count / ((Date.now() - startedAt) / 1000));
   const perDocument = used(count);
   await scratch.dropDatabase();
-  return { perCommand, indexes, rate, cpu: perDocument };
+  return { perCommand, indexes, builtAtEnd, rate, cpu: perDocument };
 }
 
 /**
@@ -130,7 +138,7 @@ async function rawInsertRate(scratch, appId, count, { perCommand, indexes }, cpu
  * FerretDB and Kafka. `storeCeiling` is the machine's cores ÷ FerretDB's CPU per document, the most any
  * rebuild could reach on this store.
  * @returns {Promise<{ events: number, target: number, seconds: number, eventsPerSecond: number, documents: number, batches: number,
- *   rawInsertsPerSecond: number, raw: { perCommand: number, indexes: boolean, rate: number, cpu: Record<string, number> }[],
+ *   rawInsertsPerSecond: number, raw: { perCommand: number, indexes: boolean, builtAtEnd: boolean, rate: number, cpu: Record<string, number> }[],
  *   cpuPerEvent: Record<string, number>, storeMsPerDocument: number, storeCeiling: number }>}
  */
 export async function benchProjectionRebuild({ events = 100_000, conversations = 300, infra: given, timeoutMs = 300_000 } = {}) {
@@ -158,7 +166,7 @@ export async function benchProjectionRebuild({ events = 100_000, conversations =
     }
     for (const r of raw) {
       console.log(
-        `raw store: insertMany of the same message documents (${r.perCommand} per command, ${r.indexes ? "the read model's indexes" : '_id only'}) ` +
+        `raw store: insertMany of the same message documents (${shapeLabel(r)}) ` +
           `= ${r.rate} docs/s; CPU ms/doc: ${perUnit(r.cpu)}`,
       );
     }

@@ -238,10 +238,27 @@ function canonical(value) {
  */
 const comparable = ({ _rev, rev, ...rest }) => (void _rev, void rev, canonical(rest));
 
+/** A collection's indexes as `name key` lines, sorted; none for a collection that does not exist. */
+async function indexesOf(db, name) {
+  const indexes = await db
+    .collection(name)
+    .listIndexes()
+    .toArray()
+    .catch((error) => {
+      if (error?.code === 26) return []; // NamespaceNotFound
+      throw error;
+    });
+  // Key order matters in an index (unlike in a document): the key as listed, not canonical.
+  return indexes.map((index) => `${index.name} ${JSON.stringify(index.key)}${index.unique ? ' unique' : ''}`).sort();
+}
+
 async function compareDatabases(live, rebuilt, normalize = {}, documents = (db, name) => db.collection(name).find({}).toArray()) {
   const names = (await rebuilt.listCollections().toArray()).map((c) => c.name).filter((name) => !STORE_COLLECTIONS.test(name)).sort();
   const report = [];
   for (const name of names) {
+    // A rebuild must leave the same indexes as well as the same documents: the lists read through them.
+    const [liveIndexes, rebuiltIndexes] = await Promise.all([indexesOf(live, name), indexesOf(rebuilt, name)]);
+    const indexesDiffering = [...new Set([...liveIndexes, ...rebuiltIndexes])].filter((index) => liveIndexes.includes(index) !== rebuiltIndexes.includes(index));
     const shape = normalize[name] ?? ((doc) => doc);
     const load = async (db) => new Map((await documents(db, name)).map((doc) => [String(doc._id), comparable(shape(doc))]));
     const [a, b] = await Promise.all([load(live), load(rebuilt)]);
@@ -249,7 +266,7 @@ async function compareDatabases(live, rebuilt, normalize = {}, documents = (db, 
     if (differing.length > 0 && env.CHATCTL_SHOW_DIFFERENCES) {
       for (const id of differing.slice(0, 3)) console.error(`${name} ${id}\n  live:    ${a.get(id)}\n  rebuilt: ${b.get(id)}`);
     }
-    report.push({ collection: name, live: a.size, rebuilt: b.size, differing });
+    report.push({ collection: name, live: a.size, rebuilt: b.size, differing, indexesDiffering });
   }
   return report;
 }
@@ -257,7 +274,7 @@ async function compareDatabases(live, rebuilt, normalize = {}, documents = (db, 
 /**
  * `rebuild <service> [--live DB] [--into DB] [--keep]`: replays the service's topics from offset 0
  * into a fresh database through its own read-model code, then compares every read-model document
- * with the live database. Exit 0 when rebuilt == live, 1 otherwise.
+ * and every index with the live database. Exit 0 when rebuilt == live, 1 otherwise.
  */
 async function rebuild(service, options) {
   const projection = PROJECTIONS[service];
@@ -290,13 +307,14 @@ async function rebuild(service, options) {
     await reader.close();
   }
   const report = await compareDatabases(mongo.db(liveName), target, projection.normalize, projection.documents);
-  const equal = report.every(({ differing }) => differing.length === 0);
+  const equal = report.every(({ differing, indexesDiffering }) => differing.length === 0 && indexesDiffering.length === 0);
   const documents = report.reduce((sum, r) => sum + r.rebuilt, 0);
   if (options.json) {
     console.log(JSON.stringify({ service, live: liveName, rebuilt: intoName, equal, kept: !equal || Boolean(options.keep), documents, collections: report }));
   } else {
-    for (const { collection, live, rebuilt, differing } of report) {
+    for (const { collection, live, rebuilt, differing, indexesDiffering } of report) {
       console.log(`${collection}: live ${live}, rebuilt ${rebuilt}, differing ${differing.length}${differing.length ? ` (e.g. ${differing.slice(0, 3).join(', ')})` : ''}`);
+      if (indexesDiffering.length) console.log(`${collection}: indexes in one database only: ${indexesDiffering.join('; ')}`);
     }
     console.log(equal ? `rebuilt == live: ${documents} documents in ${report.length} collections of ${liveName}` : `rebuilt != live (${intoName} kept for inspection)`);
   }

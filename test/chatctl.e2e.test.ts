@@ -43,7 +43,7 @@ async function lagOf(group: string): Promise<number> {
 }
 
 describe('chatctl', () => {
-  it('rebuilds the users and conversations read models from the log, equal to the live ones', async () => {
+  it('rebuilds the users, conversations and messages read models from the log, equal to the live ones', async () => {
     const app = await createApp('rebuild');
     for (const uid of ['ana', 'ben', 'cy']) await createUser(app, uid);
     expect((await app.call('PUT', '/v3/users/ben', { body: { name: 'Benjamin', tags: ['vip'] } })).status).toBe(200);
@@ -63,6 +63,34 @@ describe('chatctl', () => {
     const conversations = await cli('rebuild', 'conversations', '--live', `chat_conversations_${inject('databaseSuffix')}`);
     expect(conversations.stdout).toContain('rebuilt == live');
     expect(conversations.code).toBe(0);
+
+    // The messages read model too: the same documents and the same indexes (ADR 0102).
+    const messagesGroup = `messages.projections.chat_messages_${inject('databaseSuffix')}`;
+    expect(await eventually(() => lagOf(messagesGroup), (lag) => lag === 0, 30_000)).toBe(0);
+    const messages = await cli('rebuild', 'messages', '--live', `chat_messages_${inject('databaseSuffix')}`, '--json');
+    const report = JSON.parse(messages.stdout) as { equal: boolean; collections: { collection: string; rebuilt: number; differing: string[]; indexesDiffering: string[] }[] };
+    expect(report.collections.find((c) => c.collection === 'messages')?.rebuilt, messages.stderr).toBeGreaterThan(0);
+    expect(report.collections.filter((c) => c.differing.length > 0 || c.indexesDiffering.length > 0)).toEqual([]);
+    expect(report.equal).toBe(true);
+    expect(messages.code).toBe(0);
+  }, 300_000);
+
+  it('says so when a live index differs from what a rebuild creates', async () => {
+    const live = `chat_users_${inject('databaseSuffix')}`;
+    const { MongoClient } = await import('mongodb');
+    const mongo = new MongoClient(inject('mongoUrl'));
+    try {
+      await mongo.db(live).collection('users').createIndex({ name: 1 }, { name: 'by_hand' });
+      const rebuilt = await cli('rebuild', 'users', '--live', live);
+      expect(rebuilt.code).toBe(1);
+      expect(rebuilt.stdout).toMatch(/^users: indexes in one database only: by_hand \{"name":1\}$/m);
+      expect(rebuilt.stdout).toContain('rebuilt != live');
+    } finally {
+      await mongo.db(live).collection('users').dropIndex('by_hand');
+      const { databases } = await mongo.db('admin').admin().listDatabases();
+      for (const { name } of databases) if (name.startsWith(`${live}_rebuild_`)) await mongo.db(name).dropDatabase();
+      await mongo.close();
+    }
   }, 300_000);
 
   it('says so when the live read model differs from the log', async () => {

@@ -89,9 +89,10 @@ if [ -n "$want_ferretdb" ]; then
   stamp="$INFRA/bin/ferretdb.stamp"
   shopt -s nullglob # no patch file at all is fine: the build is then plain FerretDB
   patches=("$src"/patches/*.patch)
+  libc_patches=("$src"/patches/libc/*.patch) # modernc.org/libc, under the runner's SQLite (ADR 0102)
   shopt -u nullglob
   # Every Go source and every patch to FerretDB counts: a change to any of them rebuilds.
-  want=$( (find "$src" -name '*.go' | LC_ALL=C sort | xargs cat; cat "$src/go.mod" "$src/go.sum" "${patches[@]}"; go version) |
+  want=$( (find "$src" -name '*.go' | LC_ALL=C sort | xargs cat; cat "$src/go.mod" "$src/go.sum" "${patches[@]}" "${libc_patches[@]}"; go version) |
     sha256sum | cut -d' ' -f1)
   if [ -x "$bin" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
     say "ferretdb runner: cached"
@@ -115,6 +116,17 @@ if [ -n "$want_ferretdb" ]; then
     done
     cp "$src/go.mod" "$src/go.sum" "$build/"
     (cd "$src" && GOTOOLCHAIN=local go mod edit -replace="$module=$build/FerretDB" "$build/go.mod")
+    # The same for the C library SQLite is transpiled against, when it has patches of its own.
+    if [ ${#libc_patches[@]} -gt 0 ]; then
+      libc_module=modernc.org/libc
+      libc_pristine=$(cd "$src" && GOTOOLCHAIN=local go mod download "$libc_module" && GOTOOLCHAIN=local go list -m -f '{{.Dir}}' "$libc_module")
+      cp -R "$libc_pristine" "$build/libc"
+      chmod -R u+w "$build/libc"
+      for patch_file in "${libc_patches[@]}"; do
+        patch --quiet --forward --strip=1 --directory="$build/libc" <"$patch_file"
+      done
+      (cd "$src" && GOTOOLCHAIN=local go mod edit -replace="$libc_module=$build/libc" "$build/go.mod")
+    fi
     # -buildvcs=false: the source sits in a git work tree that may belong to another user in CI.
     (cd "$src" && GOTOOLCHAIN=local CGO_ENABLED=0 go build -modfile="$build/go.mod" -trimpath -buildvcs=false -o "$bin" .)
     echo "$want" >"$stamp"
