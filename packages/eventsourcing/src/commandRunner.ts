@@ -112,10 +112,15 @@ export class CommandRunner {
     this.heads = new StreamHeads(options.store);
     this.outbox = new Outbox(options.store, options.publisher, options.logger, options.outbox);
     this.committer = new GroupCommitter(options.store, this.outbox, options.groupCommit);
-    this.ownApplies = new Coalescer(async (_key, groups) => {
-      await options.readModels.apply(groups.flat());
-      return groups.map(() => undefined);
-    });
+    // The lanes of one group commit are released together and each submits its events a few
+    // microtasks later: gathered over the loop's turn they share one apply (one read-model write).
+    this.ownApplies = new Coalescer(
+      async (_key, groups) => {
+        await options.readModels.apply(groups.flat());
+        return groups.map(() => undefined);
+      },
+      { gatherTurn: true },
+    );
     this.maxAttempts = options.maxAttempts ?? 8;
     this.conflictBackoff = options.conflictBackoff ?? { baseMs: 5, maxMs: 200, jitter: 'equal' };
   }
