@@ -209,6 +209,43 @@ describe('the command runner', () => {
     expect(applied.find((streams) => streams.includes('x'))).toEqual(expect.arrayContaining(['x', 'y', 'z']));
   });
 
+  it('prepares a command at once on an idle stream, and behind a turn still appending once that append is acknowledged', async () => {
+    const store = new InMemoryCommitStore();
+    const append = store.appendBatch.bind(store);
+    const steps: string[] = [];
+    vi.spyOn(store, 'appendBatch').mockImplementation(async (batch) => {
+      await new Promise(setImmediate);
+      steps.push(`appended ${batch.commits.map((c) => c.events.length).join('+')}`);
+      return append(batch);
+    });
+    const readModels = {
+      apply: async () => {
+        steps.push('apply');
+        await new Promise(setImmediate);
+      },
+    };
+    const runner = new CommandRunner({ store, publisher: recordingPublisher().publisher, logger, readModels });
+    const run = (name: string) =>
+      runner.run({
+        decider: counter,
+        streamId: 's',
+        batchable: true,
+        prepare: () => steps.push(`prepare ${name}`),
+        command: () => {
+          steps.push(`build ${name}`);
+          return { by: 1, max: 9 };
+        },
+        metadata: metadata(),
+      });
+    const first = run('a');
+    expect(steps).toEqual(['prepare a']);
+    // Queued while a's turn waits for its append: not prepared until then.
+    const queued = [run('b'), run('c')];
+    expect(steps).toEqual(['prepare a']);
+    await Promise.all([first, ...queued]);
+    expect(steps).toEqual(['prepare a', 'build a', 'appended 1', 'prepare b', 'prepare c', 'apply', 'build b', 'build c', 'appended 2', 'apply']);
+  });
+
   it('decides batchable commands queued on one stream in one turn, appends them as one commit, and a refusal fails only its own command', async () => {
     const store = new InMemoryCommitStore();
     const appendBatch = vi.spyOn(store, 'appendBatch');
