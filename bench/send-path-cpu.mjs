@@ -106,16 +106,24 @@ async function runRound(root) {
     const sent = Math.round(r.achieved * CONFIG.seconds);
     // After the CPU window: the runner prints a report once its interval ends.
     let locks = new Map();
+    /** Write commands and statements by `<command> <collection>` (the runner's tally). */
+    const commands = new Map();
     if (tallyEveryMs !== null) {
       await sleep(tallyEveryMs + 500);
       const tally = readTally(storeLog, tallyFrom, fileSize(storeLog), suffix);
       for (const row of tally?.rows ?? []) if (row.kind === 'write') locks.set(row.collection, (locks.get(row.collection) ?? 0) + row.busyMs);
+      for (const row of tally?.rows ?? []) {
+        if (row.kind !== 'write') continue;
+        const key = `${row.command} ${row.collection}`;
+        const [cmds, stmts] = commands.get(key) ?? [0, 0];
+        commands.set(key, [cmds + row.commands, stmts + row.statements]);
+      }
       locks = new Map([...locks].sort((a, b) => b[1] - a[1]));
     }
     const perMessage = new Map(SHOWN.map((name) => [name, load.get(name) / sent]));
     const net = new Map(SHOWN.map((name) => [name, (load.get(name) - (idle.get(name) / idleS) * loadS) / sent]));
     const calls = receivers ? receivers.hooks.requests() + receivers.push.requests() - callsFrom : 0;
-    return { sent, errors: String(r.errors), quiet: quiet.quiet, perMessage, net, cpu: load, idleRate: idle, idleS, loadS, requests, locks, calls };
+    return { sent, errors: String(r.errors), quiet: quiet.quiet, perMessage, net, cpu: load, idleRate: idle, idleS, loadS, requests, locks, commands, calls };
   } finally {
     await stopCurrent();
   }
@@ -148,7 +156,7 @@ async function addFeatures(services, app, client, traffic, targets) {
   await addBlockingKeywordRule(stack, app, client, { id: 'spc-words', terms: blockedTerms(200), sender: pair.a, receiver: pair.b });
 }
 
-const totals = roots.map(() => ({ sent: 0, cpu: new Map(), idleCpu: new Map(), requests: new Map(), locks: new Map() }));
+const totals = roots.map(() => ({ sent: 0, cpu: new Map(), idleCpu: new Map(), requests: new Map(), locks: new Map(), commands: new Map() }));
 const order = alternatingOrder(CONFIG.rounds);
 const fmt = (map) => SHOWN.map((name) => `${name} ${map.get(name).toFixed(3)}`).join(', ');
 console.log(`send-path cpu: A ${roots[0]}, B ${roots[1]}; ${CONFIG.rounds} rounds (${order.map((i) => 'AB'[i]).join(' ')}) of ${CONFIG.rate} msg/s for ${CONFIG.seconds} s`);
@@ -164,6 +172,10 @@ try {
     if (tallyEveryMs !== null) console.log(`  write lock ms/msg ${[...result.locks].slice(0, 8).map(([what, ms]) => `${what} ${(ms / result.sent).toFixed(3)}`).join(', ')}`);
     const total = totals[which];
     for (const [what, ms] of result.locks) total.locks.set(what, (total.locks.get(what) ?? 0) + ms);
+    for (const [what, [cmds, stmts]] of result.commands) {
+      const [c, st] = total.commands.get(what) ?? [0, 0];
+      total.commands.set(what, [c + cmds, st + stmts]);
+    }
     total.sent += result.sent;
     for (const [what, count] of result.requests) total.requests.set(what, (total.requests.get(what) ?? 0) + count);
     for (const name of SHOWN) {
@@ -194,6 +206,14 @@ try {
     }
     const [la, lb] = totals.map((t) => [...t.locks.values()].reduce((sum, ms) => sum + ms, 0) / t.sent);
     console.log(`  ${'all'.padEnd(44)} ${la.toFixed(3)} | ${lb.toFixed(3)} | ${(lb / la).toFixed(2)}`);
+    // Counts follow the traffic and the code, not the machine's load (unlike the lock's ms).
+    console.log('\nall rounds, store write commands (statements) per accepted message: A | B | B ÷ A');
+    const kinds = [...new Set(totals.flatMap((t) => [...t.commands.keys()]))].sort();
+    for (const what of kinds) {
+      const [[ca, sa], [cb, sb]] = totals.map((t) => (t.commands.get(what) ?? [0, 0]).map((n) => n / t.sent));
+      if (ca < 0.001 && cb < 0.001) continue;
+      console.log(`  ${what.padEnd(56)} ${ca.toFixed(3)} (${sa.toFixed(2)}) | ${cb.toFixed(3)} (${sb.toFixed(2)}) | ${(cb / ca).toFixed(2)}`);
+    }
   }
 } finally {
   await receivers?.hooks.close();

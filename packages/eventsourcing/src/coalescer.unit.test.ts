@@ -27,4 +27,36 @@ describe('coalescer', () => {
     fail = false;
     expect(await coalescer.submit('a', 2)).toBe(2);
   });
+
+  it('with gatherTurn, gathers into one batch what continuations submit in the same turn of the event loop', async () => {
+    const batchesOf = async (gatherTurn: boolean): Promise<number[][]> => {
+      const batches: number[][] = [];
+      const coalescer = new Coalescer<number, number>(async (_key, items) => {
+        batches.push(items);
+        return items;
+      }, { gatherTurn });
+      // Three callers released together, each reaching its submit a different number of microtasks later.
+      const released = Promise.resolve();
+      const callers = [1, 2, 3].map(async (n) => {
+        await released;
+        for (let hop = 0; hop < n; hop++) await Promise.resolve();
+        return coalescer.submit('all', n);
+      });
+      expect(await Promise.all(callers)).toEqual([1, 2, 3]);
+      return batches;
+    };
+    expect((await batchesOf(false))[0]).toEqual([1]);
+    expect(await batchesOf(true)).toEqual([[1, 2, 3]]);
+  });
+
+  it('with gatherTurn, still runs a lone request without a timer and keeps maxBatch', async () => {
+    const batches: number[][] = [];
+    const coalescer = new Coalescer<number, number>(async (_key, items) => {
+      batches.push(items);
+      return items;
+    }, { gatherTurn: true, maxBatch: 2 });
+    expect(await Promise.all([coalescer.submit('a', 1), coalescer.submit('a', 2), coalescer.submit('a', 3)])).toEqual([1, 2, 3]);
+    expect(batches).toEqual([[1, 2], [3]]);
+    expect(await coalescer.submit('a', 4)).toBe(4);
+  });
 });

@@ -47,6 +47,12 @@ export interface CommandRequest<State, Command, Event extends DomainEvent> {
    * after the previous one is applied.
    */
   batchable?: boolean;
+  /**
+   * Starts what the builder will await (a send's message ids), once, before the command's turn: at
+   * once when its stream has no turn waiting for its append, else when that append is acknowledged,
+   * together with every command queued behind it, so that they can share one round trip.
+   */
+  prepare?: () => void;
   /** Called once the events are stored, before read models see them (e.g. to invalidate caches). */
   onAppended?: (events: readonly EventEnvelope[]) => Promise<void>;
   /**

@@ -65,6 +65,7 @@ interface Queued {
   origin: Context | undefined;
   resolve(result: CommandResult<unknown>): void;
   reject(error: unknown): void;
+  prepared: boolean;
 }
 
 export interface RunnerCounters {
@@ -76,6 +77,11 @@ export interface RunnerCounters {
 
 /** Commands decided and appended together in one turn of a lane (one commit). */
 const MAX_COMMANDS_PER_TURN = 100;
+
+function prepareOnce(queued: Queued): void {
+  if (!queued.prepared) queued.request.prepare?.();
+  queued.prepared = true;
+}
 
 /** How many of the waiting commands share the next turn: a run of batchable ones, or one other. */
 function turnLength(waiting: readonly Queued[]): number {
@@ -100,6 +106,8 @@ export class CommandRunner {
   private readonly ownApplies: Coalescer<readonly EventEnvelope[], undefined>;
   /** Per stream, the commands of this process waiting for their turn (absent: no turn is running). */
   private readonly lanes = new Map<string, Queued[]>();
+  /** Streams whose running turn has not had its append acknowledged: commands queued behind it prepare then. */
+  private readonly appending = new Set<string>();
   private readonly maxAttempts: number;
   private readonly conflictBackoff: Backoff;
   private readonly tally: RunnerCounters = { conflicts: 0, exhausted: 0 };
@@ -112,10 +120,14 @@ export class CommandRunner {
     this.heads = new StreamHeads(options.store);
     this.outbox = new Outbox(options.store, options.publisher, options.logger, options.outbox);
     this.committer = new GroupCommitter(options.store, this.outbox, options.groupCommit);
-    this.ownApplies = new Coalescer(async (_key, groups) => {
-      await options.readModels.apply(groups.flat());
-      return groups.map(() => undefined);
-    });
+    // A group commit's lanes, released together, reach their apply microtasks apart: one apply for all.
+    this.ownApplies = new Coalescer(
+      async (_key, groups) => {
+        await options.readModels.apply(groups.flat());
+        return groups.map(() => undefined);
+      },
+      { gatherTurn: true },
+    );
     this.maxAttempts = options.maxAttempts ?? 8;
     this.conflictBackoff = options.conflictBackoff ?? { baseMs: 5, maxMs: 200, jitter: 'equal' };
   }
@@ -222,7 +234,8 @@ export class CommandRunner {
     // Started here, in the caller's context, so the command span is a child of its request's span.
     const traced = startCommandSpan(request.streamId);
     const outcome = new Promise<CommandResult<State>>((resolve, reject) => {
-      const queued = { request, origin: traced.origin, resolve, reject } as unknown as Queued;
+      const queued = { request, origin: traced.origin, resolve, reject, prepared: false } as unknown as Queued;
+      if (!this.appending.has(request.streamId)) prepareOnce(queued);
       const lane = this.lanes.get(request.streamId);
       if (lane) {
         lane.push(queued);
@@ -253,12 +266,23 @@ export class CommandRunner {
         return;
       }
       const turn = waiting.splice(0, turnLength(waiting));
+      for (const queued of turn) prepareOnce(queued);
+      // Commands queuing behind this turn prepare once its append is acknowledged (`appended`).
+      this.appending.add(streamId);
       try {
         await this.runTurn(streamId, turn);
       } catch (error) {
         for (const queued of turn) queued.reject(error);
+      } finally {
+        this.appended(streamId);
       }
     }
+  }
+
+  /** The turn's append is acknowledged (or failed): what queued behind it prepares now, in order, in one go. */
+  private appended(streamId: string): void {
+    this.appending.delete(streamId);
+    for (const queued of this.lanes.get(streamId) ?? []) prepareOnce(queued);
   }
 
   /**
@@ -331,6 +355,7 @@ export class CommandRunner {
         const head = { version, snapshot };
         this.ownHeads.add(head);
         this.heads.remember(streamId, head, true);
+        this.appended(streamId);
         for (const { queued, envelopes: own } of decided) if (own.length > 0) await queued.request.onAppended?.(own);
         // The next turn starts after this one is applied, so its facts include these events.
         await this.ownApplies.submit('all', envelopes);

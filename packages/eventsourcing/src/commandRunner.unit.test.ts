@@ -182,6 +182,70 @@ describe('the command runner', () => {
     expect(x).toMatchObject({ version: 2, state: { total: 5 } });
   });
 
+  it('applies the commands of one grouped append to the read models in one call', async () => {
+    const store = new InMemoryCommitStore();
+    const append = store.appendBatch.bind(store);
+    // Answered in a later turn of the event loop, as a real store's insert is.
+    const appendBatch = vi.spyOn(store, 'appendBatch').mockImplementation(async (batch) => {
+      await new Promise(setImmediate);
+      return append(batch);
+    });
+    const applied: string[][] = [];
+    const readModels = {
+      apply: async (events: readonly EventEnvelope[]) => {
+        applied.push(events.map((e) => e.streamId));
+      },
+    };
+    const runner = new CommandRunner({ store, publisher: recordingPublisher().publisher, logger, readModels });
+    // A first command occupies the store, so the next three queue up and go in one group.
+    const warmUp = runner.run({ decider: counter, streamId: 'w', command: { by: 1, max: 9 }, metadata: metadata() });
+    await Promise.all(['x', 'y', 'z'].map((streamId) => runner.run({ decider: counter, streamId, command: { by: 1, max: 9 }, metadata: metadata() })));
+    await warmUp;
+    expect(appendBatch.mock.calls.map((call) => call[0].commits.map((c) => c.streamId))).toEqual([['w'], ['x', 'y', 'z']]);
+    // Released together, the group's lanes share one apply instead of the first going alone (main:
+    // [w], [x], [y, z]); here the second group lands before the first apply starts, so it joins too.
+    expect(applied.flat()).toEqual(['w', 'x', 'y', 'z']);
+    expect(applied.length).toBeLessThanOrEqual(appendBatch.mock.calls.length);
+    expect(applied.find((streams) => streams.includes('x'))).toEqual(expect.arrayContaining(['x', 'y', 'z']));
+  });
+
+  it('prepares a command at once on an idle stream, and behind a turn still appending once that append is acknowledged', async () => {
+    const store = new InMemoryCommitStore();
+    const append = store.appendBatch.bind(store);
+    const steps: string[] = [];
+    vi.spyOn(store, 'appendBatch').mockImplementation(async (batch) => {
+      await new Promise(setImmediate);
+      steps.push(`appended ${batch.commits.map((c) => c.events.length).join('+')}`);
+      return append(batch);
+    });
+    const readModels = {
+      apply: async () => {
+        steps.push('apply');
+        await new Promise(setImmediate);
+      },
+    };
+    const runner = new CommandRunner({ store, publisher: recordingPublisher().publisher, logger, readModels });
+    const run = (name: string) =>
+      runner.run({
+        decider: counter,
+        streamId: 's',
+        batchable: true,
+        prepare: () => steps.push(`prepare ${name}`),
+        command: () => {
+          steps.push(`build ${name}`);
+          return { by: 1, max: 9 };
+        },
+        metadata: metadata(),
+      });
+    const first = run('a');
+    expect(steps).toEqual(['prepare a']);
+    // Queued while a's turn waits for its append: not prepared until then.
+    const queued = [run('b'), run('c')];
+    expect(steps).toEqual(['prepare a']);
+    await Promise.all([first, ...queued]);
+    expect(steps).toEqual(['prepare a', 'build a', 'appended 1', 'prepare b', 'prepare c', 'apply', 'build b', 'build c', 'appended 2', 'apply']);
+  });
+
   it('decides batchable commands queued on one stream in one turn, appends them as one commit, and a refusal fails only its own command', async () => {
     const store = new InMemoryCommitStore();
     const appendBatch = vi.spyOn(store, 'appendBatch');

@@ -20,6 +20,7 @@ export { Outbox } from './outbox.js';
 export type { OutboxLogger, OutboxOptions } from './outbox.js';
 export type { GroupCommitOptions } from './groupCommit.js';
 export { Coalescer } from './coalescer.js';
+export type { CoalescerOptions } from './coalescer.js';
 export { RecentlyUsed } from './recentlyUsed.js';
 export { backoffDelay } from './backoff.js';
 export type { Backoff } from './backoff.js';

@@ -13,7 +13,9 @@ interface SequenceDoc {
  * app in `message_sequences`. Not a read model: no event writes it, and a replay never rebuilds it.
  */
 export class MessageIds {
-  private readonly requests = new Coalescer<number, string[]>((appId, counts) => this.allocateBatch(appId, counts));
+  // Gathered over the loop's turn: the sends queued behind a stream's turn ask for their ids together
+  // when its append is acknowledged (the command runner's `prepare`), and share one update.
+  private readonly requests = new Coalescer<number, string[]>((appId, counts) => this.allocateBatch(appId, counts), { gatherTurn: true });
 
   constructor(private readonly db: Db) {}
 

@@ -70,13 +70,14 @@ export class ConversationLog {
    * Runs a command on the conversation's stream. The builder runs on every attempt, so the facts it
    * reads (the target message, users, membership) are fresh after a conflict.
    */
-  async run(context: RequestContext, conversationId: string, build: CommandBuilder, batchable = false): Promise<EventEnvelope[]> {
+  async run(context: RequestContext, conversationId: string, build: CommandBuilder, batchable = false, prepare?: () => void): Promise<EventEnvelope[]> {
     const { appId } = context.actor;
     const result = await this.deps.runner.run({
       decider: conversationLogDecider,
       streamId: conversationLogStream(appId, conversationId),
       command: build,
       batchable,
+      ...(prepare ? { prepare } : {}),
       metadata: commandMetadata(context, this.clock()),
     });
     // A call message answers once it is on Kafka, where the calls service reads it: a calls read after

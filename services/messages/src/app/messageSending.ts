@@ -65,11 +65,16 @@ export class MessageSending {
   ): Promise<EventEnvelope[]> {
     const dryRun = await commandFor(Array.from({ length: count }, () => '1'), 0);
     conversationLogDecider.decide(dryRun, conversationLogDecider.initialState());
-    // The first ids are taken before the command waits for its turn on the stream, so concurrent sends
-    // share one counter update; a builder that runs again (a lost race, a stale id) takes fresh ones.
-    let reserved: Promise<string[]> | null = this.deps.ids.allocate(context.actor.appId, count);
-    // Awaited in the builder; a failure before then must not count as an unhandled rejection.
-    reserved.catch(() => undefined);
+    // The first ids are taken before the command's turn (the runner's `prepare`): at once on an idle
+    // stream, or, behind a turn still appending, once that append is acknowledged, together with every
+    // send queued behind it (one counter update for the next turn, while this one is applied). A builder
+    // that runs again (a lost race, a stale id) takes fresh ones.
+    let reserved: Promise<string[]> | null = null;
+    const prepare = (): void => {
+      reserved = this.deps.ids.allocate(context.actor.appId, count);
+      // Awaited in the builder; a failure before then must not count as an unhandled rejection.
+      reserved.catch(() => undefined);
+    };
     let attempts = 0;
     for (let round = 1; ; round++) {
       try {
@@ -78,7 +83,7 @@ export class MessageSending {
           reserved = null;
           attempts += 1;
           return commandFor(ids, attempts);
-        }, batchable);
+        }, batchable, round === 1 ? prepare : undefined);
       } catch (error) {
         if (!(error instanceof StaleMessageIdError) || round >= ID_ATTEMPTS) throw error;
       }
