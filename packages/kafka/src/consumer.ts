@@ -28,14 +28,23 @@ export const IDLE_FETCH_WAIT_MS = 1_000;
  */
 export const LONE_MEMBER_HEARTBEAT_MS = 5_000;
 
-/** The kafkajs settings of a group of one member: a long session, rare heartbeats, the idle fetch wait. */
+/**
+ * How long the broker holds an idle fetch of a group of one member (ADR 0100): as long as its heartbeat
+ * interval, so an idle watch or broadcast consumer sends one fetch and one heartbeat every 5 s instead
+ * of five fetches. A record ends the fetch at once, and such a member pauses no partition (the only
+ * thing a long wait would delay, ADR 0047's addendum); what waits longer is its stop, by up to the
+ * fetch in flight.
+ */
+export const LONE_MEMBER_IDLE_FETCH_WAIT_MS = LONE_MEMBER_HEARTBEAT_MS;
+
+/** The kafkajs settings of a group of one member: a long session, rare heartbeats, a long idle fetch. */
 export function loneMemberConsumerConfig(groupId: string): ConsumerConfig {
   return {
     groupId,
     sessionTimeout: 30_000,
     heartbeatInterval: LONE_MEMBER_HEARTBEAT_MS,
     // A record on a watched topic ends the fetch at once: a fence waits for records, not for the wait.
-    maxWaitTimeInMs: IDLE_FETCH_WAIT_MS,
+    maxWaitTimeInMs: LONE_MEMBER_IDLE_FETCH_WAIT_MS,
   };
 }
 
