@@ -58,6 +58,13 @@ describe('EventConsumer fetch settings', () => {
     expect({ ...config.busyFetch }).toEqual({ minBytes: 1, maxWaitTimeInMs: IDLE_FETCH_WAIT_MS });
   });
 
+  // ADR 0100: idle, a fetch (and so a heartbeat) every 3 s; three of them still fit in the session.
+  it('holds an idle fetch 3 s, leaving three heartbeats within the session', async () => {
+    const config = await configOf();
+    expect(config.maxWaitTimeInMs).toBe(3_000);
+    expect(config.sessionTimeout! / config.maxWaitTimeInMs!).toBeGreaterThanOrEqual(3);
+  });
+
   it('does not gather without the option', async () => {
     const config = await configOf();
     expect(config.busyFetch).toBeUndefined();
