@@ -14,12 +14,13 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const stack = await startBenchStack({ extraEnv: { TENANT_URLS_ALLOW_PRIVATE: '127.0.0.0/8' } });
 await runBenchOn(stack, async () => {
-  const receiver = await startWebhookReceiver();
-  stack.onStop(receiver.close);
   const client = createGatewayClient(stack.services.gatewayUrl);
   stack.onStop(() => client.close());
   const waits = [];
   for (let trial = 1; trial <= trials; trial++) {
+    // A receiver per trial: message ids restart in each app, and the receiver keys arrivals by id.
+    const receiver = await startWebhookReceiver();
+    stack.onStop(receiver.close);
     const app = await stack.createApp(`first delivery ${trial}`);
     for (const uid of ['u0', 'u1']) await stack.api('POST', '/v3/users', { headers: app.chat, body: { uid, name: uid } });
     await sleep(idleMs);
