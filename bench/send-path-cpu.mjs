@@ -82,15 +82,18 @@ async function runRound(root) {
     const gatewayPid = Number(readFileSync(join(root, '.infra', 'run', `gateway-${gatewayPort}.pid`), 'utf8'));
     const shared = stackProcesses({ infra, services }).processes.filter((p) => p.name === 'ferretdb' || p.name === 'kafka');
     const processes = [{ name: 'gateway', pid: gatewayPid }, ...services.instances.map((i) => ({ name: i.service, pid: i.pid() })), ...shared];
+    const kafkaPort = new URL(`tcp://${infra.kafkaBrokers.split(',')[0]}`).port;
+    const idleRequestsFrom = requestsTo(kafkaPort);
     const idleFrom = cpuSnapshot(processes);
     const idleStarted = performance.now();
     await sleep(CONFIG.idleSeconds * 1000);
     const idle = cpuSnapshot(processes).since(idleFrom);
     const idleS = (performance.now() - idleStarted) / 1000;
-    // Requests counted over the same window: the gateway's look-ups (to the users service) and each
+    const idleToKafka = requestsBetween(idleRequestsFrom, requestsTo(kafkaPort));
+    const idleRequests = processes.filter((p) => SERVICES.includes(p.name)).reduce((sum, p) => sum + (idleToKafka.get(p.pid) ?? 0), 0) / idleS;
+    // Requests counted over the load's window: the gateway's look-ups (to the users service) and each
     // process's Kafka requests.
     const usersPort = new URL(services.instances.find((i) => i.service === 'users').url).port;
-    const kafkaPort = new URL(`tcp://${infra.kafkaBrokers.split(',')[0]}`).port;
     const requestsFrom = { users: requestsTo(usersPort), kafka: requestsTo(kafkaPort) };
     const tallyFrom = fileSize(storeLog);
     const callsFrom = receivers ? receivers.hooks.requests() + receivers.push.requests() : 0;
@@ -123,7 +126,7 @@ async function runRound(root) {
     const perMessage = new Map(SHOWN.map((name) => [name, load.get(name) / sent]));
     const net = new Map(SHOWN.map((name) => [name, (load.get(name) - (idle.get(name) / idleS) * loadS) / sent]));
     const calls = receivers ? receivers.hooks.requests() + receivers.push.requests() - callsFrom : 0;
-    return { sent, errors: String(r.errors), quiet: quiet.quiet, perMessage, net, cpu: load, idleRate: idle, idleS, loadS, requests, locks, commands, calls };
+    return { sent, errors: String(r.errors), quiet: quiet.quiet, perMessage, net, cpu: load, idleRate: idle, idleS, idleRequests, loadS, requests, locks, commands, calls };
   } finally {
     await stopCurrent();
   }
@@ -156,7 +159,7 @@ async function addFeatures(services, app, client, traffic, targets) {
   await addBlockingKeywordRule(stack, app, client, { id: 'spc-words', terms: blockedTerms(200), sender: pair.a, receiver: pair.b });
 }
 
-const totals = roots.map(() => ({ sent: 0, cpu: new Map(), idleCpu: new Map(), requests: new Map(), locks: new Map(), commands: new Map() }));
+const totals = roots.map(() => ({ sent: 0, cpu: new Map(), idleCpu: new Map(), idleMs: new Map(), idleS: 0, idleRequests: 0, requests: new Map(), locks: new Map(), commands: new Map() }));
 const order = alternatingOrder(CONFIG.rounds);
 const fmt = (map) => SHOWN.map((name) => `${name} ${map.get(name).toFixed(3)}`).join(', ');
 console.log(`send-path cpu: A ${roots[0]}, B ${roots[1]}; ${CONFIG.rounds} rounds (${order.map((i) => 'AB'[i]).join(' ')}) of ${CONFIG.rate} msg/s for ${CONFIG.seconds} s`);
@@ -168,6 +171,7 @@ try {
     console.log(`round ${round + 1} ${'AB'[which]} (${started}, load ${load}): ${result.sent} accepted, ${result.errors}${result.quiet ? '' : ', NOT idle'}${receivers ? `, ${(result.calls / result.sent).toFixed(2)} webhook+push calls/msg` : ''}`);
     console.log(`  ms/msg ${fmt(result.perMessage)}`);
     console.log(`  net    ${fmt(result.net)}`);
+    console.log(`  idle ms/s ${SHOWN.map((name) => `${name} ${(result.idleRate.get(name) / result.idleS).toFixed(2)}`).join(', ')}; services' Kafka requests/s ${result.idleRequests.toFixed(1)}`);
     console.log(`  requests/msg ${[...result.requests].map(([what, count]) => `${what} ${(count / result.sent).toFixed(3)}`).join(', ')}`);
     if (tallyEveryMs !== null) console.log(`  write lock ms/msg ${[...result.locks].slice(0, 8).map(([what, ms]) => `${what} ${(ms / result.sent).toFixed(3)}`).join(', ')}`);
     const total = totals[which];
@@ -178,7 +182,10 @@ try {
     }
     total.sent += result.sent;
     for (const [what, count] of result.requests) total.requests.set(what, (total.requests.get(what) ?? 0) + count);
+    total.idleS += result.idleS;
+    total.idleRequests += result.idleRequests * result.idleS;
     for (const name of SHOWN) {
+      total.idleMs.set(name, (total.idleMs.get(name) ?? 0) + result.idleRate.get(name));
       total.cpu.set(name, (total.cpu.get(name) ?? 0) + result.cpu.get(name));
       total.idleCpu.set(name, (total.idleCpu.get(name) ?? 0) + (result.idleRate.get(name) / result.idleS) * result.loadS);
     }
@@ -191,6 +198,15 @@ try {
   }
   const [ta, tb] = totals.map((t) => SHOWN.reduce((sum, name) => sum + t.cpu.get(name), 0) / t.sent);
   console.log(`  ${'all shown'.padEnd(14)} ${ta.toFixed(3)} | ${tb.toFixed(3)} | ${(tb / ta).toFixed(2)}`);
+  console.log('\nall rounds, idle CPU ms per second (BENCH_IDLE_SECONDS before each load): A | B | B ÷ A');
+  for (const name of SHOWN) {
+    const [a, b] = totals.map((t) => t.idleMs.get(name) / t.idleS);
+    console.log(`  ${name.padEnd(14)} ${a.toFixed(2)} | ${b.toFixed(2)} | ${(b / a).toFixed(2)}`);
+  }
+  const [ia, ib] = totals.map((t) => SHOWN.reduce((sum, name) => sum + t.idleMs.get(name), 0) / t.idleS);
+  console.log(`  ${'all shown'.padEnd(14)} ${ia.toFixed(2)} | ${ib.toFixed(2)} | ${(ib / ia).toFixed(2)}`);
+  const [ra, rb] = totals.map((t) => t.idleRequests / t.idleS);
+  console.log(`  ${'services→kafka'.padEnd(14)} ${ra.toFixed(1)} | ${rb.toFixed(1)} | ${(rb / ra).toFixed(2)} requests/s`);
   console.log('\nall rounds, requests per accepted message: A | B | B ÷ A');
   for (const what of totals[0].requests.keys()) {
     const [a, b] = totals.map((t) => (t.requests.get(what) ?? 0) / t.sent);

@@ -10,14 +10,17 @@ import { Supervisor } from './supervisor.js';
 import type { ConsumerHealth } from './supervisor.js';
 
 /**
- * How long the broker holds a fetch that finds nothing new (ADR 0047, 0058): it answers as soon as a
- * requested partition has a record, so the wait bounds only how often an idle consumer asks. With one
- * broker kafkajs fetches, applies every batch of the answer, then fetches again, so a fetch in flight
- * leaves out only a paused partition (an outage's backoff, then at most this long). ADR 0047's
+ * How long the broker holds a fetch that finds nothing new (ADR 0047, 0058, 0100): it answers as soon
+ * as a requested partition has a record, so the wait bounds only how often an idle consumer asks. With
+ * one broker kafkajs fetches, applies every batch of the answer, then fetches again, so a fetch in
+ * flight leaves out only a paused partition (an outage's backoff, then at most this long). ADR 0047's
  * addendum blamed a 1 s wait for slow role changes on two replicas; ADR 0058 measured the broker
- * answering at once and the same delays with 200 ms.
+ * answering at once and the same delays with 200 ms. kafkajs heartbeats between fetches, so an idle
+ * member hears of a rebalance (a replica joining or leaving) within this long, and a stop waits for
+ * the fetch in flight: 3 s keeps three heartbeats inside the 10 s session, and an idle shared group
+ * sends a fetch and a heartbeat every 3 s instead of every second.
  */
-export const IDLE_FETCH_WAIT_MS = 1_000;
+export const IDLE_FETCH_WAIT_MS = 3_000;
 
 /**
  * How often a group of one member (an event watch's or a broadcast consumer's: a group of its own per
@@ -28,14 +31,23 @@ export const IDLE_FETCH_WAIT_MS = 1_000;
  */
 export const LONE_MEMBER_HEARTBEAT_MS = 5_000;
 
-/** The kafkajs settings of a group of one member: a long session, rare heartbeats, the idle fetch wait. */
+/**
+ * How long the broker holds an idle fetch of a group of one member (ADR 0100): as long as its heartbeat
+ * interval, so an idle watch or broadcast consumer sends one fetch and one heartbeat every 5 s instead
+ * of five fetches. A record ends the fetch at once, and such a member pauses no partition (the only
+ * thing a long wait would delay, ADR 0047's addendum); what waits longer is its stop, by up to the
+ * fetch in flight.
+ */
+export const LONE_MEMBER_IDLE_FETCH_WAIT_MS = LONE_MEMBER_HEARTBEAT_MS;
+
+/** The kafkajs settings of a group of one member: a long session, rare heartbeats, a long idle fetch. */
 export function loneMemberConsumerConfig(groupId: string): ConsumerConfig {
   return {
     groupId,
     sessionTimeout: 30_000,
     heartbeatInterval: LONE_MEMBER_HEARTBEAT_MS,
     // A record on a watched topic ends the fetch at once: a fence waits for records, not for the wait.
-    maxWaitTimeInMs: IDLE_FETCH_WAIT_MS,
+    maxWaitTimeInMs: LONE_MEMBER_IDLE_FETCH_WAIT_MS,
   };
 }
 

@@ -58,6 +58,13 @@ describe('EventConsumer fetch settings', () => {
     expect({ ...config.busyFetch }).toEqual({ minBytes: 1, maxWaitTimeInMs: IDLE_FETCH_WAIT_MS });
   });
 
+  // ADR 0100: idle, a fetch (and so a heartbeat) every 3 s; three of them still fit in the session.
+  it('holds an idle fetch 3 s, leaving three heartbeats within the session', async () => {
+    const config = await configOf();
+    expect(config.maxWaitTimeInMs).toBe(3_000);
+    expect(config.sessionTimeout! / config.maxWaitTimeInMs!).toBeGreaterThanOrEqual(3);
+  });
+
   it('does not gather without the option', async () => {
     const config = await configOf();
     expect(config.busyFetch).toBeUndefined();
@@ -69,9 +76,16 @@ describe('EventConsumer fetch settings', () => {
 describe('a group of one member', () => {
   it('heartbeats every 5 s within a 30 s session, not every second as a shared group does', async () => {
     const lone = loneMemberConsumerConfig('w');
-    expect(lone).toEqual({ groupId: 'w', sessionTimeout: 30_000, heartbeatInterval: 5_000, maxWaitTimeInMs: IDLE_FETCH_WAIT_MS });
+    expect(lone).toEqual({ groupId: 'w', sessionTimeout: 30_000, heartbeatInterval: 5_000, maxWaitTimeInMs: 5_000 });
     expect(lone.sessionTimeout! / LONE_MEMBER_HEARTBEAT_MS).toBeGreaterThanOrEqual(6);
     expect((await configOf()).heartbeatInterval).toBe(1_000);
+  });
+
+  // ADR 0100: idle, one fetch per heartbeat instead of five; a shared group keeps its 1 s (rebalances).
+  it('holds an idle fetch as long as its heartbeat interval, longer than a shared group', async () => {
+    expect(loneMemberConsumerConfig('w').maxWaitTimeInMs).toBe(LONE_MEMBER_HEARTBEAT_MS);
+    expect((await configOf()).maxWaitTimeInMs).toBe(IDLE_FETCH_WAIT_MS);
+    expect(LONE_MEMBER_HEARTBEAT_MS).toBeGreaterThan(IDLE_FETCH_WAIT_MS);
   });
 
   it('is what an event watch asks kafkajs for', async () => {

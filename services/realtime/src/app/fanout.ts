@@ -44,13 +44,17 @@ export class Fanout {
       return;
     }
     const { window, index } = this.deps;
+    // With no connection here no frame can go out (the pass is synchronous: none arrives during
+    // it), so none is planned; the window and the index still take every record, for later resumes.
+    const planning = this.deps.registry.size > 0;
     for (const record of records) {
       const event = record.event;
-      const id = event ? messageIdOf(event) : undefined;
+      const id = planning && event ? messageIdOf(event) : undefined;
       const before = event && id !== undefined ? window.message(event.appId, id) : null;
       const entry = window.record(topic, partition, record.offset, record.timestamp, event);
       if (!entry) continue;
       for (const change of membershipChangesOf(entry.event)) index.apply(change);
+      if (!planning) continue;
       const plan = planFrame(entry.event, (id !== undefined ? window.message(entry.event.appId, id) : null) ?? before, (appId, guid) => index.membersOf(appId, guid));
       if (plan) this.deliver(plan, entry);
     }

@@ -80,6 +80,7 @@ function setUp(groups: Record<string, string[]> = {}) {
     fanout.onBatch(topics.messages, partition, events.map((event) => ({ offset: offsets[partition]!++, timestamp: clock++, event })));
   return {
     window,
+    index,
     sessions,
     feed,
     hold() {
@@ -114,6 +115,25 @@ describe('sessions: who receives, resume from the window, the bounded buffer', (
     t.feed(0, text('1', 'crew', 'group'), text('2', 'other', 'group'));
     expect(bob.channel.texts()).toEqual(['1']);
     expect(carol.channel.texts()).toEqual(['1']);
+  });
+
+  // ADR 0100: a replica nobody is connected to plans no frame (audience, JSON) for what it reads.
+  it('plans no frame while nobody is connected here, and a connection gets the next ones', async () => {
+    const t = setUp({ bob: ['crew'] });
+    let audiences = 0;
+    const membersOf = t.index.membersOf.bind(t.index);
+    t.index.membersOf = (appId, guid) => {
+      audiences++;
+      return membersOf(appId, guid);
+    };
+    t.feed(0, text('1', 'crew', 'group'), text('2', 'crew', 'group'));
+    expect(audiences).toBe(0);
+    expect(t.window.length).toBe(2);
+    const bob = t.connect('bob');
+    await t.sessions.open(bob.connection, undefined);
+    t.feed(0, text('3', 'crew', 'group'));
+    expect(audiences).toBe(1);
+    expect(bob.channel.texts()).toEqual(['3']);
   });
 
   it('resumes after a cursor: the missed frames once, in order, then live, with no gap while the groups load', async () => {

@@ -62,15 +62,16 @@ function audienceOf(appId: string, parties: ConversationParties, membersOf: Memb
 /** The REST resource of a message for each viewer; computed once when no viewer-specific field differs. */
 function messageJson(doc: MessageDoc): (viewer: string) => string {
   if (doc.reactions.length === 0) {
-    const shared = JSON.stringify(messageView(doc));
-    return () => shared;
+    // Written at the first recipient connected here, not for a plan nobody here receives.
+    let shared: string | undefined;
+    return () => (shared ??= JSON.stringify(messageView(doc)));
   }
   return (viewer) => JSON.stringify(messageView(doc, viewer));
 }
 
 function fixed(data: unknown): () => string {
-  const json = JSON.stringify(data);
-  return () => json;
+  let json: string | undefined;
+  return () => (json ??= JSON.stringify(data));
 }
 
 /**
