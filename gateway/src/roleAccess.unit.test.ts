@@ -100,7 +100,7 @@ describe('role access cache', () => {
       }
     }
     const cache = roleAccessCache(users.lookups, () => {});
-    await Promise.all(ids.map((id) => cache.get(id)));
+    await Promise.all(ids.map(async (id) => cache.get(id)));
     expect(users.single).toHaveLength(ids.length);
     // 10 s of calls, 200 a second spread over every user.
     for (let tick = 0; tick < 2_000; tick++) {
@@ -143,7 +143,7 @@ describe('role access cache', () => {
     const errors: string[] = [];
     const cache = roleAccessCache({ ...users.lookups, loadMany: () => Promise.reject(new Error('users down')) }, (_e, context) => errors.push(context));
     const ids = Array.from({ length: 10 }, (_, i) => roleAccessId('app', `u${i}`));
-    await Promise.all(ids.map((id) => cache.get(id)));
+    await Promise.all(ids.map(async (id) => cache.get(id)));
     await vi.advanceTimersByTimeAsync(ROLE_ACCESS_REFRESH.everyMs);
     expect(errors).toEqual(['gathered refresh']);
     await vi.advanceTimersByTimeAsync(ROLE_ACCESS_CACHE.maxAgeMs - ROLE_ACCESS_REFRESH.everyMs);
