@@ -1,5 +1,6 @@
 import { ROLE_ACCESS_BATCH_MAX, internalPaths, operationGates, roleAccessBatchSchema, roleAccessSchema } from '@chat/contracts';
 import type { RoleAccess, RouteSpec } from '@chat/contracts';
+import { counter } from '@chat/http';
 import { internalJsonClient } from './internalJson.js';
 import { NO_REDIS, TieredCache } from './tieredCache.js';
 
@@ -25,17 +26,23 @@ export interface RoleLookups {
   loadMany: RoleAccessLoadMany;
 }
 
-/** Role look-ups on the users service's internal endpoints, and the close of their connections. */
+/**
+ * Role look-ups on the users service's internal endpoints, and the close of their connections. Each
+ * request is counted in `gateway_role_lookups_total` (`kind`: `one` user, `many` in a gathered refresh).
+ */
 export function usersRoleLookups(usersUrl: string, timeoutMs: number): RoleLookups & { close: () => Promise<void> } {
   const client = internalJsonClient(usersUrl, timeoutMs, 'users');
+  const requests = counter('gateway_role_lookups_total', "Requests to the users service for acting users' role rules, by kind (one user, or many in a gathered refresh).", ['kind']);
   return {
     load: async (appId, uid) => {
+      requests.inc({ kind: 'one' });
       const body = await client.get(internalPaths.roleAccess(appId, uid));
       return body === null ? null : roleAccessSchema.parse(body);
     },
     loadMany: async (appId, uids) => {
       const answers = await Promise.all(
         chunks(uids, ROLE_ACCESS_BATCH_MAX).map(async (chunk) => {
+          requests.inc({ kind: 'many' });
           const { access } = roleAccessBatchSchema.parse(await client.post(internalPaths.roleAccessBatch(appId), { uids: chunk }));
           if (access.length !== chunk.length) throw new Error(`users answered ${access.length} role rules to ${chunk.length} uids`);
           return access;
