@@ -86,8 +86,7 @@ describe('role refresh', () => {
   }, 30_000);
 
   it('refuses a restricted feature to warm users within 1 s, and allows it again within 1 s', async () => {
-    const calling = keepCalling(1.5, 100);
-    await calling;
+    await keepCalling(1.5, 100); // every user warm
     const timed = async (restrict: boolean) => {
       const changedAt = Date.now();
       if (restrict) await done(app.call('POST', `/v3/roles/${ROLE}/restrictedfeatures`, { body: { featuresToRestrict: ['u.getUser'] } }));
