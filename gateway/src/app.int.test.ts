@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { API_KEY_INVALIDATION_CHANNEL } from '@chat/contracts';
-import type { ApiKeyIdentity } from '@chat/contracts';
+import type { ApiKeyIdentity, RoleAccess } from '@chat/contracts';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,8 @@ const keyHash = sha256Hex(apiKey);
 
 /** The management service as the gateway sees it: a table of live keys. */
 const liveKeys = new Map<string, ApiKeyIdentity>();
+/** Every acting user is looked up; here every uid is an active user of the default role. */
+const defaultRole: RoleAccess = { role: 'default', permissions: {}, restrictedFeatures: [] };
 
 describe('gateway (real Redis, stub upstream)', () => {
   let upstream: Server;
@@ -59,8 +61,10 @@ describe('gateway (real Redis, stub upstream)', () => {
       logger: pino({ level: 'silent' }),
       fetchKey: (hash) => Promise.resolve(liveKeys.get(hash) ?? null),
       fetchApp: () => Promise.resolve(null),
-      // Every acting user is looked up; here every uid is an active user of the default role.
-      fetchRoleAccess: () => Promise.resolve({ role: 'default', permissions: {}, restrictedFeatures: [] }),
+      roleLookups: {
+        load: () => Promise.resolve(defaultRole),
+        loadMany: (_appId, uids) => Promise.resolve(uids.map(() => defaultRole)),
+      },
     });
     base = `http://127.0.0.1:${await gateway.start()}`;
   });

@@ -13,7 +13,7 @@ import {
   routeCatalog,
   serviceNames,
 } from '@chat/contracts';
-import type { ApiKeyIdentity, AuthTokenOwner, RoleAccess, RouteSpec } from '@chat/contracts';
+import type { ApiKeyIdentity, AuthTokenOwner, RouteSpec } from '@chat/contracts';
 import { Probes, counter, createLogger, sampledGauge } from '@chat/http';
 import type { Logger } from 'pino';
 import { ManagementCredentials, decideChatAccess, refuseForeignKey, sha256Hex } from './auth.js';
@@ -35,6 +35,7 @@ import { UpstreamProxy, sendError } from './proxy.js';
 import { RateLimiter } from './rateLimit.js';
 import type { WindowCounterStore } from './rateLimit.js';
 import { roleAccessCache, usersRoleLookups } from './roleAccess.js';
+import type { RoleLookups } from './roleAccess.js';
 import { OWN_PATHS, adminListener, answersOwnPath, ownRoutesApp } from './ownRoutes.js';
 import { RouteTable } from './routes.js';
 import { fitsHost, parseHost } from './tenancy.js';
@@ -61,8 +62,8 @@ export interface GatewayDeps {
   fetchApp?: ManagementLookups['fetchApp'];
   /** Auth-token owners by the token's SHA-256 (default: the users service's internal endpoint). */
   fetchAuthToken?: AuthTokenLoad;
-  /** The acting user's role rules (default: the users service's internal endpoint). */
-  fetchRoleAccess?: (appId: string, uid: string) => Promise<RoleAccess | null>;
+  /** The acting user's role rules, one user or many of an app (default: the users service's internal endpoints). */
+  roleLookups?: RoleLookups;
   /** Shared rate-limit counters; without them each gateway enforces the limits on its own counts. */
   counters?: WindowCounterStore;
   /** The OpenAPI document served at /openapi.json (JSON text); main.ts reads docs/openapi.json. */
@@ -139,7 +140,7 @@ export function createGateway(config: Readonly<GatewayConfig>, deps: GatewayDeps
   const users = config.upstreams.users[0]!;
   const usersUrl = `http://${users.hostname.includes(':') ? `[${users.hostname}]` : users.hostname}:${users.port}`;
   const roleLookups = usersRoleLookups(usersUrl, LOOKUP_TIMEOUT_MS);
-  const roleAccess = roleAccessCache(deps.fetchRoleAccess ?? roleLookups.load, onCacheError('role access cache'));
+  const roleAccess = roleAccessCache(deps.roleLookups ?? roleLookups, onCacheError('role access cache'));
   const tokenLookups = usersAuthTokenLookups(usersUrl, LOOKUP_TIMEOUT_MS);
   const authTokens = new AuthTokenResolver(deps.fetchAuthToken ?? tokenLookups.load, onCacheError('auth token cache'));
   const authTokenKind: CredentialKind<AuthTokenOwner> = { name: 'authtoken', source: authTokens };

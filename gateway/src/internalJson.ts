@@ -8,6 +8,11 @@ export interface InternalJsonClient {
    * (undici's coarse timers: up to about a second past it, which a look-up's 3 s budget allows).
    */
   get(path: string): Promise<unknown>;
+  /**
+   * `body` as JSON; the answer's parsed JSON. Every status but 2xx rejects, a 404 too: a batched
+   * look-up names what it asks in the body, so a 404 means a service without the endpoint.
+   */
+  post(path: string, body: unknown): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -15,8 +20,8 @@ export interface InternalJsonClient {
  * Look-ups over undici's own request API on a pool per service: the library and the connection
  * handling `fetch` uses (keep-alive sockets, the server's keep-alive hint honoured, as many
  * connections as requests in flight), without `fetch`'s WHATWG streams and an `AbortSignal` per call,
- * about a fifth of the CPU per look-up (ADR 0057). A role look-up goes out for about every message.
- * Not node:http's keep-alive agent, which ADR 0047 withdrew from this path.
+ * about a fifth of the CPU per look-up (ADR 0057). Not node:http's keep-alive agent, which ADR 0047
+ * withdrew from this path.
  */
 export function internalJsonClient(baseUrl: string, timeoutMs: number, service: string): InternalJsonClient {
   const pool = new Pool(baseUrl, { headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
@@ -30,6 +35,19 @@ export function internalJsonClient(baseUrl: string, timeoutMs: number, service: 
       if (statusCode < 200 || statusCode >= 300) {
         await body.dump();
         throw new Error(`${service} answered ${statusCode} to ${path}`);
+      }
+      return body.json();
+    },
+    async post(path, json) {
+      const { statusCode, body } = await pool.request({
+        method: 'POST',
+        path,
+        headers: { accept: 'application/json', 'content-type': 'application/json' },
+        body: JSON.stringify(json),
+      });
+      if (statusCode < 200 || statusCode >= 300) {
+        await body.dump();
+        throw new Error(`${service} answered ${statusCode} to POST ${path}`);
       }
       return body.json();
     },

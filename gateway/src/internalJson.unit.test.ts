@@ -14,6 +14,12 @@ describe('internalJsonClient', () => {
   beforeAll(async () => {
     server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
       connections.add(`${req.socket.remotePort}`);
+      if (req.url === '/echo' && req.method === 'POST') {
+        const chunks: Buffer[] = [];
+        req.on('data', (chunk: Buffer) => chunks.push(chunk));
+        req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ type: req.headers['content-type'], got: JSON.parse(Buffer.concat(chunks).toString()) as unknown })));
+        return;
+      }
       if (req.url === '/found') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ role: 'default', n: 1 }));
       if (req.url === '/missing') return void res.writeHead(404).end('{"error":{}}');
       if (req.url === '/broken') return void res.writeHead(500).end('oops');
@@ -40,6 +46,12 @@ describe('internalJsonClient', () => {
     await expect(client.get('/broken')).rejects.toThrow('users answered 500 to /broken');
     await expect(client.get('/not-json')).rejects.toThrow(SyntaxError);
     await expect(client.get('/slow')).rejects.toThrow(/timeout/i);
+  });
+
+  it('posts JSON and answers the parsed body; any status but 2xx rejects, a 404 too', async () => {
+    expect(await client.post('/echo', { uids: ['a', 'b'] })).toEqual({ type: 'application/json', got: { uids: ['a', 'b'] } });
+    await expect(client.post('/missing', {})).rejects.toThrow('users answered 404 to POST /missing');
+    await expect(client.post('/broken', {})).rejects.toThrow('users answered 500 to POST /broken');
   });
 
   it('keeps its connections for look-ups one after another', async () => {

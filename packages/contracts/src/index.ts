@@ -95,9 +95,21 @@ export {
   conversationEventsPageSchema,
   conversationEventsPath,
   internalPaths,
+  ROLE_ACCESS_BATCH_MAX,
+  roleAccessBatchRequestSchema,
+  roleAccessBatchSchema,
   userExistenceSchema,
 } from './internalApi.js';
-export type { ApiKeyIdentity, AppLocation, AuthTokenOwner, CallUsage, ConversationEventsPage, UserExistence } from './internalApi.js';
+export type {
+  ApiKeyIdentity,
+  AppLocation,
+  AuthTokenOwner,
+  CallUsage,
+  ConversationEventsPage,
+  RoleAccessBatch,
+  RoleAccessBatchRequest,
+  UserExistence,
+} from './internalApi.js';
 export { epochSeconds } from './time.js';
 export { UnapplicableEventError, isUnapplicableEventError } from './unapplicableEvent.js';
 export { consistencyHeaders, conversationLogStreamId, decodeConsistencyToken, encodeConsistencyToken } from './consistencyToken.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { apiKeyScopes } from './headers.js';
+import { roleAccessSchema } from './roleAccess.js';
 
 /**
  * What the gateway and the management service agree on to authenticate chat calls. Keys are known
@@ -44,11 +45,32 @@ export type AuthTokenOwner = z.infer<typeof authTokenOwnerSchema>;
 export const userExistenceSchema = z.object({ uid: z.string().min(1) });
 export type UserExistence = z.infer<typeof userExistenceSchema>;
 
+/** How many uids one `internalPaths.roleAccessBatch` request may name. */
+export const ROLE_ACCESS_BATCH_MAX = 500;
+
+/**
+ * `POST` `internalPaths.roleAccessBatch` on the users service: the gateway's refresh of many acting
+ * users' rules in one request (ADR 0104). Uids as the gateway holds them (the service lower-cases them).
+ */
+export const roleAccessBatchRequestSchema = z.object({
+  uids: z
+    .array(z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters'))
+    .min(1, 'must name at least one uid')
+    .max(ROLE_ACCESS_BATCH_MAX, `must name at most ${ROLE_ACCESS_BATCH_MAX} uids`),
+});
+export type RoleAccessBatchRequest = z.infer<typeof roleAccessBatchRequestSchema>;
+
+/** Its answer: one entry per asked uid, in the asked order; null where no active user has that uid. */
+export const roleAccessBatchSchema = z.object({ access: z.array(roleAccessSchema.nullable()) });
+export type RoleAccessBatch = z.infer<typeof roleAccessBatchSchema>;
+
 export const internalPaths = {
   apiKeyByHash: (keyHash: string) => `/internal/apikeys/${encodeURIComponent(keyHash)}`,
   app: (appId: string) => `/internal/apps/${encodeURIComponent(appId)}`,
   /** On the users service: the acting user's `RoleAccess` (404 when no active user has that uid). */
   roleAccess: (appId: string, uid: string) => `/internal/apps/${encodeURIComponent(appId)}/users/${encodeURIComponent(uid)}/access`,
+  /** On the users service: many users' `RoleAccess` at once (`POST`, `RoleAccessBatchRequest` → `RoleAccessBatch`). */
+  roleAccessBatch: (appId: string) => `/internal/apps/${encodeURIComponent(appId)}/access`,
   /**
    * On the users service: whether the app has a user with this uid, deactivated or not (200 `UserExistence`,
    * 404 when none or deleted): realtime's read-through for a typing notice's receiver (ADR 0101).

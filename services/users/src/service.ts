@@ -14,6 +14,9 @@ import type { UsersDeps } from './app/context.js';
 import { answeringRoleAccess } from './http/roles/roleAccessRoute.js';
 import { usersRouter } from './http/router.js';
 
+/** ROLE_ACCESS_BATCH_MAX uids of at most 100 characters, quoted, with room to spare. */
+const ROLE_ACCESS_BATCH_BODY_LIMIT = '64kb';
+
 /** Probes and topic settings (PlatformDeps) go on to the event pipeline. */
 export interface UsersServiceDeps extends PlatformDeps {
   db: Db;
@@ -44,11 +47,17 @@ export function createUsersService(deps: UsersServiceDeps): RunnableService {
   const apis = { users, relations: new RelationsApp(appDeps, users), roles: new RolesApp(appDeps), userImport: new UserImport(appDeps) };
 
   return {
-    // CometChat's documented request limit for user writes is 10 KB. The gateway's role look-ups are
-    // answered in front of the express app (ADR 0057).
+    // CometChat's documented request limit for user writes is 10 KB; a batched role refresh names up to
+    // ROLE_ACCESS_BATCH_MAX uids (ADR 0104). The gateway's single role look-ups are answered in front of
+    // the express app (ADR 0057).
     http: answeringRoleAccess(
       (appId, uid) => users.roleAccess(appId, uid),
-      createServiceApp({ logger, routers: [usersRouter(apis)], bodyLimit: '10kb', bodyLimits: { '/v3/data_import': IMPORT_BODY_LIMIT } }),
+      createServiceApp({
+        logger,
+        routers: [usersRouter(apis)],
+        bodyLimit: '10kb',
+        bodyLimits: { '/v3/data_import': IMPORT_BODY_LIMIT, '/internal/apps/:appId/access': ROLE_ACCESS_BATCH_BODY_LIMIT },
+      }),
     ),
     async start() {
       await readModels.ensureIndexes();

@@ -1,8 +1,8 @@
-import { ApiError, isUid, normalizeUid } from '@chat/contracts';
+import { ApiError, isUid, normalizeUid, roleAccessBatchRequestSchema } from '@chat/contracts';
 import { ListCursor, actorOf, importRecords, inCallerOrder, parseQuery, parseWith, requestIdOf, validateRecords } from '@chat/http';
 import { Router } from 'express';
 import type { Request } from 'express';
-import type { RequestContext } from '@chat/contracts';
+import type { RequestContext, RoleAccessBatch } from '@chat/contracts';
 import type { RelationsApp } from '../app/relations/relations.js';
 import type { RolesApp } from '../app/roles/roles.js';
 import type { UserImport } from '../app/users/userImport.js';
@@ -172,6 +172,12 @@ function tokenRoutes(router: Router, { users }: UsersApis): void {
     const access = await users.roleAccess(param(req, 'appId'), normalizeUid(param(req, 'uid')));
     if (!access) throw new ApiError('ERR_UID_NOT_FOUND', 'No active user has that uid.');
     res.json(access);
+  });
+  // Not in the gateway's catalogue: the gateway's batched refresh of many acting users' rules (ADR 0104).
+  router.post('/internal/apps/:appId/access', async (req, res) => {
+    const { uids } = parseWith(roleAccessBatchRequestSchema, req.body ?? null);
+    const access: RoleAccessBatch['access'] = await users.roleAccessOf(param(req, 'appId'), uids.map(normalizeUid));
+    res.json({ access });
   });
   // Not in the gateway's catalogue: realtime's look-up of a typing notice's receiver (ADR 0101).
   router.get('/internal/apps/:appId/users/:uid/exists', async (req, res) => {

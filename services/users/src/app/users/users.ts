@@ -261,6 +261,11 @@ export class UsersApp {
     };
   }
 
+  /** `roleAccess` of many users of an app at once, in the asked order: the gateway's batched refresh (ADR 0104). */
+  roleAccessOf(appId: string, uids: readonly string[]): Promise<(RoleAccess | null)[]> {
+    return Promise.all(uids.map((uid) => this.roleAccess(appId, uid)));
+  }
+
   /**
    * Whether the app has this user, deactivated or not (a deleted one is gone): what realtime asks before
    * it relays a typing notice to a one-on-one receiver, in place of a copy of every user (ADR 0101). Read
