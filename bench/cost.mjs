@@ -40,7 +40,7 @@ import { createGatewayClient } from './httpClient.mjs';
 import { connectKafkaProbe, sentMessageKey } from './kafkaProbe.mjs';
 import { addBlockingKeywordRule, blockedTerms } from './moderationRule.mjs';
 import { cpuSnapshot, stackProcesses } from './processCpu.mjs';
-import { percentile, runBenchOn, startBenchStack } from './stack.mjs';
+import { UNLIMITED_RATES, percentile, runBenchOn, startBenchStack } from './stack.mjs';
 import { measureStoreRaw } from './store-raw.mjs';
 import { busiestLock, fileSize, parseDuration, readTally, storeLogOf } from './storeTally.mjs';
 import { LATE_MS, createTraffic, inParallel } from './traffic.mjs';
@@ -93,7 +93,7 @@ const TALLY_ROWS = { write: 14, read: 6 };
 process.env.FERRETDB_STATS_INTERVAL ??= '1s';
 const STATS_INTERVAL_MS = parseDuration(process.env.FERRETDB_STATS_INTERVAL);
 
-const stack = await startBenchStack({ extraEnv: { TENANT_URLS_ALLOW_PRIVATE: '127.0.0.0/8' } });
+const stack = await startBenchStack({ extraEnv: { TENANT_URLS_ALLOW_PRIVATE: '127.0.0.0/8', ...UNLIMITED_RATES } });
 const { onStop } = stack;
 /** A phase that could not be measured (printed where it failed; the run goes on and exits 1). */
 let phaseUnmeasured = false;

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { terminate } from './childProcesses.mjs';
 import { latencyAtRate } from './openLoop.mjs';
-import { percentile, startBenchStack } from './stack.mjs';
+import { UNLIMITED_RATES, percentile, startBenchStack } from './stack.mjs';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -22,8 +22,7 @@ const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 // A tenant with two users and one conversation.
 // Limits far above any rate here: the gateway still counts every request (that cost is measured),
 // but the loads below, tens of thousands a second, must not be refused as over the app's limit.
-const UNLIMITED = { RATE_LIMIT_STANDARD_PER_MINUTE: '1000000000', RATE_LIMIT_CORE_PER_MINUTE: '1000000000' };
-const { infra, services, api, app, onStop, stop } = await startBenchStack({ name: 'bench', extraEnv: UNLIMITED });
+const { infra, services, api, app, onStop, stop } = await startBenchStack({ name: 'bench', extraEnv: UNLIMITED_RATES });
 const { appId, apiKey, chat } = app;
 
 /** The helper processes and the second gateway go with the stack's stop: SIGTERM, then SIGKILL after 5 s. */
@@ -150,7 +149,7 @@ const staticGateway = await (async () => {
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {
       ...process.env,
-      ...UNLIMITED,
+      ...UNLIMITED_RATES,
       LOG_LEVEL: 'warn',
       GATEWAY_PORT: String(port),
       GATEWAY_HOST: '127.0.0.1',

@@ -31,6 +31,13 @@ const API_TIMEOUT_MS = 30_000;
  */
 
 /**
+ * Gateway settings that lift the app's per-minute request limits (by default 20,000 standard and 10,000 core
+ * by default): a bench that measures cost or speed must not be cut short by a tenant's limit, which a
+ * sustained phase at 600+ sends/s followed by open loops within the same minute would reach.
+ */
+export const UNLIMITED_RATES = { RATE_LIMIT_STANDARD_PER_MINUTE: '1000000000', RATE_LIMIT_CORE_PER_MINUTE: '1000000000' };
+
+/**
  * Starts the stack a benchmark runs against. Its stop is registered with registerShutdown before
  * anything starts, so nothing started here or handed to onStop outlives the benchmark, whether it
  * ends, fails or is interrupted.
