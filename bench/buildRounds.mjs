@@ -6,8 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startServices } from '@chat/devstack';
+import { registerShutdown, startInfrastructure, startServices } from '@chat/devstack';
 import { createGatewayClient } from './httpClient.mjs';
+import { connectKafkaProbe } from './kafkaProbe.mjs';
 import { createTraffic } from './traffic.mjs';
 
 /**
@@ -24,6 +25,35 @@ export function buildRootsFromArgs(script) {
     throw new Error(`usage: node bench/${script} <build root A> <build root B> (each with services/*/dist built)`);
   }
   return roots;
+}
+
+/**
+ * The Kafka, FerretDB and Redis both builds' rounds share, and a probe on the broker. Whatever is running
+ * is stopped on Ctrl-C or failure too: the round set up last (`registerStop`, handed to startBuildRound),
+ * then the infrastructure. `stopRound` stops the current round's build; `stop` the probe, it and the rest.
+ */
+export async function startSharedInfrastructure() {
+  let stopRound = async () => undefined;
+  let infra;
+  registerShutdown(async () => {
+    await stopRound();
+    await infra?.stop();
+  });
+  infra = await startInfrastructure({ freshKafkaData: true });
+  const probe = await connectKafkaProbe(infra.kafkaBrokers);
+  return {
+    infra,
+    probe,
+    registerStop: (stop) => {
+      stopRound = stop;
+    },
+    stopRound: () => stopRound(),
+    async stop() {
+      await probe.close();
+      await stopRound();
+      await infra.stop();
+    },
+  };
 }
 
 /** Build index per round, A B B A A B …: a drift in the machine's other load falls on both builds alike. */

@@ -13,9 +13,8 @@
 // BENCH_GROUP_SIZE (20), BENCH_IDLE_TIMEOUT (60).
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { registerShutdown, startInfrastructure } from '@chat/devstack';
-import { alternatingOrder, buildRootsFromArgs, startBuildRound } from './buildRounds.mjs';
-import { connectKafkaProbe, sentMessageKey } from './kafkaProbe.mjs';
+import { alternatingOrder, buildRootsFromArgs, startBuildRound, startSharedInfrastructure } from './buildRounds.mjs';
+import { sentMessageKey } from './kafkaProbe.mjs';
 import { percentile } from './percentile.mjs';
 import { fileSize, readTally, storeLogOf } from './storeTally.mjs';
 
@@ -32,14 +31,8 @@ const CONFIG = {
 const roots = buildRootsFromArgs('send-latency-ab.mjs');
 process.env.FERRETDB_STATS_INTERVAL ??= '1s';
 
-let stopCurrent = async () => undefined;
-let infra;
-registerShutdown(async () => {
-  await stopCurrent();
-  await infra?.stop();
-});
-infra = await startInfrastructure({ freshKafkaData: true });
-const probe = await connectKafkaProbe(infra.kafkaBrokers);
+const shared = await startSharedInfrastructure();
+const { infra, probe } = shared;
 const storeLog = storeLogOf(infra.mongoUrl);
 const currentApps = new Set();
 /** The sends' arrivals on the topic. */
@@ -59,7 +52,7 @@ async function runRound(root) {
     groupSize: CONFIG.groupSize,
     warmUpRate: CONFIG.rates[0],
     idleTimeoutS: CONFIG.idleTimeoutS,
-    registerStop: (stop) => (stopCurrent = stop),
+    registerStop: shared.registerStop,
     beforeWarmUp: async ({ appId }) => {
       // Watched from the first round on (the services create the topic), for this round's app.
       events ??= await probe.watchArrivals('chat.messages.events', sentMessageKey, () => currentApps);
@@ -86,7 +79,7 @@ async function runRound(root) {
     }
     return byRate;
   } finally {
-    await stopCurrent();
+    await shared.stopRound();
   }
 }
 
@@ -141,8 +134,6 @@ try {
   }
 } finally {
   await events?.close();
-  await probe.close();
-  await stopCurrent();
-  await infra.stop();
+  await shared.stop();
 }
 process.exit(0);

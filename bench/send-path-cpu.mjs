@@ -17,9 +17,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { registerShutdown, startInfrastructure } from '@chat/devstack';
-import { alternatingOrder, buildRootsFromArgs, startBuildRound } from './buildRounds.mjs';
-import { connectKafkaProbe } from './kafkaProbe.mjs';
+import { alternatingOrder, buildRootsFromArgs, startBuildRound, startSharedInfrastructure } from './buildRounds.mjs';
 import { cpuSnapshot, stackProcesses } from './processCpu.mjs';
 import { requestsBetween, requestsTo } from './socketRequests.mjs';
 import { fileSize, parseDuration, readTally, storeLogOf } from './storeTally.mjs';
@@ -44,14 +42,8 @@ const SERVICES = ['gateway', 'messages', 'users', 'conversations', 'calls', 'man
 /** The store and the broker are shared by both builds, but only one build runs in a round: their CPU in a round is that build's. */
 const SHOWN = [...SERVICES, 'ferretdb', 'kafka'];
 
-let stopCurrent = async () => undefined;
-let infra;
-registerShutdown(async () => {
-  await stopCurrent();
-  await infra?.stop();
-});
-infra = await startInfrastructure({ freshKafkaData: true });
-const probe = await connectKafkaProbe(infra.kafkaBrokers);
+const shared = await startSharedInfrastructure();
+const { infra, probe } = shared;
 const tallyEveryMs = process.env.FERRETDB_STATS_INTERVAL ? parseDuration(process.env.FERRETDB_STATS_INTERVAL) : null;
 const storeLog = storeLogOf(infra.mongoUrl);
 const receivers = CONFIG.features ? { hooks: await startWebhookReceiver(), push: await startPushProvider() } : null;
@@ -71,7 +63,7 @@ async function runRound(root) {
     warmUpRate: CONFIG.rate,
     idleTimeoutS: CONFIG.idleTimeoutS,
     extraEnv: CONFIG.features ? { TENANT_URLS_ALLOW_PRIVATE: '127.0.0.0/8' } : {},
-    registerStop: (stop) => (stopCurrent = stop),
+    registerStop: shared.registerStop,
     beforeWarmUp: receivers
       ? ({ services, appId, apiKey, client, traffic, targets }) => addFeatures(services, { appId, chat: { appid: appId, apikey: apiKey } }, client, traffic, targets)
       : undefined,
@@ -128,7 +120,7 @@ async function runRound(root) {
     const calls = receivers ? receivers.hooks.requests() + receivers.push.requests() - callsFrom : 0;
     return { sent, errors: String(r.errors), quiet: quiet.quiet, perMessage, net, cpu: load, idleRate: idle, idleS, idleRequests, loadS, requests, locks, commands, calls };
   } finally {
-    await stopCurrent();
+    await shared.stopRound();
   }
 }
 
@@ -234,8 +226,6 @@ try {
 } finally {
   await receivers?.hooks.close();
   await receivers?.push.close();
-  await probe.close();
-  await stopCurrent();
-  await infra.stop();
+  await shared.stop();
 }
 process.exit(0);
