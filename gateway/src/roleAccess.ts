@@ -1,4 +1,4 @@
-import { ROLE_ACCESS_BATCH_MAX, internalPaths, operationGates, roleAccessBatchSchema, roleAccessSchema } from '@chat/contracts';
+import { ROLE_ACCESS_BATCH_MAX, chunk, internalPaths, operationGates, roleAccessBatchSchema, roleAccessSchema } from '@chat/contracts';
 import type { RoleAccess, RouteSpec } from '@chat/contracts';
 import { counter } from '@chat/http';
 import { internalJsonClient } from './internalJson.js';
@@ -41,10 +41,10 @@ export function usersRoleLookups(usersUrl: string, timeoutMs: number): RoleLooku
     },
     loadMany: async (appId, uids) => {
       const answers = await Promise.all(
-        chunks(uids, ROLE_ACCESS_BATCH_MAX).map(async (chunk) => {
+        chunk(uids, ROLE_ACCESS_BATCH_MAX).map(async (slice) => {
           requests.inc({ kind: 'many' });
-          const { access } = roleAccessBatchSchema.parse(await client.post(internalPaths.roleAccessBatch(appId), { uids: chunk }));
-          if (access.length !== chunk.length) throw new Error(`users answered ${access.length} role rules to ${chunk.length} uids`);
+          const { access } = roleAccessBatchSchema.parse(await client.post(internalPaths.roleAccessBatch(appId), { uids: slice }));
+          if (access.length !== slice.length) throw new Error(`users answered ${access.length} role rules to ${slice.length} uids`);
           return access;
         }),
       );
@@ -89,12 +89,6 @@ async function loadByApp(loadMany: RoleAccessLoadMany, ids: readonly string[]): 
     }),
   );
   return answers;
-}
-
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
 }
 
 function fromRoleAccessId(id: string): { appId: string; uid: string } {

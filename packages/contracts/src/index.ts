@@ -111,6 +111,7 @@ export type {
   UserExistence,
 } from './internalApi.js';
 export { epochSeconds } from './time.js';
+export { chunk } from './chunk.js';
 export { UnapplicableEventError, isUnapplicableEventError } from './unapplicableEvent.js';
 export { consistencyHeaders, conversationLogStreamId, decodeConsistencyToken, encodeConsistencyToken } from './consistencyToken.js';
 export { AS_OF_DESCRIPTION, parseAsOf } from './asOf.js';

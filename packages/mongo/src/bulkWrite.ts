@@ -1,3 +1,4 @@
+import { chunk } from '@chat/contracts';
 import type { AnyBulkWriteOperation, BulkWriteOptions, Collection, Document } from 'mongodb';
 
 /**
@@ -7,14 +8,6 @@ import type { AnyBulkWriteOperation, BulkWriteOptions, Collection, Document } fr
  * takes 100,000 per command, so the cap costs nothing there but a few more round trips.
  */
 export const MAX_STATEMENTS_PER_COMMAND = 50;
-
-/** Splits items into consecutive slices of at most `size`, in order. */
-export function chunk<T>(items: readonly T[], size: number = MAX_STATEMENTS_PER_COMMAND): T[][] {
-  if (!Number.isInteger(size) || size < 1) throw new RangeError(`chunk size must be a positive integer, got ${size}`);
-  const slices: T[][] = [];
-  for (let from = 0; from < items.length; from += size) slices.push(items.slice(from, from + size));
-  return slices;
-}
 
 /** What a chunked bulk write did, summed over its commands; upserted ids keyed by the operation's index in the whole list. */
 export interface BulkWriteCounts {
@@ -41,7 +34,7 @@ export async function bulkWriteChunked<T extends Document>(
     insertedCount: 0, matchedCount: 0, modifiedCount: 0, deletedCount: 0, upsertedCount: 0, upsertedIds: {},
   };
   let offset = 0;
-  for (const slice of chunk(operations)) {
+  for (const slice of chunk(operations, MAX_STATEMENTS_PER_COMMAND)) {
     const result = await collection.bulkWrite(slice, options);
     counts.insertedCount += result.insertedCount;
     counts.matchedCount += result.matchedCount;

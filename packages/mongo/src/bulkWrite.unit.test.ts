@@ -1,6 +1,6 @@
 import type { AnyBulkWriteOperation, BulkWriteResult, Collection } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import { MAX_STATEMENTS_PER_COMMAND, bulkWriteChunked, chunk } from './bulkWrite.js';
+import { MAX_STATEMENTS_PER_COMMAND, bulkWriteChunked } from './bulkWrite.js';
 
 interface Doc { _id: string; n: number }
 
@@ -24,19 +24,6 @@ function recordingCollection(failOnCall?: number): { collection: Pick<Collection
 
 const updates = (count: number): AnyBulkWriteOperation<Doc>[] =>
   Array.from({ length: count }, (_, i) => ({ updateOne: { filter: { _id: `d${i}` }, update: { $inc: { n: 1 } }, upsert: true } }));
-
-describe('chunk', () => {
-  it('keeps order and caps each slice', () => {
-    expect(chunk([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);
-    expect(chunk([], 2)).toEqual([]);
-    expect(chunk(Array.from({ length: 101 }, (_, i) => i)).map((s) => s.length)).toEqual([50, 50, 1]);
-  });
-
-  it('refuses a size that is not a positive integer', () => {
-    expect(() => chunk([1], 0)).toThrow(RangeError);
-    expect(() => chunk([1], 1.5)).toThrow(RangeError);
-  });
-});
 
 describe('bulkWriteChunked', () => {
   it('sends at most MAX_STATEMENTS_PER_COMMAND operations per bulk write, all of them, in order', async () => {

@@ -15,7 +15,7 @@ export { appliedPositions } from './appliedPositions.js';
 export { appIdListProjection, findByAppIdLists } from './appIdList.js';
 export type { AppIdList, AppIdListSpec } from './appIdList.js';
 export { MAX_IDS_PER_READ, findByIds } from './findByIds.js';
-export { MAX_STATEMENTS_PER_COMMAND, bulkWriteChunked, chunk } from './bulkWrite.js';
+export { MAX_STATEMENTS_PER_COMMAND, bulkWriteChunked } from './bulkWrite.js';
 export type { BulkWriteCounts } from './bulkWrite.js';
 export { DocumentMemory, showsPositions } from './documentMemory.js';
 export { DocumentTurns } from './documentTurns.js';

@@ -1,3 +1,4 @@
+import { chunk } from '@chat/contracts';
 import { MongoBulkWriteError } from 'mongodb';
 import type { AnyBulkWriteOperation, Collection, Db, Filter } from 'mongodb';
 import { isDuplicateKeyError } from './connect.js';
@@ -20,12 +21,6 @@ export const GUARDED_WRITES_PER_COMMAND = 4;
  * per-document cost dominates.
  */
 const DOCUMENTS_PER_INSERT = 100;
-
-function chunksOf<T>(items: readonly T[], size: number): T[][] {
-  const chunks: T[][] = [];
-  for (let start = 0; start < items.length; start += size) chunks.push(items.slice(start, start + size));
-  return chunks;
-}
 
 /** The write errors of an unordered insert, whatever shape the driver reports them in. */
 function writeErrorsOf(error: MongoBulkWriteError): Array<{ index: number; code: number }> {
@@ -74,10 +69,10 @@ export class MongoDocumentStore implements DocumentStore {
 
   async insert(documents: readonly StoredRecord[]): Promise<string[]> {
     const duplicates: string[] = [];
-    for (const chunk of chunksOf(documents, DOCUMENTS_PER_INSERT)) {
+    for (const slice of chunk(documents, DOCUMENTS_PER_INSERT)) {
       try {
         // The driver adds nothing to documents that carry their own `_id`; copies keep the caller's intact.
-        await withConnectionRetry(() => this.collection.insertMany(chunk, { ordered: false }));
+        await withConnectionRetry(() => this.collection.insertMany(slice, { ordered: false }));
       } catch (error) {
         if (error instanceof MongoBulkWriteError) {
           const failures = writeErrorsOf(error);
@@ -86,12 +81,12 @@ export class MongoDocumentStore implements DocumentStore {
           // Taken for success, the runtime cached documents that were never written (the chaos run lost
           // timeline chunks this way while FerretDB was down).
           if (failures.length > 0 && failures.every((failure) => failure.code === 11000)) {
-            duplicates.push(...failures.map((failure) => chunk[failure.index]!._id));
+            duplicates.push(...failures.map((failure) => slice[failure.index]!._id));
             continue;
           }
         }
-        if (isDuplicateKeyError(error) && chunk.length === 1) {
-          duplicates.push(chunk[0]!._id);
+        if (isDuplicateKeyError(error) && slice.length === 1) {
+          duplicates.push(slice[0]!._id);
           continue;
         }
         throw error;
@@ -102,8 +97,8 @@ export class MongoDocumentStore implements DocumentStore {
 
   async writeGuarded(writes: readonly GuardedWrite[]): Promise<string[]> {
     const lost: string[] = [];
-    for (const chunk of chunksOf(writes, GUARDED_WRITES_PER_COMMAND)) {
-      const operations: AnyBulkWriteOperation<StoredRecord>[] = chunk.map((write) => {
+    for (const slice of chunk(writes, GUARDED_WRITES_PER_COMMAND)) {
+      const operations: AnyBulkWriteOperation<StoredRecord>[] = slice.map((write) => {
         const filter = { _id: idOfWrite(write), _rev: write.expectedRev } as Filter<StoredRecord>;
         return write.kind === 'replace'
           ? { replaceOne: { filter, replacement: write.document } }
@@ -111,7 +106,7 @@ export class MongoDocumentStore implements DocumentStore {
       });
       const result = await withConnectionRetry(() => this.collection.bulkWrite(operations, { ordered: false }));
       // The command reports counts, not which statement missed: every id of a short chunk is re-checked.
-      if (result.matchedCount + result.deletedCount < chunk.length) lost.push(...chunk.map(idOfWrite));
+      if (result.matchedCount + result.deletedCount < slice.length) lost.push(...slice.map(idOfWrite));
     }
     return lost;
   }
