@@ -20,6 +20,12 @@ import (
 // returns a connected client; both stop when the test ends.
 func startRunner(t *testing.T, lockPerDatabase bool) *mongo.Client {
 	t.Helper()
+	return startRunnerIn(t, t.TempDir(), lockPerDatabase)
+}
+
+// startRunnerIn is startRunner on the given data directory.
+func startRunnerIn(t *testing.T, sqliteDir string, lockPerDatabase bool) *mongo.Client {
+	t.Helper()
 	probe, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +34,7 @@ func startRunner(t *testing.T, lockPerDatabase bool) *mongo.Client {
 	probe.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	cfg := config{listenAddr: addr, sqliteDir: t.TempDir(), synchronous: "normal", serializeWrites: true, lockPerDatabase: lockPerDatabase}
+	cfg := config{listenAddr: addr, sqliteDir: sqliteDir, synchronous: "normal", serializeWrites: true, lockPerDatabase: lockPerDatabase}
 	go func() { done <- run(ctx, cfg) }()
 	t.Cleanup(func() {
 		cancel()
