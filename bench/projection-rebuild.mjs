@@ -1,7 +1,7 @@
 // Rebuilding a read model from Kafka offset 0: 10^5 realistic MessageSent events over a few hundred
 // one-on-one conversations are produced to a fresh topic, then the messages service's own read models
 // (MessagesReadModels: the projection runtime over FerretDB) consume it through the batched
-// EventConsumer into a fresh database. Prints events/s. `node bench/projection-rebuild.mjs [events]`,
+// EventConsumer into a fresh database, made as `chatctl rebuild` makes them. Prints events/s. `node bench/projection-rebuild.mjs [events]`,
 // or import { benchProjectionRebuild } to run it inside another benchmark.
 // Beside it, in the same run (ADR 0092): the same documents inserted raw (100 and 1,000 per command
 // with the read model's indexes, 1,000 with `_id` only, and 1,000 with `_id` only then the read model's indexes
@@ -23,6 +23,7 @@ import { MongoClient } from 'mongodb';
 import { createLogger } from '../packages/http/dist/index.js';
 import { EventConsumer, createKafka, ensureTopics, loadKafkaSecurity } from '../packages/kafka/dist/index.js';
 import { MessagesReadModels, docOfSent, messageDocId } from '@chat/messages';
+import { REBUILD_DOCUMENTS_PER_INSERT } from '../packages/mongo/dist/index.js';
 import { pidFromFile, processCpuMs } from './processCpu.mjs';
 
 const PARTITIONS = 3;
@@ -233,7 +234,8 @@ export async function benchProjectionRebuild({ events = 100_000, conversations =
         `with all ${availableParallelism()} cores given to FerretDB and none to anything else`,
     );
 
-    const readModels = new MessagesReadModels(db);
+    // As `chatctl rebuild` makes them (ADR 0114: bigger insert commands).
+    const readModels = new MessagesReadModels(db, { documentsPerInsert: REBUILD_DOCUMENTS_PER_INSERT });
     await readModels.ensureIndexes();
     let applied = 0;
     let batches = 0;
