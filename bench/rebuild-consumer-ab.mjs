@@ -6,7 +6,7 @@
 // the root's bench measures it, then the medians and the ratio B/A.
 //   node bench/rebuild-consumer-ab.mjs <root A> <root B> [events per round]     (BENCH_ROUNDS, default 2)
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startInfrastructure } from '@chat/devstack';
@@ -29,7 +29,7 @@ try {
     if (theirs === runDir) continue;
     mkdirSync(theirs, { recursive: true });
     for (const file of readdirSync(runDir).filter((f) => f.endsWith('.pid'))) {
-      if (existsSync(join(theirs, file))) continue;
+      // Overwritten: a file left by a run that did not finish names a process long gone.
       copyFileSync(join(runDir, file), join(theirs, file));
       copied.push(join(theirs, file));
     }
@@ -58,8 +58,10 @@ try {
   for (const file of copied) rmSync(file, { force: true });
   await infra.stop();
 }
+// A process /proc could not see is null in the child's JSON: left out of the medians.
 const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
+  const sorted = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };

@@ -69,7 +69,7 @@ describe('RecentlyUsed', () => {
       model.delete(key);
       model.set(key, value);
     };
-    for (let step = 0; step < 50_000; step++) {
+    for (let step = 0; step < 10_000; step++) {
       const key = `k${random(120)}`;
       const action = random(100);
       if (action < 40) {

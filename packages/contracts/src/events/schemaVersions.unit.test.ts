@@ -78,7 +78,7 @@ describe('one-pass parse of a decoded envelope in its newest version', () => {
   /** The two-pass path it stands in for: the envelope's schema, then its data's (`parseKnownEvent`). */
   const twoPass = (value: unknown) => {
     const envelope = eventEnvelopeSchema.safeParse(value);
-    return envelope.success ? parseKnownEvent(envelope.data as EventEnvelope) : null;
+    return envelope.success ? parseKnownEvent(envelope.data) : null;
   };
   const sent = {
     ...envelope('MessageSent', 1, {
