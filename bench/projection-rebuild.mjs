@@ -1,13 +1,19 @@
 // Rebuilding a read model from Kafka offset 0: 10^5 realistic MessageSent events over a few hundred
 // one-on-one conversations are produced to a fresh topic, then the messages service's own read models
 // (MessagesReadModels: the projection runtime over FerretDB) consume it through the batched
-// EventConsumer into a fresh database. Prints events/s. `node bench/projection-rebuild.mjs [events]`,
+// EventConsumer into a fresh database, made as `chatctl rebuild` makes them. Prints events/s. `node bench/projection-rebuild.mjs [events]`,
 // or import { benchProjectionRebuild } to run it inside another benchmark.
 // Beside it, in the same run (ADR 0092): the same documents inserted raw (100 and 1,000 per command
 // with the read model's indexes, 1,000 with `_id` only, and 1,000 with `_id` only then the read model's indexes
 // built once over the loaded collection: ADR 0102), docs/s and CPU ms per document of this process,
 // FerretDB and Kafka; the rebuild's CPU per event by the same processes; and the store's bound, the
 // machine's cores ÷ FerretDB's CPU per document (no rebuild through this store can go faster).
+// And the floor (ADR 0113): the cheapest rebuild of the same events into the same collection with the
+// same indexes — a bare kafkajs consumer (`eachBatch`) of the same topic on the same broker that
+// `JSON.parse`s each value, builds the document with the projection's own `docOfSent` and `insertMany`s
+// each partition's batch, nothing else (no validation, no runtime, no guards, no offset commits) — its
+// events/s and CPU per event by process, and the machine's bound from it: cores ÷ the floor's CPU per
+// event of all three processes (no design with this broker, driver and store rebuilds faster here).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,6 +23,7 @@ import { MongoClient } from 'mongodb';
 import { createLogger } from '../packages/http/dist/index.js';
 import { EventConsumer, createKafka, ensureTopics, loadKafkaSecurity } from '../packages/kafka/dist/index.js';
 import { MessagesReadModels, docOfSent, messageDocId } from '@chat/messages';
+import { REBUILD_DOCUMENTS_PER_INSERT } from '../packages/mongo/dist/index.js';
 import { pidFromFile, processCpuMs } from './processCpu.mjs';
 
 const PARTITIONS = 3;
@@ -39,6 +46,8 @@ function cpuSampler(infra) {
     return (units) => Object.fromEntries(Object.entries(sample()).map(([name, ms]) => [name, (ms - start[name]) / units]));
   };
 }
+
+const cpuSum = (cpu) => Object.values(cpu).reduce((sum, ms) => sum + (Number.isFinite(ms) ? ms : 0), 0);
 
 const perUnit = (cpu) => Object.entries(cpu).map(([name, ms]) => `${name} ${Number.isFinite(ms) ? ms.toFixed(3) : 'n/a'}`).join(', ');
 
@@ -133,15 +142,61 @@ async function rawInsertRate(scratch, appId, count, { perCommand, indexes, built
 }
 
 /**
+ * The floor: the same topic rebuilt into `db` (the read model's indexes, made first) by a bare kafkajs
+ * consumer of a group of its own: each record's value `JSON.parse`d, its document built by `docOfSent` in
+ * the stored form the runtime writes (`_id`, `_positions`, `_rev`), one `insertMany` per partition's batch.
+ * What any rebuild of this read model must do at least; events/s and CPU ms per event by process.
+ */
+async function floorRebuild(kafka, topic, db, events, cpu, timeoutMs) {
+  await new MessagesReadModels(db).ensureIndexes();
+  const messages = db.collection('messages');
+  const consumer = kafka.consumer({ groupId: `${topic}.floor`, maxWaitTimeInMs: 100 });
+  let applied = 0;
+  let startedAt = 0;
+  let used;
+  try {
+    await consumer.connect();
+    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    await consumer.run({
+      autoCommit: false,
+      partitionsConsumedConcurrently: PARTITIONS,
+      eachBatch: async ({ batch }) => {
+        if (!startedAt) {
+          startedAt = Date.now();
+          used = cpu();
+        }
+        const documents = batch.messages.map((message) => {
+          const event = JSON.parse(message.value.toString('utf8'));
+          const id = messageDocId(event.appId, event.data.id);
+          return { ...docOfSent(event.appId, event.data), _id: id, _positions: { [event.streamId.replace(/[.$]/g, '_')]: event.version }, _rev: 1 };
+        });
+        await messages.insertMany(documents, { ordered: false });
+        applied += documents.length;
+      },
+    });
+    const deadline = Date.now() + timeoutMs;
+    while (applied < events && Date.now() < deadline) await sleep(20);
+    const seconds = startedAt ? (Date.now() - startedAt) / 1000 : Number.NaN;
+    const cpuPerEvent = used ? used(applied) : {};
+    const documents = await messages.countDocuments({});
+    return { events: applied, seconds, eventsPerSecond: Math.round(applied / seconds), documents, cpuPerEvent };
+  } finally {
+    await consumer.disconnect();
+  }
+}
+
+/**
  * Produces `events` MessageSent events and times their projection from offset 0.
  * CPU is per document (raw) or per event (rebuild), by process: this one (consumer and projection),
  * FerretDB and Kafka. `storeCeiling` is the machine's cores ÷ FerretDB's CPU per document, the most any
  * rebuild could reach on this store.
  * @returns {Promise<{ events: number, target: number, seconds: number, eventsPerSecond: number, documents: number, batches: number,
  *   rawInsertsPerSecond: number, raw: { perCommand: number, indexes: boolean, builtAtEnd: boolean, rate: number, cpu: Record<string, number> }[],
- *   cpuPerEvent: Record<string, number>, storeMsPerDocument: number, storeCeiling: number }>}
+ *   cpuPerEvent: Record<string, number>, storeMsPerDocument: number, storeCeiling: number,
+ *   floor?: { events: number, seconds: number, eventsPerSecond: number, documents: number, cpuPerEvent: Record<string, number>, machineBound: number } }>}
+ * `floor: false` leaves the floor out (an A/B of consumers that measures it once).
  */
-export async function benchProjectionRebuild({ events = 100_000, conversations = 300, infra: given, timeoutMs = 300_000 } = {}) {
+export async function benchProjectionRebuild({ events = 100_000, conversations = 300, infra: given, timeoutMs = 300_000, floor: withFloor = true } = {}) {
   const infra = given ?? (await startInfrastructure({ freshKafkaData: true }));
   const unregister = given ? () => {} : registerShutdown(() => infra.stop());
   const logger = createLogger('bench-rebuild', 'warn');
@@ -179,7 +234,8 @@ export async function benchProjectionRebuild({ events = 100_000, conversations =
         `with all ${availableParallelism()} cores given to FerretDB and none to anything else`,
     );
 
-    const readModels = new MessagesReadModels(db);
+    // As `chatctl rebuild` makes them (ADR 0114: bigger insert commands).
+    const readModels = new MessagesReadModels(db, { documentsPerInsert: REBUILD_DOCUMENTS_PER_INSERT });
     await readModels.ensureIndexes();
     let applied = 0;
     let batches = 0;
@@ -215,7 +271,26 @@ export async function benchProjectionRebuild({ events = 100_000, conversations =
     const cpuPerEvent = used ? used(applied) : {};
     console.log(`rebuild CPU ms/event: ${perUnit(cpuPerEvent)}`);
     const documents = await db.collection('messages').countDocuments({ appId });
-    return { events: applied, target: events, seconds, eventsPerSecond: Math.round(applied / seconds), documents, batches, rawInsertsPerSecond, raw, cpuPerEvent, storeMsPerDocument, storeCeiling };
+    await consumer.stop();
+    consumer = undefined;
+    const rebuildBound = Math.round((availableParallelism() * 1000) / cpuSum(cpuPerEvent));
+    console.log(`rebuild's machine bound: ${availableParallelism()} cores ÷ ${cpuSum(cpuPerEvent).toFixed(3)} ms of CPU per event = ${rebuildBound} events/s`);
+    let floor;
+    if (withFloor) {
+      const floorDb = mongo.db(`bench_floor_${run}`);
+      try {
+        const f = await floorRebuild(kafka, topic, floorDb, events, cpu, timeoutMs);
+        floor = { ...f, machineBound: Math.round((availableParallelism() * 1000) / cpuSum(f.cpuPerEvent)) };
+      } finally {
+        await floorDb.dropDatabase().catch(() => {});
+      }
+      console.log(
+        `floor (bare kafkajs eachBatch → JSON.parse → docOfSent → insertMany, same topic, indexes and store): ${floor.events} events in ${floor.seconds.toFixed(1)} s ` +
+          `= ${floor.eventsPerSecond} events/s (${floor.documents} documents); CPU ms/event: ${perUnit(floor.cpuPerEvent)}; ` +
+          `machine bound ${availableParallelism()} cores ÷ ${cpuSum(floor.cpuPerEvent).toFixed(3)} ms = ${floor.machineBound} events/s (${(floor.machineBound / 20_000).toFixed(2)} of the goal)`,
+      );
+    }
+    return { events: applied, target: events, seconds, eventsPerSecond: Math.round(applied / seconds), documents, batches, rawInsertsPerSecond, raw, cpuPerEvent, storeMsPerDocument, storeCeiling, rebuildBound, floor };
   } finally {
     await consumer?.stop();
     await db.dropDatabase().catch(() => {});
@@ -237,8 +312,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       `FerretDB CPU per event ${(result.cpuPerEvent.ferretdb / result.storeMsPerDocument).toFixed(2)} × the raw per document; ` +
       `the store's bound ${result.storeCeiling} docs/s is ${(result.storeCeiling / 20_000).toFixed(2)} of the goal`,
   );
-  if (result.documents !== result.target) {
-    console.error(`expected ${result.target} message documents, found ${result.documents}`);
-    process.exitCode = 1;
+  for (const [what, found] of [['rebuild', result.documents], ['floor', result.floor?.documents ?? result.target]]) {
+    if (found !== result.target) {
+      console.error(`${what}: expected ${result.target} message documents, found ${found}`);
+      process.exitCode = 1;
+    }
   }
 }

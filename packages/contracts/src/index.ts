@@ -18,7 +18,7 @@ export type { CallAction, CallMode } from './calls.js';
 export type { Topic } from './topics.js';
 export { actorSchema, eventEnvelopeSchema, eventHeaderNames } from './envelope.js';
 export type { EventEnvelope } from './envelope.js';
-export { eventCatalog, eventSchemas, eventTypeIn, eventUpcasters, isKnownEventType, parseKnownEvent, retiredEventTypes, topicOf } from './events/registry.js';
+export { eventCatalog, eventSchemas, eventTypeIn, eventUpcasters, isKnownEventType, parseKnownEvent, parseNewestKnownEvent, retiredEventTypes, topicOf } from './events/registry.js';
 export { EventSchemaRegistry } from './events/schemaVersions.js';
 export type { Upcaster, Upcasters, VersionedSchemas } from './events/schemaVersions.js';
 export { asyncApiDocument } from './asyncapi.js';

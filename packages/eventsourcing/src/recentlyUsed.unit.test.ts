@@ -53,4 +53,43 @@ describe('RecentlyUsed', () => {
     expect(() => new RecentlyUsed(0)).toThrow(RangeError);
     expect(() => new RecentlyUsed(1.5)).toThrow(RangeError);
   });
+
+  it('evicts in the order of a model that searches for the least recently used entry, through any mix of uses', () => {
+    // A seeded walk of gets, peeks, sets, deletes and clears over few keys: the kept iterator must
+    // always find what a fresh look at the map's order finds.
+    let seed = 23;
+    const random = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % n;
+    };
+    const capacity = 50;
+    const kept = new RecentlyUsed<string, number>(capacity);
+    const model = new Map<string, number>();
+    const use = (key: string, value: number) => {
+      model.delete(key);
+      model.set(key, value);
+    };
+    for (let step = 0; step < 10_000; step++) {
+      const key = `k${random(120)}`;
+      const action = random(100);
+      if (action < 40) {
+        kept.set(key, step);
+        use(key, step);
+        if (model.size > capacity) model.delete([...model.keys()][0]!);
+      } else if (action < 70) {
+        const known = model.get(key);
+        if (known !== undefined) use(key, known);
+        expect(kept.get(key)).toBe(known);
+      } else if (action < 85) {
+        expect(kept.peek(key)).toBe(model.get(key));
+      } else if (action < 99) {
+        expect(kept.delete(key)).toBe(model.delete(key));
+      } else if (random(20) === 0) {
+        kept.clear();
+        model.clear();
+      }
+      if (step % 97 === 0) for (const [k, v] of model) expect(kept.peek(k)).toBe(v);
+      expect(kept.size).toBe(model.size);
+    }
+  });
 });

@@ -1,4 +1,4 @@
-import { eventEnvelopeSchema, isUnapplicableEventError, parseKnownEvent } from '@chat/contracts';
+import { eventEnvelopeSchema, isUnapplicableEventError, parseKnownEvent, parseNewestKnownEvent } from '@chat/contracts';
 import type { KnownEvent } from '@chat/contracts';
 import { backoffDelay } from '@chat/eventsourcing';
 import type { Backoff } from '@chat/eventsourcing';
@@ -89,9 +89,14 @@ type Decoded = { message: KafkaMessage; event: KnownEvent } | { message: KafkaMe
 
 /** A message as an event this group can apply, or why it never can be. */
 export function decodeMessage(message: KafkaMessage): Decoded {
+  let value: unknown;
   let envelope;
   try {
-    envelope = eventEnvelopeSchema.parse(JSON.parse(message.value?.toString('utf8') ?? 'null'));
+    value = JSON.parse(message.value?.toString('utf8') ?? 'null');
+    // Nearly every record: a known type in its newest version, validated in one pass (ADR 0114).
+    const event = parseNewestKnownEvent(value);
+    if (event) return { message, event };
+    envelope = eventEnvelopeSchema.parse(value);
   } catch (error) {
     return { message, reason: `not an event envelope: ${String(error)}` };
   }

@@ -3,6 +3,7 @@ import type { Collection, Db } from 'mongodb';
 import type { Stored } from './documentStore.js';
 import { allOf, mongoProjection } from './projectionRuntime.js';
 import type { EventApplier, Projection } from './projectionRuntime.js';
+import type { MongoDocumentStoreOptions } from './mongoDocumentStore.js';
 
 /**
  * The scaffold of a service's read models: each collection is declared once, with the projection that
@@ -13,11 +14,15 @@ import type { EventApplier, Projection } from './projectionRuntime.js';
 export abstract class ProjectedReadModels implements EventApplier {
   private readonly projections: EventApplier[] = [];
 
-  constructor(protected readonly db: Db) {}
+  /** `store`: how every projected collection is written (a rebuild inserts in bigger commands, ADR 0114). */
+  constructor(
+    protected readonly db: Db,
+    private readonly store: MongoDocumentStoreOptions = {},
+  ) {}
 
   /** The collection `projection` writes, for the queries to read; its events reach it through `apply`. */
   protected projected<Doc extends object, Event extends EventEnvelope>(collectionName: string, projection: Projection<Doc, Event>): Collection<Stored<Doc>> {
-    this.projections.push(mongoProjection(this.db, collectionName, projection));
+    this.projections.push(mongoProjection(this.db, collectionName, projection, this.store));
     return this.db.collection<Stored<Doc>>(collectionName);
   }
 

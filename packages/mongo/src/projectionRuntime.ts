@@ -8,6 +8,7 @@ import { InMemoryDocumentStore, stripStoredFields } from './documentStore.js';
 import type { DocumentStore, GuardedWrite, Stored, StoredRecord } from './documentStore.js';
 import { DocumentTurns } from './documentTurns.js';
 import { MongoDocumentStore } from './mongoDocumentStore.js';
+import type { MongoDocumentStoreOptions } from './mongoDocumentStore.js';
 
 /**
  * A read model as a pure function of events. One event may touch several documents (a reply updates
@@ -334,9 +335,10 @@ export function mongoProjection<Doc extends object, Event extends EventEnvelope>
   db: Db,
   collectionName: string,
   projection: Projection<Doc, Event>,
-  options?: ProjectionRuntimeOptions,
+  options: ProjectionRuntimeOptions & MongoDocumentStoreOptions = {},
 ): ProjectionRuntime<Doc, Event> {
-  return new ProjectionRuntime(projection, new MongoDocumentStore(db, collectionName), options);
+  const { documentsPerInsert, ...runtime } = options;
+  return new ProjectionRuntime(projection, new MongoDocumentStore(db, collectionName, documentsPerInsert !== undefined ? { documentsPerInsert } : {}), runtime);
 }
 
 /**

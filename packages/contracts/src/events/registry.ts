@@ -98,3 +98,12 @@ export function isKnownEventType(type: string): type is EventType {
 export function parseKnownEvent(envelope: EventEnvelope): KnownEvent | null {
   return eventSchemas.parse(envelope) as KnownEvent | null;
 }
+
+/**
+ * A decoded record value as a known event in its type's newest version, envelope and data validated
+ * in one pass; undefined when it is anything else, for `eventEnvelopeSchema` and `parseKnownEvent` to
+ * judge (and say why). See `EventSchemaRegistry.parseNewestEnvelope`.
+ */
+export function parseNewestKnownEvent(value: unknown): KnownEvent | undefined {
+  return eventSchemas.parseNewestEnvelope(value) as KnownEvent | undefined;
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { eventEnvelopeSchema } from '../envelope.js';
 import type { EventEnvelope } from '../envelope.js';
 import { eventCatalog, eventSchemas, parseKnownEvent } from './registry.js';
 import { EventSchemaRegistry } from './schemaVersions.js';
@@ -70,5 +71,74 @@ describe('event schema versions', () => {
     expect(parseKnownEvent(envelope('UserDeleted', 1, deleted))?.data).toEqual(deleted);
     expect(parseKnownEvent(envelope('UserDeleted', 1, { uid: 'u1' }))).toBeNull();
     expect(parseKnownEvent(envelope('UserDeleted', 2, deleted))).toBeNull();
+  });
+});
+
+describe('one-pass parse of a decoded envelope in its newest version', () => {
+  /** The two-pass path it stands in for: the envelope's schema, then its data's (`parseKnownEvent`). */
+  const twoPass = (value: unknown) => {
+    const envelope = eventEnvelopeSchema.safeParse(value);
+    return envelope.success ? parseKnownEvent(envelope.data) : null;
+  };
+  const sent = {
+    ...envelope('MessageSent', 1, {
+      id: '7',
+      conversationId: 'a_user_b',
+      sender: 'a',
+      receiver: 'b',
+      receiverType: 'user',
+      category: 'message',
+      type: 'text',
+      data: { text: 'hi', entities: { sender: { entity: { uid: 'a' }, entityType: 'user' } } },
+      sentAt: 1_700_000_000,
+      tags: ['x'],
+    }),
+    actor: { uid: 'a', keyId: 'k', scope: 'fullAccess' },
+    correlationId: 'c',
+    causationId: null,
+  };
+  const mutations: Array<[string, (value: Record<string, unknown>) => void]> = [
+    ['as it is', () => {}],
+    ['an extra envelope field', (v) => (v['extra'] = 1)],
+    ['an extra data field', (v) => ((v['data'] as Record<string, unknown>)['extra'] = 1)],
+    ['an extra actor field', (v) => ((v['actor'] as Record<string, unknown>)['extra'] = 1)],
+    ...['id', 'type', 'appId', 'streamId', 'occurredAt', 'correlationId'].flatMap((field): Array<[string, (value: Record<string, unknown>) => void]> => [
+      [`${field} empty`, (v) => (v[field] = '')],
+      [`${field} a number`, (v) => (v[field] = 3)],
+      [`${field} missing`, (v) => delete v[field]],
+    ]),
+    ['schemaVersion 2', (v) => (v['schemaVersion'] = 2)],
+    ['schemaVersion a string', (v) => (v['schemaVersion'] = '1')],
+    ['version 0', (v) => (v['version'] = 0)],
+    ['version 1.5', (v) => (v['version'] = 1.5)],
+    ['causationId missing', (v) => delete v['causationId']],
+    ['causationId a string', (v) => (v['causationId'] = 'e0')],
+    ['actor without keyId', (v) => delete (v['actor'] as Record<string, unknown>)['keyId']],
+    ['actor null', (v) => (v['actor'] = null)],
+    ['an unknown type', (v) => (v['type'] = 'NoSuchEvent')],
+    ['data an array', (v) => (v['data'] = [])],
+    ['data null', (v) => (v['data'] = null)],
+    ['data of the wrong shape', (v) => ((v['data'] as Record<string, unknown>)['sentAt'] = 'now')],
+    ['data missing a field', (v) => delete (v['data'] as Record<string, unknown>)['sender']],
+    ['data with a class instance', (v) => (v['data'] = Object.assign(new (class Data {})(), v['data']))],
+  ];
+
+  it.each(mutations)('accepts exactly what the two passes accept, as the same event (%s)', (_name, mutate) => {
+    const value = JSON.parse(JSON.stringify(sent)) as Record<string, unknown>;
+    mutate(value);
+    const expected = twoPass(value);
+    const fast = eventSchemas.parseNewestEnvelope(value);
+    // Of a newest version, what the one pass leaves to the two, they reject (and say why).
+    if (fast === undefined) return expect(expected).toBeNull();
+    // Whatever it accepts, the two passes accept, as the same event with the same keys in the same order.
+    expect(JSON.stringify(fast)).toBe(JSON.stringify(expected));
+  });
+
+  it('takes a valid envelope of its newest version in one pass, and leaves older versions to the upcasting path', () => {
+    const value = JSON.parse(JSON.stringify(sent)) as unknown;
+    expect(eventSchemas.parseNewestEnvelope(value)).toEqual(twoPass(value));
+    const registry = new EventSchemaRegistry(catalog, upcasters);
+    expect(registry.parseNewestEnvelope(envelope('ProfileRenamed', 1, { name: 'Ann' }))).toBeUndefined();
+    expect(registry.parseNewestEnvelope(envelope('ProfileRenamed', 2, { displayName: 'Ann', source: 'user' }))?.data).toEqual({ displayName: 'Ann', source: 'user' });
   });
 });

@@ -1,6 +1,6 @@
 import type { EventEnvelope } from '@chat/contracts';
 import { DocumentMemory, MongoDocumentStore, ProjectedReadModels, byScalarFields, dropRetiredIndexes, ensureIndexes, findByIds, findPage, showsPositions, stripStoredFields } from '@chat/mongo';
-import type { DocumentMemoryOptions, KeysetOrder, PagePosition, Stored, StoredRecord } from '@chat/mongo';
+import type { DocumentMemoryOptions, KeysetOrder, MongoDocumentStoreOptions, PagePosition, Stored, StoredRecord } from '@chat/mongo';
 import type { Collection, Db, Filter } from 'mongodb';
 import { groupFactsProjection, knownGroupId, membershipId } from '../projections/groups.js';
 import type { GroupFactDoc, KnownGroupDoc, MembershipDoc } from '../projections/groups.js';
@@ -23,7 +23,7 @@ import { messageFilter } from './messageQuery.js';
 import type { MessageCursor, MessageQuery, UnseenBy } from './messageQuery.js';
 
 /** `watchCurrentAsOf`: how current this replica's watch is (the pipeline's), so kept facts are not re-read while it keeps up. */
-export interface MessagesReadModelsOptions extends Pick<DocumentMemoryOptions, 'watchCurrentAsOf'> {
+export interface MessagesReadModelsOptions extends Pick<DocumentMemoryOptions, 'watchCurrentAsOf'>, MongoDocumentStoreOptions {
   /**
    * Resolves once the own-events group (every replica's) has applied everything on the messages topic
    * when called; false when it gave up waiting. An erasure waits for it. Default: at once (no group).
@@ -86,8 +86,8 @@ export class MessagesReadModels extends ProjectedReadModels {
   private readonly untilOwnTopicApplied: () => Promise<boolean>;
 
   constructor(db: Db, options: MessagesReadModelsOptions = {}) {
-    super(db);
-    const { untilOwnTopicApplied = () => Promise.resolve(true), ...memory } = options;
+    const { untilOwnTopicApplied = () => Promise.resolve(true), documentsPerInsert, ...memory } = options;
+    super(db, documentsPerInsert !== undefined ? { documentsPerInsert } : {});
     this.untilOwnTopicApplied = untilOwnTopicApplied;
     // Users, groups and memberships share one collection (distinct ids) so a command reads all its facts at once.
     this.projected('facts', knownUsersProjection);
