@@ -8,6 +8,7 @@
 // and the ratio to the first. Knobs: BENCH_BATCH (2), BENCH_MESSAGES (30,000, after 5,000 warm-up), BENCH_PAIRS (20).
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { probeMessages } from './probeMessages.mjs';
 
 const BATCH = Number(process.env.BENCH_BATCH ?? 2);
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 30_000);
@@ -42,37 +43,12 @@ async function modelOf(root) {
   });
 }
 
-const APP = 'app-apply-probe';
-let sequence = 0;
-let messageId = 100_000;
-const versions = new Map();
-const t0 = Date.now();
-/** The next message of a random pair, the two sides taking turns (the cost benchmark's traffic). */
-function sent() {
-  const pair = Math.floor(Math.random() * PAIRS);
-  const [a, b] = [`probe-sender-${pair}`, `probe-receiver-${pair}`];
-  const conversationId = `${a}_user_${b}`;
-  const streamId = `messages:${APP}:${conversationId}`;
-  const version = (versions.get(streamId) ?? 0) + 1;
-  versions.set(streamId, version);
-  const [sender, receiver] = version % 2 ? [a, b] : [b, a];
-  sequence += 1;
-  messageId += 1;
-  const at = t0 + sequence;
-  return {
-    id: `probe-${sequence}`, type: 'MessageSent', schemaVersion: 1, appId: APP, streamId, version,
-    occurredAt: new Date(at).toISOString(), actor: { keyId: 'k', scope: 'fullAccess' }, correlationId: `c${sequence}`, causationId: null,
-    data: {
-      id: String(messageId), conversationId, sender, receiver, receiverType: 'user', category: 'message', type: 'text',
-      data: { text: `message number ${sequence} of the apply probe, about as long as a chat line`, entities: {} }, sentAt: Math.floor(at / 1000),
-    },
-  };
-}
+const sent = probeMessages('app-apply-probe');
 
 const builds = [];
 for (const root of roots) builds.push({ root, model: await modelOf(resolve(root)), cpuUs: 0 });
 for (let done = 0; done < WARM_UP + MESSAGES; done += BATCH) {
-  const batch = Array.from({ length: BATCH }, sent);
+  const batch = Array.from({ length: BATCH }, () => sent(Math.floor(Math.random() * PAIRS)));
   for (const build of builds) {
     const events = structuredClone(batch);
     const from = process.cpuUsage();
