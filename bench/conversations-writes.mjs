@@ -15,6 +15,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MongoClient } from 'mongodb';
+import { probeMessages } from './probeMessages.mjs';
 import { processCpuMs } from './processCpu.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -58,30 +59,7 @@ for (const { name, dir } of builds) {
   runs.push({ name, db, models: new ConversationReadModels(db), storeCpu: 0, ownCpu: 0 });
 }
 
-let sequence = 0;
-let messageId = 100_000;
-const versions = new Map();
-const t0 = Date.now();
-function sent(pair) {
-  const a = HUBS ? `probe-hub-${pair % HUBS}` : `probe-sender-${pair}`;
-  const b = `probe-receiver-${pair}`;
-  const conversationId = a < b ? `${a}_user_${b}` : `${b}_user_${a}`;
-  const streamId = `messages:${APP}:${conversationId}`;
-  const version = (versions.get(streamId) ?? 0) + 1;
-  versions.set(streamId, version);
-  const [sender, receiver] = version % 2 ? [a, b] : [b, a];
-  sequence += 1;
-  messageId += 1;
-  const at = t0 + sequence;
-  return {
-    id: `probe-${sequence}`, type: 'MessageSent', schemaVersion: 1, appId: APP, streamId, version,
-    occurredAt: new Date(at).toISOString(), actor: { keyId: 'k', scope: 'fullAccess' }, correlationId: `c${sequence}`, causationId: null,
-    data: {
-      id: String(messageId), conversationId, sender, receiver, receiverType: 'user', category: 'message', type: 'text',
-      data: { text: `message number ${sequence} of the writes probe`, entities: {} }, sentAt: Math.floor(at / 1000),
-    },
-  };
-}
+const sent = probeMessages(APP, { hubs: HUBS });
 
 try {
   const warm = Array.from({ length: PAIRS }, (_, pair) => sent(pair));

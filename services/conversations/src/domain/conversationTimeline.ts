@@ -117,7 +117,19 @@ export function messageIdNumber(raw: string): number {
   return Number(raw) || 0;
 }
 
+/** Events are immutable once decoded: the timeline and the message copy of one event share its text. */
+const shownTexts = new WeakMap<MessageSent, string>();
+
 export function messageAsShown(message: MessageSent): string {
+  let shown = shownTexts.get(message);
+  if (shown === undefined) {
+    shown = shownText(message);
+    shownTexts.set(message, shown);
+  }
+  return shown;
+}
+
+function shownText(message: MessageSent): string {
   return JSON.stringify({
     id: message.id,
     conversationId: message.conversationId,

@@ -55,18 +55,23 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+const NO_FIELDS: ReadonlySet<string> = new Set();
+
+/** The changes field by field between two objects, the `skipped` fields left out. */
+function fieldOps(before: Record<string, unknown>, after: Record<string, unknown>, path: string[], ops: RevisionOp[], skipped = NO_FIELDS): RevisionOp[] {
+  for (const key of Object.keys(before)) if (!skipped.has(key) && before[key] !== undefined && after[key] === undefined) ops.push(['u', [...path, key]]);
+  for (const key of Object.keys(after)) {
+    if (skipped.has(key) || after[key] === undefined) continue;
+    if (before[key] === undefined) ops.push(['s', [...path, key], after[key]]);
+    else revisionOps(before[key], after[key], [...path, key], ops);
+  }
+  return ops;
+}
+
 /** The changes that turn `before` into `after` (neither holds `undefined` values that matter). */
 export function revisionOps(before: unknown, after: unknown, path: string[] = [], ops: RevisionOp[] = []): RevisionOp[] {
   if (before === after) return ops;
-  if (isPlainObject(before) && isPlainObject(after)) {
-    for (const key of Object.keys(before)) if (before[key] !== undefined && after[key] === undefined) ops.push(['u', [...path, key]]);
-    for (const key of Object.keys(after)) {
-      if (after[key] === undefined) continue;
-      if (before[key] === undefined) ops.push(['s', [...path, key], after[key]]);
-      else revisionOps(before[key], after[key], [...path, key], ops);
-    }
-    return ops;
-  }
+  if (isPlainObject(before) && isPlainObject(after)) return fieldOps(before, after, path, ops);
   if (Array.isArray(before) && Array.isArray(after)) {
     if (after.length > before.length && before.every((item, i) => item === after[i] || isDeepStrictEqual(item, after[i]))) {
       ops.push(['p', path, after.slice(before.length)]);
@@ -123,12 +128,12 @@ export function withRevisions(record: StoredRecord, revisions: readonly Revision
   return { ...(document as StoredRecord), _id: record._id, _rev: record._rev + revisions.length };
 }
 
-/** A write's fields as the changes from the document before it: everything but the two ids of a revision. */
-function bodyOf(record: StoredRecord): Record<string, unknown> {
-  const { _id, _rev, ...body } = record;
-  void _id;
-  void _rev;
-  return body;
+/** A revision's fields: everything but the two ids a stored document carries. */
+const NOT_BODY: ReadonlySet<string> = new Set(['_id', '_rev']);
+
+/** The changes between two stored forms of a document, its two ids left out (neither is copied). */
+function bodyOps(before: StoredRecord, after: StoredRecord): RevisionOp[] {
+  return fieldOps(before, after, [], [], NOT_BODY);
 }
 
 /**
@@ -224,7 +229,7 @@ export class RevisionTailStore implements DocumentStore {
       if (lost.has(id)) continue;
       const known = this.known.peek(id)!;
       const rev = write.expectedRev + 1;
-      const ops = revisionOps(bodyOf(known.record), bodyOf(write.document));
+      const ops = bodyOps(known.record, write.document);
       const claim = tailId(id, rev);
       claims.push({ _id: claim, d: JSON.stringify(ops) });
       const queried = known.queriedBehind || this.touchesQueried(ops);

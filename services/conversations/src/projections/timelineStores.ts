@@ -43,12 +43,19 @@ export class SealingTimelineStore implements DocumentStore {
     const chunks: StoredRecord[] = [];
     for (const document of documents) {
       const timeline = document as unknown as TimelineDoc;
-      for (const sealed of [...(timeline.sealedEarlier ?? []), ...(timeline.sealed ? [timeline.sealed] : [])]) {
+      const carried = timeline.sealed ? [...(timeline.sealedEarlier ?? []), timeline.sealed] : (timeline.sealedEarlier ?? []);
+      // Newest first, up to one this process stored: the chunks before it were stored with it or before
+      // it (a write stores every chunk it carries, and a document carries every chunk not stored yet), so
+      // a timeline that keeps the chunks its fold sealed (up to SEALS_KEPT) is not walked again per message.
+      const unstored: StoredRecord[] = [];
+      for (let at = carried.length - 1; at >= 0; at--) {
+        const sealed = carried[at]!;
         const id = historyChunkId(timeline.appId, timeline.conversationId, sealed.k);
-        if (this.stored.has(id)) continue;
+        if (this.stored.has(id)) break;
         const chunk: HistoryChunkDoc = { appId: timeline.appId, conversationId: timeline.conversationId, ...sealed };
-        chunks.push({ ...chunk, _id: id, _positions: {}, _rev: 1 });
+        unstored.push({ ...chunk, _id: id, _positions: {}, _rev: 1 });
       }
+      chunks.push(...unstored.reverse());
     }
     if (chunks.length === 0) return;
     // A duplicate is a chunk another writer stored first, with the same content.
