@@ -2,7 +2,9 @@ import { eventHeaderNames } from '@chat/contracts';
 import type { EventEnvelope } from '@chat/contracts';
 import type { EventPublisher } from '@chat/eventsourcing';
 import type { Context } from '@opentelemetry/api';
-import type { Kafka, Producer } from 'kafkajs';
+import { Partitioners } from 'kafkajs';
+import type { ICustomPartitioner, Kafka, Producer } from 'kafkajs';
+import { packImportedUsers } from './eventPacking.js';
 import { injectTraceHeaders, startSendSpans } from './tracing.js';
 
 /**
@@ -53,12 +55,21 @@ export function partsWithin<T extends OutgoingRecord>(records: readonly T[], max
 export class KafkaEventPublisher implements EventPublisher {
   private readonly producer: Producer;
   private isConnected = false;
+  /** kafkajs' default partitioner (murmur2 of the key), the one every record of ours goes through. */
+  private readonly keyPartitioner = Partitioners.DefaultPartitioner();
+  /** The topic's partition count as the partitioner last saw it (0: nothing sent yet, nothing packed). */
+  private partitionCount = 0;
+  /** The default partitioner, noting the partition count it is given (for packs, ADR 0111). */
+  private readonly partitioner: ICustomPartitioner = () => (args) => {
+    if (args.topic === this.topic) this.partitionCount = args.partitionMetadata.length;
+    return this.keyPartitioner(args);
+  };
 
   constructor(
     kafka: Kafka,
     private readonly topic: string,
   ) {
-    this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+    this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false, createPartitioner: this.partitioner });
     // kafkajs reconnects by itself; these events tell readiness whether it currently holds a connection.
     this.producer.on(this.producer.events.CONNECT, () => (this.isConnected = true));
     this.producer.on(this.producer.events.DISCONNECT, () => (this.isConnected = false));
@@ -81,16 +92,18 @@ export class KafkaEventPublisher implements EventPublisher {
     if (events.length === 0) return;
     // Traced events get a producer span per source and its context in their headers (ADR 0032).
     const traced = origins ? startSendSpans(this.topic, origins) : undefined;
-    const messages = events.map((event, index) => {
+    const messages = this.unitsOf(events).map(({ event, members, packedType }) => {
       const headers: Record<string, string> = {
         [eventHeaderNames.type]: event.type,
         [eventHeaderNames.appId]: event.appId,
         [eventHeaderNames.schemaVersion]: String(event.schemaVersion),
         [eventHeaderNames.keyId]: event.actor.keyId,
       };
+      if (packedType !== undefined) headers[eventHeaderNames.packedType] = packedType;
       const category = event.type === 'MessageSent' ? event.data['category'] : undefined;
       if (typeof category === 'string') headers[eventHeaderNames.category] = category;
-      const context = traced?.contexts[index];
+      // A pack carries its first event's trace context (the request that imported them all).
+      const context = traced?.contexts[members[0]!];
       if (context) injectTraceHeaders(context, headers);
       return { key: event.streamId, value: JSON.stringify(event), headers };
     });
@@ -103,5 +116,16 @@ export class KafkaEventPublisher implements EventPublisher {
       throw error;
     }
     traced?.spans.end();
+  }
+
+  /**
+   * The records of a publish: imported users packed per partition (ADR 0111) once the partition count
+   * is known (after the first send), every other event alone.
+   */
+  private unitsOf(events: readonly EventEnvelope[]): Array<{ event: EventEnvelope; members: readonly number[]; packedType?: string }> {
+    const count = this.partitionCount;
+    if (count === 0) return events.map((event, index) => ({ event, members: [index] }));
+    const partitionMetadata = Array.from({ length: count }, (_, partitionId) => ({ partitionErrorCode: 0, partitionId, leader: 0, replicas: [], isr: [] }));
+    return packImportedUsers(events, (key) => this.keyPartitioner({ topic: this.topic, partitionMetadata, message: { key, value: null } }));
   }
 }
