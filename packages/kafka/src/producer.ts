@@ -16,6 +16,13 @@ import { injectTraceHeaders, startSendSpans } from './tracing.js';
  */
 export const MAX_PRODUCE_BYTES = 512 * 1024;
 
+/**
+ * The most bytes a pack of imported users (ADR 0111) may have: the broker refuses a record over its
+ * `message.max.bytes` whatever the request size, so a pack of users with large metadata (an import
+ * body may hold 2 MB) goes as its events, one record each, instead.
+ */
+export const MAX_PACK_BYTES = 256 * 1024;
+
 interface OutgoingRecord {
   key: string;
   value: string;
@@ -92,20 +99,11 @@ export class KafkaEventPublisher implements EventPublisher {
     if (events.length === 0) return;
     // Traced events get a producer span per source and its context in their headers (ADR 0032).
     const traced = origins ? startSendSpans(this.topic, origins) : undefined;
-    const messages = this.unitsOf(events).map(({ event, members, packedType }) => {
-      const headers: Record<string, string> = {
-        [eventHeaderNames.type]: event.type,
-        [eventHeaderNames.appId]: event.appId,
-        [eventHeaderNames.schemaVersion]: String(event.schemaVersion),
-        [eventHeaderNames.keyId]: event.actor.keyId,
-      };
-      if (packedType !== undefined) headers[eventHeaderNames.packedType] = packedType;
-      const category = event.type === 'MessageSent' ? event.data['category'] : undefined;
-      if (typeof category === 'string') headers[eventHeaderNames.category] = category;
-      // A pack carries its first event's trace context (the request that imported them all).
-      const context = traced?.contexts[members[0]!];
-      if (context) injectTraceHeaders(context, headers);
-      return { key: event.streamId, value: JSON.stringify(event), headers };
+    const messages = this.unitsOf(events).flatMap(({ event, members, packedType }) => {
+      const value = JSON.stringify(event);
+      // A pack over the bound goes as its events, one record each, at its place (its partition's order holds).
+      if (packedType !== undefined && Buffer.byteLength(value) > MAX_PACK_BYTES) return members.map((index) => this.recordOf(events[index]!, traced?.contexts[index]));
+      return [this.recordOf(event, traced?.contexts[members[0]!], value, packedType)];
     });
     try {
       // One after the other, so order holds; a failure part-way is retried whole by the outbox, and
@@ -116,6 +114,21 @@ export class KafkaEventPublisher implements EventPublisher {
       throw error;
     }
     traced?.spans.end();
+  }
+
+  /** A record of one event or of a pack (which carries its first event's trace context: the request that imported them). */
+  private recordOf(event: EventEnvelope, context: Context | undefined, value = JSON.stringify(event), packedType?: string): OutgoingRecord {
+    const headers: Record<string, string> = {
+      [eventHeaderNames.type]: event.type,
+      [eventHeaderNames.appId]: event.appId,
+      [eventHeaderNames.schemaVersion]: String(event.schemaVersion),
+      [eventHeaderNames.keyId]: event.actor.keyId,
+    };
+    if (packedType !== undefined) headers[eventHeaderNames.packedType] = packedType;
+    const category = event.type === 'MessageSent' ? event.data['category'] : undefined;
+    if (typeof category === 'string') headers[eventHeaderNames.category] = category;
+    if (context) injectTraceHeaders(context, headers);
+    return { key: event.streamId, value, headers };
   }
 
   /**

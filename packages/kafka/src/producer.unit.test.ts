@@ -41,3 +41,65 @@ describe('KafkaEventPublisher headers', () => {
     expect(sent[0]!.messages[0]!.headers).toMatchObject({ type: 'MessageSent', appId: 'app1', keyId: 'k', schemaVersion: '1' });
   });
 });
+
+describe('KafkaEventPublisher packs imported users (ADR 0111)', () => {
+  const imported = (uid: string, metadataBytes = 0) =>
+    ({
+      id: uid,
+      type: 'UserCreated',
+      appId: 'app1',
+      streamId: `user:app1:${uid}`,
+      version: 1,
+      schemaVersion: 1,
+      occurredAt: '',
+      correlationId: 'c',
+      causationId: null,
+      actor: { keyId: 'k', scope: 'fullAccess' },
+      data: { uid, name: uid, role: 'default', tags: [], createdAt: 1, imported: true, ...(metadataBytes > 0 ? { metadata: { blob: 'x'.repeat(metadataBytes) } } : {}) },
+    }) as unknown as EventEnvelope;
+
+  /** A publisher whose producer has sent once to a topic of `partitions` partitions. */
+  function publisherOf(partitions: number) {
+    const sent: ProducerRecord[] = [];
+    let partitioner: ((args: unknown) => number) | undefined;
+    const producer = { on: () => undefined, events: {}, send: (record: ProducerRecord) => (sent.push(record), Promise.resolve([])) };
+    const kafka = {
+      producer: (options: { createPartitioner: () => (args: unknown) => number }) => {
+        partitioner = options.createPartitioner();
+        return producer;
+      },
+    };
+    const publisher = new KafkaEventPublisher(kafka as unknown as Kafka, 'chat.users.events');
+    const partitionMetadata = Array.from({ length: partitions }, (_, partitionId) => ({ partitionErrorCode: 0, partitionId, leader: 0, replicas: [], isr: [] }));
+    const partitionOf = (key: string) => partitioner!({ topic: 'chat.users.events', partitionMetadata, message: { key, value: null } });
+    partitionOf('any'); // the producer's first send: the partitioner sees the topic's partitions
+    return { publisher, sent, partitionOf };
+  }
+
+  it('sends nothing packed before its first send, then one record per partition, keyed on it', async () => {
+    const users = Array.from({ length: 12 }, (_, i) => imported(`u${i}`));
+    const fresh = publisherOf(3);
+    await fresh.publisher.publish(users);
+    const records = fresh.sent.flatMap((r) => r.messages);
+    expect(records.length).toBe(new Set(users.map((u) => fresh.partitionOf(u.streamId))).size);
+    for (const record of records) {
+      const value = JSON.parse(String(record.value)) as EventEnvelope & { data: { events: EventEnvelope[] } };
+      expect(record.headers).toMatchObject({ type: 'UsersImported', packedType: 'UserCreated', appId: 'app1', keyId: 'k' });
+      const partitions = new Set(value.data.events.map((e) => fresh.partitionOf(e.streamId)));
+      expect([...partitions]).toEqual([fresh.partitionOf(String(record.key))]);
+    }
+    expect(records.flatMap((r) => (JSON.parse(String(r.value)) as { data: { events: Array<{ id: string }> } }).data.events.map((e) => e.id)).sort()).toEqual(users.map((u) => u.id).sort());
+    // A publisher that never sent does not know the partitions: one record each.
+    const unprimed: ProducerRecord[] = [];
+    const producer = { on: () => undefined, events: {}, send: (record: ProducerRecord) => (unprimed.push(record), Promise.resolve([])) };
+    await new KafkaEventPublisher({ producer: () => producer } as unknown as Kafka, 'chat.users.events').publish(users);
+    expect(unprimed.flatMap((r) => r.messages).map((m) => m.headers?.['type'])).toEqual(users.map(() => 'UserCreated'));
+  });
+
+  it('sends a pack over the bound as its events, one record each', async () => {
+    const { publisher, sent } = publisherOf(1);
+    const users = [imported('a', 100_000), imported('b', 100_000), imported('c', 100_000)];
+    await publisher.publish(users);
+    expect(sent.flatMap((r) => r.messages).map((m) => [m.key, m.headers?.['type']])).toEqual(users.map((u) => [u.streamId, 'UserCreated']));
+  });
+});
