@@ -53,45 +53,6 @@ describe('POST /v3/data_import/users', () => {
     expect(afterDelete.body.data.ann).toMatchObject({ success: true, data: { uid: 'ann', name: 'Ann', createdAt: past } });
   });
 
-  it('publishes imported users packed per partition, and each imported user then works in every service (ADR 0111)', async () => {
-    // The users service packs once its producer knows the topic's partitions (after its first send).
-    await app.call('POST', '/v3/data_import/users', { body: usersBody(['pk-first']) });
-    const uids = Array.from({ length: 30 }, (_, i) => `pk${i}`);
-    const imported = await app.call('POST', '/v3/data_import/users', { body: usersBody(uids) });
-    expect(Object.values(imported.body.data).every((r: any) => r.success === true)).toBe(true);
-    const pack = await readBack('chat.users.events', (v) => v['type'] === 'UsersImported' && v['appId'] === app.appId);
-    expect(pack.headers).toMatchObject({ type: 'UsersImported', packedType: 'UserCreated', appId: app.appId });
-    const packed = (pack.value['data'] as { events: Array<{ type: string; streamId: string; version: number; data: any }> }).events;
-    expect(packed.length).toBeGreaterThan(1);
-    expect(packed.every((e) => e.type === 'UserCreated' && e.version === 1 && e.data.imported === true && e.streamId === `user:${app.appId}:${e.data.uid}`)).toBe(true);
-
-    // Update, then messages and conversations know them (they learned of them from the packs only).
-    const updated = await app.call('PUT', '/v3/users/pk1', { body: { name: 'Renamed' } });
-    expect(updated.status).toBe(200);
-    expect(updated.body.data).toMatchObject({ uid: 'pk1', name: 'Renamed', createdAt: past + 1 });
-    const sent = await eventually(
-      () => app.call('POST', '/v3/messages', { onBehalfOf: 'pk1', body: { receiver: 'pk2', receiverType: 'user', category: 'message', type: 'text', data: { text: 'hi' } } }),
-      (r) => r.status === 200,
-    );
-    expect(sent.body.data).toMatchObject({ sender: 'pk1', receiver: 'pk2' });
-    const listed = await eventually(
-      () => app.call('GET', '/v3/conversations', { onBehalfOf: 'pk2' }),
-      (r) => r.status === 200 && r.body.data.some((c: any) => c.conversationWith?.uid === 'pk1' && c.conversationWith?.name === 'Renamed'),
-    );
-    expect(listed.body.data.find((c: any) => c.conversationWith.uid === 'pk1')).toMatchObject({ unreadMessageCount: '1' });
-
-    // Deleted like any user: gone for the messages service too; a rerun answers the others as stored.
-    expect((await app.call('DELETE', '/v3/users/pk3')).status).toBe(200);
-    expect((await app.call('GET', '/v3/users/pk3')).status).toBe(404);
-    const refused = await eventually(
-      () => app.call('POST', '/v3/messages', { onBehalfOf: 'pk4', body: { receiver: 'pk3', receiverType: 'user', category: 'message', type: 'text', data: { text: 'gone?' } } }),
-      (r) => r.status !== 200,
-    );
-    expect(refused.body.error.code).toBe('ERR_UID_NOT_FOUND');
-    const again = await app.call('POST', '/v3/data_import/users', { body: usersBody(uids.slice(5, 10), { name: 'Changed' }) });
-    expect(again.body.data.pk5).toMatchObject({ success: true, data: { uid: 'pk5', name: 'PK5' } });
-  });
-
   it('refuses a request over 50 records or not shaped as a map of records, naming the limit, and writes nothing', async () => {
     const uids = Array.from({ length: 51 }, (_, i) => `over${i}`);
     const over = await app.call('POST', '/v3/data_import/users', { body: usersBody(uids) });

@@ -19,13 +19,6 @@ function headersOf(headers: IHeaders | undefined): Record<string, string> {
 }
 
 /** Reads a topic from the beginning with a throw-away group until `match` finds a message. */
-/** The envelopes a `UsersImported` record packs (none for any other record). */
-function packedIn(record: Record<string, unknown>): Record<string, unknown>[] {
-  if (record['type'] !== 'UsersImported') return [];
-  const events = (record['data'] as { events?: unknown } | undefined)?.events;
-  return Array.isArray(events) ? (events as Record<string, unknown>[]) : [];
-}
-
 export async function readBack(
   topic: string,
   match: (value: Record<string, unknown>) => boolean,
@@ -40,10 +33,8 @@ export async function readBack(
       const timer = setTimeout(() => reject(new Error(`no matching message on ${topic} within ${timeoutMs} ms`)), timeoutMs);
       void consumer.run({
         eachMessage: async ({ partition, message }) => {
-          const record = JSON.parse(message.value?.toString('utf8') ?? 'null') as Record<string, unknown>;
-          // The record itself, else each event it packs (imported users, ADR 0111), as our consumers unpack it.
-          const value = record && [record, ...packedIn(record)].find((candidate) => match(candidate));
-          if (value) {
+          const value = JSON.parse(message.value?.toString('utf8') ?? 'null') as Record<string, unknown>;
+          if (value && match(value)) {
             clearTimeout(timer);
             resolve({ value, headers: headersOf(message.headers), partition, offset: message.offset });
           }

@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import { jsonSchemaOf } from './jsonSchema.js';
 import { eventEnvelopeSchema } from './envelope.js';
-import { USERS_IMPORTED, USERS_IMPORTED_PACKS, usersImportedV1 } from './events/eventPacks.js';
 import { eventCatalog, retiredEventTypes, topicOf } from './events/registry.js';
 import type { EventType } from './events/registry.js';
 import { realtimeAsyncApi } from './realtimeAsyncApi.js';
@@ -64,35 +63,6 @@ export function asyncApiDocument(): Record<string, unknown> {
       };
     }
   }
-  // Not an event of the catalogue: a record that packs imported users' UserCreated events (ADR 0111).
-  const packName = `${USERS_IMPORTED}.v1`;
-  channels[channelOf(topics.users)]!.messages[packName] = { $ref: `#/components/messages/${packName}` };
-  messages[packName] = {
-    name: USERS_IMPORTED,
-    summary: 'Several imported users in one record: unpack data.events and handle each as the UserCreated it is.',
-    description:
-      'The producer packs the UserCreated events of a data import (imported: true) whose streams share a partition into one record, ' +
-      'at most one app and one key id each, keyed by its first user\'s stream id; the envelopes in data.events are exactly those each ' +
-      'would have had alone, in order. Not an event of any stream: de-duplicate on the inner envelopes. A user\'s later events follow ' +
-      'the record on the same partition. Every other UserCreated, and an import of one user, is published alone.',
-    headers: {
-      type: 'object',
-      properties: {
-        type: { const: USERS_IMPORTED },
-        packedType: { const: USERS_IMPORTED_PACKS, description: 'The type of the events the record carries.' },
-        appId: { type: 'string' },
-        schemaVersion: { const: '1' },
-        keyId: { type: 'string' },
-        ...traceHeaders,
-      },
-    },
-    payload: {
-      allOf: [
-        { $ref: '#/components/schemas/Envelope' },
-        { type: 'object', properties: { type: { const: USERS_IMPORTED }, schemaVersion: { const: 1 }, data: jsonSchemaOf(usersImportedV1) } },
-      ],
-    },
-  };
   const realtime = realtimeAsyncApi();
   return {
     asyncapi: '3.0.0',
@@ -101,7 +71,7 @@ export function asyncApiDocument(): Record<string, unknown> {
       version: '1.0.0',
       description:
         'Every service publishes its events on its own topic, keyed by stream id, so one stream\'s events stay in order ' +
-        'in one partition. Values are JSON envelopes; headers carry type, appId, schemaVersion, keyId (the acting key id), on a MessageSent its category, on a UsersImported record (imported users packed, ADR 0111) packedType, and, when the producer exports traces, traceparent (W3C Trace Context). Delivery is at least ' +
+        'in one partition. Values are JSON envelopes; headers carry type, appId, schemaVersion, keyId (the acting key id), on a MessageSent its category, and, when the producer exports traces, traceparent (W3C Trace Context). Delivery is at least ' +
         'once: de-duplicate on (streamId, version). Shapes never change in place: a new shape gets a new schemaVersion. ' +
         'Apps reach their users\' share of these events over the realtime channel (`realtime`, `realtimeEvents`): WebSocket or ' +
         'Server-Sent Events, authenticated by a user\'s auth token, resumable by cursor. ' +

@@ -32,7 +32,6 @@ export type EventEnvelope<Type extends string = string, Data = Record<string, un
 /**
  * Kafka headers every published event carries, so consumers can route without parsing the value;
  * `keyId` is the actor's key id (who acted: the audit trail keeps only API keys' events). A
- * `MessageSent` also carries its message's `category` (the calls service reads only `call`, ADR 0086),
- * and a record that packs several events (`UsersImported`, ADR 0111) the `packedType` it carries.
+ * `MessageSent` also carries its message's `category` (the calls service reads only `call`, ADR 0086).
  */
-export const eventHeaderNames = { type: 'type', appId: 'appId', schemaVersion: 'schemaVersion', keyId: 'keyId', category: 'category', packedType: 'packedType' } as const;
+export const eventHeaderNames = { type: 'type', appId: 'appId', schemaVersion: 'schemaVersion', keyId: 'keyId', category: 'category' } as const;

@@ -28,7 +28,6 @@ export type { OperationResponse, OperationSchemas, RequestSchemas, ResponseSchem
 export type { EventData, EventOf, EventType, KnownEvent } from './events/registry.js';
 // Each event module is a published contract: its schemas and types are all public.
 export * from './events/users.js';
-export * from './events/eventPacks.js';
 export * from './events/groups.js';
 export * from './events/messages.js';
 export * from './events/moderation.js';

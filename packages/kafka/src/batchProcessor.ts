@@ -1,4 +1,4 @@
-import { USERS_IMPORTED, eventEnvelopeSchema, isUnapplicableEventError, parseKnownEvent, unpackUsersImported } from '@chat/contracts';
+import { eventEnvelopeSchema, isUnapplicableEventError, parseKnownEvent } from '@chat/contracts';
 import type { KnownEvent } from '@chat/contracts';
 import { backoffDelay } from '@chat/eventsourcing';
 import type { Backoff } from '@chat/eventsourcing';
@@ -85,12 +85,9 @@ class DeadLetterFailure extends Error {
   }
 }
 
-type Decoded = { message: KafkaMessage; events: KnownEvent[] } | { message: KafkaMessage; reason: string };
+type Decoded = { message: KafkaMessage; event: KnownEvent } | { message: KafkaMessage; reason: string };
 
-/**
- * A message as the events this group can apply, or why it never can be: one event, or the events a
- * `UsersImported` record packs (ADR 0111), each validated as if it had come alone.
- */
+/** A message as an event this group can apply, or why it never can be. */
 export function decodeMessage(message: KafkaMessage): Decoded {
   let envelope;
   try {
@@ -98,22 +95,11 @@ export function decodeMessage(message: KafkaMessage): Decoded {
   } catch (error) {
     return { message, reason: `not an event envelope: ${String(error)}` };
   }
-  if (envelope.type === USERS_IMPORTED) {
-    const packed = unpackUsersImported(envelope);
-    if (!packed) return { message, reason: `invalid payload: ${envelope.type} v${envelope.schemaVersion}` };
-    const events: KnownEvent[] = [];
-    for (const inner of packed) {
-      const event = parseKnownEvent(inner);
-      if (!event) return { message, reason: `invalid packed event: ${inner.type} v${inner.schemaVersion} of ${envelope.type}` };
-      events.push(event);
-    }
-    return { message, events };
-  }
   const event = parseKnownEvent(envelope);
   if (!event) {
     return { message, reason: `unknown type or invalid payload: ${envelope.type} v${envelope.schemaVersion}` };
   }
-  return { message, events: [event] };
+  return { message, event };
 }
 
 /**
@@ -176,8 +162,7 @@ export class BatchProcessor {
         batch.resolveOffset(decoded.message.offset);
         continue;
       }
-      // A record's events stay in one run: its offset is resolved only once all of them are applied.
-      for (const event of decoded.events) run.push({ message, event });
+      run.push(decoded);
       if (run.length >= this.maxEventsPerCall) {
         if (!(await this.applyRun(batch, lane, run))) return;
         run = [];

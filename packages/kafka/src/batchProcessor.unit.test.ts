@@ -1,4 +1,4 @@
-import { UnapplicableEventError, usersImportedRecord } from '@chat/contracts';
+import { UnapplicableEventError } from '@chat/contracts';
 import type { EventEnvelope, KnownEvent } from '@chat/contracts';
 import { testEnvelope } from '@chat/eventsourcing/testing';
 import type { KafkaMessage } from 'kafkajs';
@@ -165,23 +165,6 @@ describe('BatchProcessor', () => {
     expect(applied).toEqual(['a', 'c']);
     expect(partition.deadLettered.map((entry) => entry.offset)).toEqual(['1', '2', '3']);
     expect(partition.processor.counters.deadLettered).toBe(3);
-  });
-
-  it('hands a UsersImported record on as the UserCreated events it packs, never splitting it across runs (ADR 0111)', async () => {
-    const pack = (uids: string[]) => usersImportedRecord(uids.map((uid) => ({ ...userCreated(uid), data: { ...userCreated(uid).data, imported: true } })));
-    const calls: string[][] = [];
-    const partition = new FakePartition(
-      [messageOf(0, userCreated('a')), messageOf(1, pack(['b', 'c', 'd'])), messageOf(2, userCreated('e')), messageOf(3, { ...pack(['f', 'g']), data: { events: [userCreated('f'), { ...userCreated('g'), data: { uid: 42 } }] } })],
-      (batch) => {
-        calls.push(batch.map((event) => uidOf(event)));
-        return Promise.resolve();
-      },
-      2,
-    );
-    await partition.drain();
-    expect(calls).toEqual([['a', 'b', 'c', 'd'], ['e']]);
-    expect(partition.deadLettered.map((entry) => entry.offset)).toEqual(['3']);
-    expect(partition.resolved).toBe(3);
   });
 
   it('a store outage pauses the partition and retries with growing backoff until it succeeds, dead-lettering nothing', async () => {

@@ -10,11 +10,7 @@ import type { RecordHeaders } from './recordSelector.js';
 import { Supervisor } from './supervisor.js';
 import type { ConsumerHealth } from './supervisor.js';
 
-/**
- * One record of a partition as a broadcast consumer hands it on: decoded when selected, else null. A
- * record that packs several events (`UsersImported`, ADR 0111) is handed on as one of these per event,
- * all with its offset.
- */
+/** One record of a partition as a broadcast consumer hands it on: decoded when selected, else null. */
 export interface BroadcastRecord {
   offset: number;
   /** The producer's send time (epoch ms). */
@@ -114,13 +110,13 @@ export class BroadcastConsumer {
           const records: BroadcastRecord[] = [];
           for (const message of batch.messages) {
             const headers = recordHeaders(batch.topic, message);
-            let events: readonly (KnownEvent | null)[] = [null];
+            let event: KnownEvent | null = null;
             if (this.options.select(headers)) {
               const decoded = decodeMessage(message);
-              if ('events' in decoded) events = decoded.events;
+              if ('event' in decoded) event = decoded.event;
               else this.options.logger.warn({ topic: batch.topic, partition: batch.partition, offset: message.offset }, 'broadcast consumer skipped a record it cannot decode');
             }
-            for (const event of events) records.push({ offset: Number(message.offset), timestamp: headers.timestamp, event });
+            records.push({ offset: Number(message.offset), timestamp: headers.timestamp, event });
           }
           const last = batch.messages[batch.messages.length - 1];
           if (last) this.options.onBatch(batch.topic, batch.partition, records, Number(last.offset) + 1);

@@ -119,7 +119,7 @@ export class EventWatch {
           for (const message of batch.messages) {
             if (this.options.select && !this.options.select(recordHeaders(batch.topic, message))) continue;
             const decoded = decodeMessage(message);
-            if ('events' in decoded) events.push(...decoded.events);
+            if ('event' in decoded) events.push(decoded.event);
           }
           if (events.length > 0) this.options.onEvents(events);
           const last = batch.messages[batch.messages.length - 1];

@@ -57,14 +57,12 @@ export interface TailedEvent {
   event: unknown;
 }
 
-/** The records of a topic whose app and type headers match (either filter may be left out), oldest first. */
+/** The events of a topic whose app and type headers match (either filter may be left out), oldest first. */
 export async function eventsOf(kafka: Kafka, admin: Admin, topic: string, filter: { appId?: string; type?: string }): Promise<TailedEvent[]> {
   const found: TailedEvent[] = [];
   await readTopicSnapshot(kafka, admin, topic, (message, partition) => {
     if (filter.appId !== undefined && headerText(message.headers, eventHeaderNames.appId) !== filter.appId) return;
-    // A record that packs events (UsersImported, ADR 0111) matches the type it carries too.
-    const types = [headerText(message.headers, eventHeaderNames.type), headerText(message.headers, eventHeaderNames.packedType)];
-    if (filter.type !== undefined && !types.includes(filter.type)) return;
+    if (filter.type !== undefined && headerText(message.headers, eventHeaderNames.type) !== filter.type) return;
     let event: unknown;
     try {
       event = JSON.parse(message.value?.toString('utf8') ?? 'null');

@@ -5,10 +5,7 @@ import { headerText } from './operatorTools.js';
 /** What a record says of itself without its value being read: the producer's headers and timestamp. */
 export interface RecordHeaders {
   topic: string;
-  /**
-   * The event type (absent on a record whose producer did not set the header); for a record that packs
-   * several events of one type (`UsersImported`, ADR 0111), that type.
-   */
+  /** The event type (absent on a record whose producer did not set the header). */
   type: string | undefined;
   appId: string | undefined;
   /** The actor's key id (absent on records published before producers set it). */
@@ -34,8 +31,7 @@ export function recordHeaders(topic: string, message: KafkaMessage): RecordHeade
   const sent = Number(message.timestamp);
   return {
     topic,
-    // A record that packs events (ADR 0111) is judged as the type it carries.
-    type: headerText(message.headers, eventHeaderNames.packedType) ?? headerText(message.headers, eventHeaderNames.type),
+    type: headerText(message.headers, eventHeaderNames.type),
     appId: headerText(message.headers, eventHeaderNames.appId),
     keyId: headerText(message.headers, eventHeaderNames.keyId),
     category: headerText(message.headers, eventHeaderNames.category),
