@@ -8,7 +8,9 @@
 // For the users it also prints (ADR 0092) the CPU ms per user by process from /proc, from the first
 // request until every consumer group has caught up, and the store's write statements, commands and
 // write-lock ms per user by collection (the runner's tally, FERRETDB_STATS_INTERVAL=1s unless set):
-// how many copies of a user the stack writes, and how well they are grouped.
+// how many copies of a user the stack writes, and how well they are grouped. Beside it, the CPU per
+// user net of what the idle stack burns anyway (its rate over BENCH_IDLE_SAMPLE=5 s sampled before the
+// import × the window): a slower run pays more of that per user, so the net figure is the one to compare.
 //
 // Messages are imported twice (each conversation's history in a row, then interleaved across 199
 // conversations), so the figures show the best and the worst order a migration can send.
@@ -34,6 +36,8 @@ const USERS = Number(values.users);
 const MESSAGES = Number(values.messages);
 const CONCURRENCY = Number(values.concurrency);
 const BATCH = 50;
+/** Seconds the idle stack is sampled before the users import (BENCH_IDLE_SAMPLE). */
+const IDLE_SAMPLE_S = Number(process.env.BENCH_IDLE_SAMPLE ?? 5);
 const PEERS = Math.min(USERS, 200);
 
 // The runner's write-lock tally (ADR 0046) gives the store's statements per imported record.
@@ -53,6 +57,7 @@ const stackGroups = (groupId) => groupId.endsWith(`_${stack.databaseSuffix}`);
 async function costSince(from, records) {
   await probe.waitForQuiet(stackGroups, 120_000);
   const cpu = cpuSnapshot(processes).since(from.cpu);
+  const until = performance.now();
   await new Promise((resolve) => setTimeout(resolve, 1_500));
   const tally = readTally(storeLog, from.log, fileSize(storeLog), stack.databaseSuffix);
   const total = [...cpu.values()].filter(Number.isFinite).reduce((a, b) => a + b, 0);
@@ -61,6 +66,18 @@ async function costSince(from, records) {
     `  CPU ms per record: ${(total / records).toFixed(2)} (${byProcess.join(', ')}); at that cost the machine's ` +
       `${availableParallelism()} cores carry at most ${Math.round((availableParallelism() * 1000 * records) / total)} records/s`,
   );
+  if (from.idleRate) {
+    // What the idle stack burns anyway over the same window (polling consumers, timers): a slow run pays
+    // more of it per record, so the rest is the figure to compare between runs of different speeds.
+    const windowS = (until - from.at) / 1000;
+    const net = [...cpu].map(([name, ms]) => [name, ms - (from.idleRate.get(name) ?? 0) * windowS]);
+    const idleMs = [...from.idleRate.values()].reduce((a, b) => a + b, 0) * windowS;
+    const netByProcess = net.filter(([, ms]) => Number.isFinite(ms)).sort((a, b) => b[1] - a[1]).map(([name, ms]) => `${name} ${(ms / records).toFixed(2)}`);
+    console.log(
+      `  net of the idle stack: ${((total - idleMs) / records).toFixed(2)} ms per record (${netByProcess.join(', ')}); the idle stack's own ` +
+        `${(idleMs / records).toFixed(2)} ms (its rate over ${IDLE_SAMPLE_S} s before the import × the ${windowS.toFixed(1)} s window)`,
+    );
+  }
   if (tally) {
     const inserted = tally.rows.filter((r) => r.kind === 'write' && r.command === 'insert' && services.has(r.collection.split('.')[0]));
     const copies = inserted.reduce((a, r) => a + r.statements, 0) / records;
@@ -89,7 +106,7 @@ async function costSince(from, records) {
 }
 /** FerretDB's CPU per document of a raw insertMany, measured at the start of the run. */
 let storeMsPerInsertedDocument = Number.NaN;
-const costFrom = () => ({ cpu: cpuSnapshot(processes), log: fileSize(storeLog) });
+const costFrom = () => ({ cpu: cpuSnapshot(processes), log: fileSize(storeLog), at: performance.now() });
 
 try {
   const raw = await measureStoreRaw({ mongoUrl: stack.infra.mongoUrl, sizes: [], durationMs: 3_000 });
@@ -126,10 +143,20 @@ try {
       ),
     );
   }
-  const usersFrom = costFrom();
+  // What the idle stack burns per second, sampled just before the import (as bench/cost.mjs does).
+  const idleFrom = cpuSnapshot(processes);
+  const idleStarted = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, IDLE_SAMPLE_S * 1000));
+  const idleSeconds = (performance.now() - idleStarted) / 1000;
+  const idleRate = new Map([...cpuSnapshot(processes).since(idleFrom)].map(([name, used]) => [name, used / idleSeconds]));
+  const usersFrom = { ...costFrom(), idleRate };
+  const usersRecordsBefore = await probe.eventsIn(['chat.users.events']);
   const usersPerSecond = await importBatches('users', 'users', userBatches);
   console.log(`users: ${USERS} imported at ${usersPerSecond.toFixed(0)} users/s = ${(usersPerSecond / rawDocs).toFixed(3)} × raw insertMany`);
   await costSince(usersFrom, USERS);
+  // How many Kafka records the import put on the users topic per user (packs, ADR 0111).
+  const usersRecords = (await probe.eventsIn(['chat.users.events'])) - usersRecordsBefore;
+  console.log(`  Kafka records per user on chat.users.events: ${(usersRecords / USERS).toFixed(3)}`);
 
   /**
    * One-on-one history between user0 and PEERS others, in sentAt order, 50 records a request:
