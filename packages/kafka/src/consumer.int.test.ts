@@ -220,21 +220,69 @@ describe('EventConsumer on Kafka: gathering while busy', () => {
     // At once, not at the end of a gather (the idle fetch answers at the first record).
     expect(calls[0]!.at - quietSend).toBeLessThan(gatherMs / 2);
 
-    // Busy: the fetch after the one that brought 'a' waits for more; 'b', 'c' and 'd' arrive within it.
+    // Busy: 'b' comes within the gather's wait of the fetch after 'a' (ADR 0109: records that close
+    // together are worth gathering), so the fetch after the one that brought 'b' waits for more; 'c',
+    // 'd' and 'e' arrive within it.
     await send('b');
-    await sleep(100);
+    await handed(2);
     await send('c');
     await sleep(100);
     await send('d');
-    await handed(4);
-    expect(calls.slice(1).map((call) => call.uids)).toEqual([['b', 'c', 'd']]);
+    await sleep(100);
+    await send('e');
+    await handed(5);
+    expect(calls.slice(1).map((call) => call.uids)).toEqual([['b'], ['c', 'd', 'e']]);
 
     // Quiet again (the gathering fetch came back empty): the next record is at once again.
     await sleep(gatherMs + 1_500);
     const againSend = Date.now();
-    await send('e');
-    await handed(5);
+    await send('f');
+    await handed(6);
     expect(calls[calls.length - 1]!.at - againSend).toBeLessThan(gatherMs / 2);
+  });
+
+  it('does not gather records that come further apart than its wait: one fetch each, none that comes back empty (ADR 0109)', async () => {
+    await consumer?.stop();
+    consumer = null;
+    const sparseTopic = `${topic}.sparse`;
+    const gatherWaitMs = 300;
+    await ensureTopics(kafka, [sparseTopic], 1);
+    // The patched kafkajs consumer itself, as EventConsumer configures it, with its own fetch events.
+    const member = kafka.consumer({ groupId: `${groupId}-sparse`, maxWaitTimeInMs: 3_000, busyFetch: { minBytes: 1024 * 1024, maxWaitTimeInMs: gatherWaitMs } });
+    const fetchesDone: number[] = [];
+    member.on(member.events.FETCH, () => fetchesDone.push(Date.now()));
+    const calls: Array<{ uids: string[]; at: number }> = [];
+    let joined = false;
+    member.on(member.events.GROUP_JOIN, () => (joined = true));
+    await member.connect();
+    await member.subscribe({ topic: sparseTopic, fromBeginning: true });
+    await member.run({
+      eachBatch: async ({ batch }) => {
+        if (batch.messages.length > 0) calls.push({ uids: batch.messages.map((message) => message.key!.toString()), at: Date.now() });
+        return Promise.resolve();
+      },
+    });
+    try {
+      while (!joined) await sleep(50);
+      await sleep(500);
+      const sent: number[] = [];
+      for (const uid of ['a', 'b', 'c', 'd', 'e']) {
+        sent.push(Date.now());
+        await producer.send({ topic: sparseTopic, messages: [{ key: uid, value: uid }] });
+        await sleep(700);
+      }
+      const deadline = Date.now() + 25_000;
+      while (calls.length < 5 && Date.now() < deadline) await sleep(20);
+      expect(calls.map((call) => call.uids)).toEqual([['a'], ['b'], ['c'], ['d'], ['e']]);
+      // Every record at once: an idle fetch answers at the first record.
+      calls.forEach((call, index) => expect(call.at - sent[index]!).toBeLessThan(gatherWaitMs));
+      // One fetch per record. Before ADR 0109 each record's fetch was followed by a gathering one that
+      // came back empty after 300 ms: nine fetches for these five records.
+      const during = fetchesDone.filter((at) => at >= sent[0]! && at <= calls[4]!.at + 50);
+      expect(during.length).toBeLessThanOrEqual(6);
+    } finally {
+      await member.disconnect();
+    }
   });
 
   it('asks a gather given as a function at each busy fetch: none while it answers null, then the one it answers (ADR 0095)', async () => {

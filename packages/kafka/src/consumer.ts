@@ -86,9 +86,9 @@ export const TOLERANT_GATHER: ConsumerGather = { minBytes: 64 * 1024, maxWaitMs:
 export const PATIENT_GATHER: ConsumerGather = { minBytes: 1024 * 1024, maxWaitMs: 500 };
 
 /**
- * kafkajs (patched, ADR 0083) reads `busyFetch`'s two fields at every fetch after one that returned
- * records: getters make that fetch follow `now()`, and without a gather it is an idle fetch (answered
- * at the first record).
+ * kafkajs (patched, ADR 0083, 0109) reads `busyFetch`'s two fields at every fetch after one that
+ * returned records: getters make that fetch follow `now()`, and without a gather it is an idle fetch
+ * (answered at the first record).
  */
 export function gatherAsked(now: () => ConsumerGather | null): { readonly minBytes: number; readonly maxWaitTimeInMs: number } {
   return {
@@ -118,11 +118,14 @@ export interface EventConsumerOptions {
    * For a consumer where a few tens of ms of lag matter less than its cost per record (an audit trail,
    * a group that skips most records): while records keep coming (the last fetch returned some) the
    * broker holds each fetch until this many bytes are there or `maxWaitMs` has passed, so one fetch,
-   * one decode pass and one handler call carry that long of records (ADR 0083). A fetch after an empty
-   * one answers at the first record (idle, it waits `IDLE_FETCH_WAIT_MS`), so the first record after a
-   * quiet spell is not delayed and an idle group polls no more often than one without. A function is
-   * asked anew at each such fetch (null: answer at the first record), so a group can gather more while
-   * nobody waits on it (ADR 0095). Default: every fetch answers at the first record.
+   * one decode pass and one handler call carry that long of records (ADR 0083). Only while they come
+   * closer together than `maxWaitMs` (the last fetch gathered too, or was answered within it): records
+   * further apart get an idle fetch each, not also a gathering one that comes back empty (ADR 0109).
+   * A fetch after an empty one answers at the first record (idle, it waits `IDLE_FETCH_WAIT_MS`), so
+   * the first record after a quiet spell is not delayed and an idle group polls no more often than one
+   * without. A function is asked anew at each such fetch (null: answer at the first record), so a
+   * group can gather more while nobody waits on it (ADR 0095). Default: every fetch answers at the
+   * first record.
    */
   gather?: ConsumerGather | (() => ConsumerGather | null);
 }
