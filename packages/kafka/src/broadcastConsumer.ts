@@ -6,6 +6,7 @@ import { gatherAsked, loneMemberConsumerConfig } from './consumer.js';
 import type { ConsumerGather } from './consumer.js';
 import { whileBrokerStarts } from './eventWatch.js';
 import { recordHeaders } from './recordSelector.js';
+import { runFromOffsets } from './runFromOffsets.js';
 import type { RecordHeaders } from './recordSelector.js';
 import { Supervisor } from './supervisor.js';
 import type { ConsumerHealth } from './supervisor.js';
@@ -94,16 +95,13 @@ export class BroadcastConsumer {
       ...loneMemberConsumerConfig(this.options.groupId),
       ...(this.options.gather ? { busyFetch: gatherAsked(this.options.gather) } : {}),
     });
-    consumer.on(consumer.events.CRASH, (event) => {
-      this.options.logger.error({ err: event.payload.error, restart: event.payload.restart }, `broadcast consumer ${this.options.groupId} crashed`);
-      if (!event.payload.restart) crashed(event.payload.error);
-    });
-    try {
-      const starts = await this.startOffsets();
-      this.options.onStart(starts);
-      await consumer.connect();
-      await consumer.subscribe({ topics: [...this.options.topics], fromBeginning: false });
-      await consumer.run({
+    return runFromOffsets(consumer, {
+      topics: this.options.topics,
+      starts: () => this.startOffsets(),
+      onStart: (starts) => this.options.onStart(starts),
+      logCrash: (error) => this.options.logger.error({ err: error }, `broadcast consumer ${this.options.groupId} crashed`),
+      crashed,
+      run: {
         autoCommit: false,
         partitionsConsumedConcurrently: 8,
         eachBatch: ({ batch }) => {
@@ -122,13 +120,8 @@ export class BroadcastConsumer {
           if (last) this.options.onBatch(batch.topic, batch.partition, records, Number(last.offset) + 1);
           return Promise.resolve();
         },
-      });
-      for (const { topic, partition, offset } of starts) consumer.seek({ topic, partition, offset: String(offset) });
-    } catch (error) {
-      await consumer.disconnect().catch(() => undefined);
-      throw error;
-    }
-    return { stop: () => consumer.disconnect() };
+      },
+    });
   }
 
   private startOffsets(): Promise<Array<{ topic: string; partition: number; offset: number }>> {

@@ -48,6 +48,9 @@ export function loneMemberConsumerConfig(groupId: string): ConsumerConfig {
     heartbeatInterval: LONE_MEMBER_HEARTBEAT_MS,
     // A record on a watched topic ends the fetch at once: a fence waits for records, not for the wait.
     maxWaitTimeInMs: LONE_MEMBER_IDLE_FETCH_WAIT_MS,
+    // Never restarted by kafkajs itself: it would rejoin at the log's end, past records this process
+    // has not seen (it commits nothing). Every crash goes to the supervisor (runFromOffsets.ts).
+    retry: { restartOnFailure: () => Promise.resolve(false) },
   };
 }
 

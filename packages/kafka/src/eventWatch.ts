@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { decodeMessage } from './batchProcessor.js';
 import { loneMemberConsumerConfig } from './consumer.js';
 import { recordHeaders } from './recordSelector.js';
+import { runFromOffsets } from './runFromOffsets.js';
 import type { RecordHeaders } from './recordSelector.js';
 import { Supervisor } from './supervisor.js';
 import type { ConsumerHealth } from './supervisor.js';
@@ -103,15 +104,16 @@ export class EventWatch {
 
   private async launch(crashed: (error: unknown) => void): Promise<{ stop(): Promise<void> }> {
     const consumer: Consumer = this.kafka.consumer(loneMemberConsumerConfig(`${this.options.purpose}.watch.${randomUUID()}`));
-    consumer.on(consumer.events.CRASH, (event) => {
-      this.options.logger.error({ err: event.payload.error, restart: event.payload.restart }, `event watch ${this.options.purpose} crashed`);
-      if (!event.payload.restart) crashed(event.payload.error);
-    });
-    try {
-      const starts = await this.startOffsets();
-      await consumer.connect();
-      await consumer.subscribe({ topics: [...this.options.topics], fromBeginning: false });
-      await consumer.run({
+    return runFromOffsets(consumer, {
+      topics: this.options.topics,
+      starts: () => this.startOffsets(),
+      // Where the watch starts counts as seen: no record before it will be delivered.
+      onStart: (starts) => {
+        for (const { topic, partition, offset } of starts) this.options.onProgress?.({ topic, partition, next: Number(offset) });
+      },
+      logCrash: (error) => this.options.logger.error({ err: error }, `event watch ${this.options.purpose} crashed`),
+      crashed,
+      run: {
         autoCommit: false,
         partitionsConsumedConcurrently: 4,
         eachBatch: ({ batch }) => {
@@ -126,14 +128,8 @@ export class EventWatch {
           if (last) this.options.onProgress?.({ topic: batch.topic, partition: batch.partition, next: Number(last.offset) + 1 });
           return Promise.resolve();
         },
-      });
-      for (const start of starts) consumer.seek(start);
-      for (const { topic, partition, offset } of starts) this.options.onProgress?.({ topic, partition, next: Number(offset) });
-    } catch (error) {
-      await consumer.disconnect().catch(() => undefined);
-      throw error;
-    }
-    return { stop: () => consumer.disconnect() };
+      },
+    });
   }
 
   /**

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { outageBackoffMs } from './batchProcessor.js';
 
@@ -13,6 +14,9 @@ export interface ConsumerHealth {
   /** The last crash, for a log or a readiness answer; null before any. */
   lastCrash: { at: string; error: string } | null;
 }
+
+/** Launches tried by `start()` before it fails. */
+const START_ATTEMPTS = 5;
 
 /** One run of the supervised thing; `crashed` is how it says it is dead and will not come back by itself. */
 export type Launch = (crashed: (error: unknown) => void) => Promise<{ stop(): Promise<void> }>;
@@ -47,10 +51,24 @@ export class Supervisor {
     return { ...this.status };
   }
 
-  /** The first start must succeed (the service does not take traffic without its consumer). */
+  /**
+   * The first start must succeed (the service does not take traffic without its consumer), but one
+   * failed launch is not the end: on a loaded machine a consumer's first group join can crash
+   * (kafkajs drops the group it was joining), and a process that exited for it would be a start-up
+   * race. A few launches are tried, with the outage backoff between them, before the start fails.
+   */
   async start(): Promise<void> {
     this.stopped = false;
-    await this.launch();
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await this.launch();
+        return;
+      } catch (error) {
+        if (this.stopped || attempt >= START_ATTEMPTS) throw error;
+        this.options.logger.warn({ err: error, consumer: this.options.name, attempt }, 'starting the consumer failed; trying again');
+        await sleep(this.backoffMs(attempt));
+      }
+    }
   }
 
   async stop(): Promise<void> {

@@ -68,4 +68,23 @@ describe('Supervisor', () => {
     expect(thing.runs).toHaveLength(1);
     expect(supervisor.health()).toMatchObject({ state: 'stopped', restarts: 0 });
   });
+
+  it('tries a failed first launch again before the start fails, and fails after a few', async () => {
+    let launches = 0;
+    const failingTwice: Launch = () => (++launches <= 2 ? Promise.reject(new Error('first join crashed')) : Promise.resolve({ stop: () => Promise.resolve() }));
+    const supervisor = new Supervisor({ name: 'test', launch: failingTwice, logger: quiet, backoffMs: () => 5 });
+    await supervisor.start();
+    expect(launches).toBe(3);
+    expect(supervisor.health()).toMatchObject({ state: 'running', restarts: 0 });
+    await supervisor.stop();
+
+    let attempts = 0;
+    const neverStarts: Launch = () => {
+      attempts += 1;
+      return Promise.reject(new Error('broker refuses'));
+    };
+    const hopeless = new Supervisor({ name: 'test', launch: neverStarts, logger: quiet, backoffMs: () => 5 });
+    await expect(hopeless.start()).rejects.toThrow('broker refuses');
+    expect(attempts).toBe(5);
+  });
 });
