@@ -67,6 +67,8 @@ export class Supervisor {
         if (this.stopped || attempt >= START_ATTEMPTS) throw error;
         this.options.logger.warn({ err: error, consumer: this.options.name, attempt }, 'starting the consumer failed; trying again');
         await sleep(this.backoffMs(attempt));
+        // Stopped while it waited: no consumer may start after stop().
+        if (this.stopped) throw error;
       }
     }
   }

@@ -87,4 +87,19 @@ describe('Supervisor', () => {
     await expect(hopeless.start()).rejects.toThrow('broker refuses');
     expect(attempts).toBe(5);
   });
+
+  it('launches nothing more once stopped while a failed first launch waits for its retry', async () => {
+    let launches = 0;
+    const failing: Launch = () => {
+      launches += 1;
+      return Promise.reject(new Error('first join crashed'));
+    };
+    const supervisor = new Supervisor({ name: 'test', launch: failing, logger: quiet, backoffMs: () => 30 });
+    const started = supervisor.start();
+    await sleep(5);
+    await supervisor.stop();
+    await expect(started).rejects.toThrow('first join crashed');
+    await sleep(60);
+    expect(launches).toBe(1);
+  });
 });
