@@ -76,4 +76,23 @@ describe('moderation settings reach every replica within a second', () => {
     console.log(`moderation settings on another replica: rule in force after ${tookOn} ms, disabled after ${tookOff} ms`);
     await runner.stop();
   }, 60_000);
+
+  it("a replica's settings API answers a change another replica just made, with no consistency token", async () => {
+    const moderationA = new ModerationReadModels(db);
+    const runner = new CommandRunner({ store: new MongoCommitStore(db), logger, publisher, readModels: { apply: (events) => moderationA.apply(events) } });
+    await runner.start();
+    const credentials = new AgentCredentials(new SecretBox('ab'.repeat(32)));
+    const readModels = new MessagesReadModels(db);
+    const settingsA = new ModerationSettingsApp({ runner, readModels, moderation: moderationA, credentials });
+    // Replica C watches nothing: its send-path memory keeps what it read for up to 10 s.
+    const settingsC = new ModerationSettingsApp({ runner, readModels, moderation: new ModerationReadModels(db), credentials });
+    const context = { actor: { appId: 'app2', keyId: 'k', scope: 'fullAccess' as const }, requestId: 'r' };
+
+    expect((await settingsC.settings(context)).tools).toEqual([]);
+    const saved = await settingsA.save(context, 'tool', 'create', 'lookup_order', { displayName: 'Look up order', executionText: 'Looking…', description: 'An order by id' });
+    expect(await settingsC.one(context, 'tool', 'lookup_order')).toEqual(saved);
+    await settingsA.remove(context, 'tool', 'lookup_order');
+    await expect(settingsC.one(context, 'tool', 'lookup_order')).rejects.toMatchObject({ code: 'ERR_TOOL_NOT_FOUND' });
+    await runner.stop();
+  }, 60_000);
 });

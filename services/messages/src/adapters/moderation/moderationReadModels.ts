@@ -42,6 +42,7 @@ const NEWEST_FIRST: KeysetOrder = [['seq', -1]];
  */
 export class ModerationReadModels extends ProjectedReadModels {
   private readonly reviews: Collection<Stored<ReviewDoc>>;
+  private readonly settingsStore: MongoDocumentStore;
   private readonly settingsMemory: DocumentMemory;
   /** The policy compiled from each remembered settings document (a new document compiles anew). */
   private readonly compiled = new WeakMap<StoredRecord, AppModeration>();
@@ -60,11 +61,8 @@ export class ModerationReadModels extends ProjectedReadModels {
     super(db);
     this.projected('moderation_settings', moderationSettingsProjection);
     this.reviews = this.projected('review_queue', reviewQueueProjection);
-    this.settingsMemory = new DocumentMemory(
-      new MongoDocumentStore(this.db, 'moderation_settings'),
-      [moderationSettingsProjection],
-      memory,
-    );
+    this.settingsStore = new MongoDocumentStore(this.db, 'moderation_settings');
+    this.settingsMemory = new DocumentMemory(this.settingsStore, [moderationSettingsProjection], memory);
     const settings = settingsOf(null);
     this.empty = { settings, policy: new ModerationPolicy(settings) };
   }
@@ -107,6 +105,23 @@ export class ModerationReadModels extends ProjectedReadModels {
       this.compiled.set(record, known);
     }
     return known;
+  }
+
+  /**
+   * The app's settings as stored now, for the settings API's own reads (`GET` of tools, agents, rule
+   * revisions). The writing replica stores a change before it answers, so a client reads its own write
+   * on any replica without carrying the consistency token, which the send path's memory would need:
+   * that memory is current only as far as this replica's watch has come. These reads are rare and
+   * compile no rules. `awaited` still waits for the positions a token names (a write of another client).
+   */
+  async storedSettingsOf(appId: string, awaited?: ReadonlyMap<string, number>): Promise<ModerationSettings> {
+    const id = moderationSettingsId(appId);
+    const stream = moderationSettingsStream(appId);
+    const version = awaited?.get(stream);
+    const atLeast = version !== undefined ? { [sourceOfStream(stream)]: version } : undefined;
+    const read = async () => (await this.settingsStore.findMany([id])).get(id) ?? null;
+    const record = await readWithPatience(read, { timeoutMs: SETTINGS_WAIT_MS, until: (r) => showsPositions(r, atLeast) });
+    return record ? settingsOf(stripStoredFields(record as unknown as Stored<ModerationSettingsDoc>)) : this.empty.settings;
   }
 
   /** Logs and counts what a policy could not use or judge in time, so the tenant's operator can fix the pattern. */

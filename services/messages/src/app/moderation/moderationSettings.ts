@@ -76,8 +76,9 @@ export class ModerationSettingsApp {
     await this.change(context, (at) => Promise.resolve({ type: 'DeleteSetting', kind, id, at, appId: context.actor.appId }));
   }
 
+  /** The settings as stored: a client reads its own change on any replica (`storedSettingsOf`). */
   async settings(context: RequestContext): Promise<ModerationSettings> {
-    return (await this.deps.moderation.moderationOf(context.actor.appId, context.awaited)).settings;
+    return this.deps.moderation.storedSettingsOf(context.actor.appId, context.awaited);
   }
 
   async one<K extends SettingsKind>(context: RequestContext, kind: K, id: string): Promise<EntityOf[K]> {
