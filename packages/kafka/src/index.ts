@@ -20,8 +20,6 @@ export type { PartitionLag, Watermark } from './lag.js';
 export { deadLettersOf, eventsOf, headerText, lagOfAllGroups, readTopicSnapshot, redriveDeadLetters } from './operatorTools.js';
 export type { DeadLetter, TailedEvent } from './operatorTools.js';
 export { SKIPPING_SPELL_MS, skippingGather } from './skippingGather.js';
-export { BURST_MIN_RECORDS, BURST_SPELL_MS, burstGather } from './burstGather.js';
-export type { BurstGatherOptions } from './burstGather.js';
 export type { SkippingGatherOptions } from './skippingGather.js';
 export { BroadcastConsumer } from './broadcastConsumer.js';
 export type { BroadcastConsumerOptions, BroadcastRecord } from './broadcastConsumer.js';

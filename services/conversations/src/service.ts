@@ -1,7 +1,6 @@
 import { topics } from '@chat/contracts';
 import { IMPORT_BODY_LIMIT, createServiceApp } from '@chat/http';
 import { allOf } from '@chat/mongo';
-import { burstGather } from '@chat/kafka';
 import { createEventPipeline } from '@chat/runtime';
 import type { PlatformDeps, RunnableService } from '@chat/runtime';
 import type { Kafka } from 'kafkajs';
@@ -44,15 +43,11 @@ export function createConversationsService(deps: ConversationsServiceDeps): Runn
   // Every event reaches both from the consumer and, for this service's own commands, before the answer.
   const readModels = allOf(conversationReadModels, groupReadModels);
   let marks: MarksApp | null = null;
-  // A data import's users are read in full fetches, not ≈15 at a time; sends and group changes never wait (ADR 0117).
-  const importedUsers = burstGather({ burstTypes: ['UserCreated'] });
   const pipeline = createEventPipeline({
     ...deps,
     publishesTo: topics.conversations,
     consumes: [topics.users, topics.messages, topics.conversations],
     consumerPurpose: CONSUMER_PURPOSE,
-    select: importedUsers.select,
-    gather: importedUsers.gather,
     project: async (events) => {
       await readModels.apply(events);
       // After the messages are in the timelines: imported history's receipts become the receivers' marks.

@@ -3,7 +3,7 @@ import type { KnownEvent } from '@chat/contracts';
 import { OutboundHttp, SecretBox } from '@chat/delivery';
 import type { PrivateAddressPolicy } from '@chat/delivery';
 import { IMPORT_BODY_LIMIT, answeringHotRoutes, createServiceApp } from '@chat/http';
-import { EventConsumer, LagReader, burstGather, consumerGroupFor } from '@chat/kafka';
+import { EventConsumer, LagReader, consumerGroupFor } from '@chat/kafka';
 import { ProjectionCatchUp, createEventPipeline } from '@chat/runtime';
 import type { PlatformDeps, RunnableService } from '@chat/runtime';
 import type { Kafka } from 'kafkajs';
@@ -98,8 +98,6 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
   };
   const watchedTypes = new Set([...MessagesReadModels.factEventTypes, ...ModerationReadModels.settingsEventTypes]);
   let groupActions: GroupActionMessages | null = null;
-  // A data import's users are read in full fetches, not ≈15 at a time; group changes never wait (ADR 0117).
-  const importedUsers = burstGather({ burstTypes: ['UserCreated'] });
   // Who may send is learnt from the users and conversations services' events, never from their
   // databases.
   const pipeline = createEventPipeline({
@@ -107,8 +105,6 @@ export function createMessagesService(deps: MessagesServiceDeps): RunnableServic
     publishesTo: topics.messages,
     consumes: [topics.users, topics.conversations],
     consumerPurpose: 'messages.projections',
-    select: importedUsers.select,
-    gather: importedUsers.gather,
     project: async (events) => {
       // An action message snapshots its group as of its event, so a group event is applied and acted
       // on alone; the events between group events are applied in runs.

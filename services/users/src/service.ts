@@ -1,6 +1,5 @@
 import { topics } from '@chat/contracts';
 import { IMPORT_BODY_LIMIT, createServiceApp } from '@chat/http';
-import { PATIENT_GATHER } from '@chat/kafka';
 import { createEventPipeline } from '@chat/runtime';
 import type { PlatformDeps, RunnableService } from '@chat/runtime';
 import type { Kafka } from 'kafkajs';
@@ -38,9 +37,6 @@ export function createUsersService(deps: UsersServiceDeps): RunnableService {
     publishesTo: topics.users,
     consumes: [topics.users],
     consumerPurpose: 'users.read-models',
-    // Nobody waits on this group (each replica applies its own commands' events before answering), so
-    // it reads in fetches of half a second: an import's users once per fetch, not ≈15 at a time (ADR 0117).
-    gather: PATIENT_GATHER,
     project: (events) => readModels.apply(events),
     ownReadModels: readModels,
     // The gateway's role look-ups read users and roles from memory; every replica forgets what an event changes.
