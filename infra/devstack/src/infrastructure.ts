@@ -195,7 +195,7 @@ function defineParts(root: string, freshKafkaData: boolean): Part[] {
           }),
         );
         const javaBase = [
-          `-Dlog4j.configuration=file:${join(root, 'infra', 'kafka', 'log4j.properties')}`,
+          `-Dlog4j.configuration=file:${await brokerLog4j(root, dir, kafkaPort)}`,
           '-cp',
           join(dir, 'libs', '*'),
         ];
@@ -348,6 +348,30 @@ async function printTail(logFile: string, log: (line: string) => void): Promise<
 }
 
 /** Replaces the values of the given keys and appends keys the template lacks. */
+/**
+ * The broker's log4j file. With KAFKA_REQUEST_LOG set to a file, the broker also writes its request log
+ * there (`kafka.request.logger` at DEBUG: each completed request's API, client, connection, the request
+ * and the answer without records, and its times) for bench/kafka-request-tally.mjs (ADR 0121); a
+ * measurement aid, far too costly to leave on under load.
+ */
+async function brokerLog4j(root: string, dir: string, kafkaPort: number): Promise<string> {
+  const base = join(root, 'infra', 'kafka', 'log4j.properties');
+  const requestLog = process.env['KAFKA_REQUEST_LOG'];
+  if (!requestLog) return base;
+  const file = join(dir, `log4j-requests-${kafkaPort}.properties`);
+  const lines = [
+    (await readFile(base, 'utf8')).trimEnd(),
+    'log4j.logger.kafka.request.logger=DEBUG, requests',
+    'log4j.additivity.kafka.request.logger=false',
+    'log4j.appender.requests=org.apache.log4j.FileAppender',
+    `log4j.appender.requests.File=${resolve(requestLog)}`,
+    'log4j.appender.requests.layout=org.apache.log4j.PatternLayout',
+    'log4j.appender.requests.layout.ConversionPattern=%d{yyyy-MM-dd HH:mm:ss,SSS} %m%n',
+  ];
+  await writeFile(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
 function overrideProperties(template: string, overrides: Record<string, string>): string {
   const pending = new Map(Object.entries(overrides));
   const lines = template.split('\n').map((line) => {
