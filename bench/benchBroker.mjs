@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 /** The JVM flags infra/scripts (the devstack) start the broker with. */
-export const MAIN_JVM = ['-Xms256m', '-Xmx512m', '-XX:+UseG1GC', '-XX:TieredStopAtLevel=1'];
+export const MAIN_JVM = ['-Xms256m', '-Xmx512m', '-XX:+UseG1GC', '-XX:TieredStopAtLevel=1', '-XX:-UsePerfData'];
 
 /**
  * Starts a broker on `port` (its controller on `controllerPort`) from `root`'s infra/kafka/server.properties

@@ -42,6 +42,9 @@ const SMALL_JVM = ['-Xms256m', '-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAt
 const PARALLEL_JVM = ['-Xms256m', '-Xmx512m', '-XX:+UseParallelGC', '-XX:ParallelGCThreads=1', '-XX:TieredStopAtLevel=1', '-XX:-UsePerfData'];
 const ONE_THREAD_PROPS = { 'num.network.threads': '1', 'num.io.threads': '1' };
 const KRAFT_IDLE_PROPS = { 'metadata.max.idle.interval.ms': '5000' };
+/** The broker as session 9 left it (ADR 0122 changed these): the JVM's perf data on, a KRaft no-op every 5 s, a heartbeat every 2 s. */
+const S9_JVM = ['-Xms256m', '-Xmx512m', '-XX:+UseG1GC', '-XX:TieredStopAtLevel=1'];
+const S9_PROPS = { 'metadata.max.idle.interval.ms': '5000', 'broker.heartbeat.interval.ms': '2000', 'broker.session.timeout.ms': '9000' };
 const CALLS_GATHER = { calls: { minBytes: 64 * 1024, maxWaitMs: 250 } };
 const NEAR = { minBytes: 64 * 1024, maxWaitMs: 25 };
 const NEAR_GATHER = { ...CALLS_GATHER, notifications: NEAR, webhooks: NEAR };
@@ -68,6 +71,9 @@ function gatherOf(variant, name) {
 
 const VARIANTS = [
   { name: 'main', jvm: MAIN_JVM, props: {} },
+  { name: 's9', jvm: S9_JVM, props: S9_PROPS },
+  { name: 's9-props', jvm: MAIN_JVM, props: S9_PROPS },
+  { name: 'main-one-thread', jvm: MAIN_JVM, props: ONE_THREAD_PROPS },
   { name: 'serialgc', jvm: SMALL_JVM, props: {} },
   { name: 'parallelgc', jvm: PARALLEL_JVM, props: {} },
   { name: 'one-thread', jvm: MAIN_JVM, props: ONE_THREAD_PROPS },

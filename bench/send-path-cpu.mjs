@@ -78,7 +78,9 @@ async function runRound(root) {
     const idleRequestsFrom = requestsTo(kafkaPort);
     const idleFrom = cpuSnapshot(processes);
     const idleStarted = performance.now();
+    const idleAt = Date.now();
     await sleep(CONFIG.idleSeconds * 1000);
+    const idleUntil = Date.now();
     const idle = cpuSnapshot(processes).since(idleFrom);
     const idleS = (performance.now() - idleStarted) / 1000;
     const idleToKafka = requestsBetween(idleRequestsFrom, requestsTo(kafkaPort));
@@ -91,9 +93,11 @@ async function runRound(root) {
     const callsFrom = receivers ? receivers.hooks.requests() + receivers.push.requests() : 0;
     const loadFrom = cpuSnapshot(processes);
     const loadStarted = performance.now();
+    const loadAt = Date.now();
     const r = await traffic.openLoop(targets, CONFIG.rate, { seconds: CONFIG.seconds, visibleSamplesPerSecond: 0, pollBudgetPerSecond: 1, visibleTimeoutS: 1 });
     const quiet = await probe.waitForQuiet(ours, CONFIG.idleTimeoutS * 1000);
     const load = cpuSnapshot(processes).since(loadFrom);
+    const windows = { idle: [idleAt, idleUntil], load: [loadAt, Date.now()] };
     const toUsers = requestsBetween(requestsFrom.users, requestsTo(usersPort));
     const toKafka = requestsBetween(requestsFrom.kafka, requestsTo(kafkaPort));
     const requests = new Map([['gateway→users', toUsers.get(gatewayPid) ?? 0], ...processes.filter((p) => SERVICES.includes(p.name)).map((p) => [`${p.name}→kafka`, toKafka.get(p.pid) ?? 0])]);
@@ -118,7 +122,7 @@ async function runRound(root) {
     const perMessage = new Map(SHOWN.map((name) => [name, load.get(name) / sent]));
     const net = new Map(SHOWN.map((name) => [name, (load.get(name) - (idle.get(name) / idleS) * loadS) / sent]));
     const calls = receivers ? receivers.hooks.requests() + receivers.push.requests() - callsFrom : 0;
-    return { sent, errors: String(r.errors), quiet: quiet.quiet, perMessage, net, cpu: load, idleRate: idle, idleS, idleRequests, loadS, requests, locks, commands, calls };
+    return { windows, sent, errors: String(r.errors), quiet: quiet.quiet, perMessage, net, cpu: load, idleRate: idle, idleS, idleRequests, loadS, requests, locks, commands, calls };
   } finally {
     await shared.stopRound();
   }
@@ -165,6 +169,9 @@ try {
     console.log(`  net    ${fmt(result.net)}`);
     console.log(`  idle ms/s ${SHOWN.map((name) => `${name} ${(result.idleRate.get(name) / result.idleS).toFixed(2)}`).join(', ')}; services' Kafka requests/s ${result.idleRequests.toFixed(1)}`);
     console.log(`  requests/msg ${[...result.requests].map(([what, count]) => `${what} ${(count / result.sent).toFixed(3)}`).join(', ')}`);
+    const iso = (ms) => new Date(ms).toISOString();
+    // For bench/kafka-request-tally.mjs (KAFKA_REQUEST_LOG): the broker's requests in each window.
+    console.log(`  windows idle ${result.windows.idle.map(iso).join('/')} load ${result.windows.load.map(iso).join('/')}`);
     if (tallyEveryMs !== null) console.log(`  write lock ms/msg ${[...result.locks].slice(0, 8).map(([what, ms]) => `${what} ${(ms / result.sent).toFixed(3)}`).join(', ')}`);
     const total = totals[which];
     for (const [what, ms] of result.locks) total.locks.set(what, (total.locks.get(what) ?? 0) + ms);

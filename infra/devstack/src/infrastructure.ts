@@ -195,7 +195,7 @@ function defineParts(root: string, freshKafkaData: boolean): Part[] {
           }),
         );
         const javaBase = [
-          `-Dlog4j.configuration=file:${join(root, 'infra', 'kafka', 'log4j.properties')}`,
+          `-Dlog4j.configuration=file:${await brokerLog4j(root, dir, kafkaPort)}`,
           '-cp',
           join(dir, 'libs', '*'),
         ];
@@ -208,7 +208,8 @@ function defineParts(root: string, freshKafkaData: boolean): Part[] {
         return {
           file: 'java',
           // C1 only: measured ~15% faster (1.9 s vs 2.3 s) to first metadata on 2 cores; throughput is irrelevant here.
-          args: ['-Xms256m', '-Xmx512m', '-XX:+UseG1GC', '-XX:TieredStopAtLevel=1', '-Djava.awt.headless=true',
+          // No perf data: the JVM's sampler woke every 50 ms for counters only jstat reads (ADR 0122).
+          args: ['-Xms256m', '-Xmx512m', '-XX:+UseG1GC', '-XX:TieredStopAtLevel=1', '-XX:-UsePerfData', '-Djava.awt.headless=true',
             ...javaBase, 'kafka.Kafka', propsFile],
         };
       },
@@ -345,6 +346,30 @@ async function printTail(logFile: string, log: (line: string) => void): Promise<
   const lines = text.trimEnd().split('\n').slice(-LOG_TAIL_LINES);
   log(`last ${lines.length} lines of ${logFile}:`);
   for (const line of lines) log(`  | ${line}`);
+}
+
+/**
+ * The broker's log4j file. With KAFKA_REQUEST_LOG set to a file, the broker also writes its request log
+ * there (`kafka.request.logger` at DEBUG: each completed request's API, client, connection, the request
+ * and the answer without records, and its times) for bench/kafka-request-tally.mjs (ADR 0121); a
+ * measurement aid, far too costly to leave on under load.
+ */
+async function brokerLog4j(root: string, dir: string, kafkaPort: number): Promise<string> {
+  const base = join(root, 'infra', 'kafka', 'log4j.properties');
+  const requestLog = process.env['KAFKA_REQUEST_LOG'];
+  if (!requestLog) return base;
+  const file = join(dir, `log4j-requests-${kafkaPort}.properties`);
+  const lines = [
+    (await readFile(base, 'utf8')).trimEnd(),
+    'log4j.logger.kafka.request.logger=DEBUG, requests',
+    'log4j.additivity.kafka.request.logger=false',
+    'log4j.appender.requests=org.apache.log4j.FileAppender',
+    `log4j.appender.requests.File=${resolve(requestLog)}`,
+    'log4j.appender.requests.layout=org.apache.log4j.PatternLayout',
+    'log4j.appender.requests.layout.ConversionPattern=%d{yyyy-MM-dd HH:mm:ss,SSS} %m%n',
+  ];
+  await writeFile(file, `${lines.join('\n')}\n`);
+  return file;
 }
 
 /** Replaces the values of the given keys and appends keys the template lacks. */
