@@ -261,7 +261,7 @@ describe('ProjectionRuntime', () => {
 
 describe('allOf', () => {
   /** An applier that counts its batches; `handles` as the runtime under it says, unless told it has none. */
-  function counted(inner: ProjectionRuntime<object>, withHandles = true): EventApplier & { batches: number } {
+  function counted(inner: EventApplier & { handles(event: EventEnvelope): boolean }, withHandles = true): EventApplier & { batches: number } {
     const applier = {
       batches: 0,
       apply(events: readonly EventEnvelope[]) {
@@ -276,9 +276,9 @@ describe('allOf', () => {
   it('hands a batch only to the appliers that read one of its types, and always to one that cannot tell', async () => {
     const store = new InstrumentedStore();
     const others: Projection<TallyDoc, TallyEvent> = { ...tallies, name: 'others', eventTypes: ['SomethingElse' as 'Tallied'] };
-    const reading = counted(runtimeOver(store) as ProjectionRuntime<object>);
-    const notReading = counted(runtimeOver(new InMemoryDocumentStore(), others) as ProjectionRuntime<object>);
-    const unknown = counted(runtimeOver(new InMemoryDocumentStore(), others) as ProjectionRuntime<object>, false);
+    const reading = counted(runtimeOver(store));
+    const notReading = counted(runtimeOver(new InMemoryDocumentStore(), others));
+    const unknown = counted(runtimeOver(new InMemoryDocumentStore(), others), false);
     const all = allOf(reading, notReading, unknown);
     await all.apply([tallied('s:a', 1, ['d1'], 'open')]);
     expect([reading.batches, notReading.batches, unknown.batches]).toEqual([1, 0, 1]);
@@ -286,6 +286,6 @@ describe('allOf', () => {
     // A combination of appliers that all tell says so itself; one that cannot tell makes it unable to.
     expect(allOf(reading, notReading).handles?.(tallied('s:a', 2, ['d1']))).toBe(true);
     expect(allOf(notReading).handles?.(tallied('s:a', 2, ['d1']))).toBe(false);
-    expect(all.handles).toBeUndefined();
+    expect('handles' in all).toBe(false);
   });
 });
