@@ -244,10 +244,13 @@ export class CommandRunner {
       this.lanes.set(request.streamId, [queued]);
       void this.drain(request.streamId);
     });
-    outcome.then(
-      (result) => endCommandSpan(traced, result.events.length),
-      (error: unknown) => endCommandSpan(traced, 0, error),
-    );
+    // A span that records nothing has nothing to end (tracing off): no reactions on every command then.
+    if (traced.span.isRecording()) {
+      outcome.then(
+        (result) => endCommandSpan(traced, result.events.length),
+        (error: unknown) => endCommandSpan(traced, 0, error),
+      );
+    }
     const { onCommitted } = this.options;
     if (!onCommitted) return outcome;
     // Attached here, so the callback runs in this caller's context, not in the lane's that decided it.
@@ -356,7 +359,10 @@ export class CommandRunner {
         this.ownHeads.add(head);
         this.heads.remember(streamId, head, true);
         this.appended(streamId);
-        for (const { queued, envelopes: own } of decided) if (own.length > 0) await queued.request.onAppended?.(own);
+        for (const { queued, envelopes: own } of decided) {
+          // Awaited only where there is one: a send has none, and an await of nothing is a tick all the same.
+          if (queued.request.onAppended && own.length > 0) await queued.request.onAppended(own);
+        }
         // The next turn starts after this one is applied, so its facts include these events.
         await this.ownApplies.submit('all', envelopes);
         for (const { queued, envelopes: own, state: after, version: at } of decided) queued.resolve({ state: after, events: own, version: at });

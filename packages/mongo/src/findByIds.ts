@@ -16,6 +16,8 @@ export async function findByIds<D extends Document>(
   ids: readonly string[],
   projection?: Document,
 ): Promise<Map<string, D>> {
+  // A send that names no parent or quoted message asks for none: no reads to gather (ADR 0119).
+  if (ids.length === 0) return new Map();
   const unique = [...new Set(ids)];
   const chunks: string[][] = [];
   for (let from = 0; from < unique.length; from += MAX_IDS_PER_READ) chunks.push(unique.slice(from, from + MAX_IDS_PER_READ));

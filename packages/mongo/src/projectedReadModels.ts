@@ -13,6 +13,8 @@ import type { MongoDocumentStoreOptions } from './mongoDocumentStore.js';
  */
 export abstract class ProjectedReadModels implements EventApplier {
   private readonly projections: EventApplier[] = [];
+  /** All of them as one applier, made at the first batch (every collection is declared by then). */
+  private combined: EventApplier | null = null;
 
   /** `store`: how every projected collection is written (a rebuild inserts in bigger commands, ADR 0114). */
   constructor(
@@ -23,11 +25,13 @@ export abstract class ProjectedReadModels implements EventApplier {
   /** The collection `projection` writes, for the queries to read; its events reach it through `apply`. */
   protected projected<Doc extends object, Event extends EventEnvelope>(collectionName: string, projection: Projection<Doc, Event>): Collection<Stored<Doc>> {
     this.projections.push(mongoProjection(this.db, collectionName, projection, this.store));
+    this.combined = null;
     return this.db.collection<Stored<Doc>>(collectionName);
   }
 
   /** Both the command path (read-your-writes) and the topic consumer come through here. */
   apply(events: readonly EventEnvelope[]): Promise<void> {
-    return allOf(...this.projections).apply(events);
+    this.combined ??= allOf(...this.projections);
+    return this.combined.apply(events);
   }
 }

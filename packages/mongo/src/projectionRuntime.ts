@@ -42,7 +42,16 @@ export interface Projection<Doc extends object, Event extends EventEnvelope = Ev
 /** Anything that takes a batch of events in order: one runtime, or a service's set of them. */
 export interface EventApplier {
   apply(events: readonly EventEnvelope[]): Promise<void>;
+  /**
+   * Whether `apply` would act on this event at all (its type is read). Optional: an applier without it
+   * is always called. With it, `allOf` calls only the appliers a batch concerns (ADR 0119).
+   */
+  handles?(event: EventEnvelope): boolean;
 }
+
+/** Read nothing, wrote nothing: what a round skips the store for. */
+const NOTHING_FOUND: ReadonlyMap<string, StoredRecord> = new Map();
+const NOTHING_MISSED: readonly string[] = [];
 
 export interface ProjectionRuntimeOptions {
   /** Documents whose last known state this process keeps (wrote or read recently). */
@@ -221,7 +230,9 @@ export class ProjectionRuntime<Doc extends object, Event extends EventEnvelope =
         toRead.push(id);
       }
     }
-    const found = await this.store.findMany(toRead);
+    // Each store call is an async round of its own even when empty: a batch the cache answers (the
+    // own topic read back, a send's new document) skips the ones it has nothing for (ADR 0119).
+    const found = toRead.length > 0 ? await this.store.findMany(toRead) : NOTHING_FOUND;
     for (const id of toRead) starts.set(id, { ...this.stateOf(found.get(id) ?? null), read: true });
 
     const inserts: StoredRecord[] = [];
@@ -254,8 +265,8 @@ export class ProjectionRuntime<Doc extends object, Event extends EventEnvelope =
     // Existing documents first, new ones after: a new document usually hangs off an existing one (a
     // member off its group, a reply off its thread), and a reader must not see it before the change to
     // what it hangs off (a member counted in its group). There is no atomicity across documents.
-    const lost = await this.store.writeGuarded(guardedWrites);
-    const duplicates = await this.store.insert(inserts);
+    const lost = guardedWrites.length > 0 ? await this.store.writeGuarded(guardedWrites) : NOTHING_MISSED;
+    const duplicates = inserts.length > 0 ? await this.store.insert(inserts) : NOTHING_MISSED;
     const missed = new Set([...duplicates, ...lost]);
     for (const id of missed) {
       this.recent.forget(id);
@@ -343,12 +354,22 @@ export function mongoProjection<Doc extends object, Event extends EventEnvelope>
 
 /**
  * One `apply(events)` for several read models: each gets the whole batch and keeps what it handles.
- * They write different documents, so they run side by side.
+ * They write different documents, so they run side by side. Only the appliers that handle an event of
+ * the batch are called (an applier that cannot tell is always called): a send's batch reaches the few
+ * read models that keep messages, not every one of the service's (ADR 0119).
  */
 export function allOf(...appliers: readonly EventApplier[]): EventApplier {
-  return {
+  const concerned = (events: readonly EventEnvelope[]): EventApplier[] =>
+    appliers.filter((applier) => applier.handles === undefined || events.some((event) => applier.handles!(event)));
+  const combined: EventApplier = {
     async apply(events) {
-      await Promise.all(appliers.map((applier) => applier.apply(events)));
+      const called = concerned(events);
+      if (called.length === 1) await called[0]!.apply(events);
+      else if (called.length > 1) await Promise.all(called.map((applier) => applier.apply(events)));
     },
   };
+  if (appliers.every((applier) => applier.handles !== undefined)) {
+    combined.handles = (event) => appliers.some((applier) => applier.handles!(event));
+  }
+  return combined;
 }

@@ -5,8 +5,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InMemoryDocumentStore } from './documentStore.js';
 import type { DocumentStore, GuardedWrite, StoredRecord } from './documentStore.js';
-import { ProjectionRuntime } from './projectionRuntime.js';
-import type { Projection } from './projectionRuntime.js';
+import { ProjectionRuntime, allOf } from './projectionRuntime.js';
+import type { EventApplier, Projection } from './projectionRuntime.js';
 import { removingTallies, tallied, talliesProjection as tallies, tallyHistoryArbitrary as historyArbitrary } from './testTallies.js';
 import type { TallyDoc, TallyEvent } from './testTallies.js';
 
@@ -37,6 +37,8 @@ async function inBatches(events: readonly EventEnvelope[], sizes: readonly numbe
 class InstrumentedStore implements DocumentStore {
   /** Documents read, and commands of each kind (a read of several ids is one `findMany`). */
   readonly calls = { read: 0, findMany: 0, insert: 0, writeGuarded: 0 };
+  /** Every call, an empty one too (each is an async round for the caller). */
+  entered = 0;
   failuresLeft = 0;
 
   constructor(readonly inner = new InMemoryDocumentStore()) {}
@@ -49,6 +51,7 @@ class InstrumentedStore implements DocumentStore {
   }
 
   findMany(ids: readonly string[]): Promise<Map<string, StoredRecord>> {
+    this.entered += 1;
     if (ids.length > 0) this.calls.findMany += 1;
     this.calls.read += ids.length;
     this.check();
@@ -56,12 +59,14 @@ class InstrumentedStore implements DocumentStore {
   }
 
   insert(documents: readonly StoredRecord[]): Promise<string[]> {
+    this.entered += 1;
     if (documents.length > 0) this.calls.insert += 1;
     this.check();
     return this.inner.insert(documents);
   }
 
   writeGuarded(writes: readonly GuardedWrite[]): Promise<string[]> {
+    this.entered += 1;
     if (writes.length > 0) this.calls.writeGuarded += 1;
     this.check();
     return this.inner.writeGuarded(writes);
@@ -236,9 +241,51 @@ describe('ProjectionRuntime', () => {
     expect(store.inner.stored().map((doc) => doc._rev)).toEqual([1, 1]);
   });
 
+  it('calls the store not at all for a batch its memory answers (a send read back from the own topic)', async () => {
+    const store = new InstrumentedStore();
+    const runtime = runtimeOver(store);
+    const events = [tallied('s:a', 1, ['d1'], 'open'), tallied('s:a', 2, ['d2'], 'open')];
+    await runtime.apply(events);
+    const entered = store.entered;
+    await runtime.apply(events);
+    expect(store.entered).toBe(entered);
+    expect(store.inner.snapshot().size).toBe(2);
+  });
+
   it('ignores event types outside its family', async () => {
     const store = new InstrumentedStore();
     await runtimeOver(store).apply([testEnvelope('SomethingElse', 's:a', 1, { docs: ['d1'] })]);
     expect(store.calls).toEqual({ read: 0, findMany: 0, insert: 0, writeGuarded: 0 });
+  });
+});
+
+describe('allOf', () => {
+  /** An applier that counts its batches; `handles` as the runtime under it says, unless told it has none. */
+  function counted(inner: EventApplier & { handles(event: EventEnvelope): boolean }, withHandles = true): EventApplier & { batches: number } {
+    const applier = {
+      batches: 0,
+      apply(events: readonly EventEnvelope[]) {
+        applier.batches += 1;
+        return inner.apply(events);
+      },
+      ...(withHandles ? { handles: (event: EventEnvelope) => inner.handles(event) } : {}),
+    };
+    return applier;
+  }
+
+  it('hands a batch only to the appliers that read one of its types, and always to one that cannot tell', async () => {
+    const store = new InstrumentedStore();
+    const others: Projection<TallyDoc, TallyEvent> = { ...tallies, name: 'others', eventTypes: ['SomethingElse' as 'Tallied'] };
+    const reading = counted(runtimeOver(store));
+    const notReading = counted(runtimeOver(new InMemoryDocumentStore(), others));
+    const unknown = counted(runtimeOver(new InMemoryDocumentStore(), others), false);
+    const all = allOf(reading, notReading, unknown);
+    await all.apply([tallied('s:a', 1, ['d1'], 'open')]);
+    expect([reading.batches, notReading.batches, unknown.batches]).toEqual([1, 0, 1]);
+    expect(store.inner.snapshot().get('d1')).toEqual({ seen: ['s:a@1'], total: 1, closed: false });
+    // A combination of appliers that all tell says so itself; one that cannot tell makes it unable to.
+    expect(allOf(reading, notReading).handles?.(tallied('s:a', 2, ['d1']))).toBe(true);
+    expect(allOf(notReading).handles?.(tallied('s:a', 2, ['d1']))).toBe(false);
+    expect('handles' in all).toBe(false);
   });
 });
