@@ -89,10 +89,13 @@ if [ -n "$want_ferretdb" ]; then
   stamp="$INFRA/bin/ferretdb.stamp"
   shopt -s nullglob # no patch file at all is fine: the build is then plain FerretDB
   patches=("$src"/patches/*.patch)
-  libc_patches=("$src"/patches/libc/*.patch) # modernc.org/libc, under the runner's SQLite (ADR 0102)
+  # Modules under FerretDB patched the same way, each from its own folder of patches:
+  # modernc.org/libc, under the runner's SQLite (ADR 0102); modernc.org/sqlite, its driver (ADR 0124);
+  # github.com/FerretDB/wire, the wire protocol (ADR 0123).
+  dependency_patches=("$src"/patches/libc/*.patch "$src"/patches/sqlite/*.patch "$src"/patches/wire/*.patch)
   shopt -u nullglob
   # Every Go source and every patch to FerretDB counts: a change to any of them rebuilds.
-  want=$( (find "$src" -name '*.go' | LC_ALL=C sort | xargs cat; cat "$src/go.mod" "$src/go.sum" "${patches[@]}" "${libc_patches[@]}"; go version) |
+  want=$( (find "$src" -name '*.go' | LC_ALL=C sort | xargs cat; cat "$src/go.mod" "$src/go.sum" "${patches[@]}" "${dependency_patches[@]}"; go version) |
     sha256sum | cut -d' ' -f1)
   if [ -x "$bin" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
     say "ferretdb runner: cached"
@@ -116,17 +119,22 @@ if [ -n "$want_ferretdb" ]; then
     done
     cp "$src/go.mod" "$src/go.sum" "$build/"
     (cd "$src" && GOTOOLCHAIN=local go mod edit -replace="$module=$build/FerretDB" "$build/go.mod")
-    # The same for the C library SQLite is transpiled against, when it has patches of its own.
-    if [ ${#libc_patches[@]} -gt 0 ]; then
-      libc_module=modernc.org/libc
-      libc_pristine=$(cd "$src" && GOTOOLCHAIN=local go mod download "$libc_module" && GOTOOLCHAIN=local go list -m -f '{{.Dir}}' "$libc_module")
-      cp -R "$libc_pristine" "$build/libc"
-      chmod -R u+w "$build/libc"
-      for patch_file in "${libc_patches[@]}"; do
-        patch --quiet --forward --strip=1 --directory="$build/libc" <"$patch_file"
+    # The same for each module FerretDB depends on that has patches of its own.
+    for dependency in modernc.org/libc=libc modernc.org/sqlite=sqlite github.com/FerretDB/wire=wire; do
+      dep_module=${dependency%=*}
+      dep_dir=${dependency#*=}
+      shopt -s nullglob
+      dep_patches=("$src/patches/$dep_dir"/*.patch)
+      shopt -u nullglob
+      [ ${#dep_patches[@]} -gt 0 ] || continue
+      dep_pristine=$(cd "$src" && GOTOOLCHAIN=local go mod download "$dep_module" && GOTOOLCHAIN=local go list -m -f '{{.Dir}}' "$dep_module")
+      cp -R "$dep_pristine" "$build/$dep_dir"
+      chmod -R u+w "$build/$dep_dir"
+      for patch_file in "${dep_patches[@]}"; do
+        patch --quiet --forward --strip=1 --directory="$build/$dep_dir" <"$patch_file"
       done
-      (cd "$src" && GOTOOLCHAIN=local go mod edit -replace="$libc_module=$build/libc" "$build/go.mod")
-    fi
+      (cd "$src" && GOTOOLCHAIN=local go mod edit -replace="$dep_module=$build/$dep_dir" "$build/go.mod")
+    done
     # -buildvcs=false: the source sits in a git work tree that may belong to another user in CI.
     (cd "$src" && GOTOOLCHAIN=local CGO_ENABLED=0 go build -modfile="$build/go.mod" -trimpath -buildvcs=false -o "$bin" .)
     echo "$want" >"$stamp"
