@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { blockEventTypes, topics } from '@chat/contracts';
 import { createServiceApp, sampledGauge } from '@chat/http';
-import { BroadcastConsumer, EventConsumer, TOLERANT_GATHER, consumerGroupFor, ensureTopics } from '@chat/kafka';
+import { BroadcastConsumer, EventConsumer, PATIENT_GATHER, consumerGroupFor, ensureTopics } from '@chat/kafka';
 import type { RecordHeaders } from '@chat/kafka';
 import type { PlatformDeps, RunnableService } from '@chat/runtime';
 import type { Redis } from 'ioredis';
@@ -136,9 +136,10 @@ export function createRealtimeService(
     fromTimestamp: () => now() - config.retentionSeconds * 1_000,
     select: broadcastSelector,
     // With no connection here no frame waits on a fetch: while records keep coming, a fetch carries
-    // ~50 ms of them instead of about one produce (ADR 0083). The first connection turns it off: its
-    // store reads outlast the one gathered fetch still in flight (ADR 0086).
-    gather: () => (registry.size === 0 ? TOLERANT_GATHER : null),
+    // up to half a second of them, about two fetches a second whatever the rate (ADR 0083, 0086, 0125).
+    // The first connection turns it off; its first live frames may wait out the one patient fetch in
+    // flight (≤ 500 ms), and what that fetch carries is delivered live to it (planned at its batch).
+    gather: () => (registry.size === 0 ? PATIENT_GATHER : null),
     onStart: (starts) => fanout.onStart(starts),
     onBatch: (topic, partition, records) => {
       fanout.onBatch(topic, partition, records);

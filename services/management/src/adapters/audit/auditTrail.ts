@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { EventEnvelope } from '@chat/contracts';
 import { RecentlyUsed } from '@chat/eventsourcing';
-import { DocumentTurns, findDocument } from '@chat/mongo';
+import { findDocument } from '@chat/mongo';
 import type { DocumentStore, EventApplier, GuardedWrite, StoredRecord } from '@chat/mongo';
 import {
   DEFAULT_AUDIT_LIMITS,
@@ -82,10 +82,16 @@ interface WrittenLog {
  * the chunks retention dropped. A head that lost its compare-and-set sends its key round again.
  */
 export class AuditTrail implements EventApplier {
-  /** The consumer's lanes take turns per key, as the projection runtime's batches do per document; replicas race under the guards. */
-  private readonly turns = new DocumentTurns();
   /** Per key log (head id), what this process wrote last; see `KEPT_LOGS`. */
   private readonly written = new RecentlyUsed<string, WrittenLog>(KEPT_LOGS);
+  /**
+   * Batches that arrived while a write was in flight (ADR 0125): the consumer's lanes deliver a
+   * fetch's partitions side by side, and all of them go into the next write together instead of one
+   * write of the same key's newest chunk per lane. One write at a time per process: the lanes take
+   * turns as the projection runtime's batches do per document; replicas race under the guards.
+   */
+  private waiting: WaitingBatch[] = [];
+  private writing = false;
 
   constructor(
     private readonly store: DocumentStore,
@@ -93,26 +99,42 @@ export class AuditTrail implements EventApplier {
     private readonly newTag: () => string = () => `.${randomBytes(4).toString('hex')}`,
   ) {}
 
-  async apply(events: readonly EventEnvelope[]): Promise<void> {
-    const logs = new Map<string, KeyLog>();
-    for (const event of events) {
-      const found = auditEntryOf(event);
-      if (!found) continue;
-      const id = auditHeadId(found.appId, found.keyId);
-      const log = logs.get(id) ?? { appId: found.appId, keyId: found.keyId, entries: [] };
-      log.entries.push(found.entry);
-      logs.set(id, log);
-    }
-    if (logs.size === 0) return;
-    const release = await this.turns.take([...logs.keys()]);
+  /** Resolves once the events' entries are stored, together with those of the batches written with them. */
+  apply(events: readonly EventEnvelope[]): Promise<void> {
+    const logs = keyLogsOf(events);
+    if (logs.length === 0) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.push({ logs, resolve, reject });
+      if (this.writing) return;
+      // The other lanes of the same fetch are decoded by then and wait here too: one write for all.
+      this.writing = true;
+      setImmediate(() => void this.writeWaiting());
+    });
+  }
+
+  /** Writes what waits, all of it at once, until nothing does; each batch hears how its write went. */
+  private async writeWaiting(): Promise<void> {
     try {
-      let pending = [...logs.values()];
-      for (let round = 0; pending.length > 0; round++) {
-        if (round >= MAX_ROUNDS) throw new Error(`audit trail: ${pending.length} key log(s) kept changing, e.g. ${pending[0]?.keyId}`);
-        pending = await this.round(pending);
+      while (this.waiting.length > 0) {
+        const batches = this.waiting;
+        this.waiting = [];
+        try {
+          await this.write(mergedLogs(batches.map((b) => b.logs)));
+          for (const batch of batches) batch.resolve();
+        } catch (error) {
+          for (const batch of batches) batch.reject(error);
+        }
       }
     } finally {
-      release();
+      this.writing = false;
+    }
+  }
+
+  private async write(logs: readonly KeyLog[]): Promise<void> {
+    let pending = logs;
+    for (let round = 0; pending.length > 0; round++) {
+      if (round >= MAX_ROUNDS) throw new Error(`audit trail: ${pending.length} key log(s) kept changing, e.g. ${pending[0]?.keyId}`);
+      pending = await this.round(pending);
     }
   }
 
@@ -265,6 +287,40 @@ export class AuditTrail implements EventApplier {
     const deletes: GuardedWrite[] = [...found.values()].map((doc) => ({ kind: 'delete' as const, id: doc._id, expectedRev: doc._rev }));
     await this.store.writeGuarded(deletes);
   }
+}
+
+interface WaitingBatch {
+  logs: KeyLog[];
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/** A batch's entries by key log. */
+function keyLogsOf(events: readonly EventEnvelope[]): KeyLog[] {
+  const logs = new Map<string, KeyLog>();
+  for (const event of events) {
+    const found = auditEntryOf(event);
+    if (!found) continue;
+    const id = auditHeadId(found.appId, found.keyId);
+    const log = logs.get(id) ?? { appId: found.appId, keyId: found.keyId, entries: [] };
+    log.entries.push(found.entry);
+    logs.set(id, log);
+  }
+  return [...logs.values()];
+}
+
+/** Several batches' key logs as one: a key's entries together (the fold orders them and drops repeats). */
+function mergedLogs(batches: readonly KeyLog[][]): KeyLog[] {
+  const merged = new Map<string, KeyLog>();
+  for (const logs of batches) {
+    for (const log of logs) {
+      const id = auditHeadId(log.appId, log.keyId);
+      const into = merged.get(id);
+      if (into) into.entries.push(...log.entries);
+      else merged.set(id, { appId: log.appId, keyId: log.keyId, entries: [...log.entries] });
+    }
+  }
+  return [...merged.values()];
 }
 
 async function mapInBatches<T, R>(items: readonly T[], size: number, step: (item: T) => Promise<R>): Promise<R[]> {

@@ -308,3 +308,51 @@ describe('any delivery of the same events (property)', () => {
     );
   });
 });
+
+// ADR 0125: the lanes of one fetch deliver side by side; their batches go into one write.
+describe('batches of lanes delivered together', () => {
+  /** Counts the guarded writes and inserts (commands), and fails them while `failing`. */
+  class WriteCounter implements DocumentStore {
+    commands = 0;
+    failing = false;
+    constructor(readonly inner = new InMemoryDocumentStore()) {}
+    findMany(ids: readonly string[]) {
+      return this.inner.findMany(ids);
+    }
+    insert(documents: readonly StoredRecord[]) {
+      if (documents.length > 0) this.commands += 1;
+      return this.failing ? Promise.reject(new Error('store away')) : this.inner.insert(documents);
+    }
+    writeGuarded(writes: readonly GuardedWrite[]) {
+      if (writes.length > 0) this.commands += 1;
+      return this.failing ? Promise.reject(new Error('store away')) : this.inner.writeGuarded(writes);
+    }
+  }
+
+  it('are written once for all of them, each batch resolved when its entries are stored', async () => {
+    const counter = new WriteCounter();
+    const t = new AuditTrail(counter, ROOMY, () => '.w');
+    const start = event(0);
+    await t.apply([start]);
+    const first = counter.commands;
+    // Three lanes of a fetch, one key: the newest chunk and the head are written once, not three times.
+    const lanes = [[event(1), event(2)], [event(3)], [event(4, { keyId: KEY_B }), event(5)]];
+    await Promise.all(lanes.map((lane) => t.apply(lane)));
+    // Key A: its chunk and its head; key B: a new chunk and a new head (inserts) — four commands at most.
+    expect(counter.commands - first).toBeLessThanOrEqual(4);
+    expect(await all(t)).toEqual(newestFirst([start, ...lanes.flat()].filter((e) => e.actor.keyId === KEY_A)));
+    expect(await all(t, KEY_B)).toHaveLength(1);
+  });
+
+  it('fail together when the write fails, and the next batches are written again', async () => {
+    const counter = new WriteCounter();
+    const t = new AuditTrail(counter, ROOMY, () => '.f');
+    counter.failing = true;
+    const results = await Promise.allSettled([t.apply([event(0)]), t.apply([event(1)])]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    counter.failing = false;
+    const later = [event(2), event(3)];
+    await Promise.all(later.map((e) => t.apply([e])));
+    expect(await all(t)).toEqual(newestFirst(later));
+  });
+});
