@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Actor, KnownEvent, MessageSent, NotificationProvider, NotificationSkipReason, NotificationSubject } from '@chat/contracts';
 import type { HandedRun } from '@chat/kafka';
 import type { NotificationReadModels } from '../adapters/readModels.js';
@@ -16,9 +16,12 @@ import { groupBy } from '../domain/grouping.js';
 /** The notifications service acts as itself in the facts it records. */
 export const notifierActor = (appId: string): Actor => ({ appId, keyId: 'notifications', scope: 'management' });
 
-/** The same message, recipient and target always get the same id, so a redelivered event is decided once. */
+/**
+ * The same message, recipient and target always get the same id, so a redelivered event is decided once.
+ * One-shot `hash` (no Hash object per id: ADR 0127), the same hex digest as `createHash`.
+ */
 export function notificationIdOf(eventId: string, recipient: string, target: string): string {
-  return createHash('sha256').update(`${eventId}\n${recipient}\n${target}`).digest('hex').slice(0, 32);
+  return hash('sha256', `${eventId}\n${recipient}\n${target}`).slice(0, 32);
 }
 
 /** One way a recipient can be reached: a provider (and a token for FCM/APNs), or why not. */

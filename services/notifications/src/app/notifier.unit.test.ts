@@ -7,7 +7,7 @@ import { emptyRecipient, muteKey } from '../domain/recipient.js';
 import { effectiveSettings } from '../domain/settings.js';
 import type { RecipientDocument } from '../projections/recipients.js';
 import type { AppDirectory, AppEntry } from './directory.js';
-import { Notifier } from './notifier.js';
+import { Notifier, notificationIdOf } from './notifier.js';
 
 const entry: AppEntry = {
   settings: effectiveSettings(null),
@@ -95,5 +95,12 @@ describe('the notifier records a run of messages’ decisions together', () => {
     await subject.queue([sent('m1', 'bob', 'user')], { mayRepeat: false });
     await subject.queue([sent('m2', 'bob', 'user')]);
     expect(records.map((r) => r.run.mayRepeat)).toEqual([false, true]);
+  });
+});
+
+describe('notificationIdOf', () => {
+  it('gives a (message, recipient, target) the id earlier builds gave it, so a replayed message is decided once', () => {
+    // The first 32 hex digits of SHA-256("event-1\nuser-2\npush:custom:p1"), as stored by earlier builds.
+    expect(notificationIdOf('event-1', 'user-2', 'push:custom:p1')).toBe('eca19ba9ac70842a7725d0fcd269c09f');
   });
 });

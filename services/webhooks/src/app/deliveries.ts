@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Actor, KnownEvent } from '@chat/contracts';
 import type { AttemptResult, OutboundHttp, QueuedDelivery } from '@chat/delivery';
@@ -67,9 +67,12 @@ interface Tracked {
   finished: boolean;
 }
 
-/** The same (webhook, event) always gets the same delivery id, so a redelivered event is queued once. */
+/**
+ * The same (webhook, event) always gets the same delivery id, so a redelivered event is queued once.
+ * One-shot `hash` (ADR 0127), the same hex digest as `createHash`.
+ */
 export function deliveryIdOf(webhookId: string, eventId: string): string {
-  return createHash('sha256').update(`${webhookId}\n${eventId}`).digest('hex').slice(0, 32);
+  return hash('sha256', `${webhookId}\n${eventId}`).slice(0, 32);
 }
 
 /**

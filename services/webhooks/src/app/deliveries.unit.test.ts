@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { DeliveryLog, storedDelivery } from '../adapters/deliveryLog.js';
 import { afterAttempt } from '../domain/delivery.js';
-import { Deliveries } from './deliveries.js';
+import { Deliveries, deliveryIdOf } from './deliveries.js';
 import type { Endpoint } from './directory.js';
 
 /** The in-memory store, counting the statements each kind of write sends. */
@@ -261,5 +261,12 @@ describe('deliveries in the log', () => {
     expect(await deliveries.attempt(requeued!.delivery)).toEqual({ done: true });
     await deliveries.drain();
     expect((await log.find(delivery!.deliveryId))!.document).toMatchObject({ status: 'delivered', attempts: 2, roundAttempts: 1 });
+  });
+});
+
+describe('deliveryIdOf', () => {
+  it('gives a (webhook, event) the id earlier builds gave it, so a replayed event is still a duplicate', () => {
+    // The first 32 hex digits of SHA-256("hook-1\nevent-1"), as every build since ADR 0044 stored it.
+    expect(deliveryIdOf('hook-1', 'event-1')).toBe('1e232b8c5c2e62cb89df93f9ab8245c8');
   });
 });
