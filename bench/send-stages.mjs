@@ -17,6 +17,11 @@
 // service's side: produce end → its projection run starts (fetch wait, the run before it), the run, and
 // projected (from the edge's start), beside the watched visibility. Tracing costs
 // some CPU itself (ADR 0032's figures), so the totals run a little above an untraced run's.
+// Last, the watched sends one by one (ADR 0129): each matched to its trace by its gateway edge span
+// (started within 2.5 ms of its scheduled time), its visible time split into answered, produced (from the
+// scheduled send), produce end → conversations run start (fetch wait and the runs before it), the run,
+// and run end → visible (the receiver's next poll and its read); the slowest BENCH_SLOWEST % (default 2)
+// printed, with each part's mean over them and over all.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createGatewayClient } from './httpClient.mjs';
 import { watchAppSends } from './kafkaProbe.mjs';
@@ -55,12 +60,15 @@ const traffic = createTraffic({ client, chat: app.chat, setupTimeoutS: 300 });
 const targets = await traffic.createTargets({ prefix: 'st', pairs: 50, groups: 2, groupSize: 20, patienceMs: 300_000 });
 await sleep(2_000);
 const answered = [];
+/** The watched sends once visible: `{ id, scheduledAt, answeredAt, seenAt }` (performance.now()). */
+const seen = [];
 const loop = await traffic.openLoop(targets, RATE, {
   seconds: SECONDS,
   visibleSamplesPerSecond: 20,
   pollBudgetPerSecond: 200,
   visibleTimeoutS: 5,
   onAnswered: (a) => answered.push(a),
+  onVisible: (v) => seen.push(v),
 });
 // The batch span processors export every 0.5 s; a little longer for the last ones.
 await sleep(3_000);
@@ -130,6 +138,55 @@ for (const [name, values] of stages) {
   values.sort((a, b) => a - b);
   const mean = values.reduce((s, v) => s + v, 0) / values.length;
   console.log(`${name.padEnd(46)} ${percentile(values, 50).toFixed(1).padStart(8)} ${percentile(values, 99).toFixed(1).padStart(8)} ${mean.toFixed(1).padStart(8)}  ${values.length}`);
+}
+// The watched sends, each matched to its trace by the gateway edge span that started when it was
+// scheduled (epoch = timeOrigin + scheduledAt; a send starts on schedule unless late), split into
+// where its visible time went; the slowest BENCH_SLOWEST (default 2 %) are printed one by one, and
+// every part's mean over them beside its mean over all, so a tail's cause shows as the part that grows.
+const edgesByStart = [...edgeOf.values()].sort((a, b) => a.start - b.start);
+const projectionOf = (edge) => {
+  const commandId = commandIds.get(edge.traceId);
+  const produce = commandId ? produceOf.get(commandId) : undefined;
+  return produce ? { produce, projected: projectedOf.get(produceIds.get(produce)) } : {};
+};
+const nearestEdge = (epoch) => {
+  let lo = 0;
+  let hi = edgesByStart.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (edgesByStart[mid].start < epoch) lo = mid + 1;
+    else hi = mid;
+  }
+  const near = [edgesByStart[lo - 1], edgesByStart[lo]].filter(Boolean).sort((a, b) => Math.abs(a.start - epoch) - Math.abs(b.start - epoch))[0];
+  return near && Math.abs(near.start - epoch) < 2.5 ? near : undefined;
+};
+const parts = ['answered', 'produced', 'fetch+queue', 'run', 'read'];
+const rows = [];
+for (const v of seen) {
+  const scheduled = performance.timeOrigin + v.scheduledAt;
+  const edge = nearestEdge(scheduled);
+  if (!edge) continue;
+  const { produce, projected } = projectionOf(edge);
+  if (!produce || !projected) continue;
+  const seenAt = performance.timeOrigin + v.seenAt;
+  rows.push({
+    id: v.id,
+    visible: seenAt - scheduled,
+    answered: performance.timeOrigin + v.answeredAt - scheduled,
+    produced: produce.end - scheduled,
+    'fetch+queue': projected.start - produce.end,
+    run: projected.end - projected.start,
+    read: seenAt - projected.end,
+  });
+}
+rows.sort((a, b) => b.visible - a.visible);
+const slowest = rows.slice(0, Math.max(1, Math.ceil((rows.length * Number(process.env.BENCH_SLOWEST ?? 2)) / 100)));
+const meanOf = (list, key) => list.reduce((s, r) => s + r[key], 0) / Math.max(1, list.length);
+console.log(`\nwatched sends matched to their traces: ${rows.length} of ${seen.length}; ms from the scheduled send (answered, produced) and per part after it`);
+console.log(`${''.padEnd(14)} ${'visible'.padStart(8)} ${parts.map((p) => p.padStart(12)).join('')}`);
+for (const r of slowest) console.log(`${r.id.padEnd(14)} ${r.visible.toFixed(1).padStart(8)} ${parts.map((p) => r[p].toFixed(1).padStart(12)).join('')}`);
+for (const [label, list] of [['mean, slowest', slowest], ['mean, all', rows]]) {
+  console.log(`${label.padEnd(14)} ${meanOf(list, 'visible').toFixed(1).padStart(8)} ${parts.map((p) => meanOf(list, p).toFixed(1).padStart(12)).join('')}`);
 }
 await stack.stop();
 process.exit(0);

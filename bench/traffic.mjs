@@ -215,9 +215,10 @@ export function createTraffic({ client, chat, setupTimeoutS = 600, setupConcurre
    * on time is counted as late), times from the scheduled send; a sample of `visibleSamplesPerSecond`
    * is watched (bench/visibilityWatcher.mjs, `pollBudgetPerSecond`) until the receiver's conversation
    * shows it, at most `visibleTimeoutS` after its answer. `onAnswered` sees every accepted send
-   * (`{ id, target, scheduledAt, answeredAt }`), for figures timed elsewhere (Kafka, webhooks, push).
+   * (`{ id, target, scheduledAt, answeredAt }`), for figures timed elsewhere (Kafka, webhooks, push);
+   * `onVisible` every watched one once seen (`{ id, scheduledAt, answeredAt, seenAt }`).
    */
-  async function openLoop(targets, rate, { seconds, visibleSamplesPerSecond, pollBudgetPerSecond, visibleTimeoutS, onAnswered = () => undefined }) {
+  async function openLoop(targets, rate, { seconds, visibleSamplesPerSecond, pollBudgetPerSecond, visibleTimeoutS, onAnswered = () => undefined, onVisible = () => undefined }) {
     const total = Math.round(rate * seconds);
     const sampleEvery = Math.max(1, Math.round(rate / visibleSamplesPerSecond));
     const watcher = createVisibilityWatcher({ isVisible, budgetPerSecond: pollBudgetPerSecond });
@@ -245,7 +246,10 @@ export function createTraffic({ client, chat, setupTimeoutS = 600, setupConcurre
           if (i % sampleEvery !== 0) return;
           const seenAt = await watcher.watch({ target, ...parties, id: answer.body.data.id }, answeredAt + visibleTimeoutS * 1000);
           if (seenAt === null) notVisible += 1;
-          else visibleTimes.push(seenAt - scheduledAt);
+          else {
+            visibleTimes.push(seenAt - scheduledAt);
+            onVisible({ id: String(answer.body.data.id), scheduledAt, answeredAt, seenAt });
+          }
         })(),
       );
     }

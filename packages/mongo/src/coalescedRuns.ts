@@ -8,8 +8,11 @@ const MAX_RUNS_PER_CALL = 16;
 /**
  * An applier whose concurrent runs share one call (ADR 0067): while a call is in flight, the runs
  * that arrive (a consumer's partitions, kafkajs hands them out together; the request path's own
- * events) wait for it and then go together, in arrival order, as one batch. A lone run goes at once:
- * no timer. Each read model then reads and writes each document once for all of them and sends one
+ * events) wait for it and then go together, in arrival order, as one batch. An idle applier's call
+ * starts once the current turn of the event loop is done (the `Coalescer`'s `gatherTurn`, ADR 0129):
+ * kafkajs hands every partition's batch of a fetch to its workers in one turn, so the runs of one fetch
+ * go in one call instead of the first alone and the others after it. No timer: a lone run goes right
+ * after the turn that submitted it. Each read model then reads and writes each document once for all of them and sends one
  * command per collection instead of one per run, which on this store is most of a small run's cost
  * (about 1.1 ms a command, ADR 0048) and, under one write lock, what the later runs queued behind.
  *
@@ -31,7 +34,7 @@ export function coalescedRuns(applier: EventApplier): EventApplier {
       const outcomes = await Promise.allSettled(batches.map((events) => applier.apply(events)));
       return outcomes.map((outcome) => (outcome.status === 'rejected' ? { failed: outcome.reason as unknown } : undefined));
     }
-  }, MAX_RUNS_PER_CALL);
+  }, { maxBatch: MAX_RUNS_PER_CALL, gatherTurn: true });
   return {
     async apply(events) {
       const outcome = await runs.submit('runs', events);

@@ -24,10 +24,24 @@ function heldApplier() {
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('coalescedRuns', () => {
-  it('applies a lone run at once, and the runs that arrive meanwhile together in the next call, in arrival order', async () => {
+  it('applies the runs submitted in one turn in one call (a fetch\'s partitions), after that turn', async () => {
     const { calls, applier } = heldApplier();
     const runs = coalescedRuns(applier);
     const first = runs.apply([event('a1'), event('a2')]);
+    const second = Promise.resolve().then(() => runs.apply([event('b1')]));
+    // Nothing goes before the turn is done: the runs handed out with this one are still coming.
+    expect(calls).toHaveLength(0);
+    await settle();
+    expect(calls.map((c) => c.uids)).toEqual([['a1', 'a2', 'b1']]);
+    calls[0]!.answer();
+    await Promise.all([first, second]);
+  });
+
+  it('applies a lone run right after its turn, and the runs that arrive meanwhile together in the next call, in arrival order', async () => {
+    const { calls, applier } = heldApplier();
+    const runs = coalescedRuns(applier);
+    const first = runs.apply([event('a1'), event('a2')]);
+    await settle();
     expect(calls.map((c) => c.uids)).toEqual([['a1', 'a2']]);
     const second = runs.apply([event('b1')]);
     const third = runs.apply([event('c1'), event('c2')]);
@@ -45,6 +59,7 @@ describe('coalescedRuns', () => {
     const { calls, applier } = heldApplier();
     const runs = coalescedRuns(applier);
     const first = runs.apply([event('a1')]);
+    await settle();
     const good = runs.apply([event('b1')]);
     const broken = runs.apply([event('c1'), event('bad')]);
     calls[0]!.answer();
@@ -64,6 +79,7 @@ describe('coalescedRuns', () => {
     const { calls, applier } = heldApplier();
     const runs = coalescedRuns(applier);
     const broken = runs.apply([event('bad')]);
+    await settle();
     calls[0]!.answer();
     await expect(broken).rejects.toThrow('cannot apply bad');
     expect(calls).toHaveLength(1);

@@ -160,6 +160,10 @@ export class RevisionTailStore implements DocumentStore {
   private readonly foldEvery: number;
   private readonly foldOn: ReadonlySet<string>;
   private readonly legacyTails: DocumentStore | undefined;
+  /** Documents whose head a fold behind a write is replacing now. */
+  private readonly folding = new Set<string>();
+  /** The folds behind writes in flight. */
+  private readonly behind = new Set<Promise<void>>();
 
   constructor(
     private readonly heads: DocumentStore,
@@ -236,7 +240,7 @@ export class RevisionTailStore implements DocumentStore {
       written.push({ write, claim, known, queried, fold: queried || known.legacy || rev - known.head >= this.foldEvery });
     }
     const taken = new Set(await this.tails.insert(claims as unknown as StoredRecord[]));
-    let folds: { document: StoredRecord; head: number }[] = [];
+    const folds: { document: StoredRecord; head: number; queried: boolean }[] = [];
     for (const { write, claim, known, fold, queried } of written) {
       const id = write.document._id;
       if (taken.has(claim)) {
@@ -245,11 +249,46 @@ export class RevisionTailStore implements DocumentStore {
         continue;
       }
       this.remember(id, { rev: write.document._rev, record: write.document, head: known.head, queriedBehind: queried, legacy: known.legacy });
-      if (fold) folds.push({ document: write.document, head: known.head });
+      if (fold) folds.push({ document: write.document, head: known.head, queried });
     }
-    // The revisions are stored: a head replace that loses (another writer folded first) loses nothing,
-    // but a head behind a change of a queried field would hide it from queries, so the head is read
-    // again and the fold retried while the head is still behind this revision.
+    // The revisions are stored, so the document is written: what a reader or the next write needs is
+    // there. A fold of a queried field goes before the answer (a query filters on the head). The
+    // periodic ones go behind it (ADR 0130): a fold replaces a whole head, the longest command of a
+    // projection run, and the run and every record fetched after it would wait for it; one fold per
+    // document at a time, the next write folds whatever one that failed or was skipped left behind.
+    const now = folds.filter(({ queried }) => queried);
+    const behind = folds.filter(({ queried, document }) => !queried && !this.folding.has(document._id));
+    if (behind.length > 0) this.foldBehind(behind);
+    await this.fold(now);
+    return [...lost];
+  }
+
+  /** Resolves once every fold started behind a write so far is done (or failed): tests, and a reader that needs the heads. */
+  async settled(): Promise<void> {
+    await Promise.all([...this.behind]);
+  }
+
+  private foldBehind(folds: { document: StoredRecord; head: number }[]): void {
+    const ids = folds.map(({ document }) => document._id);
+    for (const id of ids) this.folding.add(id);
+    const done: Promise<void> = this.fold(folds)
+      // A failed fold loses nothing (the revisions are stored): the head stays where it was, and the next write folds.
+      .catch(() => undefined)
+      .finally(() => {
+        for (const id of ids) this.folding.delete(id);
+        this.behind.delete(done);
+      });
+    this.behind.add(done);
+  }
+
+  /**
+   * Replaces each head with the document at its new revision, guarded by the head revision it was
+   * read at. A replace that loses (another writer folded first) loses nothing, but a head behind a
+   * change of a queried field would hide it from queries, so the head is read again and the fold
+   * retried while the head is still behind this revision.
+   */
+  private async fold(toFold: readonly { document: StoredRecord; head: number }[]): Promise<void> {
+    let folds = toFold;
     for (let attempt = 0; folds.length > 0 && attempt < 3; attempt++) {
       const notFolded = new Set(await this.heads.writeGuarded(folds.map(({ document, head }) => ({ kind: 'replace', document: this.marked(document), expectedRev: head }))));
       for (const { document } of folds) if (!notFolded.has(document._id)) this.headAt(document._id, document._rev);
@@ -262,7 +301,6 @@ export class RevisionTailStore implements DocumentStore {
         return head < document._rev ? [{ document, head }] : [];
       });
     }
-    return [...lost];
   }
 
   /**

@@ -210,6 +210,38 @@ describe('RevisionTailStore under the conversation read model', () => {
     expect(heads.stored()[0]!._rev).toBe(4);
   });
 
+  it('answers a write before its periodic fold, folds one head at a time, and folds again what a failed fold left', async () => {
+    const heads = new InMemoryDocumentStore();
+    /** The heads' replaces, each held until the test lets it go (or fails it). */
+    const held: Array<{ go: () => void; fail: () => void }> = [];
+    const slowHeads = Object.assign(Object.create(heads) as InMemoryDocumentStore, {
+      writeGuarded: (writes: Parameters<InMemoryDocumentStore['writeGuarded']>[0]) =>
+        new Promise<string[]>((resolve, reject) => held.push({ go: () => void heads.writeGuarded(writes).then(resolve, reject), fail: () => reject(new Error('store away')) })),
+    });
+    const tails = new InMemoryDocumentStore();
+    const store = new RevisionTailStore(slowHeads, tails, { foldEvery: 2 });
+    const doc = (rev: number): StoredRecord => ({ _id: 'x', _positions: {}, _rev: rev, n: rev });
+    const write = (rev: number) => store.writeGuarded([{ kind: 'replace', document: doc(rev), expectedRev: rev - 1 }]);
+    await store.insert([doc(1)]);
+    // Revision 3 is due a fold: the write answers with the fold still held.
+    expect(await write(2)).toEqual([]);
+    expect(await write(3)).toEqual([]);
+    expect(held).toHaveLength(1);
+    // While it is held, a later write due a fold does not start a second one on the same head.
+    expect(await write(4)).toEqual([]);
+    expect(held).toHaveLength(1);
+    held[0]!.fail();
+    await store.settled();
+    expect(heads.stored()[0]!._rev).toBe(1);
+    // The failed fold left the head at 1: the next write folds it.
+    expect(await write(5)).toEqual([]);
+    expect(held).toHaveLength(2);
+    held[1]!.go();
+    await store.settled();
+    expect(heads.stored()[0]).toEqual(doc(5));
+    expect((await new RevisionTailStore(heads, tails).findMany(['x'])).get('x')).toEqual(doc(5));
+  });
+
   it('reads revisions past its fold interval (folds that lost or never ran) in further rounds', async () => {
     const heads = new InMemoryDocumentStore();
     const tails = new InMemoryDocumentStore();
