@@ -2,7 +2,8 @@
 // on the stack `npm start` uses (Kafka, FerretDB and Redis from the devstack, the services and the
 // gateway as processes; bench/stack.mjs). Each figure is printed beside its goal, then a summary table.
 //  0. the store's raw insertOne/s (plain driver, scratch database on the same FerretDB): the baseline;
-//     every send rate is also given ÷ it;
+//     every send rate is also given ÷ it; before it, the machine's speed for plain JS (bench/machineSpeed.mjs:
+//     the CPU of a fixed loop), since a shared VM's speed drifts between runs and the store's rate may not show it;
 //  then twice, on an app of its own each: features off (nothing configured), and features on (one
 //  webhook on `message_sent` to a local receiver, a custom push provider to a local fake with a push
 //  token for every user, one blocking moderation rule over a list of 200 words the texts never
@@ -41,6 +42,7 @@ import { connectKafkaProbe, sentMessageKey } from './kafkaProbe.mjs';
 import { addBlockingKeywordRule, blockedTerms } from './moderationRule.mjs';
 import { cpuSnapshot, stackProcesses } from './processCpu.mjs';
 import { UNLIMITED_RATES, percentile, runBenchOn, startBenchStack } from './stack.mjs';
+import { measureMachineSpeed } from './machineSpeed.mjs';
 import { measureStoreRaw } from './store-raw.mjs';
 import { busiestLock, fileSize, parseDuration, readTally, storeLogOf } from './storeTally.mjs';
 import { LATE_MS, createTraffic, inParallel } from './traffic.mjs';
@@ -130,6 +132,8 @@ async function run() {
     console.log(`\n0. store raw insertOne: ${raws.map((r) => `${fmt(r.insertOne.perSecond)}/s with ${r.concurrency} in flight`).join(', ')}; baseline ${fmt(best)}/s`);
     return best;
   };
+  // Beside the store's rate, what plain CPU costs now: a VM's speed drifts between runs (bench/machineSpeed.mjs).
+  console.log(`\n${measureMachineSpeed().line}`);
   const rawInsertOne = await measureRaw();
 
   /** Waits until every consumer group of the stack has caught up; what was left when it gave up. */
