@@ -29,6 +29,13 @@ const budgetExhausted = counter('moderation_pattern_budget_exhausted_total', 'Ju
 /** Stored pattern terms the engine refuses (saved before ADR 0037's checks): never matched. */
 const termsRefused = counter('moderation_pattern_terms_refused_total', 'Stored moderation pattern terms the pattern engine refused when an app policy was compiled.', []);
 
+/** The app's settings document and the position a client's consistency token says it must show, if any. */
+function settingsRead(appId: string, awaited: ReadonlyMap<string, number> | undefined): { id: string; atLeast: Record<string, number> | undefined } {
+  const stream = moderationSettingsStream(appId);
+  const version = awaited?.get(stream);
+  return { id: moderationSettingsId(appId), atLeast: version !== undefined ? { [sourceOfStream(stream)]: version } : undefined };
+}
+
 /** Review lists go newest first; message ids are unique in an app. */
 const NEWEST_FIRST: KeysetOrder = [['seq', -1]];
 
@@ -91,10 +98,7 @@ export class ModerationReadModels extends ProjectedReadModels {
    * before answering), waiting at most SETTINGS_WAIT_MS for it.
    */
   async moderationOf(appId: string, awaited?: ReadonlyMap<string, number>): Promise<AppModeration> {
-    const id = moderationSettingsId(appId);
-    const stream = moderationSettingsStream(appId);
-    const version = awaited?.get(stream);
-    const atLeast = version !== undefined ? { [sourceOfStream(stream)]: version } : undefined;
+    const { id, atLeast } = settingsRead(appId, awaited);
     const read = async () => (await this.settingsMemory.getMany([id], atLeast)).get(id) ?? null;
     const record = atLeast ? await readWithPatience(read, { timeoutMs: SETTINGS_WAIT_MS, until: (r) => showsPositions(r, atLeast) }) : await read();
     if (!record) return this.empty;
@@ -115,10 +119,7 @@ export class ModerationReadModels extends ProjectedReadModels {
    * compile no rules. `awaited` still waits for the positions a token names (a write of another client).
    */
   async storedSettingsOf(appId: string, awaited?: ReadonlyMap<string, number>): Promise<ModerationSettings> {
-    const id = moderationSettingsId(appId);
-    const stream = moderationSettingsStream(appId);
-    const version = awaited?.get(stream);
-    const atLeast = version !== undefined ? { [sourceOfStream(stream)]: version } : undefined;
+    const { id, atLeast } = settingsRead(appId, awaited);
     const read = async () => (await this.settingsStore.findMany([id])).get(id) ?? null;
     const record = await readWithPatience(read, { timeoutMs: SETTINGS_WAIT_MS, until: (r) => showsPositions(r, atLeast) });
     return record ? settingsOf(stripStoredFields(record as unknown as Stored<ModerationSettingsDoc>)) : this.empty.settings;
