@@ -2,8 +2,8 @@
 // on the stack `npm start` uses (Kafka, FerretDB and Redis from the devstack, the services and the
 // gateway as processes; bench/stack.mjs). Each figure is printed beside its goal, then a summary table.
 //  0. the store's raw insertOne/s (plain driver, scratch database on the same FerretDB): the baseline;
-//     every send rate is also given ÷ it; before it, the machine's speed for plain JS (bench/machineSpeed.mjs:
-//     the CPU of a fixed loop), since a shared VM's speed drifts between runs and the store's rate may not show it;
+//     every send rate is also given ÷ it; before it, the machine's speed for plain CPU work (bench/machineSpeed.mjs:
+//     the CPU of a fixed SHA-256), since a shared VM's speed drifts between runs and the store's rate may not show it;
 //  then twice, on an app of its own each: features off (nothing configured), and features on (one
 //  webhook on `message_sent` to a local receiver, a custom push provider to a local fake with a push
 //  token for every user, one blocking moderation rule over a list of 200 words the texts never
