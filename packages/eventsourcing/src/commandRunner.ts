@@ -15,8 +15,9 @@ import { Outbox } from './outbox.js';
 import type { OutboxLogger, OutboxOptions } from './outbox.js';
 import type { CommitStore, EventPublisher, StreamHead } from './store.js';
 import { StreamHeads } from './streamHeads.js';
-import { endCommandSpan, startCommandSpan } from './tracing.js';
-import type { Context } from '@opentelemetry/api';
+import { prepareOnce, turnLength } from './laneTurns.js';
+import type { Queued } from './laneTurns.js';
+import { endCommandSpanWhenSettled, startCommandSpan } from './tracing.js';
 
 /** How long `published()` waits by default: far longer than a produce takes unless Kafka is away. */
 export const PUBLISH_WAIT_MS = 2_000;
@@ -58,37 +59,11 @@ function isBuilder(command: unknown): command is (state: unknown) => unknown {
   return typeof command === 'function';
 }
 
-/** A command waiting in its stream's lane, with how to answer its caller. */
-interface Queued {
-  request: CommandRequest<unknown, unknown, DomainEvent>;
-  /** The command span's context, which its events carry to Kafka (undefined: not traced). */
-  origin: Context | undefined;
-  resolve(result: CommandResult<unknown>): void;
-  reject(error: unknown): void;
-  prepared: boolean;
-}
-
 export interface RunnerCounters {
   /** Appends that lost a race with another process; each one retried its turn. */
   conflicts: number;
   /** Turns that lost every attempt and answered ERR_CONCURRENT_MODIFICATION. */
   exhausted: number;
-}
-
-/** Commands decided and appended together in one turn of a lane (one commit). */
-const MAX_COMMANDS_PER_TURN = 100;
-
-function prepareOnce(queued: Queued): void {
-  if (!queued.prepared) queued.request.prepare?.();
-  queued.prepared = true;
-}
-
-/** How many of the waiting commands share the next turn: a run of batchable ones, or one other. */
-function turnLength(waiting: readonly Queued[]): number {
-  let length = 1;
-  if (waiting[0]?.request.batchable !== true) return length;
-  while (length < Math.min(waiting.length, MAX_COMMANDS_PER_TURN) && waiting[length]?.request.batchable === true) length += 1;
-  return length;
 }
 
 /**
@@ -244,13 +219,7 @@ export class CommandRunner {
       this.lanes.set(request.streamId, [queued]);
       void this.drain(request.streamId);
     });
-    // A span that records nothing has nothing to end (tracing off): no reactions on every command then.
-    if (traced.span.isRecording()) {
-      outcome.then(
-        (result) => endCommandSpan(traced, result.events.length),
-        (error: unknown) => endCommandSpan(traced, 0, error),
-      );
-    }
+    endCommandSpanWhenSettled(traced, outcome);
     const { onCommitted } = this.options;
     if (!onCommitted) return outcome;
     // Attached here, so the callback runs in this caller's context, not in the lane's that decided it.

@@ -24,8 +24,20 @@ export function startCommandSpan(streamId: string): CommandTrace {
   return { span, origin };
 }
 
+/**
+ * Ends a command's span when its outcome settles. A span that records nothing (tracing off) has
+ * nothing to end, so no reactions are attached to every command then (ADR 0119).
+ */
+export function endCommandSpanWhenSettled(traced: CommandTrace, outcome: Promise<{ events: readonly unknown[] }>): void {
+  if (!traced.span.isRecording()) return;
+  outcome.then(
+    (result) => endCommandSpan(traced, result.events.length),
+    (error: unknown) => endCommandSpan(traced, 0, error),
+  );
+}
+
 /** Ends a command's span with its outcome. */
-export function endCommandSpan(traced: CommandTrace, events: number, error?: unknown): void {
+function endCommandSpan(traced: CommandTrace, events: number, error?: unknown): void {
   const { span } = traced;
   if (!span.isRecording()) return span.end();
   span.setAttribute('chat.events', events);
