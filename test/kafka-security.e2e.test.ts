@@ -1,12 +1,11 @@
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { probeKafka } from '@chat/devstack';
+import { probeKafka, unusedPort } from '@chat/devstack';
 import { createKafka, ensureTopics, loadKafkaSecurity } from '@chat/kafka';
 import type { KafkaSecurity } from '@chat/kafka';
 import { MongoClient } from 'mongodb';
@@ -34,15 +33,6 @@ let broker: ChildProcess | undefined;
 let brokers: string;
 let caFile: string;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const address = server.address();
-  await new Promise<void>((done) => server.close(() => done()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
 /** The clients' environment for one mechanism, as an operator would set it. */
 function envFor(mechanism: string, password = PASSWORD, ca: string | undefined = caFile): NodeJS.ProcessEnv {
   return {
@@ -56,7 +46,7 @@ function envFor(mechanism: string, password = PASSWORD, ca: string | undefined =
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'kafka-sasl-ssl-'));
-  const [port, controllerPort] = [await freePort(), await freePort()];
+  const [port, controllerPort] = [await unusedPort(), await unusedPort()];
   brokers = `127.0.0.1:${port}`;
   // A certificate for 127.0.0.1 (the name kafkajs verifies), its unencrypted PKCS#8 key beside it.
   const [certFile, keyFile, keystore] = [join(dir, 'cert.pem'), join(dir, 'key.pem'), join(dir, 'keystore.pem')];
@@ -173,7 +163,7 @@ describe('Kafka over SASL_SSL', () => {
   }, 60_000);
 
   it('serves a service process started with the settings: the users service becomes ready on it', async () => {
-    const port = await freePort();
+    const port = await unusedPort();
     const database = `chat_users_sasl_${process.pid}`;
     const service = spawn(process.execPath, [join(root, 'services', 'users', 'dist', 'main.js')], {
       env: {

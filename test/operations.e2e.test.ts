@@ -2,24 +2,16 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { unusedPort } from '@chat/devstack';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createApp, createUser, eventually } from './support/api.js';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const ferretdbBinary = join(repoRoot, '.infra', 'bin', 'ferretdb');
 const usersMain = join(repoRoot, 'services', 'users', 'dist', 'main.js');
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 async function readyz(baseUrl: string): Promise<{ status: number; body: { status: string; checks: Record<string, string> } }> {
   const response = await fetch(`${baseUrl}/readyz`);
@@ -115,8 +107,8 @@ describe('a service whose store stops', () => {
   it('turns unready while its store is down, its consumer lag rises meanwhile, and both recover when the store returns', async (context) => {
     // A store of this test's own (the project's FerretDB runner), so stopping it disturbs no other test.
     if (!existsSync(ferretdbBinary)) return context.skip();
-    const storePort = await freePort();
-    const servicePort = await freePort();
+    const storePort = await unusedPort();
+    const servicePort = await unusedPort();
     let store = await startStore(storePort);
     const service = spawn(process.execPath, [usersMain], {
       stdio: 'ignore',

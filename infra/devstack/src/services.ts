@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { unusedPort } from './ports.js';
 import { spawnManaged } from './processes.js';
 import type { ManagedProcess } from './processes.js';
 
@@ -84,17 +83,6 @@ async function webhookSecretsKey(root: string): Promise<string> {
 }
 const READY_TIMEOUT_MS = 60_000;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolvePort(port));
-    });
-  });
-}
-
 async function waitHealthy(name: string, url: string, process: ManagedProcess, logFile: string): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
@@ -165,7 +153,7 @@ export async function startServices(options: ServiceStackOptions): Promise<Runni
   const ports = new Map<BackendName, number[]>();
   for (const service of backends) {
     const list: number[] = [];
-    for (let replica = 1; replica <= replicas; replica++) list.push(ephemeral ? await freePort() : fixedPorts[service] + FIXED_REPLICA_STRIDE * (replica - 1));
+    for (let replica = 1; replica <= replicas; replica++) list.push(ephemeral ? await unusedPort() : fixedPorts[service] + FIXED_REPLICA_STRIDE * (replica - 1));
     ports.set(service, list);
   }
   const messagesUrls = ports.get('messages')!.map((port) => `http://127.0.0.1:${port}`).join(',');
@@ -225,7 +213,7 @@ export async function startServices(options: ServiceStackOptions): Promise<Runni
     ).sort((a, b) => a.service.localeCompare(b.service) || a.replica - b.replica);
     const urlsOf = (service: BackendName) => instances.filter((i) => i.service === service).map((i) => i.url);
     const serviceUrls = Object.fromEntries(backends.map((service) => [service, urlsOf(service)[0]!])) as Record<BackendName, string>;
-    const gatewayPort = ephemeral ? await freePort() : (options.gatewayPort ?? 3000);
+    const gatewayPort = ephemeral ? await unusedPort() : (options.gatewayPort ?? 3000);
     const gateway = await launch('gateway', join(root, 'gateway', 'dist', 'main.js'), gatewayPort, {
       GATEWAY_PORT: String(gatewayPort),
       REDIS_URL: options.redisUrl,
@@ -266,7 +254,7 @@ export interface ExtraGatewayOptions {
  */
 export async function startExtraGateway(options: ExtraGatewayOptions): Promise<{ url: string; logFile: string; stop(): Promise<void> }> {
   const root = resolve(options.repoRoot ?? fileURLToPath(new URL('../../../', import.meta.url)));
-  const port = await freePort();
+  const port = await unusedPort();
   const logFile = join(root, '.infra', 'logs', `gateway-extra-${port}.log`);
   await mkdir(join(root, '.infra', 'run'), { recursive: true });
   await mkdir(join(root, '.infra', 'logs'), { recursive: true });
