@@ -8,7 +8,10 @@
 //  webhook on `message_sent` to a local receiver, a custom push provider to a local fake with a push
 //  token for every user, one blocking moderation rule over a list of 200 words the texts never
 //  contain); 50 one-on-one pairs and 2 groups of 20 (bench/traffic.mjs):
-//  1. sustained sends: BENCH_CLIENTS closed-loop clients for BENCH_DURATION s, sends/s and errors;
+//  1. sustained sends: BENCH_CLIENTS closed-loop clients for BENCH_DURATION s, sends/s and errors; before
+//     it, BENCH_WARMUP s (10) of the same load, drained, so that the window measures services whose hot
+//     code V8 has already optimised, as a running deployment's is (ADR 0137); the warm-up's own CPU per
+//     message is printed beside it as the cold figure;
 //  2. CPU ms per accepted message by process (gateway, each service, FerretDB, Kafka, Redis: utime +
 //     stime from /proc/<pid>/stat, bench/processCpu.mjs) and in all, from just before the load until
 //     the stack is idle again; beside it, the part the idle stack burns anyway (its CPU rate over
@@ -27,7 +30,7 @@
 // failure and Ctrl-C. BENCH_QUICK=1: a smoke run of about three minutes (figures indicative only).
 // Knobs: BENCH_DURATION, BENCH_CLIENTS, BENCH_OPEN_SECONDS, BENCH_RATES, BENCH_RATES_ON, BENCH_PHASES
 // (off,on), BENCH_RAW_SECONDS, BENCH_IDLE_TIMEOUT, BENCH_DRAIN_TIMEOUT, BENCH_ARRIVAL_TIMEOUT,
-// BENCH_VISIBLE_TIMEOUT, BENCH_REQUEST_TIMEOUT, BENCH_SETUP_TIMEOUT, BENCH_IDLE_SAMPLE (s), BENCH_VISIBLE_SAMPLES,
+// BENCH_VISIBLE_TIMEOUT, BENCH_REQUEST_TIMEOUT, BENCH_SETUP_TIMEOUT, BENCH_IDLE_SAMPLE (s), BENCH_WARMUP (s), BENCH_VISIBLE_SAMPLES,
 // BENCH_POLL_BUDGET, BENCH_PAIRS, BENCH_GROUPS, BENCH_GROUP_SIZE, BENCH_MODERATION_WORDS.
 // BENCH_AGED=1 (ADR 0074): after the phases on fresh databases, copies the apps they left into the
 // same databases until they hold BENCH_AGED_BYTES (1 GiB; bench/agedHistory.mjs), plus
@@ -66,6 +69,7 @@ const CONFIG = {
   requestTimeoutS: knob('BENCH_REQUEST_TIMEOUT', 10, 10),
   setupTimeoutS: knob('BENCH_SETUP_TIMEOUT', 300, 120),
   idleSampleS: knob('BENCH_IDLE_SAMPLE', 5, 2),
+  warmupS: knob('BENCH_WARMUP', 10, 3),
   visibleSamplesPerSecond: knob('BENCH_VISIBLE_SAMPLES', 20, 20),
   pollBudgetPerSecond: knob('BENCH_POLL_BUDGET', 200, 200),
   pairs: knob('BENCH_PAIRS', 50, 50),
@@ -223,6 +227,7 @@ async function measurePhase({ on, aged, client, probe, events, benchApps, drain,
   }
   await drain('the set-up', CONFIG.drainTimeoutS);
   console.log(`  set up in ${fmt((performance.now() - setupStarted) / 1000)} s: ${targets.length} conversations`);
+  const warmup = CONFIG.warmupS > 0 ? await warmUp(traffic, targets, { processes, probe, stackGroups }) : null;
 
   // 1-4. The sustained load, its CPU and write-lock cost, and the time until the stack is idle again.
   const logFrom = fileSize(storeLog);
@@ -319,7 +324,23 @@ async function measurePhase({ on, aged, client, probe, events, benchApps, drain,
     );
   }
   await drain('the open loops', CONFIG.drainTimeoutS);
-  return { sustained, idle, cpuPerMessage, cpuTotal, idleTotal, writeLockPerMessage, busiestDatabase, tally, open };
+  return { sustained, idle, cpuPerMessage, cpuTotal, idleTotal, writeLockPerMessage, busiestDatabase, tally, open, warmup };
+}
+
+/**
+ * The same closed-loop load for BENCH_WARMUP s, then until the stack is idle: a fresh service runs its
+ * send path unoptimised (V8 optimises a function only after it has run hot, on a compiler thread that
+ * shares the two cores), so a window opened cold charges each message part of that one-time work.
+ * Returns the warm-up's own CPU per message: what the first seconds of a fresh deployment cost.
+ */
+async function warmUp(traffic, targets, { processes, probe, stackGroups }) {
+  const before = cpuSnapshot(processes);
+  const load = await traffic.sustainedSends(targets, { clients: CONFIG.clients, seconds: CONFIG.warmupS });
+  await probe.waitForQuiet(stackGroups, CONFIG.idleTimeoutS * 1000);
+  const used = [...cpuSnapshot(processes).since(before).values()].reduce((a, b) => a + b, 0);
+  const cpuPerMessage = load.sent ? used / load.sent : NaN;
+  console.log(`  warm-up: ${CONFIG.warmupS} s of the same load (${fmt(load.perSecond)} sends/s, ${load.errors}), until idle: ${fmt(cpuPerMessage, 2)} ms of CPU per message, cold`);
+  return { perSecond: load.perSecond, cpuPerMessage };
 }
 
 // ------------------------------------------------------------------------------------------- figures
@@ -377,6 +398,7 @@ function printSummary(results, rawInsertOne) {
   ]);
   const names = [...new Set(Object.values(results).flatMap((r) => [...r.cpuPerMessage.keys()]))];
   both('  of which the idle stack', '', (p) => [fmt(results[p]?.idleTotal, 2)]);
+  both(`  the warm-up's, cold (its first ${CONFIG.warmupS} s)`, '', (p) => [fmt(results[p]?.warmup?.cpuPerMessage, 2)]);
   for (const name of names) both(`  CPU ms per message: ${name}`, '', (p) => [fmt(results[p]?.cpuPerMessage.get(name), 2)]);
   both('write-lock ms per message', `≤${GOALS.writeLockPerMessage.on} on`, (p) => {
     const value = results[p]?.writeLockPerMessage;
