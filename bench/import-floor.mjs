@@ -17,7 +17,8 @@
 //    messages.facts, notifications.notification_recipients; realtime's is gone).
 // Printed per phase: users/s, CPU ms per user by process (the service, the copies, FerretDB, Kafka; this
 // process, the load's client, is left out as bench/import.mjs leaves its client out), from the first
-// request until every copy is in, and the machine's bound: its cores ÷ that CPU per user.
+// request until every copy is in (after a warm-up request), in all and net of FerretDB's and Kafka's
+// idle rate (sampled 2 s before), and the machine's bound: its cores ÷ that CPU per user.
 // Starts Kafka and FerretDB (devstack) unless called with `infra`, and stops what it started.
 import { fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -36,6 +37,7 @@ import { pidFromFile, processCpuMs } from './processCpu.mjs';
 export const OUR_COPIES = 3;
 const BATCH = 50;
 const WARM_UP = 50;
+const IDLE_SAMPLE_MS = 2_000;
 const PARTITIONS = 3;
 const portOf = (url) => new URL(url.includes('://') ? url : `tcp://${url}`).port;
 const quietKafka = (infra, clientId) => createKafka(clientId, infra.kafkaBrokers.split(','), createLogger(clientId, 'warn'), loadKafkaSecurity(process.env));
@@ -237,6 +239,13 @@ export async function importFloorPhase({ infra, users = 3_000, copies = 0, concu
     const warmUp = Array.from({ length: WARM_UP }, (_, k) => `warm${k}`);
     await post(Object.fromEntries(warmUp.map((uid, k) => [uid, { uid, name: `Warm ${k}`, createdAt: base }])));
     while ((await copied()) < WARM_UP * copies && Date.now() < deadline) await sleep(20);
+    // The shared processes' idle rate (another stack idling on the same broker and store, as in
+    // bench/import.mjs): what they would spend anyway over the window is given net of it too.
+    const idleFrom = sample();
+    const idleStarted = performance.now();
+    await sleep(IDLE_SAMPLE_MS);
+    const idleTo = sample();
+    const idleRate = Object.fromEntries(['ferretdb', 'kafka'].map((name) => [name, (idleTo[name] - idleFrom[name]) / (performance.now() - idleStarted)]));
     const from = sample();
     const started = performance.now();
     let next = 0;
@@ -249,13 +258,17 @@ export async function importFloorPhase({ infra, users = 3_000, copies = 0, concu
     while ((await copied()) < (users + WARM_UP) * copies && Date.now() < deadline) await sleep(20);
     const seconds = (performance.now() - started) / 1000;
     const until = sample();
+    const windowMs = performance.now() - started;
     const cpuPerUser = Object.fromEntries(Object.keys(from).map((name) => [name, (until[name] - from[name]) / users]));
+    const netPerUser = Object.fromEntries(Object.entries(cpuPerUser).map(([name, ms]) => [name, ms - ((idleRate[name] ?? 0) * windowMs) / users]));
     const documents = {
       commits: (await db.collection('commits').countDocuments({})) - WARM_UP,
       users: (await db.collection('users').countDocuments({})) - WARM_UP,
       copies: (await copied()) - WARM_UP * copies,
     };
-    const cpuTotal = Object.values(cpuPerUser).reduce((a, b) => a + (Number.isFinite(b) ? b : 0), 0);
+    const sum = (perUser) => Object.values(perUser).reduce((a, b) => a + (Number.isFinite(b) ? b : 0), 0);
+    const cpuTotal = sum(cpuPerUser);
+    const netTotal = sum(netPerUser);
     const ok = refused === 0 && documents.commits === users && documents.users === users && documents.copies === users * copies;
     return {
       users,
@@ -267,6 +280,7 @@ export async function importFloorPhase({ infra, users = 3_000, copies = 0, concu
       seconds,
       cpuPerUser,
       cpuTotal,
+      netTotal,
       machineBound: Math.round((availableParallelism() * 1000) / cpuTotal),
     };
   } finally {
@@ -285,7 +299,8 @@ export function formatFloorPhase(r) {
   const by = Object.entries(r.cpuPerUser).map(([name, ms]) => `${name} ${Number.isFinite(ms) ? ms.toFixed(3) : 'n/a'}`).join(', ');
   return (
     `floor, ${r.copies} cop${r.copies === 1 ? 'y' : 'ies'}: ${r.users} users at ${r.usersPerSecond}/s (answered; all copied in ${r.seconds.toFixed(1)} s)` +
-    `${r.ok ? '' : ` — WRONG: ${r.refused} refused, ${JSON.stringify(r.documents)}`}; CPU ms per user ${r.cpuTotal.toFixed(3)} (${by}); ` +
+    `${r.ok ? '' : ` — WRONG: ${r.refused} refused, ${JSON.stringify(r.documents)}`}; CPU ms per user ${r.cpuTotal.toFixed(3)} (${by}; ` +
+    `net of FerretDB's and Kafka's idle rate ${r.netTotal.toFixed(3)}); ` +
     `machine bound ${availableParallelism()} cores ÷ ${r.cpuTotal.toFixed(3)} ms = ${r.machineBound} users/s (${(r.machineBound / 5_000).toFixed(2)} of the goal)`
   );
 }

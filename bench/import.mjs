@@ -29,7 +29,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchImportFloor, OUR_COPIES } from './import-floor.mjs';
 import { connectKafkaProbe } from './kafkaProbe.mjs';
-import { cpuSnapshot, stackProcesses } from './processCpu.mjs';
+import { cpuSnapshot, processSyscalls, stackProcesses } from './processCpu.mjs';
 import { measureStoreRaw, formatStoreRaw } from './store-raw.mjs';
 import { startBenchStack } from './stack.mjs';
 import { fileSize, readTally, storeLogOf } from './storeTally.mjs';
@@ -71,6 +71,7 @@ async function costSince(from, records) {
   await probe.waitForQuiet(stackGroups, 120_000);
   const cpu = cpuSnapshot(processes).since(from.cpu);
   const until = performance.now();
+  const syscalls = syscallSnapshot();
   await new Promise((resolve) => setTimeout(resolve, 1_500));
   const tally = readTally(storeLog, from.log, fileSize(storeLog), stack.databaseSuffix);
   const total = [...cpu.values()].filter(Number.isFinite).reduce((a, b) => a + b, 0);
@@ -80,6 +81,9 @@ async function costSince(from, records) {
     `  CPU ms per record: ${(total / records).toFixed(2)} (${byProcess.join(', ')}); at that cost the machine's ` +
       `${availableParallelism()} cores carry at most ${Math.round((availableParallelism() * 1000 * records) / total)} records/s`,
   );
+  // Every socket send to the store or the broker is a write system call (ADR 0131): how many a record costs each process.
+  const writes = processes.map(({ name }) => [name, (syscalls.get(name).writes - from.syscalls.get(name).writes) / records, (syscalls.get(name).reads - from.syscalls.get(name).reads) / records]);
+  console.log(`  system calls per record, write/read: ${writes.filter(([, w]) => Number.isFinite(w) && w > 0.005).sort((a, b) => b[1] - a[1]).map(([name, w, r]) => `${name} ${w.toFixed(2)}/${r.toFixed(2)}`).join(', ')}`);
   if (from.idleRate) {
     // What the idle stack burns anyway over the same window (polling consumers, timers): a slow run pays
     // more of it per record, so the rest is the figure to compare between runs of different speeds.
@@ -122,7 +126,8 @@ async function costSince(from, records) {
 }
 /** FerretDB's CPU per document of a raw insertMany, measured at the start of the run. */
 let storeMsPerInsertedDocument = Number.NaN;
-const costFrom = () => ({ cpu: cpuSnapshot(processes), log: fileSize(storeLog), at: performance.now() });
+const syscallSnapshot = () => new Map(processes.map(({ name, pid }) => [name, processSyscalls(pid)]));
+const costFrom = () => ({ cpu: cpuSnapshot(processes), syscalls: syscallSnapshot(), log: fileSize(storeLog), at: performance.now() });
 
 try {
   const raw = await measureStoreRaw({ mongoUrl: stack.infra.mongoUrl, sizes: [], durationMs: 3_000 });
@@ -180,8 +185,8 @@ try {
   for (const f of floor) {
     const oursBound = Math.round((availableParallelism() * 1000) / ours.cpu);
     console.log(
-      `  ours beside the floor with ${f.copies} copies: ${ours.cpu.toFixed(2)} ms per user (net ${ours.net.toFixed(2)}) against ${f.cpuTotal.toFixed(2)} = ` +
-        `${(ours.cpu / f.cpuTotal).toFixed(1)} × (net ${(ours.net / f.cpuTotal).toFixed(1)} ×); machine bound ${oursBound} against ${f.machineBound} users/s (goal 5,000)` +
+      `  ours beside the floor with ${f.copies} copies: ${ours.cpu.toFixed(2)} ms per user against ${f.cpuTotal.toFixed(2)} = ${(ours.cpu / f.cpuTotal).toFixed(1)} ×; ` +
+        `net of idle ${ours.net.toFixed(2)} against ${f.netTotal.toFixed(2)} = ${(ours.net / f.netTotal).toFixed(1)} ×; machine bound ${oursBound} against ${f.machineBound} users/s (goal 5,000)` +
         `${f.ok ? '' : ' — the floor run was WRONG (see its line)'}`,
     );
   }
