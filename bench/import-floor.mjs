@@ -31,6 +31,7 @@ import { parseArgs } from 'node:util';
 import { MongoClient } from 'mongodb';
 import { createKafka, ensureTopics, loadKafkaSecurity } from '../packages/kafka/dist/index.js';
 import { createLogger } from '../packages/http/dist/index.js';
+import { runBareConsumer } from './bareConsumer.mjs';
 import { pidFromFile, processCpuMs } from './processCpu.mjs';
 
 /** The copies of a user our topology keeps besides the owner's (ADR 0101's table). */
@@ -142,18 +143,12 @@ async function runCopies({ infra, topic, database, copies }) {
   for (let n = 0; n < copies; n++) {
     const collection = db.collection(`copy${n}`);
     const consumer = kafka.consumer({ groupId: `${topic}.copy${n}`, maxWaitTimeInMs: 100 });
-    await consumer.connect();
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
-    await consumer.run({
-      autoCommit: false,
-      partitionsConsumedConcurrently: PARTITIONS,
-      eachBatch: async ({ batch }) => {
-        const documents = batch.messages.map((message) => {
-          const event = JSON.parse(message.value.toString('utf8'));
-          return { _id: `${event.appId}:${event.data.uid}`, appId: event.appId, uid: event.data.uid, name: event.data.name, role: event.data.role, _positions: { [event.streamId]: event.version }, _rev: 1 };
-        });
-        await collection.insertMany(documents, { ordered: false });
-      },
+    await runBareConsumer(consumer, topic, PARTITIONS, async ({ batch }) => {
+      const documents = batch.messages.map((message) => {
+        const event = JSON.parse(message.value.toString('utf8'));
+        return { _id: `${event.appId}:${event.data.uid}`, appId: event.appId, uid: event.data.uid, name: event.data.name, role: event.data.role, _positions: { [event.streamId]: event.version }, _rev: 1 };
+      });
+      await collection.insertMany(documents, { ordered: false });
     });
     consumers.push(consumer);
   }
