@@ -3,7 +3,13 @@
 // measured in the same run (bench/store-raw.mjs), and the time until the last imported message is
 // visible in its conversation (conversations service, fed through Kafka).
 //
-//   node bench/import.mjs [--users 5000] [--messages 5000] [--concurrency 4]
+//   node bench/import.mjs [--users 5000] [--messages 5000] [--concurrency 4] [--floor 0,3]
+//
+// Before our users import, in the same run on the same Kafka and FerretDB, the import's floor (ADR 0131,
+// bench/import-floor.mjs): a bare service and bare copying groups doing only what the contract needs,
+// with each number of copies in --floor (`none` leaves it out); at the end, ours beside it. With
+// SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=<dir>" the users import's window is written to
+// <dir>/windows.json for bench/cpuProfileSummary.mjs (per user, as `messages`).
 //
 // For the users it also prints (ADR 0092) the CPU ms per user by process from /proc, from the first
 // request until every consumer group has caught up, and the store's write statements, commands and
@@ -17,10 +23,13 @@
 //
 // Starts Kafka, FerretDB, Redis and the services (bench/stack.mjs) unless KAFKA_BROKERS / MONGO_URL /
 // REDIS_URL are set, and stops everything it started when it ends.
+import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { benchImportFloor, OUR_COPIES } from './import-floor.mjs';
 import { connectKafkaProbe } from './kafkaProbe.mjs';
-import { cpuSnapshot, stackProcesses } from './processCpu.mjs';
+import { cpuSnapshot, processSyscalls, stackProcesses } from './processCpu.mjs';
 import { measureStoreRaw, formatStoreRaw } from './store-raw.mjs';
 import { startBenchStack } from './stack.mjs';
 import { fileSize, readTally, storeLogOf } from './storeTally.mjs';
@@ -30,6 +39,7 @@ const { values } = parseArgs({
     users: { type: 'string', default: '5000' },
     messages: { type: 'string', default: '5000' },
     concurrency: { type: 'string', default: '4' },
+    floor: { type: 'string', default: `0,${OUR_COPIES}` },
   },
 });
 const USERS = Number(values.users);
@@ -39,6 +49,9 @@ const BATCH = 50;
 /** Seconds the idle stack is sampled before the users import (BENCH_IDLE_SAMPLE). */
 const IDLE_SAMPLE_S = Number(process.env.BENCH_IDLE_SAMPLE ?? 5);
 const PEERS = Math.min(USERS, 200);
+const FLOOR_COPIES = values.floor === 'none' ? [] : values.floor.split(',').map(Number);
+const PROFILE_DIR = /--cpu-prof-dir=(\S+)/.exec(process.env.SERVICE_NODE_ARGS ?? '')?.[1];
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
 // The runner's write-lock tally (ADR 0046) gives the store's statements per imported record.
 process.env.FERRETDB_STATS_INTERVAL ??= '1s';
@@ -58,20 +71,26 @@ async function costSince(from, records) {
   await probe.waitForQuiet(stackGroups, 120_000);
   const cpu = cpuSnapshot(processes).since(from.cpu);
   const until = performance.now();
+  const syscalls = syscallSnapshot();
   await new Promise((resolve) => setTimeout(resolve, 1_500));
   const tally = readTally(storeLog, from.log, fileSize(storeLog), stack.databaseSuffix);
   const total = [...cpu.values()].filter(Number.isFinite).reduce((a, b) => a + b, 0);
+  const result = { cpu: total / records, net: Number.NaN, byProcess: new Map([...cpu].map(([name, ms]) => [name, ms / records])) };
   const byProcess = [...cpu].filter(([, ms]) => ms > 0).sort((a, b) => b[1] - a[1]).map(([name, ms]) => `${name} ${(ms / records).toFixed(2)}`);
   console.log(
     `  CPU ms per record: ${(total / records).toFixed(2)} (${byProcess.join(', ')}); at that cost the machine's ` +
       `${availableParallelism()} cores carry at most ${Math.round((availableParallelism() * 1000 * records) / total)} records/s`,
   );
+  // Every socket send to the store or the broker is a write system call (ADR 0131): how many a record costs each process.
+  const writes = processes.map(({ name }) => [name, (syscalls.get(name).writes - from.syscalls.get(name).writes) / records, (syscalls.get(name).reads - from.syscalls.get(name).reads) / records]);
+  console.log(`  system calls per record, write/read: ${writes.filter(([, w]) => Number.isFinite(w) && w > 0.005).sort((a, b) => b[1] - a[1]).map(([name, w, r]) => `${name} ${w.toFixed(2)}/${r.toFixed(2)}`).join(', ')}`);
   if (from.idleRate) {
     // What the idle stack burns anyway over the same window (polling consumers, timers): a slow run pays
     // more of it per record, so the rest is the figure to compare between runs of different speeds.
     const windowS = (until - from.at) / 1000;
     const net = [...cpu].map(([name, ms]) => [name, ms - (from.idleRate.get(name) ?? 0) * windowS]);
     const idleMs = [...from.idleRate.values()].reduce((a, b) => a + b, 0) * windowS;
+    result.net = (total - idleMs) / records;
     const netByProcess = net.filter(([, ms]) => Number.isFinite(ms)).sort((a, b) => b[1] - a[1]).map(([name, ms]) => `${name} ${(ms / records).toFixed(2)}`);
     console.log(
       `  net of the idle stack: ${((total - idleMs) / records).toFixed(2)} ms per record (${netByProcess.join(', ')}); the idle stack's own ` +
@@ -103,10 +122,12 @@ async function costSince(from, records) {
     const reads = ours.filter((r) => r.kind === 'read').sort((a, b) => b.commands - a.commands);
     console.log(`  reads per record: ${reads.slice(0, 8).map((r) => `${r.command} ${r.collection} ${per(r.commands)}`).join(', ') || 'none'}`);
   }
+  return result;
 }
 /** FerretDB's CPU per document of a raw insertMany, measured at the start of the run. */
 let storeMsPerInsertedDocument = Number.NaN;
-const costFrom = () => ({ cpu: cpuSnapshot(processes), log: fileSize(storeLog), at: performance.now() });
+const syscallSnapshot = () => new Map(processes.map(({ name, pid }) => [name, processSyscalls(pid)]));
+const costFrom = () => ({ cpu: cpuSnapshot(processes), syscalls: syscallSnapshot(), log: fileSize(storeLog), at: performance.now() });
 
 try {
   const raw = await measureStoreRaw({ mongoUrl: stack.infra.mongoUrl, sizes: [], durationMs: 3_000 });
@@ -114,6 +135,8 @@ try {
   const rawDocs = raw.insertMany.perSecond;
   storeMsPerInsertedDocument = raw.insertMany.storeCpuMs;
   const headers = stack.app.chat;
+  // The floor first, on the same broker and store, while our services idle (ADR 0131).
+  const floor = FLOOR_COPIES.length > 0 ? await benchImportFloor({ infra: stack.infra, users: USERS, copiesList: FLOOR_COPIES, concurrency: CONCURRENCY }) : [];
   const base = Math.floor(Date.now() / 1000) - 100 * 86_400;
 
   /** Sends the batches with CONCURRENCY in flight; answers records/s and fails on any refused record. */
@@ -151,9 +174,22 @@ try {
   const idleRate = new Map([...cpuSnapshot(processes).since(idleFrom)].map(([name, used]) => [name, used / idleSeconds]));
   const usersFrom = { ...costFrom(), idleRate };
   const usersRecordsBefore = await probe.eventsIn(['chat.users.events']);
+  const usersFromUs = monotonicUs();
   const usersPerSecond = await importBatches('users', 'users', userBatches);
   console.log(`users: ${USERS} imported at ${usersPerSecond.toFixed(0)} users/s = ${(usersPerSecond / rawDocs).toFixed(3)} × raw insertMany`);
-  await costSince(usersFrom, USERS);
+  const ours = await costSince(usersFrom, USERS);
+  if (PROFILE_DIR) {
+    const windows = { pids: Object.fromEntries(processes.map(({ name, pid }) => [pid, name])), load: { fromUs: usersFromUs, toUs: monotonicUs(), messages: USERS } };
+    writeFileSync(join(PROFILE_DIR, 'windows.json'), JSON.stringify(windows, null, 2));
+  }
+  for (const f of floor) {
+    const oursBound = Math.round((availableParallelism() * 1000) / ours.cpu);
+    console.log(
+      `  ours beside the floor with ${f.copies} copies: ${ours.cpu.toFixed(2)} ms per user against ${f.cpuTotal.toFixed(2)} = ${(ours.cpu / f.cpuTotal).toFixed(1)} ×; ` +
+        `net of idle ${ours.net.toFixed(2)} against ${f.netTotal.toFixed(2)} = ${(ours.net / f.netTotal).toFixed(1)} ×; machine bound ${oursBound} against ${f.machineBound} users/s (goal 5,000)` +
+        `${f.ok ? '' : ' — the floor run was WRONG (see its line)'}`,
+    );
+  }
   // How many Kafka records the import put on the users topic per user (packs, ADR 0111).
   const usersRecords = (await probe.eventsIn(['chat.users.events'])) - usersRecordsBefore;
   console.log(`  Kafka records per user on chat.users.events: ${(usersRecords / USERS).toFixed(3)}`);

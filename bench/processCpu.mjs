@@ -70,3 +70,17 @@ export function cpuSnapshot(processes) {
     },
   };
 }
+
+/**
+ * The read and write system calls a process has made so far (`syscr`, `syscw` of /proc/<pid>/io; every
+ * socket send to the store or the broker is one write), NaN each when it cannot be read.
+ */
+export function processSyscalls(pid) {
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    const field = (name) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(io)?.[1] ?? NaN);
+    return { reads: field('syscr'), writes: field('syscw') };
+  } catch {
+    return { reads: NaN, writes: NaN };
+  }
+}

@@ -24,6 +24,7 @@ import { createLogger } from '../packages/http/dist/index.js';
 import { EventConsumer, createKafka, ensureTopics, loadKafkaSecurity } from '../packages/kafka/dist/index.js';
 import { MessagesReadModels, docOfSent, messageDocId } from '@chat/messages';
 import { REBUILD_DOCUMENTS_PER_INSERT } from '../packages/mongo/dist/index.js';
+import { runBareConsumer } from './bareConsumer.mjs';
 import { pidFromFile, processCpuMs } from './processCpu.mjs';
 
 const PARTITIONS = 3;
@@ -155,24 +156,18 @@ async function floorRebuild(kafka, topic, db, events, cpu, timeoutMs) {
   let startedAt = 0;
   let used;
   try {
-    await consumer.connect();
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
-    await consumer.run({
-      autoCommit: false,
-      partitionsConsumedConcurrently: PARTITIONS,
-      eachBatch: async ({ batch }) => {
-        if (!startedAt) {
-          startedAt = Date.now();
-          used = cpu();
-        }
-        const documents = batch.messages.map((message) => {
-          const event = JSON.parse(message.value.toString('utf8'));
-          const id = messageDocId(event.appId, event.data.id);
-          return { ...docOfSent(event.appId, event.data), _id: id, _positions: { [event.streamId.replace(/[.$]/g, '_')]: event.version }, _rev: 1 };
-        });
-        await messages.insertMany(documents, { ordered: false });
-        applied += documents.length;
-      },
+    await runBareConsumer(consumer, topic, PARTITIONS, async ({ batch }) => {
+      if (!startedAt) {
+        startedAt = Date.now();
+        used = cpu();
+      }
+      const documents = batch.messages.map((message) => {
+        const event = JSON.parse(message.value.toString('utf8'));
+        const id = messageDocId(event.appId, event.data.id);
+        return { ...docOfSent(event.appId, event.data), _id: id, _positions: { [event.streamId.replace(/[.$]/g, '_')]: event.version }, _rev: 1 };
+      });
+      await messages.insertMany(documents, { ordered: false });
+      applied += documents.length;
     });
     const deadline = Date.now() + timeoutMs;
     while (applied < events && Date.now() < deadline) await sleep(20);

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Coalescer, backoffDelay } from '@chat/eventsourcing';
+import { Coalescer, RecentlyUsed, backoffDelay } from '@chat/eventsourcing';
 import type { Backoff } from '@chat/eventsourcing';
 import { isDuplicateKeyError } from '@chat/mongo';
 import type { Collection, Db } from 'mongodb';
@@ -11,6 +11,7 @@ import {
   liveCount,
   needsNewChunk,
   pageWindow,
+  placeAll,
   placeEntry,
   recounted,
 } from '../../projections/users/userDirectory.js';
@@ -46,6 +47,9 @@ interface Chunk {
 }
 
 const MAX_ATTEMPTS = 30;
+/** Apps whose directory, and chunks, whose last known revision a process keeps for its next write (ADR 0132). */
+const KNOWN_DIRECTORIES = 1_000;
+const KNOWN_CHUNKS = 64;
 /** Concurrent writers of one app's directory (the consumer, read-your-writes, replicas) back off apart. */
 const CONTENTION_BACKOFF: Backoff = { baseMs: 2, maxMs: 100, jitter: 'equal' };
 
@@ -66,6 +70,18 @@ export class UserDirectory {
     await this.syncBatch(appId, docs);
     return docs.map(() => undefined);
   });
+  /**
+   * The directories and chunks as this process last read or wrote them, for its next write (ADR 0132):
+   * an import's requests each add to the same tail chunk, and reading back what the previous request
+   * wrote cost every request two reads of a chunk of up to 250 users and two of the directory. Exact:
+   * every write names the revision it was decided on (compare-and-set), so a state another writer
+   * has moved past only loses the write, which is forgotten and decided again on the store's. A sync
+   * that finds nothing to write in a remembered chunk reads the stored one before it concludes so; a
+   * count found already recorded in a remembered directory is recorded in the store's too (counts keep
+   * the newest revision, first keys only fall). Listings (`page`, `pageAfter`) always read the store.
+   */
+  private readonly knownDirectories = new RecentlyUsed<string, Directory>(KNOWN_DIRECTORIES);
+  private readonly knownChunks = new RecentlyUsed<string, Chunk>(KNOWN_CHUNKS);
 
   constructor(db: Db) {
     this.directories = db.collection<DirectoryDoc>('userdirectories');
@@ -84,6 +100,88 @@ export class UserDirectory {
   private async readChunk(appId: string, id: number): Promise<Chunk | null> {
     const doc = await this.chunks.findOne({ _id: this.chunkId(appId, id) });
     return doc ? { id: doc._id, entries: JSON.parse(doc.entries) as DirectoryEntry[], rev: doc.rev } : null;
+  }
+
+  /** For a write: the directory as this process last knew it, else as stored. */
+  private async knownDirectory(appId: string): Promise<Directory | null> {
+    const known = this.knownDirectories.get(appId);
+    if (known) return known;
+    const directory = await this.readDirectory(appId);
+    if (directory) this.knownDirectories.set(appId, directory);
+    return directory;
+  }
+
+  /**
+   * For a write: the chunk as this process last knew it (`remembered`), else as stored. A sync that
+   * finds nothing to write in a remembered chunk reads the stored one (`storedChunk`): another writer
+   * may have listed a user since, whom this process's copy cannot show and would not remove.
+   */
+  private async knownChunk(appId: string, id: number): Promise<{ chunk: Chunk | null; remembered: boolean }> {
+    const known = this.knownChunks.get(this.chunkId(appId, id));
+    if (known) return { chunk: known, remembered: true };
+    return { chunk: await this.storedChunk(appId, id), remembered: false };
+  }
+
+  private async storedChunk(appId: string, id: number): Promise<Chunk | null> {
+    const chunk = await this.readChunk(appId, id);
+    if (chunk) this.knownChunks.set(chunk.id, chunk);
+    else this.knownChunks.delete(this.chunkId(appId, id));
+    return chunk;
+  }
+
+  /** After a lost compare-and-set: the app's next write starts from the store. */
+  private forget(appId: string, chunkId?: number): void {
+    this.knownDirectories.delete(appId);
+    if (chunkId !== undefined) this.knownChunks.delete(this.chunkId(appId, chunkId));
+  }
+
+  /** Writes the chunk's entries if it is still at the revision they were decided on; false after losing that race. */
+  private async replaceChunk(appId: string, chunk: Chunk, entries: DirectoryEntry[]): Promise<boolean> {
+    const replaced = await this.chunks.replaceOne({ _id: chunk.id, rev: chunk.rev }, { entries: JSON.stringify(entries), rev: chunk.rev + 1 });
+    if (replaced.matchedCount !== 1) {
+      this.knownChunks.delete(chunk.id);
+      this.forget(appId);
+      return false;
+    }
+    this.knownChunks.set(chunk.id, { id: chunk.id, entries, rev: chunk.rev + 1 });
+    return true;
+  }
+
+  /** Writes the directory's chunk list if it is still at `directory.rev`; false after losing that race. */
+  private async replaceDirectory(appId: string, directory: Directory, chunks: DirectoryChunkRef[]): Promise<boolean> {
+    const updated = await this.directories.replaceOne({ _id: appId, rev: directory.rev }, { chunks: JSON.stringify(chunks), rev: directory.rev + 1 });
+    if (updated.matchedCount !== 1) {
+      this.forget(appId);
+      return false;
+    }
+    this.knownDirectories.set(appId, { chunks, rev: directory.rev + 1 });
+    return true;
+  }
+
+  /** Inserts a new chunk; false (and the app forgotten) when one of that id exists already. */
+  private async insertChunk(appId: string, id: number, entries: DirectoryEntry[]): Promise<boolean> {
+    try {
+      await this.chunks.insertOne({ _id: this.chunkId(appId, id), entries: JSON.stringify(entries), rev: 1 });
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
+      this.forget(appId, id);
+      return false;
+    }
+    this.knownChunks.set(this.chunkId(appId, id), { id: this.chunkId(appId, id), entries, rev: 1 });
+    return true;
+  }
+
+  /** Inserts an app's first directory; false (and the app forgotten) when another writer made it first. */
+  private async insertDirectory(appId: string, chunks: DirectoryChunkRef[]): Promise<boolean> {
+    try {
+      await this.directories.insertOne({ _id: appId, chunks: JSON.stringify(chunks), rev: 1 });
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
+      this.forget(appId);
+      return false;
+    }
+    this.knownDirectories.set(appId, { chunks, rev: 1 });
+    return true;
   }
 
   async sync(doc: UserDoc): Promise<void> {
@@ -139,22 +237,8 @@ export class UserDirectory {
     const sorted = [...entries].sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0)).slice(0, DIRECTORY_CHUNK_SIZE);
     const id = directory ? Math.max(...directory.chunks.map((c) => c.id)) + 1 : 0;
     const ref: DirectoryChunkRef = { id, first: (sorted[0] as DirectoryEntry).k, live: liveCount(sorted) };
-    try {
-      if (!directory) {
-        await this.directories.insertOne({ _id: appId, chunks: JSON.stringify([ref]), rev: 1 });
-      } else {
-        const updated = await this.directories.replaceOne(
-          { _id: appId, rev: directory.rev },
-          { chunks: JSON.stringify([...directory.chunks, ref]), rev: directory.rev + 1 },
-        );
-        if (updated.matchedCount !== 1) return false;
-      }
-      await this.chunks.insertOne({ _id: this.chunkId(appId, id), entries: JSON.stringify(sorted), rev: 1 });
-      return true;
-    } catch (error) {
-      if (isDuplicateKeyError(error)) return false;
-      throw error;
-    }
+    const named = directory ? await this.replaceDirectory(appId, directory, [...directory.chunks, ref]) : await this.insertDirectory(appId, [ref]);
+    return named && (await this.insertChunk(appId, id, sorted));
   }
 
   /**
@@ -162,7 +246,7 @@ export class UserDirectory {
    * no directory yet; entries whose chunk is missing), or null after losing a race.
    */
   private async trySyncBatch(appId: string, entries: readonly DirectoryEntry[]): Promise<{ directory: Directory | null; pastTail: DirectoryEntry[]; orphaned: DirectoryEntry[] } | null> {
-    const directory = await this.readDirectory(appId);
+    const directory = await this.knownDirectory(appId);
     // No directory yet: only listed users open one (a removal has nothing to remove).
     if (!directory) return { directory, pastTail: entries.filter((e) => e.live), orphaned: [] };
     const perChunk = new Map<number, DirectoryEntry[]>();
@@ -175,26 +259,22 @@ export class UserDirectory {
     const placed = await Promise.all(
       [...perChunk].map(async ([index, chunkEntries]) => {
         const ref = directory.chunks[index] as DirectoryChunkRef;
-        const chunk = await this.readChunk(appId, ref.id);
-        if (!chunk) {
+        const isTail = index === directory.chunks.length - 1;
+        const place = (entries: DirectoryEntry[]) => placeAll(entries, chunkEntries, isTail);
+        const known = await this.knownChunk(appId, ref.id);
+        let chunk = known.chunk;
+        let placing = chunk ? place(chunk.entries) : null;
+        if (chunk && known.remembered && !placing?.changed) {
+          chunk = await this.storedChunk(appId, ref.id);
+          placing = chunk ? place(chunk.entries) : null;
+        }
+        if (!chunk || !placing) {
           orphaned.push(...chunkEntries);
           return true;
         }
-        const isTail = index === directory.chunks.length - 1;
-        let next = chunk.entries;
-        let changed = false;
-        for (const entry of [...chunkEntries].sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0))) {
-          if (needsNewChunk(isTail, next, entry)) {
-            pastTail.push(entry);
-            continue;
-          }
-          const after = placeEntry(next, entry);
-          if (after) [next, changed] = [after, true];
-        }
-        if (changed) {
-          const replaced = await this.chunks.replaceOne({ _id: chunk.id, rev: chunk.rev }, { entries: JSON.stringify(next), rev: chunk.rev + 1 });
-          if (replaced.matchedCount !== 1) return false;
-        }
+        const { next, changed } = placing;
+        pastTail.push(...placing.past);
+        if (changed && !(await this.replaceChunk(appId, chunk, next))) return false;
         const lowest = chunkEntries.reduce((min, e) => (e.k < min ? e.k : min), (chunkEntries[0] as DirectoryEntry).k);
         await this.recount(appId, ref.id, liveCount(next), changed ? chunk.rev + 1 : chunk.rev, lowest);
         return true;
@@ -204,21 +284,26 @@ export class UserDirectory {
   }
 
   private async trySync(appId: string, entry: DirectoryEntry): Promise<boolean> {
-    const directory = await this.readDirectory(appId);
+    const directory = await this.knownDirectory(appId);
     if (!directory) return entry.live ? this.openChunk(appId, null, 0, entry) : true;
     const index = chunkIndexFor(directory.chunks, entry.k);
     const ref = directory.chunks[index] as DirectoryChunkRef;
-    const chunk = await this.readChunk(appId, ref.id);
+    const known = await this.knownChunk(appId, ref.id);
+    let chunk = known.chunk;
     if (!chunk) return this.openChunk(appId, directory, ref.id, entry);
     const isTail = index === directory.chunks.length - 1;
     if (needsNewChunk(isTail, chunk.entries, entry)) {
       return this.openChunk(appId, directory, Math.max(...directory.chunks.map((c) => c.id)) + 1, entry);
     }
-    const next = placeEntry(chunk.entries, entry);
-    if (next) {
-      const replaced = await this.chunks.replaceOne({ _id: chunk.id, rev: chunk.rev }, { entries: JSON.stringify(next), rev: chunk.rev + 1 });
-      if (replaced.matchedCount !== 1) return false;
+    if (known.remembered && placeEntry(chunk.entries, entry) === null) {
+      chunk = await this.storedChunk(appId, ref.id);
+      if (!chunk) return this.openChunk(appId, directory, ref.id, entry);
+      if (needsNewChunk(isTail, chunk.entries, entry)) {
+        return this.openChunk(appId, directory, Math.max(...directory.chunks.map((c) => c.id)) + 1, entry);
+      }
     }
+    const next = placeEntry(chunk.entries, entry);
+    if (next && !(await this.replaceChunk(appId, chunk, next))) return false;
     await this.recount(appId, ref.id, liveCount(next ?? chunk.entries), next ? chunk.rev + 1 : chunk.rev, entry.k);
     return true;
   }
@@ -226,10 +311,7 @@ export class UserDirectory {
   /** A new chunk holding `entry`; an orphan left by a crash between the two writes is adopted. */
   private async openChunk(appId: string, directory: Directory | null, id: number, entry: DirectoryEntry): Promise<boolean> {
     let entries = [entry];
-    try {
-      await this.chunks.insertOne({ _id: this.chunkId(appId, id), entries: JSON.stringify(entries), rev: 1 });
-    } catch (error) {
-      if (!isDuplicateKeyError(error)) throw error;
+    if (!(await this.insertChunk(appId, id, entries))) {
       const orphan = await this.readChunk(appId, id);
       if (!orphan || orphan.entries.length === 0) return false;
       entries = orphan.entries;
@@ -237,32 +319,19 @@ export class UserDirectory {
     const ref: DirectoryChunkRef = { id, first: (entries[0] as DirectoryEntry).k, live: liveCount(entries) };
     // Adopting an orphan does not place `entry` yet: the caller's next attempt does.
     const placed = entries.some((e) => e.k === entry.k);
-    if (!directory) {
-      try {
-        await this.directories.insertOne({ _id: appId, chunks: JSON.stringify([ref]), rev: 1 });
-        return placed;
-      } catch (error) {
-        if (isDuplicateKeyError(error)) return false;
-        throw error;
-      }
-    }
+    if (!directory) return (await this.insertDirectory(appId, [ref])) && placed;
     if (directory.chunks.some((c) => c.id === id)) return false;
-    const updated = await this.directories.replaceOne(
-      { _id: appId, rev: directory.rev },
-      { chunks: JSON.stringify([...directory.chunks, ref]), rev: directory.rev + 1 },
-    );
-    return updated.matchedCount === 1 && placed;
+    return (await this.replaceDirectory(appId, directory, [...directory.chunks, ref])) && placed;
   }
 
   /** Records a chunk's live count as counted from revision `chunkRev` of it (a late, older count changes nothing). */
   private async recount(appId: string, chunkId: number, live: number, chunkRev: number, key: string): Promise<void> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const directory = await this.readDirectory(appId);
+      const directory = await this.knownDirectory(appId);
       if (!directory) return;
       const chunks = recounted(directory.chunks, chunkId, live, chunkRev, key);
       if (JSON.stringify(chunks) === JSON.stringify(directory.chunks)) return;
-      const updated = await this.directories.replaceOne({ _id: appId, rev: directory.rev }, { chunks: JSON.stringify(chunks), rev: directory.rev + 1 });
-      if (updated.matchedCount === 1) return;
+      if (await this.replaceDirectory(appId, directory, chunks)) return;
       await sleep(backoffDelay(attempt + 1, CONTENTION_BACKOFF));
     }
   }
@@ -295,10 +364,17 @@ export class UserDirectory {
     return { total: ordered.reduce((sum, c) => sum + c.live, 0), users: found.slice(0, perPage), more: found.length > perPage };
   }
 
-  /** Writes a whole app's directory at once from its user documents (bulk seeding and rebuilds). */
+  /**
+   * Writes a whole app's directory at once from its user documents (bulk seeding and rebuilds, while no
+   * other process writes the app: revisions start again at 1, which another process's remembered state
+   * could match).
+   */
   async replaceAll(appId: string, docs: readonly UserDoc[]): Promise<void> {
     const entries = docs.map(directoryEntry).sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
     const { refs, chunks } = buildChunks(entries);
+    // Its revisions start again at 1: nothing this process knew of the app may be written on.
+    this.forget(appId);
+    for (let id = 0; id < chunks.length + KNOWN_CHUNKS; id++) this.knownChunks.delete(this.chunkId(appId, id));
     await this.chunks.deleteMany({ _id: { $regex: `^${appId}:` } });
     if (chunks.length > 0) {
       await this.chunks.insertMany(

@@ -86,6 +86,25 @@ export function placeEntry(entries: readonly DirectoryEntry[], entry: DirectoryE
   return next;
 }
 
+/**
+ * A chunk's entries with `entries` placed in key order (`changed` when any placement changed it), and
+ * those that belong past it (`past`: the chunk is the full tail and their keys lie beyond it).
+ */
+export function placeAll(chunk: DirectoryEntry[], entries: readonly DirectoryEntry[], isTail: boolean): { next: DirectoryEntry[]; changed: boolean; past: DirectoryEntry[] } {
+  let next = chunk;
+  let changed = false;
+  const past: DirectoryEntry[] = [];
+  for (const entry of [...entries].sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0))) {
+    if (needsNewChunk(isTail, next, entry)) {
+      past.push(entry);
+      continue;
+    }
+    const after = placeEntry(next, entry);
+    if (after) [next, changed] = [after, true];
+  }
+  return { next, changed, past };
+}
+
 /** Whether `entry` opens a new chunk: the tail is full and the key lies beyond its last entry. */
 export function needsNewChunk(isTail: boolean, entries: readonly DirectoryEntry[], entry: DirectoryEntry): boolean {
   const last = entries.at(-1);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DIRECTORY_CHUNK_SIZE, buildChunks, chunkIndexFor, needsNewChunk, pageWindow, placeEntry, recounted } from './userDirectory.js';
+import { DIRECTORY_CHUNK_SIZE, buildChunks, chunkIndexFor, needsNewChunk, pageWindow, placeAll, placeEntry, recounted } from './userDirectory.js';
 import type { DirectoryEntry } from './userDirectory.js';
 
 const entry = (k: string, live = true): DirectoryEntry => ({ k, uid: k, live });
@@ -42,6 +42,20 @@ describe('user directory', () => {
     expect(needsNewChunk(false, full, entry('z'))).toBe(false);
     expect(needsNewChunk(true, full, entry('a'))).toBe(false);
     expect(needsNewChunk(true, full, entry('z', false))).toBe(false);
+  });
+
+  it('places a batch into a chunk in key order and hands back what belongs past a full tail', () => {
+    const chunk = [entry('b'), entry('d')];
+    const placed = placeAll(chunk, [entry('c'), entry('a'), entry('b')], false);
+    expect(placed.next.map((e) => e.k)).toEqual(['a', 'b', 'c', 'd']);
+    expect(placed).toMatchObject({ changed: true, past: [] });
+    expect(chunk.map((e) => e.k)).toEqual(['b', 'd']);
+    expect(placeAll(chunk, [entry('b'), entry('x', false)], true)).toEqual({ next: chunk, changed: false, past: [] });
+    const full = Array.from({ length: DIRECTORY_CHUNK_SIZE }, (_, i) => entry(`k${String(i).padStart(5, '0')}`));
+    const past = placeAll(full, [entry('z'), entry('k00001', false), entry('y')], true);
+    expect(past.past.map((e) => e.k)).toEqual(['y', 'z']);
+    expect(past.changed).toBe(true);
+    expect(placeAll(full, [entry('z')], false).next.at(-1)?.k).toBe('z');
   });
 
   it('maps a page onto the chunks that hold it, counting live entries only', () => {
