@@ -18,7 +18,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { MAIN_JVM, startBroker as startSharedBroker, stopBroker } from './benchBroker.mjs';
+import { JAVA, MAIN_JVM, startBroker as startSharedBroker, stopBroker } from './benchBroker.mjs';
 import { percentile } from './percentile.mjs';
 import { processCpuMs } from './processCpu.mjs';
 
@@ -82,6 +82,12 @@ const VARIANTS = [
   { name: 'near-gather', jvm: MAIN_JVM, props: {}, gather: NEAR_GATHER },
   { name: 'jfr', jvm: [...MAIN_JVM, `-XX:StartFlightRecording=filename=${process.env.BENCH_JFR ?? '/tmp/broker.jfr'},settings=profile,dumponexit=true`], props: {} },
   { name: 'c2', jvm: ['-Xms256m', '-Xmx512m', '-XX:+UseG1GC'], props: {} },
+  // The JDK and its flags (ADR 0133): `j17` is the machine's default `java` (as `main`), the `j25*` Temurin 25.
+  { name: 'j17', java: JAVA[17], jvm: MAIN_JVM, props: {} },
+  { name: 'j25', java: JAVA[25], jvm: MAIN_JVM, props: {} },
+  { name: 'j25-coh', java: JAVA[25], jvm: [...MAIN_JVM, '-XX:+UseCompactObjectHeaders'], props: {} },
+  { name: 'j25-tiered', java: JAVA[25], jvm: MAIN_JVM.filter((flag) => flag !== '-XX:TieredStopAtLevel=1'), props: {} },
+  { name: 'j25-serial', java: JAVA[25], jvm: MAIN_JVM.map((flag) => (flag === '-XX:+UseG1GC' ? '-XX:+UseSerialGC' : flag)), props: {} },
   { name: 'all', jvm: SMALL_JVM, props: { ...ONE_THREAD_PROPS, ...KRAFT_IDLE_PROPS }, gather: NEAR_GATHER },
 ];
 const chosen = process.env.BENCH_VARIANTS ? process.env.BENCH_VARIANTS.split(',').map((n) => VARIANTS.find((v) => v.name === n) ?? fail(`no variant ${n}`)) : VARIANTS;
@@ -110,7 +116,7 @@ function threadCpu(pid) {
 }
 
 function startBroker(variant) {
-  return startSharedBroker({ root: ROOT, port, controllerPort, dir: brokerDir, admin: client('probe').admin(), jvm: variant.jvm, props: variant.props, libs });
+  return startSharedBroker({ root: ROOT, port, controllerPort, dir: brokerDir, admin: client('probe').admin(), jvm: variant.jvm, props: variant.props, libs, java: variant.java });
 }
 
 /** A kafkajs client that counts its requests by API (`tally`), from kafkajs's debug log. */

@@ -5,12 +5,13 @@
 // folded), then stopped. Variants alternate (A B B A …), so a drift in the machine's load hits each alike.
 // Variants: `main` (infra/kafka/server.properties and the devstack's JVM flags as they are) and `s9` (the
 // settings session 9 left: a KRaft no-op record every 5 s, a broker heartbeat every 2 s, JVM perf data on).
+// `j17`, `j25`, `j25-coh`, `j25-tiered`, `j25-serial`, `j25-serial-coh`: the JDK and its flags (ADR 0133).
 // Knobs: BENCH_ROUNDS (4), BENCH_SETTLE_SECONDS (25), BENCH_IDLE_SECONDS (40), BENCH_VARIANTS (main,s9).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { MAIN_JVM, startBroker, stopBroker } from './benchBroker.mjs';
+import { JAVA, MAIN_JVM, startBroker, stopBroker } from './benchBroker.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { Kafka, logLevel } = await import(pathToFileURL(join(ROOT, 'packages/kafka/node_modules/kafkajs/index.js')).href);
@@ -24,7 +25,19 @@ const S9 = {
   jvm: ['-Xms256m', '-Xmx512m', '-XX:+UseG1GC', '-XX:TieredStopAtLevel=1'],
   props: { 'metadata.max.idle.interval.ms': '5000', 'broker.heartbeat.interval.ms': '2000', 'broker.session.timeout.ms': '9000' },
 };
-const VARIANTS = { main: { jvm: MAIN_JVM, props: {} }, s9: S9 };
+const COH = '-XX:+UseCompactObjectHeaders';
+const TIERED = MAIN_JVM.filter((flag) => flag !== '-XX:TieredStopAtLevel=1');
+const SERIAL = MAIN_JVM.map((flag) => (flag === '-XX:+UseG1GC' ? '-XX:+UseSerialGC' : flag));
+/** The JDK and its flags (ADR 0133): `j17` is the machine's default `java`, the `j25*` Temurin 25. */
+const JDKS = {
+  j17: { java: JAVA[17], jvm: MAIN_JVM, props: {} },
+  j25: { java: JAVA[25], jvm: MAIN_JVM, props: {} },
+  'j25-coh': { java: JAVA[25], jvm: [...MAIN_JVM, COH], props: {} },
+  'j25-tiered': { java: JAVA[25], jvm: TIERED, props: {} },
+  'j25-serial': { java: JAVA[25], jvm: SERIAL, props: {} },
+  'j25-serial-coh': { java: JAVA[25], jvm: [...SERIAL, COH], props: {} },
+};
+const VARIANTS = { main: { jvm: MAIN_JVM, props: {} }, s9: S9, ...JDKS };
 const names = (process.env.BENCH_VARIANTS ?? 'main,s9').split(',');
 for (const name of names) if (!VARIANTS[name]) throw new Error(`no variant ${name}`);
 
@@ -46,6 +59,7 @@ function threadCpu(pid) {
 
 const admin = () => new Kafka({ clientId: 'broker-idle', brokers: [`127.0.0.1:${port}`], logLevel: logLevel.NOTHING }).admin();
 const results = new Map(names.map((n) => [n, []]));
+const starts = new Map(names.map((n) => [n, []]));
 const order = Array.from({ length: rounds * names.length }, (_, i) => names[((i + 1) >> 1) % names.length]);
 console.log(`broker idle: ${order.join(' ')}; ${settleS} s settle, ${idleS} s measured`);
 for (const [i, name] of order.entries()) {
@@ -61,12 +75,14 @@ for (const [i, name] of order.entries()) {
     const byThread = [...to].map(([thread, ms]) => [thread, (ms - (from.get(thread) ?? 0)) / seconds]).sort((a, b) => b[1] - a[1]);
     const total = byThread.reduce((sum, [, rate]) => sum + rate, 0);
     results.get(name).push(total);
+    starts.get(name).push(child.startMs);
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
-    console.log(`round ${i + 1} ${name} (load ${load}): ${total.toFixed(2)} ms/s; ${byThread.filter(([, r]) => r >= 0.2).map(([t, r]) => `${t} ${r.toFixed(2)}`).join(', ')}`);
+    console.log(`round ${i + 1} ${name} (load ${load}; answered ${(child.startMs / 1000).toFixed(2)} s after spawn): ${total.toFixed(2)} ms/s; ${byThread.filter(([, r]) => r >= 0.2).map(([t, r]) => `${t} ${r.toFixed(2)}`).join(', ')}`);
   } finally {
     await stopBroker(child);
   }
 }
 const mean = (list) => list.reduce((a, b) => a + b, 0) / list.length;
 console.log(`\nmean idle ms/s: ${names.map((n) => `${n} ${mean(results.get(n)).toFixed(2)}`).join(', ')}; ${names[0]} ÷ ${names[1] ?? names[0]} ${(mean(results.get(names[0])) / mean(results.get(names[1] ?? names[0]))).toFixed(2)}`);
+console.log(`mean start (spawn → topics listed) s: ${names.map((n) => `${n} ${(mean(starts.get(n)) / 1000).toFixed(2)}`).join(', ')}`);
 process.exit(0);
