@@ -14,7 +14,20 @@ const run = promisify(execFile);
 export const MAIN_JVM = ['-Xms256m', '-Xmx512m', '-XX:+UseG1GC', '-XX:TieredStopAtLevel=1', '-XX:-UsePerfData'];
 
 /** The JDKs a variant may name (ADR 0133): the machine's default `java` (OpenJDK 17) and Temurin 25. */
-export const JAVA = { default: 'java', 17: 'java', 25: '/usr/lib/jvm/temurin-25-jdk-amd64/bin/java' };
+export const JAVA = { 17: 'java', 25: '/usr/lib/jvm/temurin-25-jdk-amd64/bin/java' };
+
+/**
+ * The broker's JDK and JVM flags as bench variants (ADR 0133): `j17` is the devstack's broker; the `j25*` run
+ * Temurin 25 with the same flags, with compact object headers, with C2 (tiered) or with SerialGC.
+ */
+export const JDK_VARIANTS = {
+  j17: { java: JAVA[17], jvm: MAIN_JVM },
+  'j17-tiered': { java: JAVA[17], jvm: MAIN_JVM.filter((flag) => flag !== '-XX:TieredStopAtLevel=1') },
+  j25: { java: JAVA[25], jvm: MAIN_JVM },
+  'j25-coh': { java: JAVA[25], jvm: [...MAIN_JVM, '-XX:+UseCompactObjectHeaders'] },
+  'j25-tiered': { java: JAVA[25], jvm: MAIN_JVM.filter((flag) => flag !== '-XX:TieredStopAtLevel=1') },
+  'j25-serial': { java: JAVA[25], jvm: MAIN_JVM.map((flag) => (flag === '-XX:+UseG1GC' ? '-XX:+UseSerialGC' : flag)) },
+};
 
 /**
  * Starts a broker on `port` (its controller on `controllerPort`) from `root`'s infra/kafka/server.properties

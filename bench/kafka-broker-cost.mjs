@@ -8,7 +8,8 @@
 // at BENCH_RATE msg/s for BENCH_SECONDS. Prints the broker's CPU (/proc, all threads) idle (ms/s, before
 // the load) and per message (load window until every group has its records), and Kafka requests per
 // message by group and API (kafkajs's own debug log, counted). Variants alternate, so a drift of the
-// machine's load hits each alike. BENCH_VARIANTS picks some by name (comma-separated). Each round also
+// machine's load hits each alike. BENCH_VARIANTS picks some by name (comma-separated; also `j17`, `j25`, `j25-coh`,
+// `j25-tiered`, `j25-serial`: the JDK and its flags, ADR 0133). Each round also
 // prints the broker's CPU per message by thread kind (/proc: request handlers and network threads share
 // the 15-character name `data-plane-kafk`; JIT, GC), its system share and context switches (ADR 0087);
 // the `jfr` variant records a Flight Recorder profile to BENCH_JFR (`jfr print --events jdk.ExecutionSample`).
@@ -18,7 +19,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { JAVA, MAIN_JVM, startBroker as startSharedBroker, stopBroker } from './benchBroker.mjs';
+import { JDK_VARIANTS, MAIN_JVM, startBroker as startSharedBroker, stopBroker } from './benchBroker.mjs';
 import { percentile } from './percentile.mjs';
 import { processCpuMs } from './processCpu.mjs';
 
@@ -82,15 +83,11 @@ const VARIANTS = [
   { name: 'near-gather', jvm: MAIN_JVM, props: {}, gather: NEAR_GATHER },
   { name: 'jfr', jvm: [...MAIN_JVM, `-XX:StartFlightRecording=filename=${process.env.BENCH_JFR ?? '/tmp/broker.jfr'},settings=profile,dumponexit=true`], props: {} },
   { name: 'c2', jvm: ['-Xms256m', '-Xmx512m', '-XX:+UseG1GC'], props: {} },
-  // The JDK and its flags (ADR 0133): `j17` is the machine's default `java` (as `main`), the `j25*` Temurin 25.
-  { name: 'j17', java: JAVA[17], jvm: MAIN_JVM, props: {} },
-  { name: 'j25', java: JAVA[25], jvm: MAIN_JVM, props: {} },
-  { name: 'j25-coh', java: JAVA[25], jvm: [...MAIN_JVM, '-XX:+UseCompactObjectHeaders'], props: {} },
-  { name: 'j25-tiered', java: JAVA[25], jvm: MAIN_JVM.filter((flag) => flag !== '-XX:TieredStopAtLevel=1'), props: {} },
-  { name: 'j25-serial', java: JAVA[25], jvm: MAIN_JVM.map((flag) => (flag === '-XX:+UseG1GC' ? '-XX:+UseSerialGC' : flag)), props: {} },
   { name: 'all', jvm: SMALL_JVM, props: { ...ONE_THREAD_PROPS, ...KRAFT_IDLE_PROPS }, gather: NEAR_GATHER },
 ];
-const chosen = process.env.BENCH_VARIANTS ? process.env.BENCH_VARIANTS.split(',').map((n) => VARIANTS.find((v) => v.name === n) ?? fail(`no variant ${n}`)) : VARIANTS;
+/** The JDK and its flags (benchBroker.mjs JDK_VARIANTS, ADR 0133), by name only: `j17` is `main`, the `j25*` Temurin 25. */
+const JDKS = Object.entries(JDK_VARIANTS).map(([name, jdk]) => ({ name, ...jdk, props: {} }));
+const chosen = process.env.BENCH_VARIANTS ? process.env.BENCH_VARIANTS.split(',').map((n) => [...VARIANTS, ...JDKS].find((v) => v.name === n) ?? fail(`no variant ${n}`)) : VARIANTS;
 
 function fail(message) {
   throw new Error(message);

@@ -5,13 +5,13 @@
 // folded), then stopped. Variants alternate (A B B A …), so a drift in the machine's load hits each alike.
 // Variants: `main` (infra/kafka/server.properties and the devstack's JVM flags as they are) and `s9` (the
 // settings session 9 left: a KRaft no-op record every 5 s, a broker heartbeat every 2 s, JVM perf data on).
-// `j17`, `j25`, `j25-coh`, `j25-tiered`, `j25-serial`, `j25-serial-coh`: the JDK and its flags (ADR 0133).
+// `j17`, `j25`, `j25-coh`, `j25-tiered`, `j25-serial`: the JDK and its flags (benchBroker.mjs JDK_VARIANTS, ADR 0133).
 // Knobs: BENCH_ROUNDS (4), BENCH_SETTLE_SECONDS (25), BENCH_IDLE_SECONDS (40), BENCH_VARIANTS (main,s9).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { JAVA, MAIN_JVM, startBroker, stopBroker } from './benchBroker.mjs';
+import { JDK_VARIANTS, MAIN_JVM, startBroker, stopBroker } from './benchBroker.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { Kafka, logLevel } = await import(pathToFileURL(join(ROOT, 'packages/kafka/node_modules/kafkajs/index.js')).href);
@@ -25,19 +25,7 @@ const S9 = {
   jvm: ['-Xms256m', '-Xmx512m', '-XX:+UseG1GC', '-XX:TieredStopAtLevel=1'],
   props: { 'metadata.max.idle.interval.ms': '5000', 'broker.heartbeat.interval.ms': '2000', 'broker.session.timeout.ms': '9000' },
 };
-const COH = '-XX:+UseCompactObjectHeaders';
-const TIERED = MAIN_JVM.filter((flag) => flag !== '-XX:TieredStopAtLevel=1');
-const SERIAL = MAIN_JVM.map((flag) => (flag === '-XX:+UseG1GC' ? '-XX:+UseSerialGC' : flag));
-/** The JDK and its flags (ADR 0133): `j17` is the machine's default `java`, the `j25*` Temurin 25. */
-const JDKS = {
-  j17: { java: JAVA[17], jvm: MAIN_JVM, props: {} },
-  j25: { java: JAVA[25], jvm: MAIN_JVM, props: {} },
-  'j25-coh': { java: JAVA[25], jvm: [...MAIN_JVM, COH], props: {} },
-  'j25-tiered': { java: JAVA[25], jvm: TIERED, props: {} },
-  'j25-serial': { java: JAVA[25], jvm: SERIAL, props: {} },
-  'j25-serial-coh': { java: JAVA[25], jvm: [...SERIAL, COH], props: {} },
-};
-const VARIANTS = { main: { jvm: MAIN_JVM, props: {} }, s9: S9, ...JDKS };
+const VARIANTS = { main: { jvm: MAIN_JVM, props: {} }, s9: S9, ...JDK_VARIANTS };
 const names = (process.env.BENCH_VARIANTS ?? 'main,s9').split(',');
 for (const name of names) if (!VARIANTS[name]) throw new Error(`no variant ${name}`);
 

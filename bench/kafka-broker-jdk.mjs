@@ -13,7 +13,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { JAVA, MAIN_JVM, startBroker, stopBroker } from './benchBroker.mjs';
+import { JDK_VARIANTS as VARIANTS, startBroker, stopBroker } from './benchBroker.mjs';
 import { processCpuMs } from './processCpu.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -25,16 +25,6 @@ const records = Number(process.env.BENCH_RECORDS ?? 3000);
 const warmup = Number(process.env.BENCH_WARMUP ?? 3000);
 const dir = join(ROOT, '.infra', 'kafka', `bench-jdk-${port}`);
 
-const COH = '-XX:+UseCompactObjectHeaders';
-const TIERED = MAIN_JVM.filter((flag) => flag !== '-XX:TieredStopAtLevel=1');
-const VARIANTS = {
-  j17: { java: JAVA[17], jvm: MAIN_JVM },
-  'j17-tiered': { java: JAVA[17], jvm: TIERED },
-  j25: { java: JAVA[25], jvm: MAIN_JVM },
-  'j25-coh': { java: JAVA[25], jvm: [...MAIN_JVM, COH] },
-  'j25-tiered': { java: JAVA[25], jvm: TIERED },
-  'j25-serial': { java: JAVA[25], jvm: MAIN_JVM.map((flag) => (flag === '-XX:+UseG1GC' ? '-XX:+UseSerialGC' : flag)) },
-};
 const names = (process.env.BENCH_VARIANTS ?? 'j17,j25').split(',');
 for (const name of names) if (!VARIANTS[name]) throw new Error(`no variant ${name}`);
 
