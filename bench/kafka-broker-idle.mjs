@@ -6,6 +6,7 @@
 // Variants: `main` (infra/kafka/server.properties and the devstack's JVM flags as they are) and `s9` (the
 // settings session 9 left: a KRaft no-op record every 5 s, a broker heartbeat every 2 s, JVM perf data on).
 // `j17`, `j25`, `j25-coh`, `j25-tiered`, `j25-serial`: the JDK and its flags (benchBroker.mjs JDK_VARIANTS, ADR 0133).
+// `held-50ms`, `held-1s`: `main` with one idle kafkajs consumer group whose empty fetch is held that long (ADR 0134).
 // Knobs: BENCH_ROUNDS (4), BENCH_SETTLE_SECONDS (25), BENCH_IDLE_SECONDS (40), BENCH_VARIANTS (main,s9).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,7 +26,9 @@ const S9 = {
   jvm: ['-Xms256m', '-Xmx512m', '-XX:+UseG1GC', '-XX:TieredStopAtLevel=1'],
   props: { 'metadata.max.idle.interval.ms': '5000', 'broker.heartbeat.interval.ms': '2000', 'broker.session.timeout.ms': '9000' },
 };
-const VARIANTS = { main: { jvm: MAIN_JVM, props: {} }, s9: S9, ...JDK_VARIANTS };
+/** The broker as `main` with one idle consumer group on an empty 3-partition topic, its fetch held 50 ms or 1 s (ADR 0134: the bench's arrivals probe). */
+const HELD = { 'held-50ms': 50, 'held-1s': 1_000 };
+const VARIANTS = { main: { jvm: MAIN_JVM, props: {} }, s9: S9, ...JDK_VARIANTS, ...Object.fromEntries(Object.entries(HELD).map(([name, heldMs]) => [name, { jvm: MAIN_JVM, props: {}, heldMs }])) };
 const names = (process.env.BENCH_VARIANTS ?? 'main,s9').split(',');
 for (const name of names) if (!VARIANTS[name]) throw new Error(`no variant ${name}`);
 
@@ -46,6 +49,22 @@ function threadCpu(pid) {
 }
 
 const admin = () => new Kafka({ clientId: 'broker-idle', brokers: [`127.0.0.1:${port}`], logLevel: logLevel.NOTHING }).admin();
+/** A consumer group of one on an empty topic: nothing but its held fetches and heartbeats. */
+async function idleConsumer(heldMs) {
+  const kafka = new Kafka({ clientId: 'broker-idle-consumer', brokers: [`127.0.0.1:${port}`], logLevel: logLevel.NOTHING });
+  const setup = kafka.admin();
+  await setup.connect();
+  await setup.createTopics({ topics: [{ topic: 'idle', numPartitions: 3 }], waitForLeaders: true });
+  await setup.disconnect();
+  const consumer = kafka.consumer({ groupId: 'broker-idle', maxWaitTimeInMs: heldMs });
+  const joined = new Promise((resolve) => consumer.on(consumer.events.GROUP_JOIN, resolve));
+  await consumer.connect();
+  await consumer.subscribe({ topic: 'idle' });
+  await consumer.run({ eachBatch: async () => undefined });
+  await joined;
+  return consumer;
+}
+
 const results = new Map(names.map((n) => [n, []]));
 const starts = new Map(names.map((n) => [n, []]));
 const order = Array.from({ length: rounds * names.length }, (_, i) => names[((i + 1) >> 1) % names.length]);
@@ -53,7 +72,9 @@ console.log(`broker idle: ${order.join(' ')}; ${settleS} s settle, ${idleS} s me
 for (const [i, name] of order.entries()) {
   const variant = VARIANTS[name];
   const child = await startBroker({ root: ROOT, port, controllerPort, dir: join(ROOT, '.infra', 'kafka', `bench-idle-${port}`), admin: admin(), ...variant });
+  let consumer = null;
   try {
+    if (variant.heldMs) consumer = await idleConsumer(variant.heldMs);
     await sleep(settleS * 1000);
     const from = threadCpu(child.pid);
     const started = performance.now();
@@ -67,6 +88,7 @@ for (const [i, name] of order.entries()) {
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
     console.log(`round ${i + 1} ${name} (load ${load}; answered ${(child.startMs / 1000).toFixed(2)} s after spawn): ${total.toFixed(2)} ms/s; ${byThread.filter(([, r]) => r >= 0.2).map(([t, r]) => `${t} ${r.toFixed(2)}`).join(', ')}`);
   } finally {
+    await consumer?.disconnect();
     await stopBroker(child);
   }
 }
