@@ -13,12 +13,28 @@ const run = promisify(execFile);
 /** The JVM flags infra/scripts (the devstack) start the broker with. */
 export const MAIN_JVM = ['-Xms256m', '-Xmx512m', '-XX:+UseG1GC', '-XX:TieredStopAtLevel=1', '-XX:-UsePerfData'];
 
+/** The JDKs a variant may name (ADR 0133): the machine's default `java` (OpenJDK 17) and Temurin 25. */
+export const JAVA = { 17: 'java', 25: '/usr/lib/jvm/temurin-25-jdk-amd64/bin/java' };
+
+/**
+ * The broker's JDK and JVM flags as bench variants (ADR 0133): `j17` is the devstack's broker; the `j25*` run
+ * Temurin 25 with the same flags, with compact object headers, with C2 (tiered) or with SerialGC.
+ */
+export const JDK_VARIANTS = {
+  j17: { java: JAVA[17], jvm: MAIN_JVM },
+  'j17-tiered': { java: JAVA[17], jvm: MAIN_JVM.filter((flag) => flag !== '-XX:TieredStopAtLevel=1') },
+  j25: { java: JAVA[25], jvm: MAIN_JVM },
+  'j25-coh': { java: JAVA[25], jvm: [...MAIN_JVM, '-XX:+UseCompactObjectHeaders'] },
+  'j25-tiered': { java: JAVA[25], jvm: MAIN_JVM.filter((flag) => flag !== '-XX:TieredStopAtLevel=1') },
+  'j25-serial': { java: JAVA[25], jvm: MAIN_JVM.map((flag) => (flag === '-XX:+UseG1GC' ? '-XX:+UseSerialGC' : flag)) },
+};
+
 /**
  * Starts a broker on `port` (its controller on `controllerPort`) from `root`'s infra/kafka/server.properties
  * with `props` over it, in `dir` (emptied first); resolves once `admin` (a kafkajs admin of that broker)
- * lists its topics. `libs`: the jars (default `root`/.infra/kafka/libs).
+ * lists its topics. `libs`: the jars (default `root`/.infra/kafka/libs); `java`: the JVM's launcher (default `java`).
  */
-export async function startBroker({ root, port, controllerPort, dir, admin, jvm = MAIN_JVM, props = {}, libs = join(root, '.infra', 'kafka', 'libs') }) {
+export async function startBroker({ root, port, controllerPort, dir, admin, jvm = MAIN_JVM, props = {}, libs = join(root, '.infra', 'kafka', 'libs'), java = 'java' }) {
   if (!existsSync(libs)) throw new Error(`no broker jars at ${libs}: run bash infra/scripts/prepare.sh kafka`);
   await rm(dir, { recursive: true, force: true });
   await mkdir(join(dir, 'data'), { recursive: true });
@@ -34,9 +50,10 @@ export async function startBroker({ root, port, controllerPort, dir, admin, jvm 
   const propsFile = join(dir, 'server.properties');
   await writeFile(propsFile, [...kept, ...Object.entries(all).map(([k, v]) => `${k}=${v}`)].join('\n'));
   const base = [`-Dlog4j.configuration=file:${join(root, 'infra', 'kafka', 'log4j.properties')}`, '-cp', join(libs, '*')];
-  const { stdout } = await run('java', [...base, 'kafka.tools.StorageTool', 'random-uuid']);
-  await run('java', [...base, 'kafka.tools.StorageTool', 'format', '-t', stdout.trim().split('\n').pop(), '-c', propsFile]);
-  const child = spawn('java', [...jvm, '-Djava.awt.headless=true', ...base, 'kafka.Kafka', propsFile], { stdio: 'ignore' });
+  const { stdout } = await run(java, [...base, 'kafka.tools.StorageTool', 'random-uuid']);
+  await run(java, [...base, 'kafka.tools.StorageTool', 'format', '-t', stdout.trim().split('\n').pop(), '-c', propsFile]);
+  const spawnedAt = performance.now();
+  const child = spawn(java, [...jvm, '-Djava.awt.headless=true', ...base, 'kafka.Kafka', propsFile], { stdio: 'ignore' });
   for (let i = 0; ; i++) {
     try {
       await admin.connect();
@@ -51,6 +68,8 @@ export async function startBroker({ root, port, controllerPort, dir, admin, jvm 
     }
   }
   await admin.disconnect();
+  /** Milliseconds from the broker's spawn until it listed its topics. */
+  child.startMs = performance.now() - spawnedAt;
   return child;
 }
 

@@ -8,7 +8,8 @@
 // at BENCH_RATE msg/s for BENCH_SECONDS. Prints the broker's CPU (/proc, all threads) idle (ms/s, before
 // the load) and per message (load window until every group has its records), and Kafka requests per
 // message by group and API (kafkajs's own debug log, counted). Variants alternate, so a drift of the
-// machine's load hits each alike. BENCH_VARIANTS picks some by name (comma-separated). Each round also
+// machine's load hits each alike. BENCH_VARIANTS picks some by name (comma-separated; also `j17`, `j25`, `j25-coh`,
+// `j25-tiered`, `j25-serial`: the JDK and its flags, ADR 0133). Each round also
 // prints the broker's CPU per message by thread kind (/proc: request handlers and network threads share
 // the 15-character name `data-plane-kafk`; JIT, GC), its system share and context switches (ADR 0087);
 // the `jfr` variant records a Flight Recorder profile to BENCH_JFR (`jfr print --events jdk.ExecutionSample`).
@@ -18,7 +19,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { MAIN_JVM, startBroker as startSharedBroker, stopBroker } from './benchBroker.mjs';
+import { JDK_VARIANTS, MAIN_JVM, startBroker as startSharedBroker, stopBroker } from './benchBroker.mjs';
 import { percentile } from './percentile.mjs';
 import { processCpuMs } from './processCpu.mjs';
 
@@ -84,7 +85,9 @@ const VARIANTS = [
   { name: 'c2', jvm: ['-Xms256m', '-Xmx512m', '-XX:+UseG1GC'], props: {} },
   { name: 'all', jvm: SMALL_JVM, props: { ...ONE_THREAD_PROPS, ...KRAFT_IDLE_PROPS }, gather: NEAR_GATHER },
 ];
-const chosen = process.env.BENCH_VARIANTS ? process.env.BENCH_VARIANTS.split(',').map((n) => VARIANTS.find((v) => v.name === n) ?? fail(`no variant ${n}`)) : VARIANTS;
+/** The JDK and its flags (benchBroker.mjs JDK_VARIANTS, ADR 0133), by name only: `j17` is `main`, the `j25*` Temurin 25. */
+const JDKS = Object.entries(JDK_VARIANTS).map(([name, jdk]) => ({ name, ...jdk, props: {} }));
+const chosen = process.env.BENCH_VARIANTS ? process.env.BENCH_VARIANTS.split(',').map((n) => [...VARIANTS, ...JDKS].find((v) => v.name === n) ?? fail(`no variant ${n}`)) : VARIANTS;
 
 function fail(message) {
   throw new Error(message);
@@ -110,7 +113,7 @@ function threadCpu(pid) {
 }
 
 function startBroker(variant) {
-  return startSharedBroker({ root: ROOT, port, controllerPort, dir: brokerDir, admin: client('probe').admin(), jvm: variant.jvm, props: variant.props, libs });
+  return startSharedBroker({ root: ROOT, port, controllerPort, dir: brokerDir, admin: client('probe').admin(), jvm: variant.jvm, props: variant.props, libs, java: variant.java });
 }
 
 /** A kafkajs client that counts its requests by API (`tally`), from kafkajs's debug log. */

@@ -8,6 +8,13 @@ import { createKafka, loadKafkaSecurity } from '../packages/kafka/dist/index.js'
 
 const { AssignerProtocol } = createRequire(new URL('../packages/kafka/dist/index.js', import.meta.url))('kafkajs');
 
+/**
+ * How long the arrivals consumer's empty fetch is held. The broker answers a held fetch at the first record
+ * (ADR 0058), so no arrival is noted later for a longer hold; a 50 ms hold asked the broker 20 times a
+ * second while nothing was sent — more than the whole idle stack — and cost.mjs billed it to Kafka's
+ * idle rate (ADR 0134).
+ */
+const ARRIVALS_IDLE_WAIT_MS = 1_000;
 
 /**
  * @typedef {object} GroupProgress
@@ -126,7 +133,7 @@ export async function connectKafkaProbe(brokers) {
    */
   async function watchArrivals(topic, keyOf, appIds, timeoutMs = 60_000) {
     const arrivals = new Map();
-    const consumer = kafka.consumer({ groupId: `bench-arrivals-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`, maxWaitTimeInMs: 50 });
+    const consumer = kafka.consumer({ groupId: `bench-arrivals-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`, maxWaitTimeInMs: ARRIVALS_IDLE_WAIT_MS });
     const joined = new Promise((resolve) => consumer.on(consumer.events.GROUP_JOIN, resolve));
     await consumer.connect();
     await consumer.subscribe({ topic, fromBeginning: false });

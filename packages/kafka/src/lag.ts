@@ -27,8 +27,11 @@ export interface Watermark {
 export class LagReader {
   private admin: Admin | null = null;
   private connecting: Promise<Admin> | null = null;
-  /** `measureGroups`' last answer when every group had committed up to every watermark (ADR 0058). */
-  private caughtUp: { groups: string; lags: readonly PartitionLag[] } | null = null;
+  /**
+   * The groups `measureGroups` found committed up to every watermark, by group, and the watermarks they
+   * were read at (ADR 0058, 0134): their answer stands until something is produced.
+   */
+  private settled: { ends: string; lags: Map<string, readonly PartitionLag[]> } | null = null;
 
   constructor(private readonly kafka: Kafka) {}
 
@@ -77,36 +80,46 @@ export class LagReader {
    */
   async measureGroups(groupIds: readonly string[], topics: readonly string[]): Promise<PartitionLag[]> {
     const ends = await this.highWatermarks(topics);
-    // Every group had applied everything and nothing was produced since: their offsets cannot have
-    // moved (a commit never passes the watermark), so the answer stands without a FindCoordinator and
-    // an OffsetFetch per group — the admission gate's reading every second on an idle stack (ADR 0058).
-    // A group that committed nothing on a partition (most groups do not consume the topic) counts as
-    // settled there: it is reported with lag 0 either way until something is produced.
-    const groups = JSON.stringify([groupIds, topics, ends]);
-    if (this.caughtUp?.groups === groups) return this.caughtUp.lags.map((lag) => ({ ...lag }));
-    const admin = await this.connected();
-    try {
-      // One OffsetFetch per group (the admin API takes one group), all in flight at once: a reading
-      // every second must not take as many round trips in a row as the deployment has groups.
-      const perGroup = await Promise.all(
-        groupIds.map(async (groupId) => {
-          const committedAt = new Map<string, number>();
-          for (const { topic, partitions } of await admin.fetchOffsets({ groupId, topics: [...topics] })) {
-            for (const { partition, offset } of partitions) committedAt.set(`${topic}:${partition}`, Number(offset));
-          }
-          return ends.map(({ topic, partition, offset: end }): PartitionLag => {
-            const at = committedAt.get(`${topic}:${partition}`) ?? -1;
-            return { groupId, topic, partition, end, committed: at, lag: at < 0 ? 0 : Math.max(0, end - at) };
-          });
-        }),
-      );
-      const lags = perGroup.flat();
-      this.caughtUp = lags.every((lag) => lag.committed === lag.end || lag.committed < 0) ? { groups, lags: lags.map((lag) => ({ ...lag })) } : null;
-      return lags;
-    } catch (error) {
-      await this.close();
-      throw error;
+    // A group that had applied everything at these watermarks cannot have moved since (a commit never
+    // passes the watermark), so its answer stands without a FindCoordinator and an OffsetFetch — the
+    // admission gate's reading every second on an idle stack (ADR 0058). Kept per group (ADR 0134): the
+    // gate reads every group on a refresh and the consuming ones between, and both are answered by the
+    // same reading. A group that committed nothing on a partition (most groups do not consume the
+    // topic) counts as settled there: it is reported with lag 0 either way until something is produced.
+    const watermarks = JSON.stringify([topics, ends]);
+    if (this.settled?.ends !== watermarks) this.settled = { ends: watermarks, lags: new Map() };
+    const settled = this.settled.lags;
+    const unread = groupIds.filter((groupId) => !settled.has(groupId));
+    const read = new Map<string, PartitionLag[]>();
+    if (unread.length > 0) {
+      const admin = await this.connected();
+      try {
+        // One OffsetFetch per group (the admin API takes one group), all in flight at once: a reading
+        // every second must not take as many round trips in a row as the deployment has groups.
+        await Promise.all(
+          unread.map(async (groupId) => {
+            const committedAt = new Map<string, number>();
+            for (const { topic, partitions } of await admin.fetchOffsets({ groupId, topics: [...topics] })) {
+              for (const { partition, offset } of partitions) committedAt.set(`${topic}:${partition}`, Number(offset));
+            }
+            read.set(
+              groupId,
+              ends.map(({ topic, partition, offset: end }): PartitionLag => {
+                const at = committedAt.get(`${topic}:${partition}`) ?? -1;
+                return { groupId, topic, partition, end, committed: at, lag: at < 0 ? 0 : Math.max(0, end - at) };
+              }),
+            );
+          }),
+        );
+      } catch (error) {
+        await this.close();
+        throw error;
+      }
+      for (const [groupId, lags] of read) {
+        if (lags.every((lag) => lag.committed === lag.end || lag.committed < 0)) settled.set(groupId, lags.map((lag) => ({ ...lag })));
+      }
     }
+    return groupIds.flatMap((groupId) => (read.get(groupId) ?? settled.get(groupId) ?? []).map((lag) => ({ ...lag })));
   }
 
   /**
