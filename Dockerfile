@@ -5,8 +5,9 @@
 # image holds that service's compiled code and production dependencies only, runs as an unprivileged
 # user and reports itself healthy while the service's /readyz answers.
 
-# The current Node.js LTS line (26; Active LTS since October 2026). package.json's engines allow it,
-# and the code is compiled for ES2023. Pin a digest (node:26-trixie-slim@sha256:…) in your registry.
+# The current Node.js LTS line (26; Active LTS since October 2026): the line development, the tests and
+# the benchmarks run on (.node-version, ADR 0135; package.json's engines). The code is compiled for ES2023.
+# Pin a digest (node:26-trixie-slim@sha256:…) in your registry.
 ARG NODE_IMAGE=node:26-trixie-slim
 ARG PNPM_VERSION=10.34.9
 

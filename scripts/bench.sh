@@ -2,7 +2,7 @@
 # npm run bench: the same set-up, then each benchmark in turn (each starts and stops everything it needs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+source scripts/setup.sh
 node bench/store-raw.mjs
 node bench/gateway-overhead.mjs "$@"
 node bench/runtime.mjs

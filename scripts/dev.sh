@@ -3,7 +3,7 @@
 # compiled code changes (node --watch). Ctrl-C stops the compiler and the stack.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+source scripts/setup.sh
 node_modules/.bin/tsc -b --watch --preserveWatchOutput &
 compiler=$!
 trap 'kill "$compiler" 2>/dev/null || true' EXIT

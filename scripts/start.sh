@@ -3,5 +3,5 @@
 # REDIS_URL are set), then the services and the gateway as separate processes. Ctrl-C stops all of it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+source scripts/setup.sh
 exec node infra/devstack/dist/stack-cli.js

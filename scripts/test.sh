@@ -3,7 +3,7 @@
 # the real services. vitest's global setup starts (and always stops) the infrastructure and services.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+source scripts/setup.sh
 echo "[test] lint" >&2
 node_modules/.bin/eslint .
 # The services compile in setup; the tests themselves are type-checked here (vitest only strips types).

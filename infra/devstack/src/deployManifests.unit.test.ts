@@ -288,12 +288,16 @@ describe('deployment manifests', () => {
     const dockerfile = read('Dockerfile');
     const instructions = dockerfile.split('\n').filter((line) => /^[A-Z]+\s/.test(line));
     const froms = instructions.filter((line) => line.startsWith('FROM'));
-    // Node 26 is the Active LTS line from October 2026; 20 ended in April 2026. Its engines allow it.
-    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:26-[a-z]+-slim$/m);
+    // Node 26 is the Active LTS line from October 2026; 20 ended in April 2026. The image runs the line
+    // development, tests and benchmarks run on (`.node-version`, ADR 0135), and `engines` names it.
+    const nodeVersion = read('.node-version').trim();
+    const major = nodeVersion.split('.')[0];
+    expect(major).toBe('26');
+    expect(dockerfile).toMatch(new RegExp(`^ARG NODE_IMAGE=node:${major}-[a-z]+-slim$`, 'm'));
     // Every stage starts from that image or from an earlier stage.
     for (const from of froms) expect(from).toMatch(/^FROM (\$\{NODE_IMAGE\}|build)( AS [a-z]+)?$/);
     expect(froms.at(-1)).toBe('FROM ${NODE_IMAGE}');
-    expect(JSON.parse(read('package.json')).engines.node).toBe('>=20.19');
+    expect(JSON.parse(read('package.json')).engines.node).toBe(`>=${nodeVersion.split('.').slice(0, 2).join('.')}`);
     // The last stage is what ships: it copies the assembled service tree only, and runs as a user by number.
     const final = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
     expect(final).toMatch(/^COPY --from=prune \/out \/app$/m);

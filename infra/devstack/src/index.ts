@@ -1,5 +1,6 @@
 export { startInfrastructure } from './infrastructure.js';
 export type { InfrastructureOptions, PartName, RunningInfrastructure } from './infrastructure.js';
+export { serviceNode } from './nodeRuntime.js';
 export { unusedPort } from './ports.js';
 export { registerShutdown, stopAllStarted } from './processes.js';
 export { probeKafka } from './probes.js';

@@ -3,6 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { serviceNode } from './nodeRuntime.js';
 import { unusedPort } from './ports.js';
 import { spawnManaged } from './processes.js';
 import type { ManagedProcess } from './processes.js';
@@ -129,7 +130,7 @@ export async function startServices(options: ServiceStackOptions): Promise<Runni
     const logFile = join(logDir, `${name}${ephemeral ? '-test' : ''}.log`);
     const managed = await spawnManaged({
       name,
-      file: process.execPath,
+      file: serviceNode(root),
       // `npm run dev` (DEV_WATCH=1): node restarts the process when a module it loaded is rebuilt.
       // SERVICE_NODE_ARGS: extra node options for every service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`
       // to profile them (node refuses `--cpu-prof` in NODE_OPTIONS).
@@ -260,7 +261,7 @@ export async function startExtraGateway(options: ExtraGatewayOptions): Promise<{
   await mkdir(join(root, '.infra', 'logs'), { recursive: true });
   const managed = await spawnManaged({
     name: `gateway-${port}`,
-    file: process.execPath,
+    file: serviceNode(root),
     args: ['--enable-source-maps', join(root, 'gateway', 'dist', 'main.js')],
     cwd: root,
     logFile,
