@@ -372,9 +372,10 @@ export class UserDirectory {
   async replaceAll(appId: string, docs: readonly UserDoc[]): Promise<void> {
     const entries = docs.map(directoryEntry).sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
     const { refs, chunks } = buildChunks(entries);
-    // Its revisions start again at 1: nothing this process knew of the app may be written on.
+    // Its revisions start again at 1: nothing this process knew of the app may be written on. Every
+    // remembered chunk is dropped (a rare bulk write; the app's old chunk ids are not known here).
     this.forget(appId);
-    for (let id = 0; id < chunks.length + KNOWN_CHUNKS; id++) this.knownChunks.delete(this.chunkId(appId, id));
+    this.knownChunks.clear();
     await this.chunks.deleteMany({ _id: { $regex: `^${appId}:` } });
     if (chunks.length > 0) {
       await this.chunks.insertMany(
