@@ -191,6 +191,7 @@ export class ConversationReadModels implements EventApplier {
   private readonly timelines: Collection<StoredRecord>;
   private readonly timelineFields: TextFieldsStore;
   private readonly timelineRevisions: RevisionTailStore;
+  private readonly inboxRevisions: RevisionTailStore;
 
   constructor(private readonly db: Db) {
     const members = storeOf(db, CONVERSATION_COLLECTIONS.members);
@@ -199,6 +200,7 @@ export class ConversationReadModels implements EventApplier {
     const revisions = revisionStores(db, appends);
     this.timelineFields = revisions.timelineHeads;
     this.timelineRevisions = revisions.timelines;
+    this.inboxRevisions = revisions.inboxes;
     const stores: ConversationStores = {
       timelines: new ListCopyOnReadStore(this.timelineRevisions),
       history: storeOf(db, CONVERSATION_COLLECTIONS.history),
@@ -214,6 +216,15 @@ export class ConversationReadModels implements EventApplier {
     this.users = db.collection('users');
     this.globalPins = db.collection('global_pins');
     this.timelines = db.collection(CONVERSATION_COLLECTIONS.timelines.name);
+  }
+
+  /**
+   * Resolves once the head folds started behind the writes so far are stored (ADR 0130): what a reader
+   * of the stored heads themselves (a test, a migration check) waits for. Readers through these models
+   * need not: a head behind its revisions reads the same.
+   */
+  async settled(): Promise<void> {
+    await Promise.all([this.timelineRevisions.settled(), this.inboxRevisions.settled()]);
   }
 
   async ensureIndexes(): Promise<void> {
