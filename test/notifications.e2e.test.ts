@@ -277,18 +277,28 @@ describe('notifications deliver through the real stack', () => {
     expectError(await app.call('DELETE', '/v3/notifications/push/v1/tokens/device-token-1', { body: { authToken } }), 404, 'ERR_PUSH_TOKEN_NOT_FOUND');
   });
 
-  it('a push token registered the moment its auth token is issued is accepted, every time', async () => {
+  it('a push token registered the moment its auth token is issued is accepted, every time; a revoked one is refused at once', async () => {
     await createUser(app, 'erin');
+    const issuedTokens: string[] = [];
     const answers = await Promise.all(
       Array.from({ length: 20 }, async (_, i) => {
         const issued = await app.call('POST', '/v3/users/erin/auth_tokens', { body: {} });
         expect(issued.status).toBe(200);
+        issuedTokens.push(issued.body.data.authToken as string);
         const body = { platform: 'fcm_web', fcmToken: `fresh-session-${i}`, authToken: issued.body.data.authToken as string };
         return (await app.call('POST', '/v3/notifications/push/v1/tokens', { body })).status;
       }),
     );
     expect(answers).toEqual(answers.map(() => 200));
-    // An auth token nobody issued is still refused (after the wait), and registers nothing.
+    // The users service is asked (ADR 0144): a token revoked a moment ago is refused on the next request.
+    const revoked = issuedTokens[0]!;
+    expect((await app.call('DELETE', `/v3/users/erin/auth_tokens/${encodeURIComponent(revoked)}`)).status).toBe(200);
+    expectError(
+      await app.call('POST', '/v3/notifications/push/v1/tokens', { body: { platform: 'fcm_web', fcmToken: 'after-logout', authToken: revoked } }),
+      404,
+      'ERR_AUTH_TOKEN_NOT_FOUND',
+    );
+    // An auth token nobody issued is refused, and registers nothing.
     expectError(
       await app.call('POST', '/v3/notifications/push/v1/tokens', { body: { platform: 'fcm_web', fcmToken: 'never', authToken: 'not-a-token' } }),
       404,

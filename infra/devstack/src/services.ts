@@ -168,7 +168,7 @@ export async function startServices(options: ServiceStackOptions): Promise<Runni
     const env = {
       ...(service === 'conversations' ? { MESSAGES_URL: messagesUrls } : {}),
       ...(service === 'messages' ? { CALLS_URL: callsUrls } : {}),
-      ...(service === 'realtime' ? { USERS_URL: usersUrls } : {}),
+      ...(service === 'realtime' || service === 'notifications' ? { USERS_URL: usersUrls } : {}),
       MONGO_URL: options.mongoUrl,
       MONGO_DB: `chat_${service}${suffix}`,
       KAFKA_BROKERS: options.kafkaBrokers,

@@ -1,6 +1,7 @@
 import { privateAddressPolicy, secretKeysSetting } from '@chat/delivery';
 import type { PrivateAddressPolicy } from '@chat/delivery';
 import { parseEnvironment } from '@chat/contracts';
+import { usersUrlSetting } from '@chat/http';
 import { loadServiceConfig } from '@chat/runtime';
 import type { ServiceConfig } from '@chat/runtime';
 import { z } from 'zod';
@@ -28,6 +29,8 @@ export interface NotificationsConfig extends ServiceConfig {
   endpoints: ProviderEndpoints;
   /** The timezone of a user who never set one. */
   defaultTimezone: string;
+  /** The users service's replica origins (`USERS_URL`): whose auth token a push token is registered with (ADR 0144). */
+  usersUrls: string[];
 }
 
 const url = z.string().url().transform((u) => u.replace(/\/+$/, ''));
@@ -45,6 +48,7 @@ const schema = z.object({
   NOTIFICATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
   NOTIFICATION_FIRST_ATTEMPT_WAIT_MS: z.coerce.number().int().min(0).max(5_000).default(200),
   NOTIFICATION_DEFAULT_TIMEZONE: z.string().default('UTC'),
+  USERS_URL: usersUrlSetting,
   FCM_BASE_URL: url.default('https://fcm.googleapis.com'),
   FCM_TOKEN_URL: url.default('https://oauth2.googleapis.com/token'),
   APNS_BASE_URL: url.default('https://api.push.apple.com'),
@@ -75,5 +79,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Notif
       sendgrid: e.SENDGRID_BASE_URL,
     }),
     defaultTimezone: e.NOTIFICATION_DEFAULT_TIMEZONE,
+    usersUrls: e.USERS_URL,
   });
 }

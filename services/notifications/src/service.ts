@@ -1,6 +1,6 @@
 import { notificationAppEventTypes, notificationRecipientEventTypes, topics, userLifecycleEventTypes } from '@chat/contracts';
 import { Dispatcher, OutboundHttp, SecretBox } from '@chat/delivery';
-import { createServiceApp } from '@chat/http';
+import { UsersLookups, createServiceApp } from '@chat/http';
 import { skippingGather } from '@chat/kafka';
 import { ConfigurationDirectory, createEventPipeline } from '@chat/runtime';
 import type { PlatformDeps, RunnableService } from '@chat/runtime';
@@ -42,6 +42,8 @@ export function createNotificationsService(config: Readonly<NotificationsConfig>
   const { db, logger } = deps;
   const readModels = new NotificationReadModels(db);
   const secrets = new SecretBox(config.secretsKey);
+  // Auth tokens are asked of the users service, not copied from its events (ADR 0144).
+  const users = new UsersLookups(config.usersUrls);
   logger.info({ keyIds: secrets.keyIds }, 'provider secrets keyring (the first seals)');
   const customSender = new OutboundHttp({ timeoutMs: config.requestTimeoutMs, policy: config.tenantUrls, maxSocketsPerHost: config.concurrencyPerProvider });
   const providers = new Providers({ endpoints: config.endpoints, timeoutMs: config.requestTimeoutMs, customSender });
@@ -135,7 +137,7 @@ export function createNotificationsService(config: Readonly<NotificationsConfig>
           forgetCredentials: (providerId) => providers.forget(providerId),
         }),
         recipientRouter(recipientCommands, directory, config.defaultTimezone),
-        tokenRouter(recipientCommands, readModels, directory),
+        tokenRouter(recipientCommands, (appId, tokenHash) => users.authTokenOwner(appId, tokenHash), directory),
         logRouter(readModels),
       ],
       bodyLimit: '64kb',

@@ -1,4 +1,5 @@
 import { parseEnvironment } from '@chat/contracts';
+import { usersUrlSetting } from '@chat/http';
 import { loadServiceConfig } from '@chat/runtime';
 import type { ServiceConfig } from '@chat/runtime';
 import { z } from 'zod';
@@ -28,7 +29,7 @@ const realtimeSettings = z.object({
   REALTIME_MAX_BUFFERED_BYTES: z.coerce.number().int().min(16_384).max(64 * 1024 * 1024).default(1024 * 1024),
   REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
   REALTIME_PRESENCE_OFFLINE_MS: z.coerce.number().int().min(0).max(60_000).default(3_000),
-  USERS_URL: z.string().min(1).default('http://127.0.0.1:3101'),
+  USERS_URL: usersUrlSetting,
 });
 
 /** The only reader of process.env in the realtime service. */
@@ -43,6 +44,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Realt
     maxBufferedBytes: own.REALTIME_MAX_BUFFERED_BYTES,
     redisUrl: own.REDIS_URL,
     presenceOfflineMs: own.REALTIME_PRESENCE_OFFLINE_MS,
-    usersUrls: own.USERS_URL.split(',').map((url) => url.trim().replace(/\/$/, '')).filter(Boolean),
+    usersUrls: own.USERS_URL,
   });
 }

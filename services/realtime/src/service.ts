@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { blockEventTypes, topics } from '@chat/contracts';
-import { createServiceApp, sampledGauge } from '@chat/http';
+import { UsersLookups, createServiceApp, sampledGauge } from '@chat/http';
 import { BroadcastConsumer, EventConsumer, PATIENT_GATHER, consumerGroupFor, ensureTopics } from '@chat/kafka';
 import type { RecordHeaders } from '@chat/kafka';
 import type { PlatformDeps, RunnableService } from '@chat/runtime';
@@ -12,7 +12,6 @@ import type { Logger } from 'pino';
 import { EphemeralBus } from './adapters/ephemeralBus.js';
 import { RealtimeReadModels } from './adapters/readModels.js';
 import { RedisPresence } from './adapters/redisPresence.js';
-import { UserExistenceClient } from './adapters/userExistence.js';
 import { ConnectionRegistry } from './app/connections.js';
 import { Ephemeral } from './app/ephemeral.js';
 import { Fanout } from './app/fanout.js';
@@ -86,8 +85,8 @@ export function createRealtimeService(
   const fanout = new Fanout({ window, index, registry, revocations, blocks, now });
   const peers = new RecentPeers({ maxAgeMs: config.retentionSeconds * 1_000, maxPairs: config.retentionEvents });
   // Asked of the users service, not copied from every UserCreated (ADR 0101).
-  const knownUsers = new KnownUsers((appId, uid) => usersClient.exists(appId, uid), KNOWN_USERS_CACHED);
-  const usersClient = new UserExistenceClient(deps.usersUrls);
+  const knownUsers = new KnownUsers((appId, uid) => usersClient.userExists(appId, uid), KNOWN_USERS_CACHED);
+  const usersClient = new UsersLookups(deps.usersUrls);
   const bus = new EphemeralBus(redis, logger);
   const ephemeral = new Ephemeral({
     bus,

@@ -22,8 +22,6 @@ import { attemptLogEntry, logEntryId } from '../domain/notificationRecord.js';
 import type { AttemptRecord, NotificationDocument } from '../domain/notificationRecord.js';
 import { RECIPIENTS_COLLECTION, recipientId, recipientsProjection } from '../projections/recipients.js';
 import type { RecipientDocument } from '../projections/recipients.js';
-import { SESSIONS_COLLECTION, sessionId, sessionsProjection } from '../projections/sessions.js';
-import type { SessionDocument } from '../projections/sessions.js';
 import { groupBy } from '../domain/grouping.js';
 import { KeptRecipients } from '../app/keptRecipients.js';
 
@@ -32,7 +30,7 @@ export type { LogEntry, LogFilter } from '../domain/logPage.js';
 export const NOTIFICATIONS_COLLECTION = 'notifications';
 export const LOGS_COLLECTION = 'notification_logs';
 
-const projections = [appsProjection, recipientsProjection, sessionsProjection, groupMembersProjection, groupVersionsProjection] as const;
+const projections = [appsProjection, recipientsProjection, groupMembersProjection, groupVersionsProjection] as const;
 
 /** What one provider call came to, and whether its notification is now finished (delivered or given up). */
 export interface RecordedAttempt {
@@ -83,7 +81,6 @@ export const projectedEventTypes: ReadonlySet<string> = new Set(projections.flat
 export class NotificationReadModels extends ProjectedReadModels {
   private readonly apps = this.projected(APPS_COLLECTION, appsProjection);
   private readonly recipients = this.projected(RECIPIENTS_COLLECTION, recipientsProjection);
-  private readonly sessions = this.projected(SESSIONS_COLLECTION, sessionsProjection);
   private readonly groups = this.projected(GROUP_MEMBERS_COLLECTION, groupMembersProjection);
   private readonly groupVersions: Collection<Stored<GroupVersionDocument>>;
   /** Written after the others: a group's version document never shows a change its buckets lack. */
@@ -158,11 +155,6 @@ export class NotificationReadModels extends ProjectedReadModels {
   /** The documents the recipients directory waits for when its watch sees a recipient change (ADR 0059). */
   recipientDocuments(): ConfigurationDocuments[] {
     return [{ projection: recipientsProjection, positions: (ids) => appliedPositions(this.recipients, ids) }];
-  }
-
-  async findSession(appId: string, tokenFingerprint: string): Promise<SessionDocument | null> {
-    const doc = await this.sessions.findOne({ _id: sessionId(appId, tokenFingerprint) });
-    return doc ? stripStoredFields(doc) : null;
   }
 
   /**

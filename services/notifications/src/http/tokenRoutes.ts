@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '@chat/contracts';
-import type { PushTokenType } from '@chat/contracts';
+import type { AuthTokenOwner, PushTokenType } from '@chat/contracts';
 import { actorOf, correlationIdOf, parseQuery, parseWith } from '@chat/http';
-import { readWithPatience } from '@chat/mongo';
 import { Router } from 'express';
 import { z } from 'zod';
-import type { NotificationReadModels } from '../adapters/readModels.js';
 import type { AppDirectory } from '../app/directory.js';
 import type { RecipientCommands } from '../app/recipientCommands.js';
 import { SINGLE_PROVIDER_ID } from '../domain/appConfig.js';
@@ -39,20 +37,29 @@ export const listQuery = z.object({ authToken, all: z.enum(['true', 'false']).de
 export const allQuery = z.object({ all: z.enum(['true', 'false']).default('false') });
 export const sessionBody = z.strictObject({ authToken });
 
+/** Whose live auth token has this SHA-256 (hex) in the app: the users service's answer, null when none. */
+export type AuthTokenOwnerLookup = (appId: string, tokenHash: string) => Promise<AuthTokenOwner | null>;
+
 /** `/v3/notifications/push/v1/tokens`: a signed-in user's push tokens, named by their auth token. */
-export function tokenRouter(commands: RecipientCommands, readModels: NotificationReadModels, directory: AppDirectory): Router {
+export function tokenRouter(commands: RecipientCommands, ownerOf: AuthTokenOwnerLookup, directory: AppDirectory): Router {
   const router = Router();
 
   /**
-   * The user and session an auth token stands for, learnt from the users service's events: a token
-   * issued a moment ago may not have reached this service yet, so a missing one is waited for as every
-   * cross-service look-up is (ADR 0004). A client registers its push token right after signing in.
+   * The user and session an auth token stands for, asked of the users service that issued it (ADR 0144):
+   * a client registers its push token the moment it signs in, before the token's event could reach a
+   * copy here, and a revoked token or a deactivated user is refused at once. The session is the token's
+   * SHA-256, which is the `tokenId` the users service's revocation events name.
    */
   const sessionOf = async (appId: string, given: string) => {
     const fingerprint = createHash('sha256').update(given).digest('hex');
-    const session = await readWithPatience(() => readModels.findSession(appId, fingerprint));
-    if (!session) throw new ApiError('ERR_AUTH_TOKEN_NOT_FOUND', 'authToken: no live session of this app has that auth token.');
-    return { uid: session.uid, sessionId: fingerprint };
+    let owner: AuthTokenOwner | null;
+    try {
+      owner = await ownerOf(appId, fingerprint);
+    } catch {
+      throw new ApiError('ERR_SERVICE_UNAVAILABLE', 'The users service did not answer whose auth token this is; retry shortly.', { retryAfterSeconds: 1 });
+    }
+    if (!owner) throw new ApiError('ERR_AUTH_TOKEN_NOT_FOUND', 'authToken: no live session of this app has that auth token.');
+    return { uid: owner.uid, sessionId: fingerprint };
   };
   const tokensOf = (recipient: RecipientDocument, sessionId: string | null) =>
     Object.values(recipient.tokens)
