@@ -59,11 +59,14 @@ const NO_FIELDS: ReadonlySet<string> = new Set();
 
 /** The changes field by field between two objects, the `skipped` fields left out. */
 function fieldOps(before: Record<string, unknown>, after: Record<string, unknown>, path: string[], ops: RevisionOp[], skipped = NO_FIELDS): RevisionOp[] {
-  for (const key of Object.keys(before)) if (!skipped.has(key) && before[key] !== undefined && after[key] === undefined) ops.push(['u', [...path, key]]);
-  for (const key of Object.keys(after)) {
-    if (skipped.has(key) || after[key] === undefined) continue;
-    if (before[key] === undefined) ops.push(['s', [...path, key], after[key]]);
-    else revisionOps(before[key], after[key], [...path, key], ops);
+  // `for…in`, not `Object.keys`: no key array per object compared (plain objects: the same keys, in the same order).
+  // An unchanged field (the same value or object) has no changes, and no path is built for it (ADR 0141).
+  for (const key in before) if (!skipped.has(key) && before[key] !== undefined && after[key] === undefined) ops.push(['u', [...path, key]]);
+  for (const key in after) {
+    const value = after[key];
+    if (skipped.has(key) || value === undefined || value === before[key]) continue;
+    if (before[key] === undefined) ops.push(['s', [...path, key], value]);
+    else revisionOps(before[key], value, [...path, key], ops);
   }
   return ops;
 }
@@ -80,7 +83,7 @@ export function revisionOps(before: unknown, after: unknown, path: string[] = []
     if (after.length === before.length) {
       // An entry changed in place (an inbox's newest conversation): its changes, unless most entries changed.
       const items: RevisionOp[] = [];
-      for (let i = 0; i < after.length; i++) revisionOps(before[i], after[i], [...path, String(i)], items);
+      for (let i = 0; i < after.length; i++) if (before[i] !== after[i]) revisionOps(before[i], after[i], [...path, String(i)], items);
       if (items.length <= Math.max(1, after.length / 2)) ops.push(...items);
       else ops.push(['s', path, after]);
       return ops;
