@@ -9,6 +9,8 @@
 //     group of the round has lag 0 (time to idle printed);
 //  3. tail: CPU ms per second in the windows 0–5 s, 5–10 s and 10–30 s after that drain (the ends in
 //     BENCH_TAIL_WINDOWS, s), and the services' Kafka requests per second in each (socketRequests.mjs);
+//     in every window also each process's wake-ups per second (processWakeups: a count the machine's
+//     other load does not move, unlike CPU time);
 //  4. wake-up: right after the last window (≥ 30 s idle) one send to a one-on-one pair, its answer's
 //     time and the time until the receiver's conversation shows it (polled every 5 ms), then the same for
 //     a second send at once (warm): a cut that slowed the first send after a quiet spell shows here.
@@ -21,7 +23,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { alternatingOrder, startBuildRound, startSharedInfrastructure } from './buildRounds.mjs';
-import { cpuSnapshot, stackProcesses } from './processCpu.mjs';
+import { cpuSnapshot, processWakeups, stackProcesses } from './processCpu.mjs';
 import { requestsBetween, requestsTo } from './socketRequests.mjs';
 
 const knob = (name, fallback) => Number(process.env[name] ?? fallback);
@@ -48,9 +50,10 @@ const shared = await startSharedInfrastructure();
 const { infra, probe } = shared;
 const kafkaPort = new URL(`tcp://${infra.kafkaBrokers.split(',')[0]}`).port;
 
-/** CPU ms/s by process and the services' Kafka requests/s over `seconds` from now. */
+/** CPU ms/s and wake-ups/s by process, and the services' Kafka requests/s, over `seconds` from now. */
 async function sample(processes, seconds) {
   const requestsFrom = requestsTo(kafkaPort);
+  const wakeupsFrom = new Map(processes.map((p) => [p.name, processWakeups(p.pid)]));
   const from = cpuSnapshot(processes);
   const fromUs = monotonicUs();
   await sleep(seconds * 1000);
@@ -59,7 +62,8 @@ async function sample(processes, seconds) {
   const s = (toUs - fromUs) / 1e6;
   const toKafka = requestsBetween(requestsFrom, requestsTo(kafkaPort));
   const kafkaRequests = processes.filter((p) => SERVICES.includes(p.name)).reduce((sum, p) => sum + (toKafka.get(p.pid) ?? 0), 0) / s;
-  return { rates: new Map([...used].map(([name, ms]) => [name, ms / s])), kafkaRequests, fromUs, toUs, seconds: s };
+  const wakeups = new Map(processes.map((p) => [p.name, (processWakeups(p.pid) - wakeupsFrom.get(p.name)) / s]));
+  return { rates: new Map([...used].map(([name, ms]) => [name, ms / s])), wakeups, kafkaRequests, fromUs, toUs, seconds: s };
 }
 
 /** One send's answer time and the time until its receiver's conversation shows it (ms). */
@@ -137,9 +141,10 @@ try {
     for (const name of WINDOWS) {
       const w = r.windows[name];
       console.log(`  ${name.padEnd(7)} ${f(total(w.rates)).padStart(6)} ms/s: ${SHOWN.map((p) => `${p} ${f(w.rates.get(p))}`).join(', ')}; services→kafka ${f(w.kafkaRequests)} req/s`);
+      console.log(`  ${''.padEnd(7)} ${f(total(w.wakeups), 0).padStart(6)} wake-ups/s: ${SHOWN.map((p) => `${p} ${f(w.wakeups.get(p), 0)}`).join(', ')}`);
     }
   }
-  const mean = (rs, window, name) => rs.reduce((sum, r) => sum + (name ? r.windows[window].rates.get(name) : total(r.windows[window].rates)), 0) / rs.length;
+  const mean = (rs, window, name, what = 'rates') => rs.reduce((sum, r) => sum + (name ? r.windows[window][what].get(name) : total(r.windows[window][what])), 0) / rs.length;
   const meanKafka = (rs, window) => rs.reduce((sum, r) => sum + r.windows[window].kafkaRequests, 0) / rs.length;
   console.log(`\nmean CPU ms per second by window${roots.length === 2 ? ': A | B | B ÷ A' : ''}`);
   for (const window of WINDOWS) {
@@ -148,6 +153,8 @@ try {
       const v = results.map((rs) => mean(rs, window, name));
       console.log(`    ${(name ?? 'all').padEnd(14)} ${v.map((x) => f(x, 2).padStart(7)).join(' |')}${v.length === 2 ? ` | ${f(v[1] / v[0], 2)}` : ''}`);
     }
+    const wake = results.map((rs) => mean(rs, window, null, 'wakeups'));
+    console.log(`    ${'wake-ups/s'.padEnd(14)} ${wake.map((x) => f(x, 0).padStart(7)).join(' |')}${wake.length === 2 ? ` | ${f(wake[1] / wake[0], 2)}` : ''}  (${SERVICES.map((p) => `${p} ${results.map((rs) => f(mean(rs, window, p, 'wakeups'), 0)).join('/')}`).join(', ')})`);
     const k = results.map((rs) => meanKafka(rs, window));
     console.log(`    ${'svc→kafka/s'.padEnd(14)} ${k.map((x) => f(x).padStart(7)).join(' |')}${k.length === 2 ? ` | ${f(k[1] / k[0], 2)}` : ''}`);
   }
