@@ -1,7 +1,7 @@
 // CPU time of local processes from /proc (Linux), and the processes a bench stack runs: the gateway,
 // every service replica, and Kafka, FerretDB and Redis. Shared by the store's raw rates (store-raw.mjs:
 // the store's CPU per operation) and the cost of a message (cost.mjs: CPU per message by process).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -82,5 +82,23 @@ export function processSyscalls(pid) {
     return { reads: field('syscr'), writes: field('syscw') };
   } catch {
     return { reads: NaN, writes: NaN };
+  }
+}
+
+/**
+ * How often a process has gone to sleep waiting so far: the `voluntary_ctxt_switches` of all its threads
+ * (/proc/<pid>/task/*\/status). Each is one wake-up to come (a timer, a socket, a thread handing work over);
+ * unlike CPU time, the count does not move with the machine's other load. NaN when it cannot be read.
+ */
+export function processWakeups(pid) {
+  try {
+    let sum = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+      sum += Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+    }
+    return sum;
+  } catch {
+    return NaN;
   }
 }

@@ -59,6 +59,7 @@ const WINDOW_MS = 60_000;
 export class RateLimiter {
   private readonly windows = new Map<string, WindowCount>();
   private timer: NodeJS.Timeout | undefined;
+  private started = false;
   private syncing = false;
 
   constructor(
@@ -67,13 +68,29 @@ export class RateLimiter {
     private readonly options: { syncIntervalMs: number; now?: () => number; onSyncError?: (error: unknown) => void },
   ) {}
 
+  /**
+   * Syncs every `syncIntervalMs` while this replica holds a count of the current window, and not at
+   * all while it holds none (ADR 0139): a sync then has nothing to add and nothing to read back, and a
+   * timer firing anyway woke an idle gateway ten times a second. The first request of a window starts
+   * the timer again; the sync that finds every window past stops it.
+   */
   start(): void {
-    if (!this.store || this.timer) return;
+    this.started = true;
+    if (this.windows.size > 0) this.runTimer();
+  }
+
+  stop(): void {
+    this.started = false;
+    this.stopTimer();
+  }
+
+  private runTimer(): void {
+    if (!this.store || !this.started || this.timer) return;
     this.timer = setInterval(() => void this.sync(), this.options.syncIntervalMs);
     this.timer.unref();
   }
 
-  stop(): void {
+  private stopTimer(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
   }
@@ -90,7 +107,10 @@ export class RateLimiter {
     const limit = this.limits.apps?.[appId]?.[rateClass] ?? this.limits[rateClass];
     const key = `gateway:rate:${appId}:${rateClass}:${window}`;
     let count = this.windows.get(key);
-    if (!count) this.windows.set(key, (count = { shared: 0, unsynced: 0, inFlight: 0 }));
+    if (!count) {
+      this.windows.set(key, (count = { shared: 0, unsynced: 0, inFlight: 0 }));
+      this.runTimer();
+    }
     const used = count.shared + count.inFlight + count.unsynced;
     if (used >= limit) {
       return { allowed: false, limit, remaining: 0, resetAt, retryAfter: Math.max(1, Math.ceil(resetAt - now / 1000)) };
@@ -117,7 +137,10 @@ export class RateLimiter {
       count.unsynced = 0;
     }
     try {
-      if (batch.length === 0) return;
+      if (batch.length === 0) {
+        this.stopTimer();
+        return;
+      }
       const totals = await this.store.add(
         batch.map(({ key, amount }) => ({ key, amount })),
         Math.ceil((2 * WINDOW_MS) / 1000),

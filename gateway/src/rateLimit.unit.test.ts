@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RateLimiter, rateLimitHeaders } from './rateLimit.js';
 import type { WindowCounterStore } from './rateLimit.js';
 
@@ -21,6 +21,10 @@ const minuteStart = 1_700_000_040_000; // a multiple of 60 000
 const limits = { standard: 5, core: 2 };
 
 describe('rate limiter', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('admits up to the limit per app and class, then refuses with the reset and Retry-After', () => {
     let now = minuteStart + 15_000;
     const limiter = new RateLimiter(limits, undefined, { syncIntervalMs: 100, now: () => now });
@@ -73,5 +77,35 @@ describe('rate limiter', () => {
     await limiter.sync();
     expect([...store.totals.values()]).toEqual([2]);
     expect(limiter.take('app', 'core').allowed).toBe(false);
+  });
+  it('syncs only while it holds a count of the current window: an idle gateway runs no timer', async () => {
+    vi.useFakeTimers();
+    let now = minuteStart + 1_000;
+    const store = sharedCounters();
+    const adds: number[] = [];
+    const counted: WindowCounterStore = { add: (entries, ttl) => (adds.push(entries.length), store.add(entries, ttl)) };
+    const limiter = new RateLimiter(limits, counted, { syncIntervalMs: 100, now: () => now });
+    limiter.start();
+    expect(vi.getTimerCount()).toBe(0);
+    limiter.take('app', 'standard');
+    expect(vi.getTimerCount()).toBe(1);
+    await vi.advanceTimersByTimeAsync(300);
+    // The window's count is added once, then read back at every sync (other replicas' counts arrive).
+    expect(adds).toEqual([1, 1, 1]);
+    expect([...store.totals.values()]).toEqual([1]);
+    // Past the window: the next sync drops it and stops; nothing runs until the next request.
+    now = minuteStart + 60_000;
+    await vi.advanceTimersByTimeAsync(100);
+    expect(vi.getTimerCount()).toBe(0);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(adds).toHaveLength(3);
+    limiter.take('app', 'standard');
+    expect(vi.getTimerCount()).toBe(1);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(adds).toHaveLength(4);
+    limiter.stop();
+    expect(vi.getTimerCount()).toBe(0);
+    limiter.take('app', 'core');
+    expect(vi.getTimerCount()).toBe(0);
   });
 });
