@@ -48,7 +48,7 @@ import { UNLIMITED_RATES, percentile, runBenchOn, startBenchStack } from './stac
 import { measureMachineSpeed } from './machineSpeed.mjs';
 import { fmt, ms, printSummary } from './costSummary.mjs';
 import { measureStoreRaw } from './store-raw.mjs';
-import { busiestLock, fileSize, parseDuration, readTally, storeLogOf } from './storeTally.mjs';
+import { busiestLock, fileSize, parseDuration, readTally, storeDataOf, storeLogOf } from './storeTally.mjs';
 import { LATE_MS, createTraffic, inParallel } from './traffic.mjs';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -135,6 +135,8 @@ async function run() {
     for (const concurrency of [1, 8]) raws.push(await measureStoreRaw({ mongoUrl: stack.infra.mongoUrl, sizes: [], concurrency, durationMs: CONFIG.rawSeconds * 1000 }));
     const best = Math.max(...raws.map((r) => r.insertOne.perSecond));
     console.log(`\n0. store raw insertOne: ${raws.map((r) => `${fmt(r.insertOne.perSecond)}/s with ${r.concurrency} in flight`).join(', ')}; baseline ${fmt(best)}/s`);
+    const data = storeDataOf(stack.infra.mongoUrl);
+    if (data) console.log(`   the store's data directory: ${data.databases} databases, ${(data.bytes / 1e6).toFixed(0)} MB (left by earlier runs on this port: an aged store is slower)`);
     return best;
   };
   // Beside the store's rate, what plain CPU costs now: a VM's speed drifts between runs (bench/machineSpeed.mjs).

@@ -290,20 +290,15 @@ describe('notifications deliver through the real stack', () => {
       }),
     );
     expect(answers).toEqual(answers.map(() => 200));
-    // The users service is asked (ADR 0144): a token revoked a moment ago is refused on the next request.
+    // The users service is asked (ADR 0144): a token revoked a moment ago is refused on the next request;
+    // one nobody issued is refused too. Neither registers anything.
     const revoked = issuedTokens[0]!;
     expect((await app.call('DELETE', `/v3/users/erin/auth_tokens/${encodeURIComponent(revoked)}`)).status).toBe(200);
-    expectError(
-      await app.call('POST', '/v3/notifications/push/v1/tokens', { body: { platform: 'fcm_web', fcmToken: 'after-logout', authToken: revoked } }),
-      404,
-      'ERR_AUTH_TOKEN_NOT_FOUND',
-    );
-    // An auth token nobody issued is refused, and registers nothing.
-    expectError(
-      await app.call('POST', '/v3/notifications/push/v1/tokens', { body: { platform: 'fcm_web', fcmToken: 'never', authToken: 'not-a-token' } }),
-      404,
-      'ERR_AUTH_TOKEN_NOT_FOUND',
-    );
+    for (const [fcmToken, authToken] of [['after-logout', revoked], ['never', 'not-a-token']]) {
+      expectError(await app.call('POST', '/v3/notifications/push/v1/tokens', { body: { platform: 'fcm_web', fcmToken, authToken } }), 404, 'ERR_AUTH_TOKEN_NOT_FOUND');
+    }
+    const listed = await app.call('GET', `/v3/notifications/push/v1/tokens?authToken=${encodeURIComponent(issuedTokens[1]!)}&all=true`);
+    expect((listed.body.data.pushTokens as { pushToken: string }[]).map((t) => t.pushToken).sort()).toEqual(answers.map((_, i) => `fresh-session-${i}`).sort());
   });
 
   it('provider credentials are never shown in full', async () => {
