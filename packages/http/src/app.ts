@@ -30,7 +30,8 @@ function bodyParserError(error: unknown): BodyParserError | null {
 
 /**
  * Driver errors that mean the store or the broker cannot be reached right now (not that the request
- * is wrong): the client gets a 503 to retry, not a 500. Matched by name so this package needs neither driver.
+ * is wrong), and a look-up another service did not answer (`UsersLookups`): the client gets a 503 to
+ * retry, not a 500. Matched by name so this package needs neither driver.
  */
 const UNREACHABLE = new Set([
   'MongoNetworkError',
@@ -42,6 +43,7 @@ const UNREACHABLE = new Set([
   'KafkaJSConnectionError',
   'KafkaJSRequestTimeoutError',
   'KafkaJSNumberOfRetriesExceeded',
+  'UsersServiceUnavailableError',
 ]);
 
 const SOCKET_LOST = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT']);

@@ -26,4 +26,4 @@ export { OPERATIONS_PATHS, answerOperations, withOperations } from './operations
 export { currentRequestId, requestScope } from './requestContext.js';
 export { endRequestSpan, injectSpan, startEdgeSpan, startTracing, tracingActive } from './tracing.js';
 export type { Tracing } from './tracing.js';
-export { UsersLookups, usersOrigins, usersUrlSetting } from './usersLookups.js';
+export { UsersLookups, UsersServiceUnavailableError, usersOrigins, usersUrlSetting } from './usersLookups.js';

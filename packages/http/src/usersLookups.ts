@@ -4,14 +4,19 @@ import { z } from 'zod';
 
 const TIMEOUT_MS = 2_000;
 
+/** No replica of the users service answered: a route answers 503 with `Retry-After` (`apiErrorOf`). */
+export class UsersServiceUnavailableError extends Error {
+  override readonly name = 'UsersServiceUnavailableError';
+}
+
 /**
  * What another service asks the users service, which owns users and auth tokens, instead of keeping a
  * copy written on every event (ADR 0101, 0144): whether an app has a user (realtime, a typing notice's
  * receiver), and whose live auth token has a SHA-256 (notifications, a push token's session). The users
  * service answers from its own read model, written before it answered the request that made the user
  * or token, so a token issued a moment ago is known on every replica. Replicas are asked in turn; one
- * that does not answer is passed over once. A failure is thrown (the caller answers "try again"), never
- * taken for "none".
+ * that does not answer is passed over once. A failure is thrown as `UsersServiceUnavailableError` (a
+ * route answers 503; realtime's frame "try again"), never taken for "none".
  */
 export class UsersLookups {
   private turn = 0;
@@ -45,7 +50,7 @@ export class UsersLookups {
         failure = error;
       }
     }
-    throw failure;
+    throw new UsersServiceUnavailableError(failure instanceof Error ? failure.message : String(failure), { cause: failure });
   }
 
   private async ask(base: string, path: string): Promise<unknown> {

@@ -2,7 +2,8 @@ import { createServer } from 'node:http';
 import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UsersLookups, usersOrigins } from './usersLookups.js';
+import { UsersLookups, UsersServiceUnavailableError, usersOrigins } from './usersLookups.js';
+import { isUnreachableError } from './app.js';
 
 const ANN_TOKEN_HASH = 'a'.repeat(64);
 
@@ -50,6 +51,10 @@ describe('asking the users service about its users and auth tokens', () => {
     await expect(new UsersLookups([replica.url]).userExists('app1', 'boom')).rejects.toThrow(/503/);
     await expect(new UsersLookups([replica.url]).authTokenOwner('app1', 'boom')).rejects.toThrow(/503/);
     await expect(new UsersLookups(['http://127.0.0.1:1']).userExists('app1', 'ann')).rejects.toThrow();
+    // Named so the shared error mapping answers 503 with Retry-After, not 500.
+    const failure = await new UsersLookups([replica.url]).authTokenOwner('app1', 'boom').catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(UsersServiceUnavailableError);
+    expect(isUnreachableError(failure)).toBe(true);
   });
 
   it('reads USERS_URL as comma-separated origins', () => {

@@ -52,12 +52,8 @@ export function tokenRouter(commands: RecipientCommands, ownerOf: AuthTokenOwner
    */
   const sessionOf = async (appId: string, given: string) => {
     const fingerprint = createHash('sha256').update(given).digest('hex');
-    let owner: AuthTokenOwner | null;
-    try {
-      owner = await ownerOf(appId, fingerprint);
-    } catch {
-      throw new ApiError('ERR_SERVICE_UNAVAILABLE', 'The users service did not answer whose auth token this is; retry shortly.', { retryAfterSeconds: 1 });
-    }
+    // No answer from the users service throws `UsersServiceUnavailableError`: 503 with Retry-After.
+    const owner = await ownerOf(appId, fingerprint);
     if (!owner) throw new ApiError('ERR_AUTH_TOKEN_NOT_FOUND', 'authToken: no live session of this app has that auth token.');
     return { uid: owner.uid, sessionId: fingerprint };
   };
