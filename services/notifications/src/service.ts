@@ -15,6 +15,7 @@ import { ConfiguredApps } from './app/configuredApps.js';
 import { appConfigLoader } from './app/directory.js';
 import { Notifier } from './app/notifier.js';
 import { RecipientCommands } from './app/recipientCommands.js';
+import { SESSION_END_TYPE, SessionEnds } from './app/sessionEnds.js';
 import type { NotificationsConfig } from './config.js';
 import { logRouter } from './http/logRoutes.js';
 import { providerRouter } from './http/providerRoutes.js';
@@ -42,7 +43,8 @@ export function createNotificationsService(config: Readonly<NotificationsConfig>
   const { db, logger } = deps;
   const readModels = new NotificationReadModels(db);
   const secrets = new SecretBox(config.secretsKey);
-  // Auth tokens are asked of the users service, not copied from its events (ADR 0144).
+  // Auth tokens are asked of the users service, not copied from its events (ADR 0144); only their
+  // revocations are read, to end the push tokens of those sessions (ADR 0151).
   const users = new UsersLookups(config.usersUrls);
   logger.info({ keyIds: secrets.keyIds }, 'provider secrets keyring (the first seals)');
   const customSender = new OutboundHttp({ timeoutMs: config.requestTimeoutMs, policy: config.tenantUrls, maxSocketsPerHost: config.concurrencyPerProvider });
@@ -68,6 +70,7 @@ export function createNotificationsService(config: Readonly<NotificationsConfig>
       await readModels.apply(events);
       directory.applied(events);
       recipients.applied(events);
+      await sessionEnds.apply(events);
       // Decisions are stored before the offsets move on, so a crash here loses none.
       await notifier.queue(events, run);
     },
@@ -87,7 +90,7 @@ export function createNotificationsService(config: Readonly<NotificationsConfig>
   });
   const configuredApps = new ConfiguredApps({
     listConfigured: () => readModels.configuredAppIds(),
-    handledTypes: projectedEventTypes,
+    handledTypes: new Set([...projectedEventTypes, SESSION_END_TYPE]),
     fence: pipeline.fence!,
   });
   const directory = pipeline.configurationDirectory({ load: appConfigLoader(readModels, secrets), documents: readModels.configurationDocuments() });
@@ -122,6 +125,7 @@ export function createNotificationsService(config: Readonly<NotificationsConfig>
   });
   const configCommands = new ConfigCommands(pipeline.runner, directory);
   const recipientCommands = new RecipientCommands(pipeline.runner, readModels);
+  const sessionEnds = new SessionEnds(pipeline.runner, readModels);
 
   return {
     dispatcher,

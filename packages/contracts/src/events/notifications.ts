@@ -78,7 +78,10 @@ export const pushTokenRegisteredV1 = z.object({
 export const pushTokensRemovedV1 = z.object({
   uid: z.string(),
   tokens: z.array(z.string()).min(1),
-  /** `invalid`: the provider said the token no longer reaches a device. */
+  /**
+   * `unregistered`: removed through the API, or its session ended (the auth token it was registered with
+   * was revoked, ADR 0151); `invalid`: the provider said the token no longer reaches a device.
+   */
   reason: z.enum(['unregistered', 'invalid']),
   removedAt: z.number().int(),
 });

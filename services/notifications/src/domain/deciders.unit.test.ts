@@ -86,6 +86,14 @@ describe('the recipient decider', () => {
     expect(tokenKey('a.b')).not.toBe(tokenKey('a%2eb'));
   });
 
+  it('an ended session takes its own tokens and no other session’s; ending it again changes nothing', () => {
+    recipient
+      .given([registered('t1', 's1'), registered('t2', 's2'), registered('t3', 's1')])
+      .when({ type: 'EndSessions', uid: 'bob', sessionIds: ['s1', 'gone'], at: 5 })
+      .then([{ type: 'PushTokensRemoved', data: { uid: 'bob', tokens: ['t1', 't3'], reason: 'unregistered', removedAt: 5 } }]);
+    recipient.given([registered('t2', 's2')]).when({ type: 'EndSessions', uid: 'bob', sessionIds: ['s1'], at: 5 }).thenNothingHappens();
+  });
+
   it('unmutes only what is muted', () => {
     const muted: RecipientEvent = { type: 'ConversationsMuted', data: { uid: 'bob', conversations: [{ id: 'alice', type: 'oneOnOne' }], mutedAt: 1 } };
     recipient.given([muted]).when({ type: 'Unmute', uid: 'bob', conversations: [{ id: 'team', type: 'group' }], at: 2 }).thenNothingHappens();

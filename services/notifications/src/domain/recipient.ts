@@ -61,7 +61,9 @@ export type RecipientCommand =
   | { type: 'PatchContact'; uid: string; email?: string | undefined; phno?: string | undefined; at: number }
   | { type: 'RemoveContact'; uid: string; at: number }
   | { type: 'RegisterToken'; registration: PushTokenRegistered }
-  | { type: 'RemoveTokens'; uid: string; tokens: string[]; reason: 'unregistered' | 'invalid'; at: number };
+  | { type: 'RemoveTokens'; uid: string; tokens: string[]; reason: 'unregistered' | 'invalid'; at: number }
+  /** The sessions (auth-token fingerprints) ended: their tokens go, as a logout unregisters them (ADR 0151). */
+  | { type: 'EndSessions'; uid: string; sessionIds: string[]; at: number };
 
 function decide(command: RecipientCommand, state: RecipientState): RecipientEvent[] {
   switch (command.type) {
@@ -101,6 +103,11 @@ function decide(command: RecipientCommand, state: RecipientState): RecipientEven
       return present.length === 0
         ? []
         : [{ type: 'PushTokensRemoved', data: { uid: command.uid, tokens: present, reason: command.reason, removedAt: command.at } }];
+    }
+    case 'EndSessions': {
+      const ended = new Set(command.sessionIds);
+      const tokens = Object.values(state.tokens).flatMap((entry) => (ended.has(entry.sessionId) ? [entry.token] : []));
+      return tokens.length === 0 ? [] : [{ type: 'PushTokensRemoved', data: { uid: command.uid, tokens, reason: 'unregistered', removedAt: command.at } }];
     }
     default: {
       const unknown: never = command;

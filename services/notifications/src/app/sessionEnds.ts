@@ -1,0 +1,54 @@
+import type { KnownEvent } from '@chat/contracts';
+import { commandMetadata } from '@chat/eventsourcing';
+import type { CommandRunner } from '@chat/eventsourcing';
+import type { NotificationReadModels } from '../adapters/readModels.js';
+import { recipientDecider, recipientStreamId } from '../domain/recipient.js';
+import { notifierActor } from './notifier.js';
+
+/** The users service's event that ends sessions: the only one of its auth-token events read here. */
+export const SESSION_END_TYPE = 'AuthTokensRevoked';
+
+type Revocation = Extract<KnownEvent, { type: typeof SESSION_END_TYPE }>;
+
+/**
+ * A push token belongs to the session (auth token) it was registered with, as CometChat's logout
+ * unregisters it: when the users service revokes auth tokens (deleted, flushed, pushed out by the
+ * per-user limit), the push tokens registered with them go too (ADR 0151), so a device that signed out
+ * is not woken for someone else's messages.
+ *
+ * Revocations are rare beside messages, so each user's recipient document is read first (one `_id`
+ * look-up) and a command runs only for a user with a token of an ended session; the command decides on
+ * the recipient's own stream, so a redelivered revocation removes nothing twice.
+ */
+export class SessionEnds {
+  constructor(
+    private readonly runner: CommandRunner,
+    private readonly readModels: NotificationReadModels,
+  ) {}
+
+  async apply(events: readonly KnownEvent[]): Promise<void> {
+    const byUser = new Map<string, { last: Revocation; sessionIds: Set<string> }>();
+    for (const event of events) {
+      if (event.type !== SESSION_END_TYPE) continue;
+      const key = `${event.appId}\u0000${event.data.uid}`;
+      const ended = byUser.get(key) ?? { last: event, sessionIds: new Set<string>() };
+      for (const id of event.data.tokenIds) ended.sessionIds.add(id);
+      ended.last = event;
+      byUser.set(key, ended);
+    }
+    await Promise.all([...byUser.values()].map(({ last, sessionIds }) => this.end(last, sessionIds)));
+  }
+
+  private async end(event: Revocation, sessionIds: ReadonlySet<string>): Promise<void> {
+    const { appId } = event;
+    const uid = event.data.uid;
+    const recipient = await this.readModels.findRecipient(appId, uid);
+    if (!recipient || !Object.values(recipient.tokens).some((token) => sessionIds.has(token.sessionId))) return;
+    await this.runner.run({
+      decider: recipientDecider,
+      streamId: recipientStreamId(appId, uid),
+      command: { type: 'EndSessions', uid, sessionIds: [...sessionIds], at: event.data.revokedAt },
+      metadata: commandMetadata({ actor: notifierActor(appId), requestId: event.correlationId, causationId: event.id }, new Date()),
+    });
+  }
+}
