@@ -2,6 +2,11 @@
 # Shared by `npm start`, `npm test` and `npm run bench` (they source it): the project's Node.js,
 # dependencies and the compiled build. Everything it needs comes from the package registries, so a
 # fresh machine of this kind works.
+# Sourced, it gives the caller's shell options back at its end (the npm scripts set their own; a
+# developer's shell that sources it for the PATH keeps its own).
+# (`errexit` read from `$-`: a command substitution does not inherit it.)
+setup_caller_options=$(set +o)
+case $- in *e*) setup_caller_options+=$'\nset -e' ;; esac
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -41,3 +46,5 @@ echo "[setup] compiling TypeScript" >&2
 node_modules/.bin/tsc -b
 echo "[setup] bundling the demo page's script" >&2
 node gateway/demo/bundle.mjs
+eval "$setup_caller_options"
+unset setup_caller_options
