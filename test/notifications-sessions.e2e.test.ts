@@ -30,12 +30,12 @@ const settle = (app: TestApp, authToken: string, expected: string[]) =>
 
 // ADR 0151: a push token belongs to the session it was registered with; when the users service revokes
 // that auth token (deleted, flushed), its push tokens go, as a CometChat logout unregisters them.
-describe('push tokens end with their session', () => {
+describe('push tokens and the sessions they are registered with', () => {
   let app: TestApp;
 
   beforeAll(async () => {
     app = await createApp('push-sessions');
-    await Promise.all(['gina', 'hal'].map((uid) => createUser(app, uid)));
+    await Promise.all(['gina', 'hal', 'erin'].map((uid) => createUser(app, uid)));
   });
 
   it('a deleted auth token takes its push tokens and only those; a flush takes every session’s', async () => {
@@ -55,5 +55,30 @@ describe('push tokens end with their session', () => {
     expectError(await app.call('GET', `/v3/notifications/push/v1/tokens?authToken=${encodeURIComponent(tablet)}&all=true`), 404, 'ERR_AUTH_TOKEN_NOT_FOUND');
     // Another user's session, in the same app, keeps its token.
     expect(await pushTokensSeenBy(app, other)).toEqual(['hal-phone']);
+  });
+
+  it('a push token registered the moment its auth token is issued is accepted, every time; a revoked one is refused at once', async () => {
+        const sessions: { authToken: string; fcmToken: string }[] = [];
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const issued = await app.call('POST', '/v3/users/erin/auth_tokens', { body: {} });
+        expect(issued.status).toBe(200);
+        const session = { authToken: issued.body.data.authToken as string, fcmToken: `fresh-session-${i}` };
+        sessions.push(session);
+        return (await app.call('POST', '/v3/notifications/push/v1/tokens', { body: { platform: 'fcm_web', ...session } })).status;
+      }),
+    );
+    expect(answers).toEqual(answers.map(() => 200));
+    // The users service is asked (ADR 0144): a token revoked a moment ago is refused on the next request;
+    // one nobody issued is refused too. Neither registers anything.
+    const [revoked, kept] = sessions;
+    expect((await app.call('DELETE', `/v3/users/erin/auth_tokens/${encodeURIComponent(revoked!.authToken)}`)).status).toBe(200);
+    for (const [fcmToken, authToken] of [['after-logout', revoked!.authToken], ['never', 'not-a-token']]) {
+      expectError(await app.call('POST', '/v3/notifications/push/v1/tokens', { body: { platform: 'fcm_web', fcmToken, authToken } }), 404, 'ERR_AUTH_TOKEN_NOT_FOUND');
+    }
+    // The revoked session's own push token goes with it (ADR 0151); the other nineteen stay.
+    const expected = sessions.filter((s) => s !== revoked).map((s) => s.fcmToken).sort();
+    const listed = await settle(app, kept!.authToken, expected);
+    expect(listed).toEqual(expected);
   });
 });

@@ -1,7 +1,7 @@
 import { authTokenOwnerSchema, internalPaths } from '@chat/contracts';
 import type { AuthTokenOwner } from '@chat/contracts';
 import { sha256Hex } from './auth.js';
-import { internalJsonClient } from './internalJson.js';
+import { internalJsonClient } from '@chat/http';
 import { NO_REDIS, TieredCache } from './tieredCache.js';
 
 /**

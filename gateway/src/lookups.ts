@@ -1,6 +1,6 @@
 import { apiKeyIdentitySchema, appLocationSchema, internalPaths } from '@chat/contracts';
 import type { ApiKeyIdentity, AppLocation } from '@chat/contracts';
-import { internalJsonClient } from './internalJson.js';
+import { internalJsonClient } from '@chat/http';
 
 export interface ManagementLookups {
   fetchKey: (keyHash: string) => Promise<ApiKeyIdentity | null>;

@@ -1,7 +1,6 @@
 import { ROLE_ACCESS_BATCH_MAX, chunk, internalPaths, operationGates, roleAccessBatchSchema, roleAccessSchema } from '@chat/contracts';
 import type { RoleAccess, RouteSpec } from '@chat/contracts';
-import { counter } from '@chat/http';
-import { internalJsonClient } from './internalJson.js';
+import { counter, internalJsonClient } from '@chat/http';
 import { NO_REDIS, TieredCache } from './tieredCache.js';
 
 /**

@@ -26,4 +26,6 @@ export { OPERATIONS_PATHS, answerOperations, withOperations } from './operations
 export { currentRequestId, requestScope } from './requestContext.js';
 export { endRequestSpan, injectSpan, startEdgeSpan, startTracing, tracingActive } from './tracing.js';
 export type { Tracing } from './tracing.js';
+export { internalJsonClient } from './internalJson.js';
+export type { InternalJsonClient } from './internalJson.js';
 export { UsersLookups, UsersServiceUnavailableError, usersOrigins, usersUrlSetting } from './usersLookups.js';

@@ -1,6 +1,8 @@
 import { authTokenOwnerSchema, internalPaths, userExistenceSchema } from '@chat/contracts';
 import type { AuthTokenOwner } from '@chat/contracts';
 import { z } from 'zod';
+import { internalJsonClient } from './internalJson.js';
+import type { InternalJsonClient } from './internalJson.js';
 
 const TIMEOUT_MS = 2_000;
 
@@ -20,9 +22,12 @@ export class UsersServiceUnavailableError extends Error {
  */
 export class UsersLookups {
   private turn = 0;
+  /** One connection pool per replica: the gateway's client for internal endpoints (ADR 0057). */
+  private readonly replicas: readonly InternalJsonClient[];
 
-  constructor(private readonly baseUrls: readonly string[]) {
+  constructor(baseUrls: readonly string[], timeoutMs = TIMEOUT_MS) {
     if (baseUrls.length === 0) throw new Error('the users service needs at least one origin (USERS_URL)');
+    this.replicas = baseUrls.map((url) => internalJsonClient(url, timeoutMs, 'the users service'));
   }
 
   async userExists(appId: string, uid: string): Promise<boolean> {
@@ -40,12 +45,12 @@ export class UsersLookups {
 
   /** The answer's JSON, null on a 404. */
   private async get(path: string): Promise<unknown> {
-    const first = this.turn++ % this.baseUrls.length;
-    const attempts = Math.min(2, this.baseUrls.length);
+    const first = this.turn++ % this.replicas.length;
+    const attempts = Math.min(2, this.replicas.length);
     let failure: unknown;
     for (let i = 0; i < attempts; i++) {
       try {
-        return await this.ask(this.baseUrls[(first + i) % this.baseUrls.length]!, path);
+        return await this.replicas[(first + i) % this.replicas.length]!.get(path);
       } catch (error) {
         failure = error;
       }
@@ -53,17 +58,9 @@ export class UsersLookups {
     throw new UsersServiceUnavailableError(failure instanceof Error ? failure.message : String(failure), { cause: failure });
   }
 
-  private async ask(base: string, path: string): Promise<unknown> {
-    const response = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(TIMEOUT_MS) });
-    if (response.status === 404) {
-      await response.body?.cancel();
-      return null;
-    }
-    if (!response.ok) {
-      await response.body?.cancel();
-      throw new Error(`the users service answered ${response.status} to ${path.split('/').slice(0, 4).join('/')}/…`);
-    }
-    return response.json();
+  /** Closes the replicas' connections (the service's stop). */
+  async close(): Promise<void> {
+    await Promise.all(this.replicas.map((replica) => replica.close()));
   }
 }
 

@@ -158,6 +158,7 @@ export function createNotificationsService(config: Readonly<NotificationsConfig>
       await pipeline.stop();
       customSender.close();
       providers.close();
+      await users.close();
     },
   };
 }

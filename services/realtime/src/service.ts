@@ -212,6 +212,7 @@ export function createRealtimeService(
       stopGauges?.();
       await broadcast.stop();
       await membershipConsumer.stop();
+      await usersClient.close();
     },
   };
 }
