@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startExtraGateway } from '@chat/devstack';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { userHash } from '../gateway/src/upstreamPool.js';
 import { createApp } from './support/api.js';
 import type { TestApp } from './support/api.js';
 import { sendText } from './support/conversations.js';
 import { createGroup, createUsers } from './support/groups.js';
-import { authToken, connect, startRealtimeReplica } from './support/realtime.js';
+import { authToken, connect, killStrayReplicas, startRealtimeReplica } from './support/realtime.js';
 import type { Frame, RealtimeClient } from './support/realtime.js';
 
 const typing = (type: string, sender: string) => (frame: Frame) => frame.type === type && frame.data?.sender === sender;
@@ -29,6 +29,13 @@ describe('typing and presence (realtime through the gateway, over Redis between 
   let app: TestApp;
   let other: TestApp;
   const tokens: Record<string, string> = {};
+  // A test that times out leaves what it started: its replica and gateway are stopped here all the same.
+  let extraGateway: { stop(): Promise<void> } | null = null;
+  afterAll(async () => {
+    await killStrayReplicas();
+    await extraGateway?.stop();
+  });
+
   beforeAll(async () => {
     [app, other] = await Promise.all([createApp('presence'), createApp('presence other')]);
     await createUsers(app, 'alice', 'bob', 'carol', 'dave', 'erin');
@@ -156,13 +163,13 @@ describe('typing and presence (realtime through the gateway, over Redis between 
     const replica = await startRealtimeReplica();
     // A gateway that also routes to the replica this test may kill; users hashing to it land there.
     const suiteReplicas = inject('replicaUrls')['realtime'] ?? [inject('serviceUrls').realtime];
-    const gateway = await startExtraGateway({
+    const gateway = (extraGateway = await startExtraGateway({
       serviceUrls: inject('serviceUrls'),
       redisUrl: inject('redisUrl'),
       managementKey: inject('managementKey'),
       managementSecret: inject('managementSecret'),
       env: { REALTIME_URL: [...suiteReplicas, replica.url].join(',') },
-    });
+    }));
     try {
       const count = suiteReplicas.length + 1;
       const doomed = Array.from({ length: 64 }, (_, i) => `crash${i}`).find((uid) => userHash(app.appId, uid) % count === count - 1)!;
@@ -188,6 +195,7 @@ describe('typing and presence (realtime through the gateway, over Redis between 
     } finally {
       await replica.kill();
       await gateway.stop();
+      extraGateway = null;
     }
   });
 });

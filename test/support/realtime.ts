@@ -1,9 +1,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { unusedPort } from '@chat/devstack';
 import { inject } from 'vitest';
 import WebSocket from 'ws';
 import type { TestApp } from './api.js';
@@ -109,13 +108,20 @@ export async function connect(appId: string, token: string, since?: string, gate
  * suite's own replicas are the global setup's, which a test cannot kill): for crash tests, behind a
  * gateway the test starts with this replica in its `REALTIME_URL`.
  */
+/** Replicas started by `startRealtimeReplica` and not killed yet. */
+const liveReplicas = new Set<() => Promise<void>>();
+
+/**
+ * Kills every replica a test started and has not killed (a test that timed out leaves its own): the
+ * file's `afterAll`, so no process outlives the suite and holds a port for the next run.
+ */
+export async function killStrayReplicas(): Promise<void> {
+  await Promise.all([...liveReplicas].map((kill) => kill()));
+}
+
 export async function startRealtimeReplica(): Promise<{ url: string; kill(): Promise<void> }> {
-  const port = await new Promise<number>((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port: free } = server.address() as AddressInfo;
-      server.close(() => resolve(free));
-    });
-  });
+  // Above the ephemeral range, tried by binding: no outgoing connection can be handed it meanwhile.
+  const port = await unusedPort();
   const child = spawn(process.execPath, [fileURLToPath(new URL('../../services/realtime/dist/main.js', import.meta.url))], {
     stdio: 'ignore',
     env: {
@@ -133,7 +139,9 @@ export async function startRealtimeReplica(): Promise<{ url: string; kill(): Pro
   const kill = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;
+    liveReplicas.delete(kill);
   };
+  liveReplicas.add(kill);
   for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(100)) {
     if (child.exitCode !== null) throw new Error(`the realtime replica exited with ${child.exitCode} while starting`);
     if ((await fetch(`${url}/health`).catch(() => null))?.ok) return { url, kill };
