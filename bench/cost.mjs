@@ -190,7 +190,10 @@ async function run() {
   // The copy's last writes are still being checkpointed by the store: measured now, the first aged phase
   // would carry that work (session 7: its latencies 1.2–1.4 × fresh while the later phase's were not).
   const settle = await waitForStoreToSettle(processes.find((p) => p.name === 'ferretdb')?.pid);
-  console.log(`  the store ${settle.settled ? 'settled' : 'was still busy'} after ${fmt(settle.seconds)} s (its CPU under 5 % of a core for two 2 s windows)`);
+  console.log(
+    `  the copy's ${fmt(settle.dirtyMb)} MB of dirty pages written to disk (sync) in ${settle.syncS.toFixed(1)} s; ` +
+      `the store ${settle.settled ? 'settled' : 'was still busy'} after ${fmt(settle.seconds)} s in all (its CPU under 5 % of a core for two 2 s windows)`,
+  );
   const agedRaw = await measureRaw();
   const agedResults = await measurePhases(agedRaw, true);
   const agedRows = printSummary(agedResults, agedRaw, CONFIG, GOALS);

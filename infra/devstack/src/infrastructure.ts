@@ -231,6 +231,8 @@ function defineParts(root: string, freshKafkaData: boolean): Part[] {
             '--sqlite-dir', join(infra, 'ferretdb', `data-${mongoPort}`),
             // FERRETDB_STATS_INTERVAL (e.g. 10s): the runner prints which collections spend its write lock.
             ...(process.env['FERRETDB_STATS_INTERVAL'] ? ['--stats-interval', process.env['FERRETDB_STATS_INTERVAL']] : []),
+            // FERRETDB_SQLITE_PRAGMAS (e.g. cache_size(-65536)): more pragmas for every database (ADR 0152).
+            ...(process.env['FERRETDB_SQLITE_PRAGMAS'] ? ['--sqlite-pragmas', process.env['FERRETDB_SQLITE_PRAGMAS']] : []),
             // FERRETDB_PPROF_ADDR (e.g. 127.0.0.1:6060): the runner serves Go's CPU profiler there (ADR 0046).
             ...(process.env['FERRETDB_PPROF_ADDR'] ? ['--pprof-addr', process.env['FERRETDB_PPROF_ADDR']] : []),
           ],
