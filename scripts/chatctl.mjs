@@ -11,6 +11,7 @@ import { createLogger } from '../packages/http/dist/index.js';
 import {
   EventConsumer,
   LagReader,
+  REBUILD_EVENTS_PER_CALL,
   consumerGroupFor,
   createKafka,
   loadKafkaSecurity,
@@ -289,7 +290,8 @@ async function rebuild(service, options) {
   const applier = made.applier ?? made;
   await made.ensureIndexes();
   const groupId = consumerGroupFor(`chatctl.rebuild.${projection.purpose}`, intoName);
-  const consumer = new EventConsumer(kafka, { groupId, topics: projection.topics, logger, handler: (events) => applier.apply(events) });
+  // A partition's whole fetched batch per call: one insert command of it (ADR 0147).
+  const consumer = new EventConsumer(kafka, { groupId, topics: projection.topics, logger, maxEventsPerCall: REBUILD_EVENTS_PER_CALL, handler: (events) => applier.apply(events) });
   const reader = new LagReader(kafka);
   try {
     const ends = await reader.measure(groupId, projection.topics);
