@@ -11,9 +11,9 @@ if (!dir) throw new Error('usage: node bench/cpuProfileSummary.mjs <dir> [idle|l
 const rows = Number(rowsArg);
 const windows = JSON.parse(readFileSync(join(dir, 'windows.json'), 'utf8'));
 const window = windows[phase];
-// Per message under load, per second idle.
-const unit = phase === 'load' ? window.messages : window.seconds;
-const unitName = phase === 'load' ? 'ms/msg' : 'ms/s';
+// Per message where the window counts them (load, or a rebuild's events), else per second (idle).
+const unit = window.messages ?? window.seconds;
+const unitName = window.messages !== undefined ? 'ms/msg' : 'ms/s';
 
 /** Where a function comes from: a dependency's name, node's internals, or the repo's package/service. */
 function origin(url) {

@@ -14,20 +14,52 @@
 // each partition's batch, nothing else (no validation, no runtime, no guards, no offset commits) — its
 // events/s and CPU per event by process, and the machine's bound from it: cores ÷ the floor's CPU per
 // event of all three processes (no design with this broker, driver and store rebuilds faster here).
+// For each of the two (ADR 0147): the store commands they sent (insert and others, from the driver's
+// command events), documents per insert, and how busy each process was (CPU ms ÷ wall ms: a FerretDB
+// well under one core while the other processes idle says the rebuild waits, not works). Under
+// `node --cpu-prof --cpu-prof-dir=<dir>` the two windows go to <dir>/windows.json (CLOCK_MONOTONIC µs,
+// per event) for `node bench/cpuProfileSummary.mjs <dir> rebuild|floor`.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { registerShutdown, startInfrastructure } from '@chat/devstack';
 import { MongoClient } from 'mongodb';
 import { createLogger } from '../packages/http/dist/index.js';
-import { EventConsumer, createKafka, ensureTopics, loadKafkaSecurity } from '../packages/kafka/dist/index.js';
+import * as kafkaPackage from '../packages/kafka/dist/index.js';
 import { MessagesReadModels, docOfSent, messageDocId } from '@chat/messages';
 import { REBUILD_DOCUMENTS_PER_INSERT } from '../packages/mongo/dist/index.js';
 import { runBareConsumer } from './bareConsumer.mjs';
 import { pidFromFile, processCpuMs } from './processCpu.mjs';
 
+const { EventConsumer, createKafka, ensureTopics, loadKafkaSecurity } = kafkaPackage;
+/** As `chatctl rebuild` runs its consumer (ADR 0147); a root that predates the constant keeps the default. */
+const REBUILD_EVENTS_PER_CALL = kafkaPackage.REBUILD_EVENTS_PER_CALL;
+
 const PARTITIONS = 3;
+
+/** The clock V8 stamps its profile samples with. */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/** Store commands sent into one database, by name, from the driver's command events. */
+function commandTally(client) {
+  const byDatabase = new Map();
+  client.on('commandStarted', (event) => {
+    const tally = byDatabase.get(event.databaseName) ?? {};
+    tally[event.commandName] = (tally[event.commandName] ?? 0) + 1;
+    byDatabase.set(event.databaseName, tally);
+  });
+  return (database) => ({ ...(byDatabase.get(database) ?? {}) });
+}
+
+/** Cores each process kept busy over a window: CPU ms per event × events ÷ wall ms. */
+const busyCores = (cpuPerEvent, events, seconds) => Object.fromEntries(Object.entries(cpuPerEvent).map(([name, ms]) => [name, (ms * events) / (seconds * 1000)]));
+
+const describeRun = (r) =>
+  `commands ${JSON.stringify(r.commands)} (${(r.events / (r.commands.insert ?? Number.NaN)).toFixed(0)} documents an insert); ` +
+  `busy cores: ${Object.entries(r.busy).map(([name, cores]) => `${name} ${Number.isFinite(cores) ? cores.toFixed(2) : 'n/a'}`).join(', ')}`;
 
 const portOf = (url) => new URL(url.includes('://') ? url : `tcp://${url}`).port;
 
@@ -148,17 +180,19 @@ async function rawInsertRate(scratch, appId, count, { perCommand, indexes, built
  * the stored form the runtime writes (`_id`, `_positions`, `_rev`), one `insertMany` per partition's batch.
  * What any rebuild of this read model must do at least; events/s and CPU ms per event by process.
  */
-async function floorRebuild(kafka, topic, db, events, cpu, timeoutMs) {
+async function floorRebuild(kafka, topic, db, events, cpu, timeoutMs, commands) {
   await new MessagesReadModels(db).ensureIndexes();
   const messages = db.collection('messages');
   const consumer = kafka.consumer({ groupId: `${topic}.floor`, maxWaitTimeInMs: 100 });
   let applied = 0;
   let startedAt = 0;
+  let fromUs = 0;
   let used;
   try {
     await runBareConsumer(consumer, topic, PARTITIONS, async ({ batch }) => {
       if (!startedAt) {
         startedAt = Date.now();
+        fromUs = monotonicUs();
         used = cpu();
       }
       const documents = batch.messages.map((message) => {
@@ -173,8 +207,10 @@ async function floorRebuild(kafka, topic, db, events, cpu, timeoutMs) {
     while (applied < events && Date.now() < deadline) await sleep(20);
     const seconds = startedAt ? (Date.now() - startedAt) / 1000 : Number.NaN;
     const cpuPerEvent = used ? used(applied) : {};
+    const window = { fromUs, toUs: monotonicUs(), messages: applied };
+    const sent = commands(db.databaseName);
     const documents = await messages.countDocuments({});
-    return { events: applied, seconds, eventsPerSecond: Math.round(applied / seconds), documents, cpuPerEvent };
+    return { events: applied, seconds, eventsPerSecond: Math.round(applied / seconds), documents, cpuPerEvent, commands: sent, busy: busyCores(cpuPerEvent, applied, seconds), window };
   } finally {
     await consumer.disconnect();
   }
@@ -199,7 +235,8 @@ export async function benchProjectionRebuild({ events = 100_000, conversations =
   const run = randomBytes(3).toString('hex');
   const topic = `bench.rebuild.${run}`;
   const appId = `bench${run}`;
-  const mongo = new MongoClient(infra.mongoUrl, { maxPoolSize: 50 });
+  const mongo = new MongoClient(infra.mongoUrl, { maxPoolSize: 50, monitorCommands: true });
+  const commands = commandTally(mongo);
   await mongo.connect();
   const db = mongo.db(`bench_rebuild_${run}`);
   let consumer;
@@ -236,14 +273,17 @@ export async function benchProjectionRebuild({ events = 100_000, conversations =
     let batches = 0;
     // The clock starts at the first batch: joining the consumer group is not projection work.
     let startedAt = 0;
+    let fromUs = 0;
     let used;
     consumer = new EventConsumer(kafka, {
       groupId: `bench-rebuild-${run}`,
       topics: [topic],
       logger,
+      ...(REBUILD_EVENTS_PER_CALL !== undefined ? { maxEventsPerCall: REBUILD_EVENTS_PER_CALL } : {}),
       handler: async (batch) => {
         if (!startedAt) {
           startedAt = Date.now();
+          fromUs = monotonicUs();
           used = cpu();
         }
         await readModels.apply(batch);
@@ -264,7 +304,10 @@ export async function benchProjectionRebuild({ events = 100_000, conversations =
     }
     const seconds = startedAt ? (Date.now() - startedAt) / 1000 : Number.NaN;
     const cpuPerEvent = used ? used(applied) : {};
-    console.log(`rebuild CPU ms/event: ${perUnit(cpuPerEvent)}`);
+    const window = { fromUs, toUs: monotonicUs(), messages: applied };
+    const sent = commands(db.databaseName);
+    const busy = busyCores(cpuPerEvent, applied, seconds);
+    console.log(`rebuild CPU ms/event: ${perUnit(cpuPerEvent)}; ${describeRun({ events: applied, commands: sent, busy })}`);
     const documents = await db.collection('messages').countDocuments({ appId });
     await consumer.stop();
     consumer = undefined;
@@ -274,7 +317,7 @@ export async function benchProjectionRebuild({ events = 100_000, conversations =
     if (withFloor) {
       const floorDb = mongo.db(`bench_floor_${run}`);
       try {
-        const f = await floorRebuild(kafka, topic, floorDb, events, cpu, timeoutMs);
+        const f = await floorRebuild(kafka, topic, floorDb, events, cpu, timeoutMs, commands);
         floor = { ...f, machineBound: Math.round((availableParallelism() * 1000) / cpuSum(f.cpuPerEvent)) };
       } finally {
         await floorDb.dropDatabase().catch(() => {});
@@ -282,10 +325,15 @@ export async function benchProjectionRebuild({ events = 100_000, conversations =
       console.log(
         `floor (bare kafkajs eachBatch → JSON.parse → docOfSent → insertMany, same topic, indexes and store): ${floor.events} events in ${floor.seconds.toFixed(1)} s ` +
           `= ${floor.eventsPerSecond} events/s (${floor.documents} documents); CPU ms/event: ${perUnit(floor.cpuPerEvent)}; ` +
-          `machine bound ${availableParallelism()} cores ÷ ${cpuSum(floor.cpuPerEvent).toFixed(3)} ms = ${floor.machineBound} events/s (${(floor.machineBound / 20_000).toFixed(2)} of the goal)`,
+          `machine bound ${availableParallelism()} cores ÷ ${cpuSum(floor.cpuPerEvent).toFixed(3)} ms = ${floor.machineBound} events/s (${(floor.machineBound / 20_000).toFixed(2)} of the goal); ` +
+          describeRun(floor),
       );
+      console.log(`rebuild ÷ floor: ${(applied / seconds / floor.eventsPerSecond).toFixed(2)} of its events/s, ${(cpuSum(floor.cpuPerEvent) / cpuSum(cpuPerEvent)).toFixed(2)} of its CPU per event (floor ÷ rebuild)`);
     }
-    return { events: applied, target: events, seconds, eventsPerSecond: Math.round(applied / seconds), documents, batches, rawInsertsPerSecond, raw, cpuPerEvent, storeMsPerDocument, storeCeiling, rebuildBound, floor };
+    const windows = { pids: { [process.pid]: 'bench-rebuild' }, rebuild: window, ...(floor ? { floor: floor.window } : {}) };
+    const profileDir = process.execArgv.find((arg) => arg.startsWith('--cpu-prof-dir='))?.slice('--cpu-prof-dir='.length);
+    if (profileDir) writeFileSync(join(profileDir, 'windows.json'), JSON.stringify(windows, null, 2));
+    return { events: applied, target: events, seconds, eventsPerSecond: Math.round(applied / seconds), documents, batches, commands: sent, busy, rawInsertsPerSecond, raw, cpuPerEvent, storeMsPerDocument, storeCeiling, rebuildBound, floor, windows };
   } finally {
     await consumer?.stop();
     await db.dropDatabase().catch(() => {});

@@ -3,9 +3,12 @@
 // runtime and read models rebuild a fresh topic, in a child process of that root's (two roots' native
 // addons cannot load in one process), so a loaded machine moves both alike. Prints per round
 // and root the rebuild's CPU ms per event by process (this process is the consumer), the floor's when
-// the root's bench measures it, then the medians and the ratio B/A.
+// the root's bench measures it, then the medians and the ratio B/A. Each row also gives the rebuild
+// beside the floor of the same child (ADR 0147): its events/s ÷ the floor's, the floor's CPU per event
+// (all three processes) ÷ its own, its store commands and the load average when the child ended.
 //   node bench/rebuild-consumer-ab.mjs <root A> <root B> [events per round]     (BENCH_ROUNDS, default 2)
 import { execFileSync } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -48,7 +51,18 @@ try {
   for (let round = 0; round < rounds; round++) {
     for (const name of round % 2 ? ['B', 'A'] : ['A', 'B']) {
       const r = child(roots[name]);
-      const row = { root: name, eventsPerSecond: r.eventsPerSecond, documents: r.documents, cpuPerEvent: r.cpuPerEvent, floor: r.floor && { eventsPerSecond: r.floor.eventsPerSecond, cpuPerEvent: r.floor.cpuPerEvent, machineBound: r.floor.machineBound } };
+      const cpuSum = (cpu) => Object.values(cpu).reduce((sum, ms) => sum + (Number.isFinite(ms) ? ms : 0), 0);
+      const row = {
+        root: name,
+        eventsPerSecond: r.eventsPerSecond,
+        documents: r.documents,
+        cpuPerEvent: r.cpuPerEvent,
+        commands: r.commands,
+        busy: r.busy,
+        floor: r.floor && { eventsPerSecond: r.floor.eventsPerSecond, cpuPerEvent: r.floor.cpuPerEvent, machineBound: r.floor.machineBound, commands: r.floor.commands, busy: r.floor.busy },
+        ofFloor: r.floor && { rate: r.eventsPerSecond / r.floor.eventsPerSecond, cpu: cpuSum(r.floor.cpuPerEvent) / cpuSum(r.cpuPerEvent) },
+        loadavg: loadavg().map((l) => Number(l.toFixed(1))),
+      };
       rows.push(row);
       console.log(`round ${round + 1} ${JSON.stringify(row)}`);
       if (r.documents !== events) process.exitCode = 1;
@@ -78,6 +92,10 @@ for (const name of ['A', 'B']) {
     console.log(
       `${name} floor: CPU ms/event ${['projection', 'ferretdb', 'kafka'].map((p) => `${p} ${median(floors.map((row) => row.floor.cpuPerEvent[p])).toFixed(3)}`).join(', ')}; ` +
         `${Math.round(median(floors.map((row) => row.floor.eventsPerSecond)))} events/s; machine bound ${Math.round(median(floors.map((row) => row.floor.machineBound)))} events/s`,
+    );
+    console.log(
+      `${name} ÷ its floor (per round ${floors.map((row) => `${row.ofFloor.rate.toFixed(2)}/${row.ofFloor.cpu.toFixed(2)}`).join(' ')}): ` +
+        `events/s median ${median(floors.map((row) => row.ofFloor.rate)).toFixed(2)}, floor's CPU per event ÷ the rebuild's median ${median(floors.map((row) => row.ofFloor.cpu)).toFixed(2)}`,
     );
   }
 }

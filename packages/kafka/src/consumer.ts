@@ -62,6 +62,16 @@ export function loneMemberConsumerConfig(groupId: string): ConsumerConfig {
  */
 export const OFFSET_COMMIT_INTERVAL_MS = 500;
 
+/**
+ * Events per handler call of a rebuild of the messages read models from offset 0 (`chatctl rebuild
+ * messages`, ADR 0147): each partition's fetched batch (at most kafkajs' 1 MB a partition, ≈1,100 message
+ * events) goes to the read models in one call, so it becomes one insert command
+ * (`REBUILD_DOCUMENTS_PER_INSERT`) instead of three runs of at most 500 events and an insert each. Live
+ * consumers keep 500 (a run is what one handler call holds up), and so does a conversations rebuild: a
+ * timeline carries the chunks one call seals only up to that many events (`SEALS_KEPT`, ADR 0048).
+ */
+export const REBUILD_EVENTS_PER_CALL = 10_000;
+
 export function consumerGroupFor(purpose: string, databaseName: string): string {
   return `${purpose}.${databaseName}`;
 }
@@ -110,7 +120,7 @@ export interface EventConsumerOptions {
   /** Gets each partition's validated events in order, a run at a time. */
   handler: BatchHandler;
   logger: Logger;
-  /** Events per handler call (default 1,000). */
+  /** Events per handler call (default 500; a rebuild's `REBUILD_EVENTS_PER_CALL`). */
   maxEventsPerCall?: number;
   /**
    * Skips records the handler has no use for from their headers (type, appId), without decoding them;

@@ -4,7 +4,7 @@ export type { KafkaSecurity } from './security.js';
 export { DEFAULT_TOPIC_SETTINGS, RETAIN_FOREVER, TOPIC_SETTINGS_VARIABLES, alignTopicConfigs, loadTopicSettings, readTopicConfigs, topicConfigEntries } from './topicSettings.js';
 export type { TopicSettings } from './topicSettings.js';
 export { KafkaEventPublisher } from './producer.js';
-export { EventConsumer, OFFSET_COMMIT_INTERVAL_MS, PATIENT_GATHER, TOLERANT_GATHER, consumerGroupFor } from './consumer.js';
+export { EventConsumer, OFFSET_COMMIT_INTERVAL_MS, PATIENT_GATHER, REBUILD_EVENTS_PER_CALL, TOLERANT_GATHER, consumerGroupFor } from './consumer.js';
 export type { ConsumerGather, EventConsumerOptions } from './consumer.js';
 export { BatchProcessor, decodeMessage, outageBackoffMs } from './batchProcessor.js';
 export type { BatchHandler, BatchProcessorOptions, HandedRun, ConsumerCounters, PartitionBatch } from './batchProcessor.js';

@@ -22,13 +22,14 @@ export const GUARDED_WRITES_PER_COMMAND = 4;
  */
 const DOCUMENTS_PER_INSERT = 100;
 /**
- * Documents per insert command of a rebuild (`chatctl rebuild`, ADR 0114), where nothing waits on the
- * store's write lock and the consumer's own CPU per event is the cost: the driver spends about 3 ms of
- * CPU a command beside what each document costs (insertMany of message documents, client CPU per
- * document: 0.047–0.065 ms at 100 a command, 0.020–0.024 at 1,000). A run of the consumer is at most
- * 500 events, so a command carries at most that many new documents.
+ * Documents per insert command of a rebuild (`chatctl rebuild`, ADR 0114, 0147), where nothing waits on
+ * the store's write lock and the consumer's own CPU per event is the cost: the driver spends about 3 ms
+ * of CPU a command beside what each document costs (insertMany of message documents, client CPU per
+ * document: 0.047–0.065 ms at 100 a command, 0.020–0.024 at 1,000). A rebuild's run is a partition's
+ * whole fetched batch (`REBUILD_EVENTS_PER_CALL`, ≈1,100 message events): its new documents go in one
+ * command (the driver still splits one larger than the store's message size).
  */
-export const REBUILD_DOCUMENTS_PER_INSERT = 1_000;
+export const REBUILD_DOCUMENTS_PER_INSERT = 10_000;
 
 export interface MongoDocumentStoreOptions {
   /** Documents per insert command (default 100: a live store's write lock is held about 10 ms). */
