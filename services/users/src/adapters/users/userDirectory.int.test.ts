@@ -74,6 +74,45 @@ describe('user directory on FerretDB', () => {
     ]);
   }, 120_000);
 
+  it('places an import of users created before the app\'s first in chunks of their own, not in the first chunk (ADR 0142)', async () => {
+    const [one, other] = [new UserDirectory(db), new UserDirectory(db)];
+    const newest = Array.from({ length: 3 }, (_, i) => user(100_000 + i, 'active', `Newest ${i}`, 'historic'));
+    await one.syncAll(newest);
+    const count = 2 * DIRECTORY_CHUNK_SIZE + 60;
+    const users = Array.from({ length: count }, (_, i) => user(i, 'active', `User ${i}`, 'historic'));
+    const batches = Array.from({ length: Math.ceil(count / 50) }, (_, i) => users.slice(i * 50, i * 50 + 50));
+    // Each request's batch applied by both replicas at once (the request path and the other's consumer).
+    for (const batch of batches) await Promise.all([one.syncAll(batch), other.syncAll([...batch].reverse())]);
+    const all = await other.page('historic', 1, 2 * count);
+    expect(all.total).toBe(count + newest.length);
+    expect(all.users.map((u) => u.uid)).toEqual([...users, ...newest].map((u) => u.uid));
+    const chunks = await db.collection('userdirectorychunks').find({ _id: { $regex: '^historic:' } } as object).toArray();
+    expect(chunks.map((c) => (JSON.parse(String(c['entries'])) as unknown[]).length).sort((a, b) => b - a)).toEqual([DIRECTORY_CHUNK_SIZE, DIRECTORY_CHUNK_SIZE, 60, 3]);
+    // Requests in flight at once finish in any order; single users before every other open a chunk in front.
+    const late = Array.from({ length: 300 }, (_, i) => user(count + i, 'active', `Late ${i}`, 'historic'));
+    const lateBatches = Array.from({ length: 6 }, (_, i) => late.slice(i * 50, i * 50 + 50));
+    const earliest = [user(-3, 'active', 'First', 'historic'), user(-2, 'active', 'Second', 'historic')];
+    await Promise.all([
+      ...[3, 0, 5, 1, 4, 2].map((i, n) => (n % 2 === 0 ? one : other).syncAll(lateBatches[i] as UserDoc[])),
+      ...earliest.map((u, n) => (n % 2 === 0 ? other : one).sync(u)),
+    ]);
+    const expected = [...earliest, ...users, ...late, ...newest].map((u) => u.uid);
+    const listed = await one.page('historic', 1, 2_000);
+    expect(listed.users.map((u) => u.uid)).toEqual(expected);
+    expect(listed.total).toBe(expected.length);
+    // Paging by offset and by cursor walk the same order.
+    const pages = await Promise.all(Array.from({ length: Math.ceil(expected.length / 100) }, (_, i) => other.page('historic', i + 1, 100)));
+    expect(pages.flatMap((p) => p.users.map((u) => u.uid))).toEqual(expected);
+    const walked: string[] = [];
+    for (let key = ''; ; ) {
+      const next = await one.pageAfter('historic', key, 100);
+      walked.push(...next.users.map((u) => u.uid));
+      if (!next.more) break;
+      key = (next.users.at(-1) as UserDoc).listKey;
+    }
+    expect(walked).toEqual(expected);
+  }, 120_000);
+
   it('two replicas writing versions of the same users end with the newest, and the total counts what is listed', async () => {
     const [one, other] = [new UserDirectory(db), new UserDirectory(db)];
     const users = Array.from({ length: 40 }, (_, i) => ({ ...user(i, 'active', `User ${i}`, 'versions'), version: 1 }));

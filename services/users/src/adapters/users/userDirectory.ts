@@ -10,10 +10,12 @@ import {
   directoryEntry,
   liveCount,
   needsNewChunk,
+  opensFront,
   pageWindow,
   placeAll,
   placeEntry,
   recounted,
+  withChunkAt,
 } from '../../projections/users/userDirectory.js';
 import type { DirectoryChunkRef, DirectoryEntry } from '../../projections/users/userDirectory.js';
 import type { UserDoc } from '../../projections/users/users.js';
@@ -44,6 +46,12 @@ interface Chunk {
   id: string;
   entries: DirectoryEntry[];
   rev: number;
+}
+
+/** Listed entries no chunk may take, and where in the directory's chunks the chunk they open goes. */
+interface Opening {
+  position: number;
+  entries: DirectoryEntry[];
 }
 
 const MAX_ATTEMPTS = 30;
@@ -218,118 +226,122 @@ export class UserDirectory {
         const doc = latest.get(entry.uid);
         if (doc) await this.sync(doc);
       }
-      // Past the full tail (a burst of new users, an import): one new chunk takes as many as fit, and
-      // the next round places the rest, instead of a chunk write and a directory write per user.
-      if (left.pastTail.length > 0 && !(await this.openChunkFor(appId, left.directory, left.pastTail))) {
-        await sleep(backoffDelay(++lost, CONTENTION_BACKOFF));
-      }
-      pending = left.pastTail;
+      // New users no chunk may take (a burst past a full chunk, an import of users created before the
+      // app's first): one new chunk takes as many of one place as fit, and the next round places the
+      // rest, instead of a chunk write and a directory write per user.
+      const [opening] = left.openings;
+      if (!opening) return;
+      const opened = await this.openChunkFor(appId, left.directory, opening.position, opening.entries);
+      if (!opened) await sleep(backoffDelay(++lost, CONTENTION_BACKOFF));
+      pending = left.openings.flatMap(({ entries }) => entries).filter((entry) => !opened?.has(entry));
     }
   }
 
   /**
-   * Opens the next chunk with the first entries past the tail (or an app's first chunk), if the
-   * directory is still the one they were found past; false after losing a race. The directory names
-   * the chunk before the chunk is written, so a lost race leaves nothing behind: a writer that finds
-   * the named chunk missing in between creates it (the `orphaned` path) and this insert then fails.
+   * Opens a chunk at `position` of the directory's chunks (its place in key order) with the first
+   * entries (up to a chunk's size), if the directory is still the one they were decided on; answers
+   * the entries it placed, or null after losing a race. The directory names the chunk before the
+   * chunk is written, so a lost race leaves nothing behind: a writer that finds the named chunk missing
+   * in between creates it (the `orphaned` path) and this insert then fails.
    */
-  private async openChunkFor(appId: string, directory: Directory | null, entries: readonly DirectoryEntry[]): Promise<boolean> {
+  private async openChunkFor(appId: string, directory: Directory | null, position: number, entries: readonly DirectoryEntry[]): Promise<Set<DirectoryEntry> | null> {
     const sorted = [...entries].sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0)).slice(0, DIRECTORY_CHUNK_SIZE);
-    const id = directory ? Math.max(...directory.chunks.map((c) => c.id)) + 1 : 0;
+    const id = directory && directory.chunks.length > 0 ? Math.max(...directory.chunks.map((c) => c.id)) + 1 : 0;
     const ref: DirectoryChunkRef = { id, first: (sorted[0] as DirectoryEntry).k, live: liveCount(sorted) };
-    const named = directory ? await this.replaceDirectory(appId, directory, [...directory.chunks, ref]) : await this.insertDirectory(appId, [ref]);
-    return named && (await this.insertChunk(appId, id, sorted));
+    const named = directory ? await this.replaceDirectory(appId, directory, withChunkAt(directory.chunks, position, ref)) : await this.insertDirectory(appId, [ref]);
+    return named && (await this.insertChunk(appId, id, sorted)) ? new Set(sorted) : null;
   }
 
   /**
-   * Places what it can chunk by chunk; answers what is left (listed entries past a full tail, or with
-   * no directory yet; entries whose chunk is missing), or null after losing a race.
+   * Places what it can chunk by chunk; answers what is left (listed entries that open chunks, by the
+   * position each opens at; entries whose chunk is missing), or null after losing a race.
    */
-  private async trySyncBatch(appId: string, entries: readonly DirectoryEntry[]): Promise<{ directory: Directory | null; pastTail: DirectoryEntry[]; orphaned: DirectoryEntry[] } | null> {
+  private async trySyncBatch(appId: string, entries: readonly DirectoryEntry[]): Promise<{ directory: Directory | null; openings: Opening[]; orphaned: DirectoryEntry[] } | null> {
     const directory = await this.knownDirectory(appId);
-    // No directory yet: only listed users open one (a removal has nothing to remove).
-    if (!directory) return { directory, pastTail: entries.filter((e) => e.live), orphaned: [] };
+    // No directory yet, or an emptied one: only listed users open a chunk (a removal has nothing to remove).
+    if (!directory || directory.chunks.length === 0) {
+      const listed = entries.filter((e) => e.live);
+      return { directory, openings: listed.length > 0 ? [{ position: 0, entries: listed }] : [], orphaned: [] };
+    }
     const perChunk = new Map<number, DirectoryEntry[]>();
+    const front: DirectoryEntry[] = [];
     for (const entry of entries) {
+      if (opensFront(directory.chunks, entry)) {
+        front.push(entry);
+        continue;
+      }
       const index = chunkIndexFor(directory.chunks, entry.k);
       perChunk.set(index, [...(perChunk.get(index) ?? []), entry]);
     }
-    const pastTail: DirectoryEntry[] = [];
+    const openings: Opening[] = front.length > 0 ? [{ position: 0, entries: front }] : [];
     const orphaned: DirectoryEntry[] = [];
     const placed = await Promise.all(
       [...perChunk].map(async ([index, chunkEntries]) => {
         const ref = directory.chunks[index] as DirectoryChunkRef;
-        const isTail = index === directory.chunks.length - 1;
-        const place = (entries: DirectoryEntry[]) => placeAll(entries, chunkEntries, isTail);
         const known = await this.knownChunk(appId, ref.id);
         let chunk = known.chunk;
-        let placing = chunk ? place(chunk.entries) : null;
-        if (chunk && known.remembered && !placing?.changed) {
+        let placing = chunk ? placeAll(chunk.entries, chunkEntries) : null;
+        // Entries past a full chunk need no second look: a full chunk never takes a key past its last.
+        if (chunk && known.remembered && placing && !placing.changed && placing.past.length < chunkEntries.length) {
           chunk = await this.storedChunk(appId, ref.id);
-          placing = chunk ? place(chunk.entries) : null;
+          placing = chunk ? placeAll(chunk.entries, chunkEntries) : null;
         }
         if (!chunk || !placing) {
           orphaned.push(...chunkEntries);
           return true;
         }
         const { next, changed } = placing;
-        pastTail.push(...placing.past);
+        if (placing.past.length > 0) openings.push({ position: index + 1, entries: placing.past });
         if (changed && !(await this.replaceChunk(appId, chunk, next))) return false;
-        const lowest = chunkEntries.reduce((min, e) => (e.k < min ? e.k : min), (chunkEntries[0] as DirectoryEntry).k);
-        await this.recount(appId, ref.id, liveCount(next), changed ? chunk.rev + 1 : chunk.rev, lowest);
+        await this.recount(appId, ref.id, liveCount(next), changed ? chunk.rev + 1 : chunk.rev);
         return true;
       }),
     );
-    return placed.every(Boolean) ? { directory, pastTail, orphaned } : null;
+    if (!placed.every(Boolean)) return null;
+    // The recounts may have written the directory this process knows: a chunk opened now is named on
+    // that revision when it lists the same chunks (only counts differ), not on the one read before.
+    const known = this.knownDirectories.peek(appId);
+    const sameChunks = known !== undefined && known.chunks.length === directory.chunks.length && known.chunks.every((c, i) => c.id === directory.chunks[i]?.id);
+    return { directory: sameChunks ? known : directory, openings, orphaned };
   }
 
   private async trySync(appId: string, entry: DirectoryEntry): Promise<boolean> {
     const directory = await this.knownDirectory(appId);
-    if (!directory) return entry.live ? this.openChunk(appId, null, 0, entry) : true;
+    if (!directory || directory.chunks.length === 0) return entry.live ? (await this.openChunkFor(appId, directory, 0, [entry])) !== null : true;
+    if (opensFront(directory.chunks, entry)) return (await this.openChunkFor(appId, directory, 0, [entry])) !== null;
     const index = chunkIndexFor(directory.chunks, entry.k);
     const ref = directory.chunks[index] as DirectoryChunkRef;
     const known = await this.knownChunk(appId, ref.id);
     let chunk = known.chunk;
-    if (!chunk) return this.openChunk(appId, directory, ref.id, entry);
-    const isTail = index === directory.chunks.length - 1;
-    if (needsNewChunk(isTail, chunk.entries, entry)) {
-      return this.openChunk(appId, directory, Math.max(...directory.chunks.map((c) => c.id)) + 1, entry);
-    }
+    if (!chunk) return this.createMissingChunk(appId, ref.id, entry);
+    if (needsNewChunk(chunk.entries, entry)) return (await this.openChunkFor(appId, directory, index + 1, [entry])) !== null;
     if (known.remembered && placeEntry(chunk.entries, entry) === null) {
       chunk = await this.storedChunk(appId, ref.id);
-      if (!chunk) return this.openChunk(appId, directory, ref.id, entry);
-      if (needsNewChunk(isTail, chunk.entries, entry)) {
-        return this.openChunk(appId, directory, Math.max(...directory.chunks.map((c) => c.id)) + 1, entry);
-      }
+      if (!chunk) return this.createMissingChunk(appId, ref.id, entry);
+      if (needsNewChunk(chunk.entries, entry)) return (await this.openChunkFor(appId, directory, index + 1, [entry])) !== null;
     }
     const next = placeEntry(chunk.entries, entry);
     if (next && !(await this.replaceChunk(appId, chunk, next))) return false;
-    await this.recount(appId, ref.id, liveCount(next ?? chunk.entries), next ? chunk.rev + 1 : chunk.rev, entry.k);
+    await this.recount(appId, ref.id, liveCount(next ?? chunk.entries), next ? chunk.rev + 1 : chunk.rev);
     return true;
   }
 
-  /** A new chunk holding `entry`; an orphan left by a crash between the two writes is adopted. */
-  private async openChunk(appId: string, directory: Directory | null, id: number, entry: DirectoryEntry): Promise<boolean> {
-    let entries = [entry];
-    if (!(await this.insertChunk(appId, id, entries))) {
-      const orphan = await this.readChunk(appId, id);
-      if (!orphan || orphan.entries.length === 0) return false;
-      entries = orphan.entries;
-    }
-    const ref: DirectoryChunkRef = { id, first: (entries[0] as DirectoryEntry).k, live: liveCount(entries) };
-    // Adopting an orphan does not place `entry` yet: the caller's next attempt does.
-    const placed = entries.some((e) => e.k === entry.k);
-    if (!directory) return (await this.insertDirectory(appId, [ref])) && placed;
-    if (directory.chunks.some((c) => c.id === id)) return false;
-    return (await this.replaceDirectory(appId, directory, [...directory.chunks, ref])) && placed;
+  /**
+   * A chunk the directory names but the store lacks (its opener has not written it yet, or crashed
+   * in between) is created with `entry`, or with nothing for a removal; the caller's next attempt
+   * then places the entry in it as in any chunk.
+   */
+  private async createMissingChunk(appId: string, id: number, entry: DirectoryEntry): Promise<boolean> {
+    await this.insertChunk(appId, id, entry.live ? [entry] : []);
+    return false;
   }
 
   /** Records a chunk's live count as counted from revision `chunkRev` of it (a late, older count changes nothing). */
-  private async recount(appId: string, chunkId: number, live: number, chunkRev: number, key: string): Promise<void> {
+  private async recount(appId: string, chunkId: number, live: number, chunkRev: number): Promise<void> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const directory = await this.knownDirectory(appId);
       if (!directory) return;
-      const chunks = recounted(directory.chunks, chunkId, live, chunkRev, key);
+      const chunks = recounted(directory.chunks, chunkId, live, chunkRev);
       if (JSON.stringify(chunks) === JSON.stringify(directory.chunks)) return;
       if (await this.replaceDirectory(appId, directory, chunks)) return;
       await sleep(backoffDelay(attempt + 1, CONTENTION_BACKOFF));
@@ -354,7 +366,7 @@ export class UserDirectory {
   async pageAfter(appId: string, key: string, perPage: number): Promise<{ total: number; users: UserDoc[]; more: boolean }> {
     const directory = await this.readDirectory(appId);
     if (!directory) return { total: 0, users: [], more: false };
-    // Chunks are kept in key order (a new one only ever opens past the tail).
+    // Chunks are kept in key order (a new one is named at its place in it, ADR 0142).
     const ordered = directory.chunks;
     const found: UserDoc[] = [];
     for (let index = chunkIndexFor(ordered, key); index < ordered.length && found.length <= perPage; index++) {

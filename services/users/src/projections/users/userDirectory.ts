@@ -31,7 +31,10 @@ export function directoryEntry(doc: UserDoc): DirectoryEntry {
 
 export interface DirectoryChunkRef {
   id: number;
-  /** Smallest key the chunk may hold; keys below every chunk's `first` go to the first chunk. */
+  /**
+   * Smallest key the chunk may hold. Listed keys below every chunk's `first` open a chunk in front
+   * (`opensFront`); older data may have lowered a first chunk's `first` to such a key (ADR 0142).
+   */
   first: string;
   live: number;
   /**
@@ -42,13 +45,12 @@ export interface DirectoryChunkRef {
   rev?: number;
 }
 
-/** The refs with one chunk's live count (if counted from a revision at least as new) and lowest key updated. */
-export function recounted(chunks: readonly DirectoryChunkRef[], chunkId: number, live: number, chunkRev: number, key: string): DirectoryChunkRef[] {
-  return chunks.map((c) => {
-    if (c.id !== chunkId) return c;
-    const first = c.first <= key ? c.first : key;
-    return chunkRev >= (c.rev ?? 1) ? { ...c, live, first, rev: chunkRev } : { ...c, first };
-  });
+/**
+ * The refs with one chunk's live count (if counted from a revision at least as new) updated. A chunk's
+ * `first` never moves: every key placed in a chunk lies in its range (ADR 0142).
+ */
+export function recounted(chunks: readonly DirectoryChunkRef[], chunkId: number, live: number, chunkRev: number): DirectoryChunkRef[] {
+  return chunks.map((c) => (c.id === chunkId && chunkRev >= (c.rev ?? 1) ? { ...c, live, rev: chunkRev } : c));
 }
 
 export function listKey(occurredAt: string, uid: string): string {
@@ -88,14 +90,15 @@ export function placeEntry(entries: readonly DirectoryEntry[], entry: DirectoryE
 
 /**
  * A chunk's entries with `entries` placed in key order (`changed` when any placement changed it), and
- * those that belong past it (`past`: the chunk is the full tail and their keys lie beyond it).
+ * the listed ones new to it that open a chunk of their own right after it (`past`: the chunk is full
+ * and their keys lie beyond its last entry, `needsNewChunk`).
  */
-export function placeAll(chunk: DirectoryEntry[], entries: readonly DirectoryEntry[], isTail: boolean): { next: DirectoryEntry[]; changed: boolean; past: DirectoryEntry[] } {
+export function placeAll(chunk: DirectoryEntry[], entries: readonly DirectoryEntry[]): { next: DirectoryEntry[]; changed: boolean; past: DirectoryEntry[] } {
   let next = chunk;
   let changed = false;
   const past: DirectoryEntry[] = [];
   for (const entry of [...entries].sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0))) {
-    if (needsNewChunk(isTail, next, entry)) {
+    if (needsNewChunk(next, entry)) {
       past.push(entry);
       continue;
     }
@@ -105,10 +108,31 @@ export function placeAll(chunk: DirectoryEntry[], entries: readonly DirectoryEnt
   return { next, changed, past };
 }
 
-/** Whether `entry` opens a new chunk: the tail is full and the key lies beyond its last entry. */
-export function needsNewChunk(isTail: boolean, entries: readonly DirectoryEntry[], entry: DirectoryEntry): boolean {
+/**
+ * Whether `entry` opens a new chunk right after this one: the chunk is full and the key lies beyond
+ * its last entry. Any chunk, not only the last (ADR 0142): an import of users created before the
+ * app's newest lands in an earlier chunk's range, which took every such user before and grew
+ * without bound. A full chunk stays full (entries are never removed), so no writer, on any replica,
+ * ever places a key past a full chunk's last entry: the chunk opened after it cannot be overtaken.
+ */
+export function needsNewChunk(entries: readonly DirectoryEntry[], entry: DirectoryEntry): boolean {
   const last = entries.at(-1);
-  return entry.live && isTail && entries.length >= DIRECTORY_CHUNK_SIZE && last !== undefined && entry.k > last.k;
+  return entry.live && entries.length >= DIRECTORY_CHUNK_SIZE && last !== undefined && entry.k > last.k;
+}
+
+/**
+ * Whether `entry` opens a new chunk in front of every chunk: a listed key below the first chunk's
+ * `first` (an imported user created before every listed one). The first chunk never takes such a
+ * key, so its `first` never falls and a chunk opened in front of it cannot be overtaken either.
+ */
+export function opensFront(chunks: readonly DirectoryChunkRef[], entry: DirectoryEntry): boolean {
+  const first = chunks[0];
+  return entry.live && first !== undefined && entry.k < first.first;
+}
+
+/** The chunk list with `ref` at `position` (its place in key order). */
+export function withChunkAt(chunks: readonly DirectoryChunkRef[], position: number, ref: DirectoryChunkRef): DirectoryChunkRef[] {
+  return [...chunks.slice(0, position), ref, ...chunks.slice(position)];
 }
 
 export interface PageWindow {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DIRECTORY_CHUNK_SIZE, buildChunks, chunkIndexFor, needsNewChunk, pageWindow, placeAll, placeEntry, recounted } from './userDirectory.js';
+import { DIRECTORY_CHUNK_SIZE, buildChunks, chunkIndexFor, needsNewChunk, opensFront, pageWindow, placeAll, placeEntry, recounted, withChunkAt } from './userDirectory.js';
 import type { DirectoryEntry } from './userDirectory.js';
 
 const entry = (k: string, live = true): DirectoryEntry => ({ k, uid: k, live });
@@ -25,37 +25,45 @@ describe('user directory', () => {
 
   it('keeps the live count of the newest chunk revision it was told of (counts from two replicas, in any order)', () => {
     const refs = [{ id: 0, first: 'c', live: 5 }, { id: 1, first: 'm', live: 2 }];
-    const newer = recounted(refs, 0, 4, 6, 'd');
+    const newer = recounted(refs, 0, 4, 6);
     expect(newer).toEqual([{ id: 0, first: 'c', live: 4, rev: 6 }, { id: 1, first: 'm', live: 2 }]);
-    // The writer of revision 5 counts after the writer of revision 6: only its lower key is kept.
-    expect(recounted(newer, 0, 5, 5, 'a')).toEqual([{ id: 0, first: 'a', live: 4, rev: 6 }, { id: 1, first: 'm', live: 2 }]);
-    expect(recounted(newer, 0, 3, 7, 'z')).toEqual([{ id: 0, first: 'c', live: 3, rev: 7 }, { id: 1, first: 'm', live: 2 }]);
+    // The writer of revision 5 counts after the writer of revision 6: nothing changes.
+    expect(recounted(newer, 0, 5, 5)).toEqual(newer);
+    expect(recounted(newer, 0, 3, 7)).toEqual([{ id: 0, first: 'c', live: 3, rev: 7 }, { id: 1, first: 'm', live: 2 }]);
   });
 
-  it('finds the chunk for a key and opens a new one only past a full tail', () => {
+  it('finds the chunk for a key, and opens a new one past any full chunk or in front of the first (ADR 0142)', () => {
     const refs = [{ id: 0, first: 'a', live: 2 }, { id: 1, first: 'm', live: 1 }];
     expect(chunkIndexFor(refs, '0')).toBe(0);
     expect(chunkIndexFor(refs, 'k')).toBe(0);
     expect(chunkIndexFor(refs, 'z')).toBe(1);
     const full = Array.from({ length: DIRECTORY_CHUNK_SIZE }, (_, i) => entry(`k${String(i).padStart(5, '0')}`));
-    expect(needsNewChunk(true, full, entry('z'))).toBe(true);
-    expect(needsNewChunk(false, full, entry('z'))).toBe(false);
-    expect(needsNewChunk(true, full, entry('a'))).toBe(false);
-    expect(needsNewChunk(true, full, entry('z', false))).toBe(false);
+    expect(needsNewChunk(full, entry('z'))).toBe(true);
+    expect(needsNewChunk(full.slice(1), entry('z'))).toBe(false);
+    expect(needsNewChunk(full, entry('a'))).toBe(false);
+    expect(needsNewChunk(full, entry('z', false))).toBe(false);
+    expect(opensFront(refs, entry('0'))).toBe(true);
+    expect(opensFront(refs, entry('0', false))).toBe(false);
+    expect(opensFront(refs, entry('a'))).toBe(false);
+    expect(opensFront([], entry('0'))).toBe(false);
+    const front = { id: 2, first: '0', live: 1 };
+    expect(withChunkAt(refs, 0, front)).toEqual([front, ...refs]);
+    expect(withChunkAt(refs, 1, front)).toEqual([refs[0], front, refs[1]]);
   });
 
-  it('places a batch into a chunk in key order and hands back what belongs past a full tail', () => {
+  it('places a batch into a chunk in key order and hands back what belongs past a full chunk', () => {
     const chunk = [entry('b'), entry('d')];
-    const placed = placeAll(chunk, [entry('c'), entry('a'), entry('b')], false);
+    const placed = placeAll(chunk, [entry('c'), entry('a'), entry('b')]);
     expect(placed.next.map((e) => e.k)).toEqual(['a', 'b', 'c', 'd']);
     expect(placed).toMatchObject({ changed: true, past: [] });
     expect(chunk.map((e) => e.k)).toEqual(['b', 'd']);
-    expect(placeAll(chunk, [entry('b'), entry('x', false)], true)).toEqual({ next: chunk, changed: false, past: [] });
+    expect(placeAll(chunk, [entry('b'), entry('x', false)])).toEqual({ next: chunk, changed: false, past: [] });
     const full = Array.from({ length: DIRECTORY_CHUNK_SIZE }, (_, i) => entry(`k${String(i).padStart(5, '0')}`));
-    const past = placeAll(full, [entry('z'), entry('k00001', false), entry('y')], true);
+    const past = placeAll(full, [entry('z'), entry('k00001', false), entry('y')]);
     expect(past.past.map((e) => e.k)).toEqual(['y', 'z']);
     expect(past.changed).toBe(true);
-    expect(placeAll(full, [entry('z')], false).next.at(-1)?.k).toBe('z');
+    // Below its last entry a full chunk still takes a key (the chunk's range is its own).
+    expect(placeAll(full, [entry('k00000a')]).next).toHaveLength(DIRECTORY_CHUNK_SIZE + 1);
   });
 
   it('maps a page onto the chunks that hold it, counting live entries only', () => {
