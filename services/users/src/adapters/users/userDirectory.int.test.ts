@@ -25,6 +25,22 @@ function user(index: number, state: UserDocState = 'active', name = `User ${inde
   };
 }
 
+/** Each chunk's number of entries, in the directory's order. */
+async function chunkSizes(db: Db, appId: string): Promise<number[]> {
+  const directory = await db.collection('userdirectories').findOne({ _id: appId } as object);
+  const refs = JSON.parse(String(directory?.['chunks'] ?? '[]')) as { id: number }[];
+  const chunks = await db.collection('userdirectorychunks').find({ _id: { $regex: `^${appId}:` } } as object).toArray();
+  const sizes = new Map(chunks.map((c) => [String(c['_id']), (JSON.parse(String(c['entries'])) as unknown[]).length]));
+  return refs.map((ref) => sizes.get(`${appId}:${ref.id}`) ?? -1);
+}
+
+/** Bounds, not exact sizes (racing writers cut chunks differently): none over the limit, none missing, none named twice. */
+function expectBounded(sizes: number[], users: number, maxChunks: number): void {
+  expect(sizes.every((size) => size >= 1 && size <= DIRECTORY_CHUNK_SIZE), `chunk sizes ${sizes.join('/')}`).toBe(true);
+  expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(users);
+  expect(sizes.length, `chunk sizes ${sizes.join('/')}`).toBeLessThanOrEqual(maxChunks);
+}
+
 describe('user directory on FerretDB', () => {
   const client = new MongoClient(process.env['MONGO_URL'] ?? 'mongodb://127.0.0.1:27017');
   let db: Db;
@@ -64,14 +80,8 @@ describe('user directory on FerretDB', () => {
     const all = await one.page('burst', 1, 2 * count);
     expect(all.total).toBe(count);
     expect(all.users.map((u) => u.uid)).toEqual(users.map((u) => u.uid));
-    // Full chunks, not one chunk per lost race: the tail rolls over at the chunk size.
-    const chunks = await db.collection('userdirectorychunks').find({ _id: { $regex: '^burst:' } } as object).toArray();
-    expect(chunks.map((c) => (JSON.parse(String(c['entries'])) as unknown[]).length).sort((a, b) => b - a)).toEqual([
-      DIRECTORY_CHUNK_SIZE,
-      DIRECTORY_CHUNK_SIZE,
-      DIRECTORY_CHUNK_SIZE,
-      10,
-    ]);
+    // Bounded chunks, not one chunk per lost race: at most one per request's batch.
+    expectBounded(await chunkSizes(db, 'burst'), count, batches.length);
   }, 120_000);
 
   it('places an import of users created before the app\'s first in chunks of their own, not in the first chunk (ADR 0142)', async () => {
@@ -86,8 +96,10 @@ describe('user directory on FerretDB', () => {
     const all = await other.page('historic', 1, 2 * count);
     expect(all.total).toBe(count + newest.length);
     expect(all.users.map((u) => u.uid)).toEqual([...users, ...newest].map((u) => u.uid));
-    const chunks = await db.collection('userdirectorychunks').find({ _id: { $regex: '^historic:' } } as object).toArray();
-    expect(chunks.map((c) => (JSON.parse(String(c['entries'])) as unknown[]).length).sort((a, b) => b - a)).toEqual([DIRECTORY_CHUNK_SIZE, DIRECTORY_CHUNK_SIZE, 60, 3]);
+    // The import's users in chunks of their own in front of the app's, none over the limit.
+    const sizes = await chunkSizes(db, 'historic');
+    expect(sizes.at(-1)).toBe(newest.length);
+    expectBounded(sizes, count + newest.length, batches.length + 1);
     // Requests in flight at once finish in any order; single users before every other open a chunk in front.
     const late = Array.from({ length: 300 }, (_, i) => user(count + i, 'active', `Late ${i}`, 'historic'));
     const lateBatches = Array.from({ length: 6 }, (_, i) => late.slice(i * 50, i * 50 + 50));
@@ -111,6 +123,21 @@ describe('user directory on FerretDB', () => {
       key = (next.users.at(-1) as UserDoc).listKey;
     }
     expect(walked).toEqual(expected);
+    expectBounded(await chunkSizes(db, 'historic'), expected.length, batches.length + lateBatches.length + earliest.length + 1);
+  }, 120_000);
+
+  it('fills a chunk opened in front with users created one at a time, each older than every other (ADR 0142, amended)', async () => {
+    const [one, other] = [new UserDirectory(db), new UserDirectory(db)];
+    const newest = Array.from({ length: 3 }, (_, i) => user(100_000 + i, 'active', `Newest ${i}`, 'descending'));
+    await one.syncAll(newest);
+    const count = DIRECTORY_CHUNK_SIZE + 10;
+    const older = Array.from({ length: count }, (_, i) => user(count - i, 'active', `Older ${i}`, 'descending'));
+    // One at a time, newest first, through both replicas in turn (each writes on what it last knew).
+    for (const [n, u] of older.entries()) await (n % 2 === 0 ? one : other).sync(u);
+    expect(await chunkSizes(db, 'descending')).toEqual([10, DIRECTORY_CHUNK_SIZE, newest.length]);
+    const listed = await other.page('descending', 1, 1_000);
+    expect(listed.users.map((u) => u.uid)).toEqual([...[...older].reverse(), ...newest].map((u) => u.uid));
+    expect(listed.total).toBe(count + newest.length);
   }, 120_000);
 
   it('two replicas writing versions of the same users end with the newest, and the total counts what is listed', async () => {

@@ -9,9 +9,9 @@ import {
   chunkIndexFor,
   directoryEntry,
   liveCount,
+  loweredFront,
   needsNewChunk,
   opensFront,
-  pageWindow,
   placeAll,
   placeEntry,
   recounted,
@@ -19,34 +19,8 @@ import {
 } from '../../projections/users/userDirectory.js';
 import type { DirectoryChunkRef, DirectoryEntry } from '../../projections/users/userDirectory.js';
 import type { UserDoc } from '../../projections/users/users.js';
-
-/**
- * Both documents keep their lists as JSON text: FerretDB's SQLite backend parses every stored row
- * it passes while looking for a match, and a long string is far cheaper to pass than nested
- * documents (and it sidesteps the key restrictions of ADR 0002).
- */
-interface DirectoryDoc {
-  _id: string;
-  chunks: string;
-  rev: number;
-}
-
-interface ChunkDoc {
-  _id: string;
-  entries: string;
-  rev: number;
-}
-
-interface Directory {
-  chunks: DirectoryChunkRef[];
-  rev: number;
-}
-
-interface Chunk {
-  id: string;
-  entries: DirectoryEntry[];
-  rev: number;
-}
+import { UserDirectoryPages } from './userDirectoryPages.js';
+import type { Chunk, ChunkDoc, Directory, DirectoryDoc, DirectoryListing } from './userDirectoryPages.js';
 
 /** Listed entries no chunk may take, and where in the directory's chunks the chunk they open goes. */
 interface Opening {
@@ -69,6 +43,8 @@ const CONTENTION_BACKOFF: Backoff = { baseMs: 2, maxMs: 100, jitter: 'equal' };
 export class UserDirectory {
   private readonly directories: Collection<DirectoryDoc>;
   private readonly chunks: Collection<ChunkDoc>;
+  /** Listings always read the store. */
+  private readonly pages: UserDirectoryPages;
   /**
    * One directory write at a time per app in this process: the read-your-writes path and the
    * consumer apply the same events, and racing each other on one chunk's compare-and-set cost every
@@ -92,22 +68,21 @@ export class UserDirectory {
   private readonly knownChunks = new RecentlyUsed<string, Chunk>(KNOWN_CHUNKS);
 
   constructor(db: Db) {
-    this.directories = db.collection<DirectoryDoc>('userdirectories');
-    this.chunks = db.collection<ChunkDoc>('userdirectorychunks');
+    this.pages = new UserDirectoryPages(db);
+    this.directories = this.pages.directories;
+    this.chunks = this.pages.chunks;
   }
 
   private chunkId(appId: string, id: number): string {
-    return `${appId}:${id}`;
+    return this.pages.chunkId(appId, id);
   }
 
-  private async readDirectory(appId: string): Promise<Directory | null> {
-    const doc = await this.directories.findOne({ _id: appId });
-    return doc ? { chunks: JSON.parse(doc.chunks) as DirectoryChunkRef[], rev: doc.rev } : null;
+  private readDirectory(appId: string): Promise<Directory | null> {
+    return this.pages.readDirectory(appId);
   }
 
-  private async readChunk(appId: string, id: number): Promise<Chunk | null> {
-    const doc = await this.chunks.findOne({ _id: this.chunkId(appId, id) });
-    return doc ? { id: doc._id, entries: JSON.parse(doc.entries) as DirectoryEntry[], rev: doc.rev } : null;
+  private readChunk(appId: string, id: number): Promise<Chunk | null> {
+    return this.pages.readChunk(appId, id);
   }
 
   /** For a write: the directory as this process last knew it, else as stored. */
@@ -247,7 +222,9 @@ export class UserDirectory {
   private async openChunkFor(appId: string, directory: Directory | null, position: number, entries: readonly DirectoryEntry[]): Promise<Set<DirectoryEntry> | null> {
     const sorted = [...entries].sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0)).slice(0, DIRECTORY_CHUNK_SIZE);
     const id = directory && directory.chunks.length > 0 ? Math.max(...directory.chunks.map((c) => c.id)) + 1 : 0;
-    const ref: DirectoryChunkRef = { id, first: (sorted[0] as DirectoryEntry).k, live: liveCount(sorted) };
+    // In front of existing chunks: keys below it may lower its `first` while it has room (`loweredFront`).
+    const front = position === 0 && directory !== null && directory.chunks.length > 0 ? { front: true as const } : {};
+    const ref: DirectoryChunkRef = { id, first: (sorted[0] as DirectoryEntry).k, ...front, live: liveCount(sorted) };
     const named = directory ? await this.replaceDirectory(appId, directory, withChunkAt(directory.chunks, position, ref)) : await this.insertDirectory(appId, [ref]);
     return named && (await this.insertChunk(appId, id, sorted)) ? new Set(sorted) : null;
   }
@@ -257,12 +234,14 @@ export class UserDirectory {
    * position each opens at; entries whose chunk is missing), or null after losing a race.
    */
   private async trySyncBatch(appId: string, entries: readonly DirectoryEntry[]): Promise<{ directory: Directory | null; openings: Opening[]; orphaned: DirectoryEntry[] } | null> {
-    const directory = await this.knownDirectory(appId);
+    const stored = await this.knownDirectory(appId);
     // No directory yet, or an emptied one: only listed users open a chunk (a removal has nothing to remove).
-    if (!directory || directory.chunks.length === 0) {
+    if (!stored || stored.chunks.length === 0) {
       const listed = entries.filter((e) => e.live);
-      return { directory, openings: listed.length > 0 ? [{ position: 0, entries: listed }] : [], orphaned: [] };
+      return { directory: stored, openings: listed.length > 0 ? [{ position: 0, entries: listed }] : [], orphaned: [] };
     }
+    const directory = await this.withFrontLowered(appId, stored, entries);
+    if (!directory) return null;
     const perChunk = new Map<number, DirectoryEntry[]>();
     const front: DirectoryEntry[] = [];
     for (const entry of entries) {
@@ -300,14 +279,16 @@ export class UserDirectory {
     if (!placed.every(Boolean)) return null;
     // The recounts may have written the directory this process knows: a chunk opened now is named on
     // that revision when it lists the same chunks (only counts differ), not on the one read before.
-    const known = this.knownDirectories.peek(appId);
-    const sameChunks = known !== undefined && known.chunks.length === directory.chunks.length && known.chunks.every((c, i) => c.id === directory.chunks[i]?.id);
-    return { directory: sameChunks ? known : directory, openings, orphaned };
+    const recounted = this.knownDirectories.peek(appId);
+    const sameChunks = recounted !== undefined && recounted.chunks.length === directory.chunks.length && recounted.chunks.every((c, i) => c.id === directory.chunks[i]?.id);
+    return { directory: sameChunks ? recounted : directory, openings, orphaned };
   }
 
   private async trySync(appId: string, entry: DirectoryEntry): Promise<boolean> {
-    const directory = await this.knownDirectory(appId);
-    if (!directory || directory.chunks.length === 0) return entry.live ? (await this.openChunkFor(appId, directory, 0, [entry])) !== null : true;
+    const stored = await this.knownDirectory(appId);
+    if (!stored || stored.chunks.length === 0) return entry.live ? (await this.openChunkFor(appId, stored, 0, [entry])) !== null : true;
+    const directory = await this.withFrontLowered(appId, stored, [entry]);
+    if (!directory) return false;
     if (opensFront(directory.chunks, entry)) return (await this.openChunkFor(appId, directory, 0, [entry])) !== null;
     const index = chunkIndexFor(directory.chunks, entry.k);
     const ref = directory.chunks[index] as DirectoryChunkRef;
@@ -324,6 +305,24 @@ export class UserDirectory {
     if (next && !(await this.replaceChunk(appId, chunk, next))) return false;
     await this.recount(appId, ref.id, liveCount(next ?? chunk.entries), next ? chunk.rev + 1 : chunk.rev);
     return true;
+  }
+
+  /**
+   * The directory with a chunk opened in front lowered to take listed keys below it while it has room
+   * (`loweredFront`, ADR 0142 amended), written before they are placed; the same directory when nothing
+   * lies below or there is no such room; null after losing the race to write it. The first chunk's
+   * size is read from the store: a remembered copy may miss entries another writer placed since.
+   */
+  private async withFrontLowered(appId: string, directory: Directory, entries: readonly DirectoryEntry[]): Promise<Directory | null> {
+    const first = directory.chunks[0];
+    if (!first?.front || !entries.some((entry) => opensFront(directory.chunks, entry))) return directory;
+    // A full chunk stays full (entries are never removed): a remembered full one needs no read.
+    const known = await this.knownChunk(appId, first.id);
+    if (known.chunk && known.chunk.entries.length >= DIRECTORY_CHUNK_SIZE) return directory;
+    const chunk = known.remembered ? await this.storedChunk(appId, first.id) : known.chunk;
+    const chunks = chunk ? loweredFront(directory.chunks, chunk.entries.length, entries) : null;
+    if (!chunks) return directory;
+    return (await this.replaceDirectory(appId, directory, chunks)) ? { chunks, rev: directory.rev + 1 } : null;
   }
 
   /**
@@ -349,31 +348,18 @@ export class UserDirectory {
   }
 
   /** One page of the default listing (the users' documents, in order) and the number of listed users. */
-  async page(appId: string, page: number, perPage: number): Promise<{ total: number; users: UserDoc[] }> {
-    const directory = await this.readDirectory(appId);
-    if (!directory) return { total: 0, users: [] };
-    const window = pageWindow(directory.chunks, (page - 1) * perPage, perPage);
-    const chunks = await Promise.all(window.chunkIds.map((id) => this.readChunk(appId, id)));
-    const live = chunks.flatMap((chunk) => (chunk ? chunk.entries.filter((e) => e.live) : []));
-    const users = live.slice(window.skip, window.skip + perPage).flatMap((e) => (e.user ? [e.user] : []));
-    return { total: window.total, users };
+  page(appId: string, page: number, perPage: number): Promise<{ total: number; users: UserDoc[] }> {
+    return this.pages.page(appId, page, perPage);
   }
 
-  /**
-   * The default listing's users after `key` (a cursor's): from the chunk holding the key on, chunk
-   * after chunk until the page and one more user are found.
-   */
-  async pageAfter(appId: string, key: string, perPage: number): Promise<{ total: number; users: UserDoc[]; more: boolean }> {
-    const directory = await this.readDirectory(appId);
-    if (!directory) return { total: 0, users: [], more: false };
-    // Chunks are kept in key order (a new one is named at its place in it, ADR 0142).
-    const ordered = directory.chunks;
-    const found: UserDoc[] = [];
-    for (let index = chunkIndexFor(ordered, key); index < ordered.length && found.length <= perPage; index++) {
-      const chunk = await this.readChunk(appId, (ordered[index] as DirectoryChunkRef).id);
-      for (const entry of chunk?.entries ?? []) if (entry.live && entry.k > key && entry.user) found.push(entry.user);
-    }
-    return { total: ordered.reduce((sum, c) => sum + c.live, 0), users: found.slice(0, perPage), more: found.length > perPage };
+  /** The default listing's users after `key` (a cursor's). */
+  pageAfter(appId: string, key: string, perPage: number): Promise<{ total: number; users: UserDoc[]; more: boolean }> {
+    return this.pages.pageAfter(appId, key, perPage);
+  }
+
+  /** Every app's listing as read (tools: chatctl's rebuild compares these, ADR 0145). */
+  listings(): Promise<DirectoryListing[]> {
+    return this.pages.listings();
   }
 
   /**

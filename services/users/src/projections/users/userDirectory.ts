@@ -33,9 +33,15 @@ export interface DirectoryChunkRef {
   id: number;
   /**
    * Smallest key the chunk may hold. Listed keys below every chunk's `first` open a chunk in front
-   * (`opensFront`); older data may have lowered a first chunk's `first` to such a key (ADR 0142).
+   * (`opensFront`) or lower the `first` of one opened so (`front`, `loweredFront`); older data may have
+   * lowered a first chunk's `first` to such a key (ADR 0142).
    */
   first: string;
+  /**
+   * Opened in front of every chunk by keys below them all (an import of an older history): while it is
+   * the first chunk and has room, a key below its `first` lowers it instead of opening another chunk.
+   */
+  front?: true;
   live: number;
   /**
    * The chunk's revision `live` was counted from (absent: 1 or older data). Writers on several
@@ -46,8 +52,8 @@ export interface DirectoryChunkRef {
 }
 
 /**
- * The refs with one chunk's live count (if counted from a revision at least as new) updated. A chunk's
- * `first` never moves: every key placed in a chunk lies in its range (ADR 0142).
+ * The refs with one chunk's live count (if counted from a revision at least as new) updated. A count
+ * never moves a chunk's `first`: every key placed in a chunk lies in its range (ADR 0142).
  */
 export function recounted(chunks: readonly DirectoryChunkRef[], chunkId: number, live: number, chunkRev: number): DirectoryChunkRef[] {
   return chunks.map((c) => (c.id === chunkId && chunkRev >= (c.rev ?? 1) ? { ...c, live, rev: chunkRev } : c));
@@ -128,6 +134,25 @@ export function needsNewChunk(entries: readonly DirectoryEntry[], entry: Directo
 export function opensFront(chunks: readonly DirectoryChunkRef[], entry: DirectoryEntry): boolean {
   const first = chunks[0];
   return entry.live && first !== undefined && entry.k < first.first;
+}
+
+/**
+ * The refs with the first chunk's `first` lowered to take as many of the listed keys below it as the
+ * chunk has room for (the largest of them: the rest still lie below and open a chunk in front), or null
+ * when nothing changes. Only a chunk opened in front (`front`) is lowered (ADR 0142, amended): users
+ * imported one at a time, each older than every other, fill it instead of opening a chunk each. The
+ * app's own first chunk never is: an import of users older than the app's own, arriving oldest first,
+ * would land between its new first key and its old entries and grow it without bound. The lowering is
+ * a compare-and-set of the directory made before any such key is placed, so no writer places a key
+ * below a `first` that another writer's opening in front has since claimed.
+ */
+export function loweredFront(chunks: readonly DirectoryChunkRef[], firstChunkSize: number, entries: readonly DirectoryEntry[]): DirectoryChunkRef[] | null {
+  const [first, ...rest] = chunks;
+  const room = DIRECTORY_CHUNK_SIZE - firstChunkSize;
+  if (!first?.front || room <= 0) return null;
+  const below = entries.filter((entry) => opensFront(chunks, entry)).map((entry) => entry.k);
+  const lowest = below.sort().reverse().slice(0, room).at(-1);
+  return lowest === undefined ? null : [{ ...first, first: lowest }, ...rest];
 }
 
 /** The chunk list with `ref` at `position` (its place in key order). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DIRECTORY_CHUNK_SIZE, buildChunks, chunkIndexFor, needsNewChunk, opensFront, pageWindow, placeAll, placeEntry, recounted, withChunkAt } from './userDirectory.js';
+import { DIRECTORY_CHUNK_SIZE, buildChunks, chunkIndexFor, loweredFront, needsNewChunk, opensFront, pageWindow, placeAll, placeEntry, recounted, withChunkAt } from './userDirectory.js';
 import type { DirectoryEntry } from './userDirectory.js';
 
 const entry = (k: string, live = true): DirectoryEntry => ({ k, uid: k, live });
@@ -49,6 +49,20 @@ describe('user directory', () => {
     const front = { id: 2, first: '0', live: 1 };
     expect(withChunkAt(refs, 0, front)).toEqual([front, ...refs]);
     expect(withChunkAt(refs, 1, front)).toEqual([refs[0], front, refs[1]]);
+  });
+
+  it('lowers a chunk opened in front to take keys below it while it has room, never the app\'s own first chunk (ADR 0142, amended)', () => {
+    const front = [{ id: 2, first: 'm', front: true as const, live: 1 }, { id: 0, first: 'x', live: 3 }];
+    expect(loweredFront(front, 1, [entry('k'), entry('n'), entry('z')])).toEqual([{ ...front[0], first: 'k' }, front[1]]);
+    // Room for two: the two largest keys below go in, the rest still lie below (they open a chunk in front).
+    const keys = [entry('a'), entry('c'), entry('b'), entry('d', false)];
+    const lowered = loweredFront(front, DIRECTORY_CHUNK_SIZE - 2, keys);
+    expect(lowered?.[0]?.first).toBe('b');
+    expect(keys.filter((e) => opensFront(lowered ?? [], e)).map((e) => e.k)).toEqual(['a']);
+    expect(loweredFront(front, DIRECTORY_CHUNK_SIZE, keys)).toBeNull();
+    expect(loweredFront(front, 1, [entry('n'), entry('a', false)])).toBeNull();
+    expect(loweredFront([{ id: 0, first: 'x', live: 3 }], 3, keys)).toBeNull();
+    expect(loweredFront([], 0, keys)).toBeNull();
   });
 
   it('places a batch into a chunk in key order and hands back what belongs past a full chunk', () => {
