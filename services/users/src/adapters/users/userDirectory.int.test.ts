@@ -34,6 +34,17 @@ async function chunkSizes(db: Db, appId: string): Promise<number[]> {
   return refs.map((ref) => sizes.get(`${appId}:${ref.id}`) ?? -1);
 }
 
+/** The listing's uids walked by cursor, 100 a page. */
+async function walkByCursor(directory: UserDirectory, appId: string): Promise<string[]> {
+  const walked: string[] = [];
+  for (let key = ''; ; ) {
+    const next = await directory.pageAfter(appId, key, 100);
+    walked.push(...next.users.map((u) => u.uid));
+    if (!next.more) return walked;
+    key = (next.users.at(-1) as UserDoc).listKey;
+  }
+}
+
 /** Bounds, not exact sizes (racing writers cut chunks differently): none over the limit, none missing, none named twice. */
 function expectBounded(sizes: number[], users: number, maxChunks: number): void {
   expect(sizes.every((size) => size >= 1 && size <= DIRECTORY_CHUNK_SIZE), `chunk sizes ${sizes.join('/')}`).toBe(true);
@@ -115,14 +126,7 @@ describe('user directory on FerretDB', () => {
     // Paging by offset and by cursor walk the same order.
     const pages = await Promise.all(Array.from({ length: Math.ceil(expected.length / 100) }, (_, i) => other.page('historic', i + 1, 100)));
     expect(pages.flatMap((p) => p.users.map((u) => u.uid))).toEqual(expected);
-    const walked: string[] = [];
-    for (let key = ''; ; ) {
-      const next = await one.pageAfter('historic', key, 100);
-      walked.push(...next.users.map((u) => u.uid));
-      if (!next.more) break;
-      key = (next.users.at(-1) as UserDoc).listKey;
-    }
-    expect(walked).toEqual(expected);
+    expect(await walkByCursor(one, 'historic')).toEqual(expected);
     expectBounded(await chunkSizes(db, 'historic'), expected.length, batches.length + lateBatches.length + earliest.length + 1);
   }, 120_000);
 
@@ -138,6 +142,45 @@ describe('user directory on FerretDB', () => {
     const listed = await other.page('descending', 1, 1_000);
     expect(listed.users.map((u) => u.uid)).toEqual([...[...older].reverse(), ...newest].map((u) => u.uid));
     expect(listed.total).toBe(count + newest.length);
+  }, 120_000);
+
+  it('splits a full chunk an import lands inside of, with two replicas racing: no chunk over its size (ADR 0142, amended)', async () => {
+    const [one, other] = [new UserDirectory(db), new UserDirectory(db)];
+    // The app's own users (even indexes) fill chunks; the import (odd indexes) lands between their entries.
+    const own = Array.from({ length: DIRECTORY_CHUNK_SIZE + 20 }, (_, i) => user(2 * i, 'active', `Own ${i}`, 'interleaved'));
+    await one.syncAll(own);
+    const imported = Array.from({ length: 2 * DIRECTORY_CHUNK_SIZE }, (_, i) => user(2 * i + 1, 'active', `Imported ${i}`, 'interleaved'));
+    const batches = Array.from({ length: imported.length / 50 }, (_, i) => imported.slice(i * 50, i * 50 + 50));
+    // Two requests in flight at once, each applied by both replicas (one of them in reverse).
+    for (let i = 0; i < batches.length; i += 2) {
+      await Promise.all(batches.slice(i, i + 2).flatMap((batch) => [one.syncAll(batch), other.syncAll([...batch].reverse())]));
+    }
+    const expected = [...own, ...imported].sort((a, b) => (a.listKey < b.listKey ? -1 : 1)).map((u) => u.uid);
+    const listed = await other.page('interleaved', 1, 2_000);
+    expect(listed.users.map((u) => u.uid)).toEqual(expected);
+    expect(listed.total).toBe(expected.length);
+    expectBounded(await chunkSizes(db, 'interleaved'), expected.length, expected.length);
+    const pages = await Promise.all(Array.from({ length: Math.ceil(expected.length / 100) }, (_, i) => one.page('interleaved', i + 1, 100)));
+    expect(pages.flatMap((p) => p.users.map((u) => u.uid))).toEqual(expected);
+    expect(await walkByCursor(other, 'interleaved')).toEqual(expected);
+    await other.sync({ ...(imported[3] as UserDoc), state: 'deleted' });
+    expect((await one.page('interleaved', 1, 2_000)).users.map((u) => u.uid)).toEqual(expected.filter((uid) => uid !== imported[3]?.uid));
+  }, 180_000);
+
+  it('splits a full chunk for one user inside it; a removal or a rename inside it needs no split', async () => {
+    const [one, other] = [new UserDirectory(db), new UserDirectory(db)];
+    const own = Array.from({ length: DIRECTORY_CHUNK_SIZE }, (_, i) => user(2 * i, 'active', `Own ${i}`, 'single'));
+    await one.syncAll(own);
+    await other.sync(user(4, 'active', 'Renamed', 'single'));
+    await one.sync(user(6, 'deactivated', 'Own 3', 'single'));
+    expect(await chunkSizes(db, 'single')).toEqual([DIRECTORY_CHUNK_SIZE]);
+    await other.sync(user(7, 'active', 'Inside', 'single'));
+    expect(await chunkSizes(db, 'single')).toEqual([DIRECTORY_CHUNK_SIZE / 2 + 1, DIRECTORY_CHUNK_SIZE / 2]);
+    await one.sync(user(1, 'active', 'Also inside', 'single'));
+    const listed = await one.page('single', 1, 1_000);
+    const expected = [own[0], user(1, 'active', 'Also inside', 'single'), own[1], own[2], user(7, 'active', 'Inside', 'single'), ...own.slice(4)];
+    expect(listed.users.map((u) => [u.uid, u.name])).toEqual(expected.map((u) => [u?.uid, u?.uid === 'u00004' ? 'Renamed' : u?.name]));
+    expect(listed.total).toBe(DIRECTORY_CHUNK_SIZE + 1);
   }, 120_000);
 
   it('two replicas writing versions of the same users end with the newest, and the total counts what is listed', async () => {

@@ -18,6 +18,8 @@ export interface ChunkDoc {
   _id: string;
   entries: string;
   rev: number;
+  /** Closed to every write: being split into two new chunks the directory names (ADR 0142, amended). */
+  sealed?: true;
 }
 
 export interface Directory {
@@ -29,6 +31,7 @@ export interface Chunk {
   id: string;
   entries: DirectoryEntry[];
   rev: number;
+  sealed?: true;
 }
 
 /** An app's default listing as every reader of it sees it: what chatctl's rebuild compares (ADR 0145). */
@@ -64,7 +67,7 @@ export class UserDirectoryPages {
 
   async readChunk(appId: string, id: number): Promise<Chunk | null> {
     const doc = await this.chunks.findOne({ _id: this.chunkId(appId, id) });
-    return doc ? { id: doc._id, entries: JSON.parse(doc.entries) as DirectoryEntry[], rev: doc.rev } : null;
+    return doc ? { id: doc._id, entries: JSON.parse(doc.entries) as DirectoryEntry[], rev: doc.rev, ...(doc.sealed ? { sealed: doc.sealed } : {}) } : null;
   }
 
   /** One page of the default listing (the users' documents, in order) and the number of listed users. */

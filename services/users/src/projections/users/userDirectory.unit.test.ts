@@ -1,5 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { DIRECTORY_CHUNK_SIZE, buildChunks, chunkIndexFor, loweredFront, needsNewChunk, opensFront, pageWindow, placeAll, placeEntry, recounted, withChunkAt } from './userDirectory.js';
+import {
+  DIRECTORY_CHUNK_SIZE,
+  buildChunks,
+  chunkIndexFor,
+  loweredFront,
+  needsNewChunk,
+  needsSplit,
+  nextChunkId,
+  opensFront,
+  pageWindow,
+  placeAll,
+  placeEntry,
+  recounted,
+  splitHalves,
+  withChunkAt,
+  withSplitDone,
+  withSplitMarked,
+} from './userDirectory.js';
 import type { DirectoryEntry } from './userDirectory.js';
 
 const entry = (k: string, live = true): DirectoryEntry => ({ k, uid: k, live });
@@ -69,15 +86,47 @@ describe('user directory', () => {
     const chunk = [entry('b'), entry('d')];
     const placed = placeAll(chunk, [entry('c'), entry('a'), entry('b')]);
     expect(placed.next.map((e) => e.k)).toEqual(['a', 'b', 'c', 'd']);
-    expect(placed).toMatchObject({ changed: true, past: [] });
+    expect(placed).toMatchObject({ changed: true, past: [], inside: [] });
     expect(chunk.map((e) => e.k)).toEqual(['b', 'd']);
-    expect(placeAll(chunk, [entry('b'), entry('x', false)])).toEqual({ next: chunk, changed: false, past: [] });
+    expect(placeAll(chunk, [entry('b'), entry('x', false)])).toEqual({ next: chunk, changed: false, past: [], inside: [] });
     const full = Array.from({ length: DIRECTORY_CHUNK_SIZE }, (_, i) => entry(`k${String(i).padStart(5, '0')}`));
     const past = placeAll(full, [entry('z'), entry('k00001', false), entry('y')]);
     expect(past.past.map((e) => e.k)).toEqual(['y', 'z']);
     expect(past.changed).toBe(true);
-    // Below its last entry a full chunk still takes a key (the chunk's range is its own).
-    expect(placeAll(full, [entry('k00000a')]).next).toHaveLength(DIRECTORY_CHUNK_SIZE + 1);
+    // Inside its range a full chunk takes no new user (it is split first); a listed one is replaced in place.
+    const inside = placeAll(full, [entry('k00000a'), entry('a'), { ...entry('k00002'), uid: 'renamed' }]);
+    expect(inside.inside.map((e) => e.k)).toEqual(['a', 'k00000a']);
+    expect(inside.next).toHaveLength(DIRECTORY_CHUNK_SIZE);
+    expect(inside.next[2]?.uid).toBe('renamed');
+  });
+
+  it('splits a full chunk in two under ids no other chunk takes, the lower half keeping its place (ADR 0142, amended)', () => {
+    const full = Array.from({ length: DIRECTORY_CHUNK_SIZE }, (_, i) => entry(`k${String(i).padStart(5, '0')}`, i !== 0));
+    expect(needsSplit(full, entry('k00001a'))).toBe(true);
+    expect(needsSplit(full, entry('a'))).toBe(true);
+    expect(needsSplit(full, entry('k00001'))).toBe(false);
+    expect(needsSplit(full, entry('z'))).toBe(false);
+    expect(needsSplit(full, entry('k00001a', false))).toBe(false);
+    expect(needsSplit(full.slice(1), entry('k00001a'))).toBe(false);
+    const refs = [{ id: 4, first: 'a', front: true as const, live: 3 }, { id: 1, first: 'k', live: DIRECTORY_CHUNK_SIZE - 1 }, { id: 2, first: 'z', live: 1 }];
+    expect(nextChunkId(refs)).toBe(5);
+    expect(nextChunkId([])).toBe(0);
+    const marked = withSplitMarked(refs, 1);
+    expect(marked[1]).toEqual({ ...refs[1], splitInto: [5, 6] });
+    expect(nextChunkId(marked)).toBe(7);
+    const { low, high } = splitHalves(full);
+    expect([low.length, high.length]).toEqual([DIRECTORY_CHUNK_SIZE / 2, DIRECTORY_CHUNK_SIZE / 2]);
+    expect([...low, ...high]).toEqual(full);
+    expect(withSplitDone(marked, 1, low, high)).toEqual([
+      refs[0],
+      { id: 5, first: 'k', live: DIRECTORY_CHUNK_SIZE / 2 - 1 },
+      { id: 6, first: (high[0] as DirectoryEntry).k, live: DIRECTORY_CHUNK_SIZE / 2 },
+      refs[2],
+    ]);
+    // Done already (by another writer): nothing changes.
+    const done = withSplitDone(marked, 1, low, high);
+    expect(withSplitDone(done, 1, low, high)).toEqual(done);
+    expect(withSplitDone(withSplitMarked(refs, 4), 4, [entry('a')], [entry('b')])[0]).toEqual({ id: 5, first: 'a', front: true, live: 1 });
   });
 
   it('maps a page onto the chunks that hold it, counting live entries only', () => {
