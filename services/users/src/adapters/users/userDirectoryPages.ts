@@ -100,11 +100,14 @@ export class UserDirectoryPages {
 
   /**
    * Every app's listing as read (tools: chatctl's rebuild compares these, ADR 0145). How the listing is
-   * cut into chunks depends on the order users arrived in (ADR 0142), so the chunks are not compared.
+   * cut into chunks depends on the order users arrived in (ADR 0142), so the chunks are not compared. An
+   * empty listing reads as no directory (a rebuild that sees a user created and deleted in one batch
+   * writes none) and is left out.
    */
   async listings(): Promise<DirectoryListing[]> {
     const apps = await this.directories.find({}, { projection: { _id: 1 } }).toArray();
-    return Promise.all(apps.map(({ _id }) => this.listing(_id)));
+    const listings = await Promise.all(apps.map(({ _id }) => this.listing(_id)));
+    return listings.filter((listing) => listing.total > 0 || listing.users.length > 0 || listing.miscounted > 0 || listing.cursorDiffers);
   }
 
   private async listing(appId: string): Promise<DirectoryListing> {
