@@ -26,7 +26,7 @@ import { ConversationReadModels, readModelDocuments as conversationDocuments } f
 import { GroupReadModels } from '../services/conversations/dist/adapters/groups/groupsReadModels.js';
 import { CONSUMER_PURPOSE as CONVERSATIONS_PURPOSE } from '../services/conversations/dist/service.js';
 import { MessagesReadModels } from '../services/messages/dist/adapters/readModels.js';
-import { UserReadModels } from '../services/users/dist/adapters/readModels.js';
+import { UserReadModels, readModelDocuments as userDocuments } from '../services/users/dist/adapters/readModels.js';
 
 const env = process.env;
 const brokers = () => (env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
@@ -45,14 +45,9 @@ const PROJECTIONS = {
     database: 'chat_users',
     purpose: 'users.read-models',
     make: (db) => new UserReadModels(db),
-    // The user directory keeps an unlisted (live: false) entry only where a user was listed before its
-    // change arrived; a rebuild that sees creation and deactivation in one batch never lists it. What the
-    // directory lists is compared: its listed entries, in order. A chunk's ref in the directory notes the
-    // chunk revision its count came from (a write counter, like `rev`), which is not compared either.
-    normalize: {
-      userdirectorychunks: (doc) => ({ ...doc, entries: JSON.stringify(JSON.parse(doc.entries).filter((entry) => entry.live)) }),
-      userdirectories: (doc) => ({ ...doc, chunks: JSON.stringify(JSON.parse(doc.chunks).map(({ rev, ...ref }) => (void rev, ref))) }),
-    },
+    // The user directory is compared as each app's listing reads (every page by offset and by cursor,
+    // in order, with its total): how it is cut into chunks depends on the order users arrived in (ADR 0145).
+    documents: userDocuments,
   },
   conversations: {
     topics: [topics.users, topics.messages, topics.conversations],
@@ -256,15 +251,14 @@ async function indexesOf(db, name) {
   return indexes.map((index) => `${index.name} ${JSON.stringify(index.key)}${index.unique ? ' unique' : ''}`).sort();
 }
 
-async function compareDatabases(live, rebuilt, normalize = {}, documents = (db, name) => db.collection(name).find({}).toArray()) {
+async function compareDatabases(live, rebuilt, documents = (db, name) => db.collection(name).find({}).toArray()) {
   const names = (await rebuilt.listCollections().toArray()).map((c) => c.name).filter((name) => !STORE_COLLECTIONS.test(name)).sort();
   const report = [];
   for (const name of names) {
     // A rebuild must leave the same indexes as well as the same documents: the lists read through them.
     const [liveIndexes, rebuiltIndexes] = await Promise.all([indexesOf(live, name), indexesOf(rebuilt, name)]);
     const indexesDiffering = [...new Set([...liveIndexes, ...rebuiltIndexes])].filter((index) => liveIndexes.includes(index) !== rebuiltIndexes.includes(index));
-    const shape = normalize[name] ?? ((doc) => doc);
-    const load = async (db) => new Map((await documents(db, name)).map((doc) => [String(doc._id), comparable(shape(doc))]));
+    const load = async (db) => new Map((await documents(db, name)).map((doc) => [String(doc._id), comparable(doc)]));
     const [a, b] = await Promise.all([load(live), load(rebuilt)]);
     const differing = [...new Set([...a.keys(), ...b.keys()])].filter((id) => a.get(id) !== b.get(id));
     if (differing.length > 0 && env.CHATCTL_SHOW_DIFFERENCES) {
@@ -313,7 +307,7 @@ async function rebuild(service, options) {
     await consumer.stop();
     await reader.close();
   }
-  const report = await compareDatabases(mongo.db(liveName), target, projection.normalize, projection.documents);
+  const report = await compareDatabases(mongo.db(liveName), target, projection.documents);
   const equal = report.every(({ differing, indexesDiffering }) => differing.length === 0 && indexesDiffering.length === 0);
   const documents = report.reduce((sum, r) => sum + r.rebuilt, 0);
   if (options.json) {

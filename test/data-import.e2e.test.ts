@@ -53,6 +53,33 @@ describe('POST /v3/data_import/users', () => {
     expect(afterDelete.body.data.ann).toMatchObject({ success: true, data: { uid: 'ann', name: 'Ann', createdAt: past } });
   });
 
+  it('lists imported users created before the app\'s own at once, in creation order, by page and by cursor (ADR 0142)', async () => {
+    const own = await createApp('data import listing');
+    for (const uid of ['newest-a', 'newest-b']) expect((await own.call('POST', '/v3/users', { body: { uid, name: uid } })).status).toBe(200);
+    const uids = Array.from({ length: 300 }, (_, i) => `old${String(i).padStart(3, '0')}`);
+    const request = (n: number) => ({ users: Object.fromEntries(uids.slice(n * 50, n * 50 + 50).map((uid, i) => [uid, { uid, name: uid, createdAt: past + n * 50 + i }])) });
+    const uidsOf = (r: { body: { data: { uid: string }[] } }) => r.body.data.map((u) => u.uid);
+    // The first request, then the list at once (no token, no wait): the import's users before the app's own.
+    expect((await own.call('POST', '/v3/data_import/users', { body: request(0) })).status).toBe(200);
+    expect(uidsOf(await own.call('GET', '/v3/users?perPage=100'))).toEqual([...uids.slice(0, 50), 'newest-a', 'newest-b']);
+    // The rest with requests in flight at once, finishing in any order.
+    await Promise.all([3, 1, 5, 2, 4].map(async (n) => expect((await own.call('POST', '/v3/data_import/users', { body: request(n) })).status).toBe(200)));
+    const expected = [...uids, 'newest-a', 'newest-b'];
+    const pages = [];
+    for (let page = 1; page <= 4; page++) pages.push(await own.call('GET', `/v3/users?perPage=100&page=${page}`));
+    expect(pages.flatMap(uidsOf)).toEqual(expected);
+    expect(pages[3]?.body.meta.pagination).toMatchObject({ total: expected.length, count: 2, current_page: 4, total_pages: 4 });
+    const walked: string[] = [];
+    for (let path = '/v3/users?perPage=70'; ; ) {
+      const listed = await own.call('GET', path);
+      walked.push(...uidsOf(listed));
+      const next = listed.body.meta.cursor?.next;
+      if (!next || walked.length >= expected.length) break;
+      path = `/v3/users?perPage=70&cursor=${encodeURIComponent(next)}`;
+    }
+    expect(walked).toEqual(expected);
+  });
+
   it('refuses a request over 50 records or not shaped as a map of records, naming the limit, and writes nothing', async () => {
     const uids = Array.from({ length: 51 }, (_, i) => `over${i}`);
     const over = await app.call('POST', '/v3/data_import/users', { body: usersBody(uids) });

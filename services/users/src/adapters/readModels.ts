@@ -44,6 +44,17 @@ export interface UserQuery {
   perPage: number;
 }
 
+/**
+ * Every document of one of this database's collections as a reader sees it: the user directory as each
+ * app's listing (what its pages by offset and by cursor show), and nothing for the directory's chunks,
+ * whose cut depends on the order users arrived in (ADR 0142). chatctl's rebuild compares these (ADR 0145).
+ */
+export async function readModelDocuments(db: Db, name: string): Promise<object[]> {
+  if (name === 'userdirectorychunks') return [];
+  if (name === 'userdirectories') return new UserDirectory(db).listings();
+  return db.collection(name).find({}).toArray();
+}
+
 export type RelationKind = 'friends' | 'blocks';
 /**
  * A user's edges by the string fields leading `app_owner_live` (both always strings in a relation

@@ -31,8 +31,23 @@ export function directoryEntry(doc: UserDoc): DirectoryEntry {
 
 export interface DirectoryChunkRef {
   id: number;
-  /** Smallest key the chunk may hold; keys below every chunk's `first` go to the first chunk. */
+  /**
+   * Smallest key the chunk may hold. Listed keys below every chunk's `first` open a chunk in front
+   * (`opensFront`) or lower the `first` of one opened so (`front`, `loweredFront`); older data may have
+   * lowered a first chunk's `first` to such a key (ADR 0142).
+   */
   first: string;
+  /**
+   * Opened in front of every chunk by keys below them all (an import of an older history): while it is
+   * the first chunk and has room, a key below its `first` lowers it instead of opening another chunk.
+   */
+  front?: true;
+  /**
+   * Being split into two new chunks of these ids (ADR 0142, amended): readers still read this chunk,
+   * which holds every entry until the directory names the two in its place; writers finish the split
+   * (`finishSplit`) before they write.
+   */
+  splitInto?: [number, number];
   live: number;
   /**
    * The chunk's revision `live` was counted from (absent: 1 or older data). Writers on several
@@ -42,13 +57,12 @@ export interface DirectoryChunkRef {
   rev?: number;
 }
 
-/** The refs with one chunk's live count (if counted from a revision at least as new) and lowest key updated. */
-export function recounted(chunks: readonly DirectoryChunkRef[], chunkId: number, live: number, chunkRev: number, key: string): DirectoryChunkRef[] {
-  return chunks.map((c) => {
-    if (c.id !== chunkId) return c;
-    const first = c.first <= key ? c.first : key;
-    return chunkRev >= (c.rev ?? 1) ? { ...c, live, first, rev: chunkRev } : { ...c, first };
-  });
+/**
+ * The refs with one chunk's live count (if counted from a revision at least as new) updated. A count
+ * never moves a chunk's `first`: every key placed in a chunk lies in its range (ADR 0142).
+ */
+export function recounted(chunks: readonly DirectoryChunkRef[], chunkId: number, live: number, chunkRev: number): DirectoryChunkRef[] {
+  return chunks.map((c) => (c.id === chunkId && chunkRev >= (c.rev ?? 1) ? { ...c, live, rev: chunkRev } : c));
 }
 
 export function listKey(occurredAt: string, uid: string): string {
@@ -87,28 +101,121 @@ export function placeEntry(entries: readonly DirectoryEntry[], entry: DirectoryE
 }
 
 /**
- * A chunk's entries with `entries` placed in key order (`changed` when any placement changed it), and
- * those that belong past it (`past`: the chunk is the full tail and their keys lie beyond it).
+ * A chunk's entries with `entries` placed in key order (`changed` when any placement changed it), the
+ * listed ones new to it that open a chunk of their own right after it (`past`: the chunk is full and
+ * their keys lie beyond its last entry, `needsNewChunk`), and those it has no room for inside its range
+ * (`inside`: the chunk is split first, `needsSplit`).
  */
-export function placeAll(chunk: DirectoryEntry[], entries: readonly DirectoryEntry[], isTail: boolean): { next: DirectoryEntry[]; changed: boolean; past: DirectoryEntry[] } {
+export function placeAll(chunk: DirectoryEntry[], entries: readonly DirectoryEntry[]): { next: DirectoryEntry[]; changed: boolean; past: DirectoryEntry[]; inside: DirectoryEntry[] } {
   let next = chunk;
   let changed = false;
   const past: DirectoryEntry[] = [];
+  const inside: DirectoryEntry[] = [];
   for (const entry of [...entries].sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0))) {
-    if (needsNewChunk(isTail, next, entry)) {
+    if (needsNewChunk(next, entry)) {
       past.push(entry);
+      continue;
+    }
+    if (needsSplit(next, entry)) {
+      inside.push(entry);
       continue;
     }
     const after = placeEntry(next, entry);
     if (after) [next, changed] = [after, true];
   }
-  return { next, changed, past };
+  return { next, changed, past, inside };
 }
 
-/** Whether `entry` opens a new chunk: the tail is full and the key lies beyond its last entry. */
-export function needsNewChunk(isTail: boolean, entries: readonly DirectoryEntry[], entry: DirectoryEntry): boolean {
+/**
+ * Whether `entry` opens a new chunk right after this one: the chunk is full and the key lies beyond
+ * its last entry. Any chunk, not only the last (ADR 0142): an import of users created before the
+ * app's newest lands in an earlier chunk's range, which took every such user before and grew
+ * without bound. A full chunk stays full (entries are never removed; a split seals it and names two new
+ * chunks in its place), so no writer, on any replica, ever places a key past a full chunk's last entry:
+ * the chunk opened after it cannot be overtaken.
+ */
+export function needsNewChunk(entries: readonly DirectoryEntry[], entry: DirectoryEntry): boolean {
   const last = entries.at(-1);
-  return entry.live && isTail && entries.length >= DIRECTORY_CHUNK_SIZE && last !== undefined && entry.k > last.k;
+  return entry.live && entries.length >= DIRECTORY_CHUNK_SIZE && last !== undefined && entry.k > last.k;
+}
+
+/**
+ * Whether a full chunk is asked to list a new user inside its range (not past its last entry): the
+ * chunk is split in two first, so no chunk passes its size (ADR 0142, amended; before, such a key went
+ * in and a chunk an interleaved import landed in grew without bound). A user already in it is replaced
+ * in place, which does not grow it.
+ */
+export function needsSplit(entries: readonly DirectoryEntry[], entry: DirectoryEntry): boolean {
+  const last = entries.at(-1);
+  return entry.live && entries.length >= DIRECTORY_CHUNK_SIZE && last !== undefined && entry.k <= last.k && !entries.some((e) => e.k === entry.k);
+}
+
+/** A full chunk's entries cut in two halves (in key order) for a split. */
+export function splitHalves(entries: readonly DirectoryEntry[]): { low: DirectoryEntry[]; high: DirectoryEntry[] } {
+  const half = Math.floor(entries.length / 2);
+  return { low: entries.slice(0, half), high: entries.slice(half) };
+}
+
+/** The id a new chunk gets: past every chunk's and every id a split has reserved (a split chunk's id is never reused). */
+export function nextChunkId(chunks: readonly DirectoryChunkRef[]): number {
+  return Math.max(-1, ...chunks.flatMap((c) => [c.id, ...(c.splitInto ?? [])])) + 1;
+}
+
+/** The refs with chunk `id` marked as being split into two chunks of new ids. */
+export function withSplitMarked(chunks: readonly DirectoryChunkRef[], id: number): DirectoryChunkRef[] {
+  const low = nextChunkId(chunks);
+  return chunks.map((c) => (c.id === id ? { ...c, splitInto: [low, low + 1] } : c));
+}
+
+/**
+ * The refs with a chunk being split replaced by its two halves: the lower keeps its `first` (and its
+ * place in front), the upper starts at its first entry. Counts are those of the halves as written.
+ */
+export function withSplitDone(chunks: readonly DirectoryChunkRef[], id: number, low: readonly DirectoryEntry[], high: readonly DirectoryEntry[]): DirectoryChunkRef[] {
+  return chunks.flatMap((c) => {
+    if (c.id !== id || !c.splitInto) return [c];
+    const [lowId, highId] = c.splitInto;
+    const front = c.front ? { front: c.front } : {};
+    return [
+      { id: lowId, first: c.first, ...front, live: liveCount(low) },
+      { id: highId, first: (high[0] as DirectoryEntry).k, live: liveCount(high) },
+    ];
+  });
+}
+
+/**
+ * Whether `entry` opens a new chunk in front of every chunk: a listed key below the first chunk's
+ * `first` (an imported user created before every listed one), unless `loweredFront` first lowered that
+ * `first` by a compare-and-set of the directory. No chunk takes a key below the `first` the directory
+ * names, so a chunk opened in front of it cannot be overtaken either.
+ */
+export function opensFront(chunks: readonly DirectoryChunkRef[], entry: DirectoryEntry): boolean {
+  const first = chunks[0];
+  return entry.live && first !== undefined && entry.k < first.first;
+}
+
+/**
+ * The refs with the first chunk's `first` lowered to take as many of the listed keys below it as the
+ * chunk has room for (the largest of them: the rest still lie below and open a chunk in front), or null
+ * when nothing changes. Only a chunk opened in front (`front`) is lowered (ADR 0142, amended): users
+ * imported one at a time, each older than every other, fill it instead of opening a chunk each. The
+ * app's own first chunk never is: an import of users older than the app's own, arriving oldest first,
+ * would land between its new first key and its old entries and grow it without bound. The lowering is
+ * a compare-and-set of the directory made before any such key is placed, so no writer places a key
+ * below a `first` that another writer's opening in front has since claimed.
+ */
+export function loweredFront(chunks: readonly DirectoryChunkRef[], firstChunkSize: number, entries: readonly DirectoryEntry[]): DirectoryChunkRef[] | null {
+  const [first, ...rest] = chunks;
+  const room = DIRECTORY_CHUNK_SIZE - firstChunkSize;
+  if (!first?.front || room <= 0) return null;
+  const below = entries.filter((entry) => opensFront(chunks, entry)).map((entry) => entry.k);
+  const lowest = below.sort().reverse().slice(0, room).at(-1);
+  return lowest === undefined ? null : [{ ...first, first: lowest }, ...rest];
+}
+
+/** The chunk list with `ref` at `position` (its place in key order). */
+export function withChunkAt(chunks: readonly DirectoryChunkRef[], position: number, ref: DirectoryChunkRef): DirectoryChunkRef[] {
+  return [...chunks.slice(0, position), ref, ...chunks.slice(position)];
 }
 
 export interface PageWindow {
