@@ -27,7 +27,7 @@ export const JDK_VARIANTS = {
   j25: { java: JAVA[25], jvm: MAIN_JVM },
   'j25-coh': { java: JAVA[25], jvm: [...MAIN_JVM, '-XX:+UseCompactObjectHeaders'] },
   'j25-tiered': { java: JAVA[25], jvm: MAIN_JVM.filter((flag) => flag !== '-XX:TieredStopAtLevel=1') },
-  'j25-serial': { java: JAVA[25], jvm: MAIN_JVM.map((flag) => (flag === '-XX:+UseG1GC' ? '-XX:+UseSerialGC' : flag)) },
+  'j25-serial': { java: JAVA[25], jvm: MAIN_JVM.map((flag) => (/^-XX:\+Use\w+GC$/.test(flag) ? '-XX:+UseSerialGC' : flag)) },
 };
 
 /**

@@ -3,7 +3,7 @@
 // each round runs bench/send-waits.mjs (a fresh stack as bench/cost.mjs starts it, an open loop at each of
 // BENCH_RATES for BENCH_SECONDS) with the variant's flags given to the broker alone through the devstack's
 // KAFKA_HEAP_OPTS / KAFKA_JVM_PERFORMANCE_OPTS (infra/devstack/src/brokerJvm.ts): a collector flag
-// (`-XX:+UseZGC`) takes the place of the devstack's `-XX:+UseG1GC`, `-Xms…`/`-Xmx…` of its heap sizes, anything
+// (`-XX:+UseShenandoahGC`) takes the place of the devstack's (`-XX:+UseZGC`, ADR 0149), `-Xms…`/`-Xmx…` of its heap sizes, anything
 // else is added after the devstack's flags. The broker logs its GC and safepoints (`-Xlog:gc,safepoint`, UTC
 // times) to a file per round. Per round and rate: the open loop's send / event on Kafka / visible p50 and p99 as
 // send-waits.mjs prints them; the broker's stops inside that rate's window — every safepoint (a GC pause of any
@@ -14,8 +14,9 @@
 // and rate: the rounds' p99s, their means, the stops pooled and the CPU per message's mean.
 // A variant may also give the services' node options after a `|` (SERVICE_NODE_ARGS): then the messages and
 // conversations services' GC count, time and pauses ≥ 10 ms (prom-client, as send-waits.mjs prints) per round.
-// Knobs: BENCH_VARIANTS ("name=jvm flags[|node options];…", default the devstack's flags against Kafka's own
-// launcher's G1 goal), BENCH_ROUNDS (4), BENCH_RATES (100), BENCH_SECONDS (20).
+// Knobs: BENCH_VARIANTS ("name=jvm flags[|node options];…", default the devstack's flags against G1, which it
+// ran before ADR 0149; ADR 0141's `kafka-g1=-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35`
+// is Kafka's own launcher's G1), BENCH_ROUNDS (4), BENCH_RATES (100), BENCH_SECONDS (20).
 import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -25,7 +26,7 @@ import { BROKER_HEAP_OPTS, BROKER_JVM_PERFORMANCE_OPTS } from '@chat/devstack';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
-const variants = (process.env.BENCH_VARIANTS ?? 'devstack=;kafka-g1=-XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35')
+const variants = (process.env.BENCH_VARIANTS ?? 'devstack=;g1=-XX:+UseG1GC')
   .split(';')
   .map((spec) => {
     const [java, node = ''] = spec.slice(spec.indexOf('=') + 1).split('|');
