@@ -7,11 +7,12 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { BROKER_HEAP_OPTS, BROKER_JVM_PERFORMANCE_OPTS } from '@chat/devstack';
 
 const run = promisify(execFile);
 
-/** The JVM flags infra/scripts (the devstack) start the broker with. */
-export const MAIN_JVM = ['-Xms256m', '-Xmx512m', '-XX:+UseG1GC', '-XX:TieredStopAtLevel=1', '-XX:-UsePerfData'];
+/** The JVM flags the devstack starts the broker with (its defaults, infra/devstack/src/brokerJvm.ts). */
+export const MAIN_JVM = [...BROKER_HEAP_OPTS, ...BROKER_JVM_PERFORMANCE_OPTS.filter((flag) => flag !== '-Djava.awt.headless=true')];
 
 /** The JDKs a variant may name (ADR 0133): the machine's default `java` (OpenJDK 17) and Temurin 25. */
 export const JAVA = { 17: 'java', 25: '/usr/lib/jvm/temurin-25-jdk-amd64/bin/java' };
@@ -26,7 +27,7 @@ export const JDK_VARIANTS = {
   j25: { java: JAVA[25], jvm: MAIN_JVM },
   'j25-coh': { java: JAVA[25], jvm: [...MAIN_JVM, '-XX:+UseCompactObjectHeaders'] },
   'j25-tiered': { java: JAVA[25], jvm: MAIN_JVM.filter((flag) => flag !== '-XX:TieredStopAtLevel=1') },
-  'j25-serial': { java: JAVA[25], jvm: MAIN_JVM.map((flag) => (flag === '-XX:+UseG1GC' ? '-XX:+UseSerialGC' : flag)) },
+  'j25-serial': { java: JAVA[25], jvm: MAIN_JVM.map((flag) => (/^-XX:\+Use\w+GC$/.test(flag) ? '-XX:+UseSerialGC' : flag)) },
 };
 
 /**

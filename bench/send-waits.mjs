@@ -8,10 +8,12 @@
 //                   by the scrape before the phase): a long synchronous step shows as a max of tens of ms
 //   gc              the phase's GC pauses (count, total ms, and how many took ≥ 10 ms)
 // A wait that is neither (a queue, a window, a fetch behind another partition) shows only in the
-// latencies; bench/send-stages.mjs splits those by stage (traced).
+// latencies; bench/send-stages.mjs splits those by stage (traced). Last per rate: the phase's window (UTC,
+// for a JVM's GC or safepoint log) and each process's CPU ms per answered message over it (from /proc).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createGatewayClient } from './httpClient.mjs';
 import { watchAppSends } from './kafkaProbe.mjs';
+import { cpuSnapshot, stackProcesses } from './processCpu.mjs';
 import { percentile, startBenchStack } from './stack.mjs';
 import { createTraffic } from './traffic.mjs';
 
@@ -42,10 +44,15 @@ const targets = await traffic.createTargets({ prefix: 'sw', pairs: 50, groups: 2
 await sleep(2_000);
 
 const fmt = (v) => (Number.isFinite(v) ? v.toFixed(1) : '—');
+const { processes } = stackProcesses(stack);
 for (const rate of RATES) {
   const before = await scrapeAll();
   const answered = [];
+  const cpuFrom = cpuSnapshot(processes);
+  const from = new Date().toISOString();
   const loop = await traffic.openLoop(targets, rate, { seconds: SECONDS, visibleSamplesPerSecond: 20, pollBudgetPerSecond: 200, visibleTimeoutS: 10, onAnswered: (a) => answered.push(a) });
+  const until = new Date().toISOString();
+  const cpu = cpuSnapshot(processes).since(cpuFrom);
   const after = await scrapeAll();
   await sleep(1_000);
   const onKafka = answered.map((a) => events.arrivals.get(`${app.appId}/${a.id}`)).map((at, i) => (at === undefined ? NaN : at - answered[i].scheduledAt)).filter(Number.isFinite);
@@ -62,6 +69,8 @@ for (const rate of RATES) {
       `  ${name.padEnd(16)} ${fmt(a.loopMax * 1000).padStart(9)} ${fmt(a.loopP99 * 1000).padStart(9)} ${String(gcN).padStart(6)} ${fmt((a.gc.seconds - b.gc.seconds) * 1000).padStart(7)} ${String(gcN - (a.gc.under10ms - b.gc.under10ms)).padStart(8)}`,
     );
   }
+  console.log(`  window ${from}/${until}`);
+  console.log(`  cpu ms/msg ${[...cpu].map(([name, ms]) => `${name} ${(ms / answered.length).toFixed(3)}`).join(', ')}`);
 }
 await stack.stop();
 process.exit(0);

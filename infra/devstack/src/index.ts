@@ -1,3 +1,4 @@
+export { BROKER_HEAP_OPTS, BROKER_JVM_PERFORMANCE_OPTS, brokerJvmFlags } from './brokerJvm.js';
 export { startInfrastructure } from './infrastructure.js';
 export type { InfrastructureOptions, PartName, RunningInfrastructure } from './infrastructure.js';
 export { serviceNode } from './nodeRuntime.js';
