@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { brokerJvmFlags } from './brokerJvm.js';
+import { ferretdbOptionalFlags } from './ferretdbFlags.js';
 import { containerEngineAnswers, infraRuntimeFrom, startContainers, startsContainers } from './containers.js';
 import type { StartedContainers } from './containers.js';
 import { probeKafka, probeMongo, probeRedis, portIsOpen } from './probes.js';
@@ -195,21 +196,14 @@ function defineParts(root: string, freshKafkaData: boolean): Part[] {
             'log.dirs': dataDir,
           }),
         );
-        const javaBase = [
-          `-Dlog4j.configuration=file:${await brokerLog4j(root, dir, kafkaPort)}`,
-          '-cp',
-          join(dir, 'libs', '*'),
-        ];
+        const javaBase = [`-Dlog4j.configuration=file:${await brokerLog4j(root, dir, kafkaPort)}`, '-cp', join(dir, 'libs', '*')];
         if (!existsSync(join(dataDir, 'meta.properties'))) {
           const tool = [...javaBase, 'kafka.tools.StorageTool'];
           const { stdout } = await run('java', [...tool, 'random-uuid']);
           const clusterId = stdout.trim().split('\n').pop() ?? '';
           await run('java', [...tool, 'format', '-t', clusterId, '-c', propsFile, '--ignore-formatted']);
         }
-        return {
-          file: 'java',
-          args: [...brokerJvmFlags(), ...javaBase, 'kafka.Kafka', propsFile],
-        };
+        return { file: 'java', args: [...brokerJvmFlags(), ...javaBase, 'kafka.Kafka', propsFile] };
       },
     },
     {
@@ -227,12 +221,7 @@ function defineParts(root: string, freshKafkaData: boolean): Part[] {
           args: [
             '--listen-addr', `${HOST}:${mongoPort}`,
             '--sqlite-dir', join(infra, 'ferretdb', `data-${mongoPort}`),
-            // FERRETDB_STATS_INTERVAL (e.g. 10s): the runner prints which collections spend its write lock.
-            ...(process.env['FERRETDB_STATS_INTERVAL'] ? ['--stats-interval', process.env['FERRETDB_STATS_INTERVAL']] : []),
-            // FERRETDB_SQLITE_PRAGMAS (e.g. cache_size(-65536)): more pragmas for every database (ADR 0152).
-            ...(process.env['FERRETDB_SQLITE_PRAGMAS'] ? ['--sqlite-pragmas', process.env['FERRETDB_SQLITE_PRAGMAS']] : []),
-            // FERRETDB_PPROF_ADDR (e.g. 127.0.0.1:6060): the runner serves Go's CPU profiler there (ADR 0046).
-            ...(process.env['FERRETDB_PPROF_ADDR'] ? ['--pprof-addr', process.env['FERRETDB_PPROF_ADDR']] : []),
+            ...ferretdbOptionalFlags(),
           ],
         }),
     },

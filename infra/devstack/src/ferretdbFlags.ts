@@ -1,0 +1,16 @@
+/**
+ * The FerretDB runner's optional flags, each from a variable of the environment the devstack starts in
+ * (for measuring; tests set none): which collections spend its write lock, more SQLite pragmas, Go's profiler.
+ */
+const OPTIONAL_FLAGS: readonly (readonly [variable: string, flag: string])[] = [
+  // e.g. 10s: the runner prints which collections spend its write lock (ADR 0046).
+  ['FERRETDB_STATS_INTERVAL', '--stats-interval'],
+  // e.g. cache_size(-2000): SQLite pragmas for every database, in place of the runner's default (ADR 0152).
+  ['FERRETDB_SQLITE_PRAGMAS', '--sqlite-pragmas'],
+  // e.g. 127.0.0.1:6060: the runner serves Go's CPU profiler there (ADR 0046).
+  ['FERRETDB_PPROF_ADDR', '--pprof-addr'],
+];
+
+export function ferretdbOptionalFlags(env: NodeJS.ProcessEnv = process.env): string[] {
+  return OPTIONAL_FLAGS.flatMap(([variable, flag]) => (env[variable] ? [flag, env[variable]] : []));
+}

@@ -1,0 +1,14 @@
+import { describe, expect, it } from 'vitest';
+import { ferretdbOptionalFlags } from './ferretdbFlags.js';
+
+describe("the FerretDB runner's optional flags", () => {
+  it('are none without their variables, and each variable set gives its flag and value', () => {
+    expect(ferretdbOptionalFlags({})).toEqual([]);
+    expect(ferretdbOptionalFlags({ FERRETDB_SQLITE_PRAGMAS: 'cache_size(-2000)', FERRETDB_STATS_INTERVAL: '10s', FERRETDB_PPROF_ADDR: '' })).toEqual([
+      '--stats-interval',
+      '10s',
+      '--sqlite-pragmas',
+      'cache_size(-2000)',
+    ]);
+  });
+});
