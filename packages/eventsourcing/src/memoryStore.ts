@@ -18,6 +18,11 @@ export class InMemoryCommitStore implements CommitStore {
     return Promise.resolve(this.commits.filter((c) => c.streamId === streamId).flatMap((c) => c.events));
   }
 
+  commitsStartingBetween(streamId: string, fromVersion: number, toVersion: number): Promise<EventEnvelope[]> {
+    const within = (c: Commit) => c.streamId === streamId && c.startVersion >= fromVersion && c.startVersion <= toVersion;
+    return Promise.resolve(structuredClone(this.commits.filter(within).flatMap((c) => c.events)));
+  }
+
   appendBatch(batch: AppendBatch): Promise<AppendResult[]> {
     this.beginAppend(batch);
     return Promise.resolve(batch.commits.map((commit) => this.appendOne(commit)));

@@ -92,6 +92,12 @@ export interface CommitStore {
   readHead(streamId: string, options?: ReadHeadOptions): Promise<StreamHead | null>;
   readStream(streamId: string): Promise<EventEnvelope[]>;
   /**
+   * The events of the stream's commits that start at a version in `[fromVersion, toVersion]`, in
+   * version order: read by key, so the range should be short. A caller whose `fromVersion` starts a
+   * commit gets every event from there to the end of the commit that starts at or below `toVersion`.
+   */
+  commitsStartingBetween(streamId: string, fromVersion: number, toVersion: number): Promise<EventEnvelope[]>;
+  /**
    * Appends a batch of commits of different streams with one journal entry and one grouped
    * insert; each commit succeeds or conflicts on its own. Results are in the batch's order.
    */

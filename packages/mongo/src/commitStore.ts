@@ -115,6 +115,13 @@ export class MongoCommitStore implements CommitStore {
     return commits.flatMap((c) => JSON.parse(c.events) as EventEnvelope[]);
   }
 
+  async commitsStartingBetween(streamId: string, fromVersion: number, toVersion: number): Promise<EventEnvelope[]> {
+    if (toVersion < fromVersion) return [];
+    const keys = Array.from({ length: toVersion - fromVersion + 1 }, (_, index) => commitKey(streamId, fromVersion + index));
+    const found = await findByIds(this.commits, keys, { events: 1, startVersion: 1 });
+    return [...found.values()].sort((a, b) => a.startVersion - b.startVersion).flatMap((c) => JSON.parse(c.events) as EventEnvelope[]);
+  }
+
   /**
    * A stream's commits in version order from the one starting at `from` (a commit's first version),
    * read lazily for time-travel reads (ADR 0033): fetched by `_id` (the only look-up FerretDB v1
