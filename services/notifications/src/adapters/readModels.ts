@@ -86,7 +86,7 @@ export class NotificationReadModels extends ProjectedReadModels {
   /** Written after the others: a group's version document never shows a change its buckets lack. */
   private readonly versionProjection: EventApplier;
   private readonly keptMembers = new RecentlyUsed<string, { version: number; members: readonly string[] }>(KEPT_GROUPS);
-  private readonly keptRecipients = new KeptRecipients((appId, uids) => this.readRecipients(appId, uids), KEPT_RECIPIENT_APPS, KEPT_RECIPIENTS_PER_APP);
+  private readonly keptRecipients = new KeptRecipients((appId, uids) => this.storedRecipients(appId, uids), KEPT_RECIPIENT_APPS, KEPT_RECIPIENTS_PER_APP);
   private readonly notifications: Collection<Stored<NotificationDocument>>;
   private readonly logs: Collection<StoredLogDocument>;
   /** Idempotent inserts (a duplicate id is reported, not an error) into the two record collections. */
@@ -142,7 +142,8 @@ export class NotificationReadModels extends ProjectedReadModels {
     return this.keptRecipients.find(appId, uids, generation);
   }
 
-  private async readRecipients(appId: string, uids: readonly string[]): Promise<Map<string, RecipientDocument>> {
+  /** The recipients as stored now, by uid (one `_id` set read): where a kept copy must not answer. */
+  async storedRecipients(appId: string, uids: readonly string[]): Promise<Map<string, RecipientDocument>> {
     const read = await findByIds(this.recipients, uids.map((uid) => recipientId(appId, uid)));
     const found = new Map<string, RecipientDocument>();
     for (const doc of read.values()) {
