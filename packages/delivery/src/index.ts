@@ -4,6 +4,8 @@ export { DEFAULT_MAX_ANSWER_BYTES, OutboundHttp, RESPONSE_PREFIX_CHARS, RefusedU
 export type { OutboundHttpOptions, SendResult } from './outboundHttp.js';
 export { tenantHeaderRefusal, usableTenantHeaders } from './tenantHeaders.js';
 export { Dispatcher } from './dispatcher.js';
+export { FirstAnswerWait } from './firstAnswerWait.js';
+export type { FirstAnswer } from './firstAnswerWait.js';
 export type { AttemptResult, DispatcherOptions, QueuedDelivery } from './dispatcher.js';
 export { SecretBox, secretKeysProblem, secretKeysSetting } from './secretBox.js';
 export { newWebhookSecret, webhookSignature } from './signing.js';

@@ -1,4 +1,5 @@
 import type { NotificationOutcome } from '@chat/contracts';
+import { FirstAnswerWait } from '@chat/delivery';
 import type { AttemptResult, QueuedDelivery } from '@chat/delivery';
 import { Coalescer, RecentlyUsed, backoffDelay, commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
@@ -15,6 +16,11 @@ import { providerOf } from './directory.js';
 import type { AppDirectory } from './directory.js';
 import { notifierActor } from './notifier.js';
 
+/** The provider a notification is sent through: its slot pool in the dispatcher. */
+function providerKeyOf(notification: NotificationDocument): string {
+  return `${notification.provider ?? 'none'}:${notification.providerId ?? ''}`;
+}
+
 /**
  * A notification in the dispatcher: one lane per recipient device, one slot pool per provider. The
  * notification itself stays in `Deliveries` (the body is not read back).
@@ -23,7 +29,7 @@ export function queuedOf(notification: NotificationDocument): QueuedDelivery {
   return {
     deliveryId: notification.notificationId,
     appId: notification.appId,
-    webhookId: `${notification.provider ?? 'none'}:${notification.providerId ?? ''}`,
+    webhookId: providerKeyOf(notification),
     orderKey: `${notification.recipient}:${notification.channel}:${notification.pushToken ?? ''}`,
     body: '',
     notBefore: notification.nextAttemptAt ?? 0,
@@ -88,10 +94,11 @@ interface Tracked {
 
 /**
  * Makes provider calls and records them (ADR 0043, 0049). A run's new sends go to the dispatcher at
- * once, unstored; the run waits up to `firstAttemptWaitMs` for their first calls, then writes one
- * insert of log entries (its skips and the calls answered) and one of the sends still to be made or
- * retried — so a send answered within the wait is never stored as pending. A call on a stored
- * notification is recorded with the others that end while a record is being written, in one write.
+ * once, unstored; the run waits up to `firstAttemptWaitMs` for their first calls (not for a provider
+ * that answers slower, ADR 0158), then writes one insert of log entries (its skips and the calls
+ * answered) and one of the sends still to be made or retried — so a send answered within the wait is
+ * never stored as pending. A call on a stored notification is recorded with the others that end while
+ * a record is being written, in one write.
  */
 export class Deliveries {
   private readonly clock: () => number;
@@ -106,8 +113,12 @@ export class Deliveries {
    */
   private readonly knownDecided = new RecentlyUsed<string, true>(KEPT_DECIDED_MESSAGES);
 
+  /** Which providers a run waits for (one answering slower than the window would hold every run, ADR 0158). */
+  private readonly firstAnswers: FirstAnswerWait;
+
   constructor(private readonly deps: DeliveryDeps) {
     this.clock = deps.clock ?? Date.now;
+    this.firstAnswers = new FirstAnswerWait(deps.firstAttemptWaitMs);
     this.recorder = new Coalescer(async (_key, attempts) => {
       await deps.recordAttempts(attempts);
       return attempts.map(() => undefined);
@@ -180,14 +191,7 @@ export class Deliveries {
       }
     }
     if (messages.size === 0) return;
-    if (taken.length > 0 && this.deps.firstAttemptWaitMs > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.all(taken.map((t) => t.attempted ?? Promise.resolve())),
-        new Promise<void>((resolve) => (timer = setTimeout(resolve, this.deps.firstAttemptWaitMs))),
-      ]);
-      clearTimeout(timer);
-    }
+    await this.firstAnswers.wait(taken.map((t) => ({ receiver: providerKeyOf(t.notification), answered: t.attempted ?? Promise.resolve() })));
     // A record begun by an earlier call for the same run is waited for, not repeated.
     await Promise.all(taken.map((t) => (t.stored instanceof Promise ? t.stored.catch(() => undefined) : Promise.resolve())));
     const fresh = taken.filter((t) => t.stored === false);
@@ -256,6 +260,7 @@ export class Deliveries {
       provider && provider.settings['isEnabled'] !== false
         ? await this.deps.providers.send(notification, provider)
         : { error: 'the provider was removed or disabled after the notification was queued', latencyMs: 0, responsePrefix: '', status: 404 };
+    this.firstAnswers.answered(providerKeyOf(notification), answer.latencyMs);
     const number = tracked.attempts + 1;
     const outcome = outcomeOf(answer, number, this.deps.retry);
     const at = this.clock();

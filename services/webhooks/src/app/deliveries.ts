@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Actor, KnownEvent } from '@chat/contracts';
+import { FirstAnswerWait } from '@chat/delivery';
 import type { AttemptResult, OutboundHttp, QueuedDelivery } from '@chat/delivery';
 import { Coalescer, RecentlyUsed, backoffDelay, commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
@@ -94,9 +95,12 @@ export class Deliveries {
    * them is in flight are written together, one command, each still guarded by its `_rev`.
    */
   private readonly delivered: Coalescer<{ document: DeliveryDocument; expectedRev: number }, boolean>;
+  /** Which webhooks a run waits for (one answering slower than the window would hold every run). */
+  private readonly firstAnswers: FirstAnswerWait;
 
   constructor(private readonly deps: DeliveryDeps) {
     this.clock = deps.clock ?? Date.now;
+    this.firstAnswers = new FirstAnswerWait(deps.firstAttemptWaitMs);
     this.delivered = new Coalescer(async (_key, writes) => {
       const lost = await deps.log.replaceMany(writes);
       return writes.map((w) => !lost.has(w.document.deliveryId));
@@ -183,19 +187,15 @@ export class Deliveries {
   }
 
   /**
-   * Makes planned deliveries durable: waits up to `firstAttemptWaitMs` for their first attempts, then
-   * stores them all in one grouped insert, each with what its attempts came to by then (a delivery
-   * answered 2xx is stored delivered: one statement, never updated).
+   * Makes planned deliveries durable: waits up to `firstAttemptWaitMs` for their first attempts (not
+   * for a webhook that answers slower, ADR 0158), then stores them all in one grouped insert, each with
+   * what its attempts came to by then (a delivery answered 2xx is stored delivered: one statement, never
+   * updated).
    */
   async secure(deliveries: readonly QueuedDelivery[]): Promise<void> {
     const pending = deliveries.map((d) => this.tracked.get(d.deliveryId)).filter((t): t is Tracked => t !== undefined && t.stored !== true);
     if (pending.length === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.all(pending.map((t) => t.attempted ?? Promise.resolve())),
-      new Promise<void>((resolve) => (timer = setTimeout(resolve, this.deps.firstAttemptWaitMs))),
-    ]);
-    clearTimeout(timer);
+    await this.firstAnswers.wait(pending.map((t) => ({ receiver: t.delivery.webhookId, answered: t.attempted ?? Promise.resolve() })));
     // An insert begun by an earlier call for the same run is waited for, not repeated.
     await Promise.all(pending.map((t) => (t.stored instanceof Promise ? t.stored.catch(() => undefined) : Promise.resolve())));
     const fresh = pending.filter((t) => t.stored === false);
@@ -284,6 +284,7 @@ export class Deliveries {
       ...(endpoint.authorization ? { authorization: endpoint.authorization } : {}),
     };
     const sent = await this.deps.sender.post(endpoint.webhook.url, headers, delivery.body);
+    this.firstAnswers.answered(delivery.webhookId, sent.latencyMs);
     const now = this.clock();
     const facts = {
       ...(sent.status !== undefined ? { statusCode: sent.status } : {}),
