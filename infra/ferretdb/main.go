@@ -41,6 +41,9 @@ func main() {
 			"store) or database (one at a time in each database; measured slower on 2 cores, ADR 0046)")
 	statsInterval := flag.Duration("stats-interval", 0,
 		"when above 0, print every interval which commands ran on which collections and how long they took")
+	slowCommands := flag.Duration("slow-commands", 0,
+		"when above 0, print every command that waited for the write lock and ran for this long or longer, "+
+			"with the wall-clock millisecond it arrived (to line a client's stall up with the store's; ADR 0155)")
 	pprofAddr := flag.String("pprof-addr", "",
 		"when set (e.g. 127.0.0.1:6060), serve Go's profiler at http://<addr>/debug/pprof/ to see where the "+
 			"runner's CPU goes; off by default, as it exposes the process's internals")
@@ -76,7 +79,7 @@ func main() {
 	err = run(ctx, config{
 		listenAddr: *listenAddr, sqliteDir: *sqliteDir, serializeWrites: *serializeWrites,
 		lockPerDatabase: *writeLock == "database", synchronous: *synchronous, pragmas: extraPragmas,
-		statsInterval: *statsInterval, pprofAddr: *pprofAddr,
+		statsInterval: *statsInterval, slowCommands: *slowCommands, pprofAddr: *pprofAddr,
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "ferretdb-runner:", err)
@@ -90,7 +93,7 @@ type config struct {
 	// pragmas: "&_pragma=…" for each extra SQLite pragma, appended to the databases' URL.
 	pragmas                          string
 	serializeWrites, lockPerDatabase bool
-	statsInterval                    time.Duration
+	statsInterval, slowCommands      time.Duration
 }
 
 // run serves until ctx ends.
@@ -154,7 +157,11 @@ func run(ctx context.Context, cfg config) error {
 			g.Go(func() error { return reportStats(ctx, stats, cfg.statsInterval) })
 		}
 		g.Go(func() error {
-			return wireproxy.Serve(ctx, front, listener.Unix, wireproxy.NewWriteLocks(cfg.lockPerDatabase), stats)
+			var slow *wireproxy.SlowLog
+			if cfg.slowCommands > 0 {
+				slow = wireproxy.NewSlowLog(os.Stderr, cfg.slowCommands)
+			}
+			return wireproxy.Serve(ctx, front, listener.Unix, wireproxy.NewWriteLocks(cfg.lockPerDatabase), stats, slow)
 		})
 	}
 	if err = g.Wait(); errors.Is(err, context.Canceled) {
