@@ -7,8 +7,10 @@
 //             for 20 a second, when its receiver's conversation showed it (bench/visibilityWatcher.mjs)
 //   store     every command that waited for the runner's write lock and ran ≥ FERRETDB_SLOW_COMMANDS (50ms)
 //   fsync     every fsync/fdatasync on the machine (`perf trace -a`); the runner's are its WAL checkpoints
-//   services  event-loop stalls ≥ 30 ms and GC pauses ≥ 5 ms in every service (bench/stallProbe.cjs)
+//   services  event-loop stalls ≥ 30 ms and GC pauses ≥ 5 ms in every service (bench/stallProbe.mjs)
 //   broker    the JVM's safepoints and GC pauses (-Xlog through JAVA_TOOL_OPTIONS)
+//   profiles  with SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=<BENCH_TIMELINE_DIR>/prof", what the busiest
+//             services ran in each episode
 //   machine   a process of nothing of ours: its own wake-up lateness, CPU/IO pressure, top processes
 //             by CPU per 100 ms (bench/machineProbe.mjs)
 // Then the stalls: sends whose answer, Kafka arrival or visibility passed BENCH_STALL_MS (100) grouped into
@@ -28,12 +30,11 @@ import { createTraffic } from './traffic.mjs';
 const RATES = (process.env.BENCH_RATES ?? '100,200,200,200').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const SUSTAINED_S = Number(process.env.BENCH_SUSTAINED_SECONDS ?? 20);
-const STALL_MS = Number(process.env.BENCH_STALL_MS ?? 100);
 const DIR = process.env.BENCH_TIMELINE_DIR ?? `/tmp/stall-${new Date().toISOString().replace(/[:.]/g, '-')}`;
 mkdirSync(DIR, { recursive: true });
 const here = fileURLToPath(new URL('.', import.meta.url));
 
-process.env.SERVICE_NODE_ARGS = `${process.env.SERVICE_NODE_ARGS ?? ''} --require ${join(here, 'stallProbe.cjs')}`.trim();
+process.env.SERVICE_NODE_ARGS = `${process.env.SERVICE_NODE_ARGS ?? ''} --import ${join(here, 'stallProbe.mjs')}`.trim();
 process.env.STALL_PROBE_DIR = DIR;
 process.env.FERRETDB_SLOW_COMMANDS ??= '50ms';
 process.env.JAVA_TOOL_OPTIONS = `${process.env.JAVA_TOOL_OPTIONS ?? ''} -Xlog:safepoint,gc:file=${join(DIR, 'broker-jvm.log')}:timemillis`.trim();

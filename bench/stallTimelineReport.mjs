@@ -70,6 +70,46 @@ for (const m of machine) {
 }
 events.sort((a, b) => a.start - b.start);
 
+// The services' V8 profiles, when the run gave SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=<dir>/prof":
+// per episode, what the busiest processes ran (their sample times are CLOCK_MONOTONIC µs).
+const profDir = join(dir, 'prof');
+const profiles = existsSync(profDir)
+  ? readdirSync(profDir)
+      .filter((f) => f.endsWith('.cpuprofile'))
+      .map((f) => {
+        const pid = Number(/\.(\d+)\.\d+\.\d+\.cpuprofile$/.exec(f)?.[1]);
+        const profile = JSON.parse(readFileSync(join(profDir, f), 'utf8'));
+        const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+        const parent = new Map();
+        for (const n of profile.nodes) for (const child of n.children ?? []) parent.set(child, n.id);
+        const times = [];
+        let at = profile.startTime;
+        for (const delta of profile.timeDeltas) times.push((at += delta) / 1000 + info.monotonicToEpoch);
+        return { name: nameOfPid.get(pid) ?? String(pid), profile, nodes, parent, times };
+      })
+  : [];
+function profileOf(p, from, to) {
+  const key = (n) => `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/.*\/(node_modules\/\.pnpm\/)?/, '').replace(/.*\/(services|packages)\//, '')}:${n.callFrame.lineNumber + 1}`;
+  const self = new Map();
+  const total = new Map();
+  let busy = 0;
+  for (let i = 1; i < p.times.length; i++) {
+    if (p.times[i] < from || p.times[i] > to) continue;
+    const leaf = p.nodes.get(p.profile.samples[i]);
+    if (leaf.callFrame.functionName === '(idle)' || leaf.callFrame.functionName === '(program)') continue;
+    const ms = p.times[i] - p.times[i - 1];
+    busy += ms;
+    self.set(key(leaf), (self.get(key(leaf)) ?? 0) + ms);
+    const seen = new Set();
+    for (let id = leaf.id; id !== undefined; id = p.parent.get(id)) {
+      const k = key(p.nodes.get(id));
+      if (!seen.has(k)) total.set(k, (total.get(k) ?? 0) + ms);
+      seen.add(k);
+    }
+  }
+  return { busy, self, total };
+}
+
 // The slow sends, grouped into episodes.
 const stageOf = (s) => ({ answer: s.answered - s.scheduled, kafka: s.kafka === undefined ? NaN : s.kafka - s.scheduled, visible: s.visible === undefined ? NaN : s.visible - s.scheduled });
 const slow = sends.filter((s) => Object.values(stageOf(s)).some((v) => v >= STALL_MS)).sort((a, b) => a.scheduled - b.scheduled);
@@ -104,6 +144,12 @@ for (const [i, ep] of episodes.entries()) {
     const set = overlaps.get(e.kind) ?? new Set();
     set.add(i);
     overlaps.set(e.kind, set);
+  }
+  const busiest = profiles.map((p) => ({ p, r: profileOf(p, from, ep.end) })).sort((a, b) => b.r.busy - a.r.busy);
+  for (const { p, r } of busiest.slice(0, 3)) {
+    const top = (map, n) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `${v.toFixed(0)} ${k}`).join('; ');
+    console.log(`  profile ${p.name}: ${r.busy.toFixed(0)} ms busy; self: ${top(r.self, 5)}`);
+    console.log(`      total: ${top([...r.total].filter(([k]) => !/^\((root|anonymous)\)/.test(k) && !/processTicksAndRejections|runMicrotasks/.test(k)), 10)}`);
   }
   const windows = machine.filter((m) => m.at >= from && m.at - 100 <= ep.end);
   const cpu = new Map();

@@ -1,12 +1,11 @@
-// node --require bench/stallProbe.cjs — loaded into every service by bench/stall-timeline.mjs through
+// node --import bench/stallProbe.mjs — loaded into every service by bench/stall-timeline.mjs through
 // SERVICE_NODE_ARGS (ADR 0155): appends to $STALL_PROBE_DIR/<service>-<pid>.jsonl one line per event-loop
 // stall (a 10 ms interval timer that fired ≥ STALL_PROBE_MS late, default 30) and per GC pause of ≥ 5 ms,
 // each stamped with the wall clock in ms, so bench/stall-timeline.mjs can line them up with slow sends.
 // Measuring only: the timer costs each process a wake-up every 10 ms.
-'use strict';
-const { appendFileSync } = require('node:fs');
-const { join } = require('node:path');
-const { PerformanceObserver, performance } = require('node:perf_hooks');
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PerformanceObserver, performance } from 'node:perf_hooks';
 
 const dir = process.env.STALL_PROBE_DIR;
 if (dir) {
