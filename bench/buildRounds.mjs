@@ -56,6 +56,26 @@ export async function startSharedInfrastructure() {
   };
 }
 
+/**
+ * BENCH_STORE_ENV="<A's>|<B's>" (e.g. "FERRETDB_CHECKPOINT_INTERVAL=0|FERRETDB_CHECKPOINT_INTERVAL=500ms"): two
+ * settings of the shared store to alternate instead of (or beside) two builds, each side space-separated
+ * NAME=value variables the devstack reads when it starts the runner (ADR 0155). Null when not given.
+ */
+export function storeSettingsFromEnv() {
+  const given = process.env.BENCH_STORE_ENV;
+  if (!given) return null;
+  const sides = given.split('|').map((side) => Object.fromEntries(side.trim().split(/\s+/).filter(Boolean).map((kv) => kv.split('='))));
+  if (sides.length !== 2) throw new Error('BENCH_STORE_ENV: two sides, "<A>|<B>"');
+  return sides;
+}
+
+/** Restarts the shared FerretDB with side `which`'s variables of storeSettingsFromEnv(); nothing without them. */
+export async function useStoreSettings(infra, settings, which) {
+  if (!settings) return;
+  for (const [name, value] of Object.entries(settings[which])) process.env[name] = value;
+  await infra.restart('ferretdb');
+}
+
 /** Build index per round, A B B A A B …: a drift in the machine's other load falls on both builds alike. */
 export function alternatingOrder(rounds) {
   return Array.from({ length: rounds }, (_, i) => ((i + 1) >> 1) % 2);

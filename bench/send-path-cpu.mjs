@@ -14,10 +14,12 @@
 // gets process-cost.mjs's features — a webhook on `message_sent`, a custom push provider with an FCM token
 // per user, a 200-word moderation rule — with the receivers on loopback, shared by both builds). With FERRETDB_STATS_INTERVAL (e.g. 1s) each round
 // also prints the runner's write-lock ms per message by collection over its load (storeTally.mjs, ADR 0097).
+// BENCH_STORE_ENV="<A's>|<B's>" compares two settings of the store (buildRounds.mjs; ADR 0155): the shared
+// FerretDB restarts with each round's variables, so both roots may be the same.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { alternatingOrder, buildRootsFromArgs, startBuildRound, startSharedInfrastructure } from './buildRounds.mjs';
+import { alternatingOrder, buildRootsFromArgs, startBuildRound, startSharedInfrastructure, storeSettingsFromEnv, useStoreSettings } from './buildRounds.mjs';
 import { cpuSnapshot, stackProcesses } from './processCpu.mjs';
 import { requestsBetween, requestsTo } from './socketRequests.mjs';
 import { fileSize, parseDuration, readTally, storeLogOf } from './storeTally.mjs';
@@ -46,10 +48,12 @@ const shared = await startSharedInfrastructure();
 const { infra, probe } = shared;
 const tallyEveryMs = process.env.FERRETDB_STATS_INTERVAL ? parseDuration(process.env.FERRETDB_STATS_INTERVAL) : null;
 const storeLog = storeLogOf(infra.mongoUrl);
+const storeSettings = storeSettingsFromEnv();
 const receivers = CONFIG.features ? { hooks: await startWebhookReceiver(), push: await startPushProvider() } : null;
 
 /** One build's stack: the services and the gateway of `root`, with databases of their own. */
-async function runRound(root) {
+async function runRound(root, which) {
+  await useStoreSettings(infra, storeSettings, which);
   const round = await startBuildRound({
     infra,
     probe,
@@ -158,11 +162,11 @@ async function addFeatures(services, app, client, traffic, targets) {
 const totals = roots.map(() => ({ sent: 0, cpu: new Map(), idleCpu: new Map(), idleMs: new Map(), idleS: 0, idleRequests: 0, requests: new Map(), locks: new Map(), commands: new Map() }));
 const order = alternatingOrder(CONFIG.rounds);
 const fmt = (map) => SHOWN.map((name) => `${name} ${map.get(name).toFixed(3)}`).join(', ');
-console.log(`send-path cpu: A ${roots[0]}, B ${roots[1]}; ${CONFIG.rounds} rounds (${order.map((i) => 'AB'[i]).join(' ')}) of ${CONFIG.rate} msg/s for ${CONFIG.seconds} s`);
+console.log(`send-path cpu: A ${roots[0]}${storeSettings ? ` ${JSON.stringify(storeSettings[0])}` : ''}, B ${roots[1]}${storeSettings ? ` ${JSON.stringify(storeSettings[1])}` : ''}; ${CONFIG.rounds} rounds (${order.map((i) => 'AB'[i]).join(' ')}) of ${CONFIG.rate} msg/s for ${CONFIG.seconds} s`);
 try {
   for (const [round, which] of order.entries()) {
     const started = new Date().toISOString().slice(11, 19);
-    const result = await runRound(roots[which]);
+    const result = await runRound(roots[which], which);
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
     console.log(`round ${round + 1} ${'AB'[which]} (${started}, load ${load}): ${result.sent} accepted, ${result.errors}${result.quiet ? '' : ', NOT idle'}${receivers ? `, ${(result.calls / result.sent).toFixed(2)} webhook+push calls/msg` : ''}`);
     console.log(`  ms/msg ${fmt(result.perMessage)}`);

@@ -1,4 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { MongoClient, MongoServerError } from 'mongodb';
 import type { Collection, Db, MongoBulkWriteError } from 'mongodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -11,6 +15,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 // is written at the same time (the write lock, ADR 0005/0046; the build's patches, ADR 0046).
 // An insert answers its duplicates per document whether it ran as one statement in autocommit or as
 // several in a transaction (ADR 0098).
+// The write-ahead log is checkpointed, by SQLite's automatic checkpoint or, with --checkpoint-interval, by the
+// runner's behind the writes (ADR 0155): what was written reaches the database file soon, and a database
+// dropped and made again under the same name starts empty.
 // All are properties of our runner only; against another server (MONGO_URL) the cases are skipped.
 
 interface Doc { _id: string; _rev: number; n: number }
@@ -138,5 +145,28 @@ describe('the FerretDB runner', () => {
     const refused = duplicates.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(refused.map((r) => (r.reason as MongoServerError).code)).toEqual(Array.from({ length: racers - 1 }, () => 11000));
     expect(await notes.countDocuments()).toBe(racers);
+  });
+
+  it('keeps the write-ahead log checkpointed: the database file holds the writes soon after, and a drop starts afresh', { timeout: 60_000 }, async (context) => {
+    const port = new URL(process.env['MONGO_URL'] ?? `mongodb://127.0.0.1:${process.env['MONGO_PORT'] ?? 27017}`).port;
+    const dataDir = join(fileURLToPath(new URL('../../..', import.meta.url)), '.infra', 'ferretdb', `data-${port}`);
+    const wal = client.db(`${db.databaseName}_wal`);
+    const file = join(dataDir, `${wal.databaseName}.sqlite`);
+    const pages = wal.collection<{ _id: number; text: string }>('pages');
+    const text = 'x'.repeat(4_000);
+    for (let batch = 0; batch < 6; batch++) {
+      await pages.insertMany(Array.from({ length: 500 }, (_, i) => ({ _id: batch * 500 + i, text })));
+    }
+    if (!existsSync(file)) context.skip(); // a runner whose directory this test cannot see
+    // 3,000 documents of 4 kB: about 12 MB, three times what SQLite's own checkpoint would let the log hold.
+    const deadline = Date.now() + 10_000;
+    while (statSync(file).size < 10_000_000 && Date.now() < deadline) await sleep(100);
+    expect(statSync(file).size).toBeGreaterThan(10_000_000);
+
+    await wal.dropDatabase();
+    await sleep(700); // a checkpoint pass may run meanwhile: it must not bring the old log back
+    await pages.insertOne({ _id: 1, text: 'again' });
+    expect(await pages.countDocuments()).toBe(1);
+    await wal.dropDatabase();
   });
 });

@@ -44,7 +44,8 @@ var nonWriteCommands = map[string]bool{
 // FerretDB's Unix socket, so cursors and other per-connection state behave as with a direct connection.
 // stats, when not nil, tallies every forwarded command.
 // locks decides which writes may run at once.
-func Serve(ctx context.Context, front net.Listener, backendSocket string, locks *WriteLocks, stats *Stats) error {
+// slow, when not nil, logs the commands that waited or ran past its threshold.
+func Serve(ctx context.Context, front net.Listener, backendSocket string, locks *WriteLocks, stats *Stats, slow *SlowLog) error {
 	var conns sync.WaitGroup
 	defer conns.Wait()
 
@@ -73,14 +74,15 @@ func Serve(ctx context.Context, front net.Listener, backendSocket string, locks 
 			// Closing both ends unblocks the reads of a connection that is idle at shutdown.
 			stop := context.AfterFunc(ctx, func() { client.Close(); backend.Close() })
 			defer stop()
-			_ = relay(client, backend, locks, stats)
+			_ = relay(client, backend, locks, stats, slow)
 		}()
 	}
 }
 
 // relay forwards request/response exchanges one at a time; MongoDB clients never pipeline
 // requests on one connection, so this matches the protocol.
-func relay(client, backend net.Conn, locks *WriteLocks, stats *Stats) error {
+func relay(client, backend net.Conn, locks *WriteLocks, stats *Stats, slow *SlowLog) error {
+	timed := stats != nil || slow != nil
 	for {
 		req, err := readMessage(client)
 		if err != nil {
@@ -96,17 +98,22 @@ func relay(client, backend net.Conn, locks *WriteLocks, stats *Stats) error {
 			continue
 		}
 		write := isWrite(req)
+		var arrived, started time.Time
+		if timed {
+			arrived = time.Now()
+		}
 		var unlock func()
 		if write {
 			unlock = locks.Lock(commandDatabase(req))
 		}
-		var started time.Time
-		if stats != nil {
+		if timed {
 			started = time.Now()
 		}
 		err = exchange(client, backend, req)
-		if stats != nil {
-			stats.record(req, write, time.Since(started))
+		if timed {
+			took := time.Since(started)
+			stats.record(req, write, took)
+			slow.record(req, write, arrived, started.Sub(arrived), took)
 		}
 		if write {
 			unlock()

@@ -209,7 +209,7 @@ func TestRelayRefusesAnOversizedUpdateAndServesTheNextCommand(t *testing.T) {
 	defer clientSide.Close()
 	defer backendSide.Close()
 	locks := NewWriteLocks(true)
-	go func() { _ = relay(proxyFront, proxyBack, locks, nil) }()
+	go func() { _ = relay(proxyFront, proxyBack, locks, nil, nil) }()
 	deadline := time.Now().Add(5 * time.Second)
 	for _, conn := range []net.Conn{clientSide, backendSide} {
 		if err := conn.SetDeadline(deadline); err != nil {

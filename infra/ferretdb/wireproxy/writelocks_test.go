@@ -101,7 +101,7 @@ func TestRelayLetsWritesToTwoDatabasesOverlap(t *testing.T) {
 		clientSide, proxyFront := net.Pipe()
 		proxyBack, backendSide := net.Pipe()
 		t.Cleanup(func() { clientSide.Close(); backendSide.Close() })
-		go func() { _ = relay(proxyFront, proxyBack, locks, nil) }()
+		go func() { _ = relay(proxyFront, proxyBack, locks, nil, nil) }()
 		links[i] = link{clientSide, backendSide}
 	}
 	write := func(id uint32, database string) []byte {
