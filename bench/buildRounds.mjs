@@ -57,7 +57,7 @@ export async function startSharedInfrastructure() {
 }
 
 /**
- * BENCH_STORE_ENV="<A's>|<B's>" (e.g. "FERRETDB_CHECKPOINT_INTERVAL=0|FERRETDB_CHECKPOINT_INTERVAL=500ms"): two
+ * BENCH_STORE_ENV="<A's>|<B's>" (e.g. "FERRETDB_SQLITE_PRAGMAS=cache_size(-2000)|FERRETDB_SQLITE_PRAGMAS=cache_size(-65536)"): two
  * settings of the shared store to alternate instead of (or beside) two builds, each side space-separated
  * NAME=value variables the devstack reads when it starts the runner (ADR 0155). Null when not given.
  */

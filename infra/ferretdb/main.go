@@ -51,12 +51,6 @@ func main() {
 		"more SQLite pragmas for every database's connections, comma-separated as name(integer); the default, "+
 			"a page cache of up to 64 MiB a connection (SQLite's own is 2 MiB), took a fifth off the CPU of a write "+
 			"into a collection with a long history (ADR 0152); empty for SQLite's defaults")
-	checkpointInterval := flag.Duration("checkpoint-interval", 0,
-		"when above 0, SQLite's automatic WAL checkpoint (run inside the commit that passes 1,000 pages, so inside "+
-			"the write lock: its copy and two fsyncs hold every write back) is off, and the runner checkpoints each "+
-			"database's log this often in the background, passively; measured (ADR 0155): the write lock a message "+
-			"×0.81–0.91, but ×1.09–1.14 the write commands a message (smaller group commits) and the runner's CPU "+
-			"×1.08–1.16, so 0, SQLite's own, stays the default")
 	gcPercent := flag.Int("gc-percent", 400,
 		"Go's GC target (GOGC) unless the GOGC variable is set: the heap may grow to this percent over the live "+
 			"heap before a collection; 400 cut the runner's CPU per insert command by a fifth for ~10 MB more "+
@@ -85,7 +79,7 @@ func main() {
 	err = run(ctx, config{
 		listenAddr: *listenAddr, sqliteDir: *sqliteDir, serializeWrites: *serializeWrites,
 		lockPerDatabase: *writeLock == "database", synchronous: *synchronous, pragmas: extraPragmas,
-		statsInterval: *statsInterval, slowCommands: *slowCommands, checkpointInterval: *checkpointInterval, pprofAddr: *pprofAddr,
+		statsInterval: *statsInterval, slowCommands: *slowCommands, pprofAddr: *pprofAddr,
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "ferretdb-runner:", err)
@@ -100,7 +94,6 @@ type config struct {
 	pragmas                          string
 	serializeWrites, lockPerDatabase bool
 	statsInterval, slowCommands      time.Duration
-	checkpointInterval               time.Duration
 }
 
 // run serves until ctx ends.
@@ -141,7 +134,7 @@ func run(ctx context.Context, cfg config) error {
 		Listener:  listener,
 		Logger:    logger,
 		Handler:   "sqlite",
-		SQLiteURL: "file:" + filepath.Clean(sqliteDir) + "/?_pragma=synchronous(" + synchronous + ")" + cfg.pragmas + checkpointQuery(cfg.checkpointInterval),
+		SQLiteURL: "file:" + filepath.Clean(sqliteDir) + "/?_pragma=synchronous(" + synchronous + ")" + cfg.pragmas,
 	})
 	if err != nil {
 		return err
@@ -217,15 +210,6 @@ func serveProfiler(ctx context.Context, g *errgroup.Group, addr string) error {
 		return server.Close()
 	})
 	return nil
-}
-
-// checkpointQuery is the databases' URL parameters for checkpoints every interval (patch 0006): SQLite's
-// automatic checkpoint off on every connection, and the pool's own passive checkpoint in the background.
-func checkpointQuery(interval time.Duration) string {
-	if interval <= 0 {
-		return ""
-	}
-	return fmt.Sprintf("&_pragma=wal_autocheckpoint(0)&_checkpoint_every=%d", max(1, interval.Milliseconds()))
 }
 
 // pragmaQuery turns "cache_size(-65536),mmap_size(268435456)" into the URL's "&_pragma=…" parameters.

@@ -7,8 +7,6 @@ const OPTIONAL_FLAGS: readonly (readonly [variable: string, flag: string])[] = [
   ['FERRETDB_STATS_INTERVAL', '--stats-interval'],
   // e.g. 50ms: the runner prints every command that waited for its write lock and ran this long (ADR 0155).
   ['FERRETDB_SLOW_COMMANDS', '--slow-commands'],
-  // e.g. 500ms: the runner checkpoints the WAL behind the writes, not inside the one that passes 1,000 pages (ADR 0155).
-  ['FERRETDB_CHECKPOINT_INTERVAL', '--checkpoint-interval'],
   // e.g. cache_size(-2000): SQLite pragmas for every database, in place of the runner's default (ADR 0152).
   ['FERRETDB_SQLITE_PRAGMAS', '--sqlite-pragmas'],
   // e.g. 127.0.0.1:6060: the runner serves Go's CPU profiler there (ADR 0046).

@@ -10,6 +10,6 @@ describe("the FerretDB runner's optional flags", () => {
       '--sqlite-pragmas',
       'cache_size(-2000)',
     ]);
-    expect(ferretdbOptionalFlags({ FERRETDB_SLOW_COMMANDS: '50ms', FERRETDB_CHECKPOINT_INTERVAL: '0' })).toEqual(['--slow-commands', '50ms', '--checkpoint-interval', '0']);
+    expect(ferretdbOptionalFlags({ FERRETDB_SLOW_COMMANDS: '50ms' })).toEqual(['--slow-commands', '50ms']);
   });
 });

@@ -15,9 +15,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 // is written at the same time (the write lock, ADR 0005/0046; the build's patches, ADR 0046).
 // An insert answers its duplicates per document whether it ran as one statement in autocommit or as
 // several in a transaction (ADR 0098).
-// The write-ahead log is checkpointed, by SQLite's automatic checkpoint or, with --checkpoint-interval, by the
-// runner's behind the writes (ADR 0155): what was written reaches the database file soon, and a database
-// dropped and made again under the same name starts empty.
+// The write-ahead log is checkpointed (SQLite's automatic checkpoint, ADR 0155): what was written reaches the
+// database file soon, and a database dropped and made again under the same name starts empty.
 // All are properties of our runner only; against another server (MONGO_URL) the cases are skipped.
 
 interface Doc { _id: string; _rev: number; n: number }
@@ -164,7 +163,7 @@ describe('the FerretDB runner', () => {
     expect(statSync(file).size).toBeGreaterThan(10_000_000);
 
     await wal.dropDatabase();
-    await sleep(700); // a checkpoint pass may run meanwhile: it must not bring the old log back
+    await sleep(700); // a checkpoint may run meanwhile: it must not bring the old log back
     await pages.insertOne({ _id: 1, text: 'again' });
     expect(await pages.countDocuments()).toBe(1);
     await wal.dropDatabase();
