@@ -10,6 +10,11 @@ export interface QueuedDelivery {
   notBefore: number;
 }
 
+/** The receiver a delivery goes to: its app's webhook or provider, each with its own slots (ids are per app). */
+export function receiverOf(delivery: Pick<QueuedDelivery, 'appId' | 'webhookId'>): string {
+  return `${delivery.appId}:${delivery.webhookId}`;
+}
+
 /** What became of an attempt: finished (delivered, given up, disabled) or to be retried at a time. */
 export type AttemptResult = { done: true } | { done: false; retryAt: number };
 
@@ -40,7 +45,7 @@ export class Dispatcher {
   enqueue(delivery: QueuedDelivery): void {
     if (this.known.has(delivery.deliveryId)) return;
     this.known.add(delivery.deliveryId);
-    const key = `${delivery.appId}:${delivery.webhookId}`;
+    const key = receiverOf(delivery);
     let endpoint = this.endpoints.get(key);
     if (!endpoint) {
       endpoint = new EndpointQueue(this.options, (d) => this.known.delete(d.deliveryId), () => this.running);

@@ -1,7 +1,7 @@
 /** Receivers remembered as slow at most; past it, the longest-marked is forgotten (and waited for once more). */
 const SLOW_RECEIVERS_KEPT = 10_000;
 
-/** A new delivery's first attempt: whom it goes to (the dispatcher's slot pool) and when it was answered. */
+/** A new delivery's first attempt: whom it goes to (`receiverOf`: an app's webhook or provider) and when it was answered. */
 export interface FirstAnswer {
   receiver: string;
   answered: Promise<void>;

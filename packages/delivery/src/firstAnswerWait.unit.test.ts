@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { receiverOf } from './dispatcher.js';
 import { FirstAnswerWait } from './firstAnswerWait.js';
 
 /** A first attempt whose answer the test gives. */
@@ -56,6 +57,16 @@ describe('FirstAnswerWait', () => {
     expect(wait.waitsFor('slow')).toBe(true);
     wait.answered('fast', 201);
     expect(wait.waitsFor('fast')).toBe(false);
+  });
+
+  it('keeps apart two apps whose receivers have the same id (a provider id is the app\u2019s own name)', () => {
+    const wait = new FirstAnswerWait(200);
+    const [mine, theirs] = [receiverOf({ appId: 'app-a', webhookId: 'custom:default' }), receiverOf({ appId: 'app-b', webhookId: 'custom:default' })];
+    wait.answered(mine, 5_000);
+    expect([wait.waitsFor(mine), wait.waitsFor(theirs)]).toEqual([false, true]);
+    // The other app's fast answers do not make this one's slow receiver waited for again.
+    wait.answered(theirs, 10);
+    expect(wait.waitsFor(mine)).toBe(false);
   });
 
   it('remembers a bounded number of slow receivers, forgetting the longest-marked first', () => {

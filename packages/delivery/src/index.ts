@@ -3,7 +3,7 @@ export type { PrivateAddressPolicy, Resolver } from './urlGuard.js';
 export { DEFAULT_MAX_ANSWER_BYTES, OutboundHttp, RESPONSE_PREFIX_CHARS, RefusedUrl, readAtMost } from './outboundHttp.js';
 export type { OutboundHttpOptions, SendResult } from './outboundHttp.js';
 export { tenantHeaderRefusal, usableTenantHeaders } from './tenantHeaders.js';
-export { Dispatcher } from './dispatcher.js';
+export { Dispatcher, receiverOf } from './dispatcher.js';
 export { FirstAnswerWait } from './firstAnswerWait.js';
 export type { FirstAnswer } from './firstAnswerWait.js';
 export type { AttemptResult, DispatcherOptions, QueuedDelivery } from './dispatcher.js';

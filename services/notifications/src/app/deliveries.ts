@@ -1,5 +1,5 @@
 import type { NotificationOutcome } from '@chat/contracts';
-import { FirstAnswerWait } from '@chat/delivery';
+import { FirstAnswerWait, receiverOf } from '@chat/delivery';
 import type { AttemptResult, QueuedDelivery } from '@chat/delivery';
 import { Coalescer, RecentlyUsed, backoffDelay, commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
@@ -16,9 +16,14 @@ import { providerOf } from './directory.js';
 import type { AppDirectory } from './directory.js';
 import { notifierActor } from './notifier.js';
 
-/** The provider a notification is sent through: its slot pool in the dispatcher. */
+/** The provider a notification is sent through (a provider id is the app's own name for it). */
 function providerKeyOf(notification: NotificationDocument): string {
   return `${notification.provider ?? 'none'}:${notification.providerId ?? ''}`;
+}
+
+/** Whom a run waits for: the app's provider, as the dispatcher keys its slots. */
+function providerOfApp(notification: NotificationDocument): string {
+  return receiverOf({ appId: notification.appId, webhookId: providerKeyOf(notification) });
 }
 
 /**
@@ -191,7 +196,7 @@ export class Deliveries {
       }
     }
     if (messages.size === 0) return;
-    await this.firstAnswers.wait(taken.map((t) => ({ receiver: providerKeyOf(t.notification), answered: t.attempted ?? Promise.resolve() })));
+    await this.firstAnswers.wait(taken.map((t) => ({ receiver: providerOfApp(t.notification), answered: t.attempted ?? Promise.resolve() })));
     // A record begun by an earlier call for the same run is waited for, not repeated.
     await Promise.all(taken.map((t) => (t.stored instanceof Promise ? t.stored.catch(() => undefined) : Promise.resolve())));
     const fresh = taken.filter((t) => t.stored === false);
@@ -260,7 +265,7 @@ export class Deliveries {
       provider && provider.settings['isEnabled'] !== false
         ? await this.deps.providers.send(notification, provider)
         : { error: 'the provider was removed or disabled after the notification was queued', latencyMs: 0, responsePrefix: '', status: 404 };
-    this.firstAnswers.answered(providerKeyOf(notification), answer.latencyMs);
+    this.firstAnswers.answered(providerOfApp(notification), answer.latencyMs);
     const number = tracked.attempts + 1;
     const outcome = outcomeOf(answer, number, this.deps.retry);
     const at = this.clock();

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Actor, KnownEvent } from '@chat/contracts';
-import { FirstAnswerWait } from '@chat/delivery';
+import { FirstAnswerWait, receiverOf } from '@chat/delivery';
 import type { AttemptResult, OutboundHttp, QueuedDelivery } from '@chat/delivery';
 import { Coalescer, RecentlyUsed, backoffDelay, commandMetadata } from '@chat/eventsourcing';
 import type { CommandRunner } from '@chat/eventsourcing';
@@ -195,7 +195,7 @@ export class Deliveries {
   async secure(deliveries: readonly QueuedDelivery[]): Promise<void> {
     const pending = deliveries.map((d) => this.tracked.get(d.deliveryId)).filter((t): t is Tracked => t !== undefined && t.stored !== true);
     if (pending.length === 0) return;
-    await this.firstAnswers.wait(pending.map((t) => ({ receiver: t.delivery.webhookId, answered: t.attempted ?? Promise.resolve() })));
+    await this.firstAnswers.wait(pending.map((t) => ({ receiver: receiverOf(t.delivery), answered: t.attempted ?? Promise.resolve() })));
     // An insert begun by an earlier call for the same run is waited for, not repeated.
     await Promise.all(pending.map((t) => (t.stored instanceof Promise ? t.stored.catch(() => undefined) : Promise.resolve())));
     const fresh = pending.filter((t) => t.stored === false);
@@ -284,7 +284,7 @@ export class Deliveries {
       ...(endpoint.authorization ? { authorization: endpoint.authorization } : {}),
     };
     const sent = await this.deps.sender.post(endpoint.webhook.url, headers, delivery.body);
-    this.firstAnswers.answered(delivery.webhookId, sent.latencyMs);
+    this.firstAnswers.answered(receiverOf(delivery), sent.latencyMs);
     const now = this.clock();
     const facts = {
       ...(sent.status !== undefined ? { statusCode: sent.status } : {}),
