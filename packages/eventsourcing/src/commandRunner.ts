@@ -17,17 +17,11 @@ import type { CommitStore, EventPublisher, StreamHead } from './store.js';
 import { StreamHeads } from './streamHeads.js';
 import { prepareOnce, turnLength } from './laneTurns.js';
 import type { Queued } from './laneTurns.js';
-import { RecentlyUsed } from './recentlyUsed.js';
+import { ForeignPredecessors } from './foreignPredecessors.js';
 import { endCommandSpanWhenSettled, startCommandSpan } from './tracing.js';
 
 /** How long `published()` waits by default: far longer than a produce takes unless Kafka is away. */
 export const PUBLISH_WAIT_MS = 2_000;
-
-/**
- * How far back an own apply that continues another process's commits re-applies them, in versions,
- * when this process does not remember applying the stream itself (see `predecessorsToApply`).
- */
-export const FOREIGN_PREDECESSOR_VERSIONS = 16;
 
 /** The service's own read models: applied before a command answers (read-your-writes). */
 export interface OwnReadModels {
@@ -98,12 +92,13 @@ export class CommandRunner {
   private headTimer: NodeJS.Timeout | null = null;
   /** Heads this process produced by appending (not loaded): a stream continued from one has no foreign predecessor. */
   private readonly ownHeads = new WeakSet<StreamHead>();
-  /** Per stream, the last version this process appended and applied to its read models itself. */
-  private readonly ownApplied = new RecentlyUsed<string, number>(50_000);
+  /** What a turn after another process's commits applies first (ADR 0157). */
+  private readonly predecessors: ForeignPredecessors;
 
   constructor(private readonly options: CommandRunnerOptions) {
     this.schemas = options.schemas ?? eventSchemas;
     this.heads = new StreamHeads(options.store);
+    this.predecessors = new ForeignPredecessors(options.store, this.schemas);
     this.outbox = new Outbox(options.store, options.publisher, options.logger, options.outbox);
     this.committer = new GroupCommitter(options.store, this.outbox, options.groupCommit);
     // A group commit's lanes, released together, reach their apply microtasks apart: one apply for all.
@@ -334,7 +329,7 @@ export class CommandRunner {
         ...(origins ? { origins } : {}),
       };
       // Read beside the append, not after it: only a turn that continues another process's commits reads.
-      const predecessors = commit.afterForeign ? this.predecessorsToApply(streamId, loaded.version) : NO_PREDECESSORS;
+      const predecessors = commit.afterForeign ? this.predecessors.before(streamId, loaded.version) : NO_PREDECESSORS;
       // Awaited only once appended; a lost race or a failed append leaves it unawaited.
       predecessors.catch(() => undefined);
       const { result } = await this.committer.append(commit);
@@ -355,7 +350,7 @@ export class CommandRunner {
           this.heads.forget(streamId);
           throw error;
         }
-        this.ownApplied.set(streamId, version);
+        this.predecessors.appliedHere(streamId, version);
         for (const { queued, envelopes: own, state: after, version: at } of decided) queued.resolve({ state: after, events: own, version: at });
         for (const { queued, error } of refused) queued.reject(error);
         return;
@@ -370,23 +365,6 @@ export class CommandRunner {
       'ERR_CONCURRENT_MODIFICATION',
       `The resource was changed by ${this.maxAttempts} concurrent requests in a row; retry the request.`,
     );
-  }
-
-  /**
-   * The commits of other processes that a turn continues, to apply before its own (ADR 0157). Another
-   * replica applies its commit to the read models after appending it, as this process does; a later
-   * commit applied first would move each document's position past it, and the document would then
-   * skip it as already seen, for good. So an own apply that continues foreign commits applies them
-   * first (the read models skip what is applied already): those since this process's own last apply
-   * of the stream, which its lane applied in order, or the last `FOREIGN_PREDECESSOR_VERSIONS`
-   * versions where it remembers none (an older commit's own apply has long landed). Read by key,
-   * upcast to the shapes read models take.
-   */
-  private async predecessorsToApply(streamId: string, loadedVersion: number): Promise<EventEnvelope[]> {
-    const appliedHere = this.ownApplied.get(streamId) ?? 0;
-    const from = Math.max(appliedHere + 1, loadedVersion - FOREIGN_PREDECESSOR_VERSIONS + 1, 1);
-    const stored = await this.options.store.commitsStartingBetween(streamId, from, loadedVersion);
-    return stored.map((event) => this.schemas.upcast(event));
   }
 
   private envelopesOf(
