@@ -24,12 +24,23 @@ export interface OutboxOptions {
    * younger, it may be another live process's append still in flight.
    */
   abandonedEntryMs?: number;
+  /**
+   * Batches whose every event is bulk (a data import's, ADR 0159) wait up to `lingerMs` from the first
+   * of them for more before their produce, or until `maxEventsPerPublish` are queued: every reader of
+   * the topic then fetches a few large batches instead of one per request. A batch of any other event
+   * ends the wait at once, so nothing but bulk events ever waits.
+   */
+  bulk?: { isBulk(event: EventEnvelope): boolean; lingerMs: number };
 }
 
 interface Pending {
   /** The batch's journal entry. */
   entry: number;
   commits: Commit[];
+  /** Every event of it is bulk (`OutboxOptions.bulk`): it may wait for more. */
+  bulk: boolean;
+  /** When it was queued (epoch ms). */
+  at: number;
 }
 
 /**
@@ -116,6 +127,9 @@ export class Outbox {
   private readonly retry: Backoff;
   private readonly maxEventsPerPublish: number;
   private readonly abandonedEntryMs: number;
+  private readonly bulk: OutboxOptions['bulk'];
+  /** Ends a bulk batch's wait (`OutboxOptions.bulk`) early, while one waits. */
+  private endLinger: (() => void) | null = null;
 
   constructor(
     private readonly store: CommitStore,
@@ -128,6 +142,7 @@ export class Outbox {
     this.retry = options.retry ?? { baseMs: 100, maxMs: 5_000 };
     this.maxEventsPerPublish = options.maxEventsPerPublish ?? 500;
     this.abandonedEntryMs = options.abandonedEntryMs ?? 60_000;
+    this.bulk = options.bulk;
   }
 
   /** How many appended events are not yet known to be on Kafka (buffered ones; a catch-up counts as one). */
@@ -165,8 +180,10 @@ export class Outbox {
         this.catchingUp = true;
         this.logger.warn({ buffered: this.buffered }, 'kafka is far behind; further batches will be read back from the journal');
       } else {
-        this.queue.push({ entry, commits: [...commits] });
+        const bulk = this.bulk !== undefined && commits.every((commit) => commit.events.every((event) => this.bulk!.isBulk(event)));
+        this.queue.push({ entry, commits: [...commits], bulk, at: Date.now() });
         this.buffered += events;
+        if (!bulk || this.buffered >= this.maxEventsPerPublish) this.endLinger?.();
       }
     }
     this.startDraining();
@@ -176,6 +193,7 @@ export class Outbox {
   enqueueUncertain(entry: number): void {
     this.pendingEntries.add(entry);
     this.catchingUp = true;
+    this.endLinger?.();
     this.startDraining();
   }
 
@@ -202,6 +220,7 @@ export class Outbox {
       // Every batch that queued while the last produce was in flight goes in the next one (group
       // commit, as the appends do): one produce per batch let the queue grow whenever batches came
       // faster than the broker's acks, and each event waited for every produce before its own.
+      await this.lingerForBulk();
       const taken = takeBatches(this.queue, this.maxEventsPerPublish);
       if (taken.length > 0) {
         await this.publishCommits(taken.flatMap((pending) => pending.commits), true);
@@ -213,6 +232,22 @@ export class Outbox {
       if (!this.catchingUp) return;
       await this.catchUp();
     }
+  }
+
+  /** While only bulk batches are queued, short of a full produce: waits for more (`OutboxOptions.bulk`). */
+  private async lingerForBulk(): Promise<void> {
+    const first = this.queue[0];
+    if (!this.bulk || !first || this.catchingUp || this.buffered >= this.maxEventsPerPublish || !this.queue.every((p) => p.bulk)) return;
+    const left = first.at + this.bulk.lingerMs - Date.now();
+    if (left <= 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => this.endLinger?.(), left);
+      this.endLinger = () => {
+        clearTimeout(timer);
+        this.endLinger = null;
+        resolve();
+      };
+    });
   }
 
   /** Re-reads this process's pending journal entries until none is left, then buffers again. */

@@ -227,4 +227,75 @@ describe('the outbox’s produce requests', () => {
     expect(takeBatches(queue, 2)).toEqual([queue[0]]);
     expect(takeBatches([], 8)).toEqual([]);
   });
+
+  describe('bulk batches (a data import’s, ADR 0159)', () => {
+    type Imported = DomainEvent<'Imported', { n: number; imported: true }>;
+    const importing: Decider<{ total: number }, { n: number }, Imported | Added> = {
+      initialState: () => ({ total: 0 }),
+      decide: (command) => (command.n > 0 ? [{ type: 'Imported', data: { n: command.n, imported: true } }] : [{ type: 'Added', data: { n: -command.n } }]),
+      evolve: (state, event) => ({ total: state.total + event.data.n }),
+      snapshotVersion: 1,
+    };
+    const lingering = (produces: Array<{ at: number; ns: number[] }>, maxEventsPerPublish = 500) => {
+      const started = Date.now();
+      const publisher: EventPublisher = {
+        publish: (events) => {
+          produces.push({ at: Date.now() - started, ns: events.map((e) => (e.data as { n: number }).n) });
+          return Promise.resolve();
+        },
+      };
+      return new CommandRunner({
+        store: new InMemoryCommitStore(),
+        publisher,
+        readModels: { apply: () => Promise.resolve() },
+        logger,
+        outbox: { releaseIntervalMs: 10, maxEventsPerPublish, bulk: { isBulk: (event) => event.data['imported'] === true, lingerMs: 80 } },
+      });
+    };
+
+    it('wait for the next ones up to the linger, then go in one produce', async () => {
+      const produces: Array<{ at: number; ns: number[] }> = [];
+      const runner = lingering(produces);
+      await runner.start();
+      for (const n of [1, 2, 3]) await runner.run({ decider: importing, streamId: `u${n}`, command: { n }, metadata });
+      expect(produces).toEqual([]);
+      await sleep(150);
+      expect(produces.map((p) => p.ns)).toEqual([[1, 2, 3]]);
+      expect(produces[0]!.at).toBeGreaterThanOrEqual(70);
+      await runner.stop();
+      expect(produces).toHaveLength(1);
+    });
+
+    it('go at once when any other event is queued behind them, in order', async () => {
+      const produces: Array<{ at: number; ns: number[] }> = [];
+      const runner = lingering(produces);
+      await runner.start();
+      await runner.run({ decider: importing, streamId: 'u1', command: { n: 1 }, metadata });
+      await runner.run({ decider: importing, streamId: 'u2', command: { n: -2 }, metadata });
+      await sleep(20);
+      expect(produces.flatMap((p) => p.ns)).toEqual([1, 2]);
+      expect(produces.every((p) => p.at < 60)).toBe(true);
+      await runner.stop();
+    });
+
+    it('go at once when a full produce is queued', async () => {
+      const produces: Array<{ at: number; ns: number[] }> = [];
+      const runner = lingering(produces, 2);
+      await runner.start();
+      for (const n of [1, 2]) await runner.run({ decider: importing, streamId: `u${n}`, command: { n }, metadata });
+      await sleep(20);
+      expect(produces.map((p) => p.ns)).toEqual([[1, 2]]);
+      await runner.stop();
+    });
+
+    it('are published by a stop without waiting out the linger twice', async () => {
+      const produces: Array<{ at: number; ns: number[] }> = [];
+      const runner = lingering(produces);
+      await runner.start();
+      await runner.run({ decider: importing, streamId: 'u1', command: { n: 1 }, metadata });
+      await runner.stop();
+      expect(produces.map((p) => p.ns)).toEqual([[1]]);
+      expect(await runner.published(10)).toBe(true);
+    });
+  });
 });

@@ -1,4 +1,4 @@
-import type { KnownEvent, Topic } from '@chat/contracts';
+import type { EventEnvelope, KnownEvent, Topic } from '@chat/contracts';
 import type { Probes } from '@chat/http';
 import { CommandRunner } from '@chat/eventsourcing';
 import { recordProducedPositions } from '@chat/http';
@@ -34,6 +34,19 @@ export const WATCH_CURRENCY_REFRESH_MS = 1_000;
  * caller (a webhook or push decision; the goals allow 500 ms).
  */
 export const FENCE_ROUND_SPACING_MS = 100;
+
+/**
+ * How long a data import's events wait in the outbox for the next requests' before their produce
+ * (ADR 0159): a few requests' users or messages per produce, so each of the topic's readers fetches,
+ * decodes and commits a few large batches instead of one per request. Nothing else waits; an import's
+ * answer never waited for Kafka.
+ */
+export const IMPORT_PUBLISH_LINGER_MS = 250;
+
+/** An event of a data import (`imported: true`): history, which no reader acts on at once. */
+export function isImportedEvent(event: EventEnvelope): boolean {
+  return event.data['imported'] === true;
+}
 
 export interface EventPipelineOptions {
   db: Db;
@@ -137,6 +150,7 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
     logger,
     onCommitted: recordProducedPositions,
     ...options.runner,
+    outbox: { bulk: { isBulk: isImportedEvent, lingerMs: IMPORT_PUBLISH_LINGER_MS }, ...options.runner?.outbox },
   });
   const groupId = consumerGroupFor(options.consumerPurpose, db.databaseName);
   const consumer = new EventConsumer(kafka, {

@@ -1,7 +1,7 @@
 export { loadServiceConfig, processConfigOf, processSettings } from './config.js';
 export type { ProcessConfig, ServiceConfig, TopicSettings } from './config.js';
 export type { PlatformDeps } from './platformDeps.js';
-export { CONFIGURATION_FENCE_TIMEOUT_MS, createEventPipeline } from './eventPipeline.js';
+export { CONFIGURATION_FENCE_TIMEOUT_MS, IMPORT_PUBLISH_LINGER_MS, createEventPipeline, isImportedEvent } from './eventPipeline.js';
 export { ConfigurationDirectory } from './configurationDirectory.js';
 export type { AwaitedPosition, ConfigurationDirectoryOptions, ConfigurationDocuments, ConfigurationFence } from './configurationDirectory.js';
 export { TopicFence } from './topicFence.js';
