@@ -84,11 +84,12 @@ export function alternatingOrder(rounds) {
 /**
  * Starts one build's stack with an app and its traffic (`pairs` one-on-one pairs, `groups` of `groupSize`),
  * warmed up at `warmUpRate` for 3 s and then left until every consumer group of this round is idle.
+ * `databaseSuffix` reuses databases an earlier round left (send-latency-ab.mjs's aged side), else the round's are new.
  * `stop()` stops the build's processes (once); it is handed to `registerStop` as soon as they run, so the
  * caller's shutdown hook stops them on Ctrl-C during the set-up too.
  */
-export async function startBuildRound({ infra, probe, root, name, suffixPrefix, targetPrefix, pairs, groups, groupSize, warmUpRate, idleTimeoutS, extraEnv = {}, registerStop, beforeWarmUp }) {
-  const suffix = `${suffixPrefix}${randomBytes(3).toString('hex')}`;
+export async function startBuildRound({ infra, probe, root, name, suffixPrefix, targetPrefix, pairs, groups, groupSize, warmUpRate, idleTimeoutS, extraEnv = {}, registerStop, beforeWarmUp, databaseSuffix }) {
+  const suffix = databaseSuffix ?? `${suffixPrefix}${randomBytes(3).toString('hex')}`;
   const services = await startServices({ ...infra, ports: 'ephemeral', databaseSuffix: suffix, repoRoot: root, extraEnv: { LOG_LEVEL: 'warn', ...UNSHED, ...extraEnv }, log: () => undefined });
   const client = createGatewayClient(services.gatewayUrl, { timeoutMs: 10_000 });
   let stopped = false;
