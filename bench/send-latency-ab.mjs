@@ -13,17 +13,14 @@
 // BENCH_GROUP_SIZE (20), BENCH_IDLE_TIMEOUT (60). BENCH_STORE_ENV="<A's>|<B's>" compares two settings of the
 // store instead of (or beside) two builds (buildRounds.mjs): the shared FerretDB restarts with each round's. Beside the p99s: how many sends
 // took over 250 ms (issue 23's visible goal at 200 msg/s), per round and pooled.
-// BENCH_AGED=1 (ADR 0161): B's rounds all run on one set of databases aged once before the first round — a
-// round of B's traffic (not counted), then its app copied until the databases hold BENCH_AGED_BYTES (1 GiB;
-// bench/agedHistory.mjs) — each round on a new app, while A's rounds run on new databases as always. With the
-// same root twice, B ÷ A is issue 23's aged ÷ fresh in alternated windows on one store. The aged databases
-// are dropped at the end.
+// BENCH_AGED=1 (ADR 0161; buildRounds.mjs): B's rounds all run on one set of databases aged once before the
+// first round — a round of B's traffic (not counted), then its app copied until the databases hold
+// BENCH_AGED_BYTES (1 GiB; bench/agedHistory.mjs) — each round on a new app, while A's rounds run on new
+// databases as always. With the same root twice, B ÷ A is issue 23's aged ÷ fresh in alternated windows on one
+// store; beside it what the runner wrote a message. The aged databases are dropped at the end.
 import { readFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { MongoClient } from 'mongodb';
-import { buildAgedHistory, databaseBytes, waitForStoreToSettle } from './agedHistory.mjs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { alternatingOrder, buildRootsFromArgs, startBuildRound, startSharedInfrastructure, storeSettingsFromEnv, useStoreSettings } from './buildRounds.mjs';
+import { ageDatabases, agedSideFromEnv, alternatingOrder, buildRootsFromArgs, dropAgedDatabases, startBuildRound, startSharedInfrastructure, storeSettingsFromEnv, useStoreSettings } from './buildRounds.mjs';
 import { sentMessageKey } from './kafkaProbe.mjs';
 import { percentile } from './percentile.mjs';
 import { stackProcesses } from './processCpu.mjs';
@@ -38,10 +35,8 @@ const CONFIG = {
   groups: knob('BENCH_GROUPS', 2),
   groupSize: knob('BENCH_GROUP_SIZE', 20),
   idleTimeoutS: knob('BENCH_IDLE_TIMEOUT', 60),
-  aged: process.env.BENCH_AGED === '1',
-  agedBytes: knob('BENCH_AGED_BYTES', 2 ** 30),
-  agedLightApps: knob('BENCH_AGED_LIGHT_APPS', 2000),
 };
+const aged = agedSideFromEnv('sla');
 const roots = buildRootsFromArgs('send-latency-ab.mjs');
 process.env.FERRETDB_STATS_INTERVAL ??= '1s';
 
@@ -64,9 +59,6 @@ function storeIo(pid) {
   return { wchar: field('wchar'), syscw: field('syscw') };
 }
 
-/** B's databases when BENCH_AGED=1: aged once before the rounds (agedRounds). */
-const agedSuffix = CONFIG.aged ? `slaaged${randomBytes(3).toString('hex')}` : undefined;
-
 /** One build's round: per rate the sorted send, Kafka and visible times and the write-lock tally. */
 async function runRound(root, which, { onRunning } = {}) {
   await useStoreSettings(infra, storeEnv, which);
@@ -83,7 +75,7 @@ async function runRound(root, which, { onRunning } = {}) {
     warmUpRate: CONFIG.rates[0],
     idleTimeoutS: CONFIG.idleTimeoutS,
     registerStop: shared.registerStop,
-    databaseSuffix: which === 1 ? agedSuffix : undefined,
+    databaseSuffix: which === 1 ? aged?.databaseSuffix : undefined,
     beforeWarmUp: async ({ appId }) => {
       // Watched from the first round on (the services create the topic), for this round's app.
       events ??= await probe.watchArrivals('chat.messages.events', sentMessageKey, () => currentApps);
@@ -158,32 +150,16 @@ function printCommandGrowth(count = 12) {
 
 const order = alternatingOrder(CONFIG.rounds);
 const pooled = roots.map(() => new Map(CONFIG.rates.map((rate) => [rate, { send: [], kafka: [], visible: [], p99s: { send: [], kafka: [], visible: [] }, lockMs: 0, sent: 0, writtenBytes: 0, writeCalls: 0 }])));
-console.log(`send latency A/B${CONFIG.aged ? ' (B on aged databases)' : ''}: A ${roots[0]}${storeEnv ? ` ${JSON.stringify(storeEnv[0])}` : ''}, B ${roots[1]}${storeEnv ? ` ${JSON.stringify(storeEnv[1])}` : ''}; ${CONFIG.rounds} rounds (${order.map((i) => 'AB'[i]).join(' ')}), rates ${CONFIG.rates.join(', ')} msg/s for ${CONFIG.seconds} s each`);
-/** BENCH_AGED=1: a round of B's traffic on B's databases, then its app copied into them until they hold agedBytes. */
+console.log(`send latency A/B${aged ? ' (B on aged databases)' : ''}: A ${roots[0]}${storeEnv ? ` ${JSON.stringify(storeEnv[0])}` : ''}, B ${roots[1]}${storeEnv ? ` ${JSON.stringify(storeEnv[1])}` : ''}; ${CONFIG.rounds} rounds (${order.map((i) => 'AB'[i]).join(' ')}), rates ${CONFIG.rates.join(', ')} msg/s for ${CONFIG.seconds} s each`);
+/** BENCH_AGED=1: a round of B's traffic on B's databases (not counted), then its app copied into them. */
 async function ageBsDatabases() {
-  const started = performance.now();
   let storePid;
   const { appId } = await runRound(roots[1], 1, { onRunning: ({ services }) => (storePid = stackProcesses({ infra, services }).processes.find((p) => p.name === 'ferretdb')?.pid) });
-  const built = await buildAgedHistory({ mongoUrl: infra.mongoUrl, databaseSuffix: agedSuffix, templateApps: [appId], targetBytes: CONFIG.agedBytes, lightApps: CONFIG.agedLightApps });
-  const settle = await waitForStoreToSettle(storePid);
-  console.log(
-    `B's databases (${agedSuffix}) aged in ${((performance.now() - started) / 1000).toFixed(0)} s: ${built.heavyCopies} full copies of a round's app, ${built.lightApps} configuration-only apps, ` +
-      `${(built.bytesBefore / 2 ** 20).toFixed(0)} → ${(databaseBytes(infra.mongoUrl, agedSuffix).bytes / 2 ** 20).toFixed(0)} MiB; store ${settle.settled ? 'settled' : 'still busy'} after ${settle.seconds.toFixed(0)} s`,
-  );
-}
-
-/** Drops the aged databases (their GiB would stay in the port's data directory). */
-async function dropAgedDatabases() {
-  const mongo = new MongoClient(infra.mongoUrl);
-  try {
-    for (const { name } of (await mongo.db('admin').admin().listDatabases()).databases) if (name.endsWith(`_${agedSuffix}`)) await mongo.db(name).dropDatabase();
-  } finally {
-    await mongo.close();
-  }
+  await ageDatabases(infra, aged, appId, storePid);
 }
 
 try {
-  if (CONFIG.aged) await ageBsDatabases();
+  if (aged) await ageBsDatabases();
   for (const [round, which] of order.entries()) {
     const started = new Date().toISOString().slice(11, 19);
     const { byRate: results } = await runRound(roots[which], which);
@@ -225,7 +201,7 @@ try {
   printCommandGrowth();
 } finally {
   await events?.close();
-  if (CONFIG.aged) await dropAgedDatabases().catch((error) => console.error(`the aged databases not dropped: ${error.message}`));
+  if (aged) await dropAgedDatabases(infra, aged).catch((error) => console.error(`the aged databases not dropped: ${error.message}`));
   await shared.stop();
 }
 process.exit(0);
