@@ -6,7 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { MongoClient } from 'mongodb';
 import { registerShutdown, startInfrastructure, startServices } from '@chat/devstack';
+import { buildAgedHistory, databaseBytes, waitForStoreToSettle } from './agedHistory.mjs';
 import { createGatewayClient } from './httpClient.mjs';
 import { connectKafkaProbe } from './kafkaProbe.mjs';
 import { createTraffic } from './traffic.mjs';
@@ -76,6 +78,46 @@ export async function useStoreSettings(infra, settings, which) {
   await infra.restart('ferretdb');
 }
 
+/**
+ * BENCH_AGED=1 (ADR 0161): B's rounds all run on one set of databases aged once before the first round, A's on
+ * new databases each round; with the same root twice, B ÷ A is issue 23's aged ÷ fresh in alternated rounds on
+ * one store. Returns the aged databases' suffix (for startBuildRound's `databaseSuffix` on B's rounds) and the
+ * knobs, or null without BENCH_AGED.
+ */
+export function agedSideFromEnv(suffixPrefix) {
+  if (process.env.BENCH_AGED !== '1') return null;
+  return {
+    databaseSuffix: `${suffixPrefix}aged${randomBytes(3).toString('hex')}`,
+    targetBytes: Number(process.env.BENCH_AGED_BYTES ?? 2 ** 30),
+    lightApps: Number(process.env.BENCH_AGED_LIGHT_APPS ?? 2000),
+  };
+}
+
+/**
+ * Ages the databases of `aged.databaseSuffix` after a round on them: `templateApp` (that round's app) copied until
+ * they hold `aged.targetBytes`, plus `aged.lightApps` configuration-only apps (bench/agedHistory.mjs), then the
+ * copy's dirty pages synced and the store left to settle. Prints what it built.
+ */
+export async function ageDatabases(infra, aged, templateApp, storePid) {
+  const started = performance.now();
+  const built = await buildAgedHistory({ mongoUrl: infra.mongoUrl, databaseSuffix: aged.databaseSuffix, templateApps: [templateApp], targetBytes: aged.targetBytes, lightApps: aged.lightApps });
+  const settle = await waitForStoreToSettle(storePid);
+  console.log(
+    `B's databases (${aged.databaseSuffix}) aged in ${((performance.now() - started) / 1000).toFixed(0)} s: ${built.heavyCopies} full copies of a round's app, ${built.lightApps} configuration-only apps, ` +
+      `${(built.bytesBefore / 2 ** 20).toFixed(0)} → ${(databaseBytes(infra.mongoUrl, aged.databaseSuffix).bytes / 2 ** 20).toFixed(0)} MiB; the store ${settle.settled ? 'settled' : 'still busy'} after ${settle.seconds.toFixed(0)} s`,
+  );
+}
+
+/** Drops the aged databases at the end (their GiB would stay in the port's data directory). */
+export async function dropAgedDatabases(infra, aged) {
+  const mongo = new MongoClient(infra.mongoUrl);
+  try {
+    for (const { name } of (await mongo.db('admin').admin().listDatabases()).databases) if (name.endsWith(`_${aged.databaseSuffix}`)) await mongo.db(name).dropDatabase();
+  } finally {
+    await mongo.close();
+  }
+}
+
 /** Build index per round, A B B A A B …: a drift in the machine's other load falls on both builds alike. */
 export function alternatingOrder(rounds) {
   return Array.from({ length: rounds }, (_, i) => ((i + 1) >> 1) % 2);
@@ -84,11 +126,12 @@ export function alternatingOrder(rounds) {
 /**
  * Starts one build's stack with an app and its traffic (`pairs` one-on-one pairs, `groups` of `groupSize`),
  * warmed up at `warmUpRate` for 3 s and then left until every consumer group of this round is idle.
+ * `databaseSuffix` reuses databases an earlier round left (send-latency-ab.mjs's aged side), else the round's are new.
  * `stop()` stops the build's processes (once); it is handed to `registerStop` as soon as they run, so the
  * caller's shutdown hook stops them on Ctrl-C during the set-up too.
  */
-export async function startBuildRound({ infra, probe, root, name, suffixPrefix, targetPrefix, pairs, groups, groupSize, warmUpRate, idleTimeoutS, extraEnv = {}, registerStop, beforeWarmUp }) {
-  const suffix = `${suffixPrefix}${randomBytes(3).toString('hex')}`;
+export async function startBuildRound({ infra, probe, root, name, suffixPrefix, targetPrefix, pairs, groups, groupSize, warmUpRate, idleTimeoutS, extraEnv = {}, registerStop, beforeWarmUp, databaseSuffix }) {
+  const suffix = databaseSuffix ?? `${suffixPrefix}${randomBytes(3).toString('hex')}`;
   const services = await startServices({ ...infra, ports: 'ephemeral', databaseSuffix: suffix, repoRoot: root, extraEnv: { LOG_LEVEL: 'warn', ...UNSHED, ...extraEnv }, log: () => undefined });
   const client = createGatewayClient(services.gatewayUrl, { timeoutMs: 10_000 });
   let stopped = false;

@@ -13,11 +13,17 @@
 // BENCH_GROUP_SIZE (20), BENCH_IDLE_TIMEOUT (60). BENCH_STORE_ENV="<A's>|<B's>" compares two settings of the
 // store instead of (or beside) two builds (buildRounds.mjs): the shared FerretDB restarts with each round's. Beside the p99s: how many sends
 // took over 250 ms (issue 23's visible goal at 200 msg/s), per round and pooled.
+// BENCH_AGED=1 (ADR 0161; buildRounds.mjs): B's rounds all run on one set of databases aged once before the
+// first round — a round of B's traffic (not counted), then its app copied until the databases hold
+// BENCH_AGED_BYTES (1 GiB; bench/agedHistory.mjs) — each round on a new app, while A's rounds run on new
+// databases as always. With the same root twice, B ÷ A is issue 23's aged ÷ fresh in alternated windows on one
+// store; beside it what the runner wrote a message. The aged databases are dropped at the end.
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { alternatingOrder, buildRootsFromArgs, startBuildRound, startSharedInfrastructure, storeSettingsFromEnv, useStoreSettings } from './buildRounds.mjs';
+import { ageDatabases, agedSideFromEnv, alternatingOrder, buildRootsFromArgs, dropAgedDatabases, startBuildRound, startSharedInfrastructure, storeSettingsFromEnv, useStoreSettings } from './buildRounds.mjs';
 import { sentMessageKey } from './kafkaProbe.mjs';
 import { percentile } from './percentile.mjs';
+import { stackProcesses } from './processCpu.mjs';
 import { fileSize, readTally, storeLogOf } from './storeTally.mjs';
 
 const knob = (name, fallback) => Number(process.env[name] ?? fallback);
@@ -30,6 +36,7 @@ const CONFIG = {
   groupSize: knob('BENCH_GROUP_SIZE', 20),
   idleTimeoutS: knob('BENCH_IDLE_TIMEOUT', 60),
 };
+const aged = agedSideFromEnv('sla');
 const roots = buildRootsFromArgs('send-latency-ab.mjs');
 process.env.FERRETDB_STATS_INTERVAL ??= '1s';
 
@@ -41,8 +48,19 @@ const currentApps = new Set();
 /** The sends' arrivals on the topic. */
 let events;
 
+/**
+ * What the runner has written (`wchar`: bytes handed to write calls — the WAL's frames and the checkpoints'
+ * copies into the databases; `syscw`: those calls), from /proc; zeros without its pid.
+ */
+function storeIo(pid) {
+  if (pid === undefined) return { wchar: 0, syscw: 0 };
+  const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+  const field = (name) => Number(new RegExp(`^${name}: (\\d+)`, 'm').exec(io)?.[1] ?? 0);
+  return { wchar: field('wchar'), syscw: field('syscw') };
+}
+
 /** One build's round: per rate the sorted send, Kafka and visible times and the write-lock tally. */
-async function runRound(root, which) {
+async function runRound(root, which, { onRunning } = {}) {
   await useStoreSettings(infra, storeEnv, which);
   const round = await startBuildRound({
     infra,
@@ -57,6 +75,7 @@ async function runRound(root, which) {
     warmUpRate: CONFIG.rates[0],
     idleTimeoutS: CONFIG.idleTimeoutS,
     registerStop: shared.registerStop,
+    databaseSuffix: which === 1 ? aged?.databaseSuffix : undefined,
     beforeWarmUp: async ({ appId }) => {
       // Watched from the first round on (the services create the topic), for this round's app.
       events ??= await probe.watchArrivals('chat.messages.events', sentMessageKey, () => currentApps);
@@ -65,23 +84,28 @@ async function runRound(root, which) {
     },
   });
   const { suffix, appId, traffic, targets, ours } = round;
+  onRunning?.(round);
+  const storePid = stackProcesses({ infra, services: round.services }).processes.find((p) => p.name === 'ferretdb')?.pid;
   try {
     const byRate = [];
     for (const rate of CONFIG.rates) {
       const answered = [];
       const logFrom = fileSize(storeLog);
+      const ioFrom = storeIo(storePid);
       const loop = await traffic.openLoop(targets, rate, { seconds: CONFIG.seconds, visibleSamplesPerSecond: 20, pollBudgetPerSecond: 200, visibleTimeoutS: 10, onAnswered: (a) => answered.push(a) });
       await probe.waitForQuiet(ours, CONFIG.idleTimeoutS * 1000);
       await sleep(1_500); // the runner's last report of the phase
       const tally = readTally(storeLog, logFrom, fileSize(storeLog), suffix);
+      const io = storeIo(storePid);
+      const written = { bytes: io.wchar - ioFrom.wchar, calls: io.syscw - ioFrom.syscw };
       const sendTimes = answered.map((a) => a.answeredAt - a.scheduledAt).sort((a, b) => a - b);
       const onKafka = answered
         .map((a) => events.arrivals.get(`${appId}/${a.id}`) - a.scheduledAt)
         .filter(Number.isFinite)
         .sort((a, b) => a - b);
-      byRate.push({ rate, sent: answered.length, errors: String(loop.errors), sendTimes, onKafka, visible: loop.visibleTimes, notVisible: loop.notVisible, tally });
+      byRate.push({ rate, sent: answered.length, errors: String(loop.errors), sendTimes, onKafka, visible: loop.visibleTimes, notVisible: loop.notVisible, tally, written });
     }
-    return byRate;
+    return { byRate, appId };
   } finally {
     await shared.stopRound();
   }
@@ -101,18 +125,49 @@ function longestCommands(tally, count = 3) {
     .join(', ');
 }
 
+/** Per side, the runner's tally of write commands pooled over its rounds and rates: `<command> <collection>` → totals. */
+const commandTotals = roots.map(() => new Map());
+function addCommands(totals, tally) {
+  for (const r of tally?.rows ?? []) {
+    if (r.kind !== 'write' || r.commands === 0) continue;
+    const key = `${r.command} ${r.collection}`;
+    const t = totals.get(key) ?? { commands: 0, busyMs: 0 };
+    totals.set(key, { commands: t.commands + r.commands, busyMs: t.busyMs + r.busyMs });
+  }
+}
+
+/** The write commands that held the lock longest over A's and B's rounds: ms a command A | B | B ÷ A. */
+function printCommandGrowth(count = 12) {
+  const [a, b] = commandTotals;
+  const keys = [...new Set([...a.keys(), ...b.keys()])].filter((k) => a.has(k) && b.has(k));
+  keys.sort((x, y) => b.get(y).busyMs + a.get(y).busyMs - (b.get(x).busyMs + a.get(x).busyMs));
+  console.log(`\nthe store's write commands, ms a command (the runner's tally, all rounds and rates): A | B | B ÷ A`);
+  for (const key of keys.slice(0, count)) {
+    const [ma, mb] = [a, b].map((t) => t.get(key).busyMs / t.get(key).commands);
+    console.log(`  ${key.padEnd(58)} ${ma.toFixed(3)} | ${mb.toFixed(3)} | ${(mb / ma).toFixed(2)}   (${a.get(key).commands} | ${b.get(key).commands} cmds)`);
+  }
+}
+
 const order = alternatingOrder(CONFIG.rounds);
-const pooled = roots.map(() => new Map(CONFIG.rates.map((rate) => [rate, { send: [], kafka: [], visible: [], p99s: { send: [], kafka: [], visible: [] }, lockMs: 0, sent: 0 }])));
-console.log(`send latency A/B: A ${roots[0]}${storeEnv ? ` ${JSON.stringify(storeEnv[0])}` : ''}, B ${roots[1]}${storeEnv ? ` ${JSON.stringify(storeEnv[1])}` : ''}; ${CONFIG.rounds} rounds (${order.map((i) => 'AB'[i]).join(' ')}), rates ${CONFIG.rates.join(', ')} msg/s for ${CONFIG.seconds} s each`);
+const pooled = roots.map(() => new Map(CONFIG.rates.map((rate) => [rate, { send: [], kafka: [], visible: [], p99s: { send: [], kafka: [], visible: [] }, lockMs: 0, sent: 0, writtenBytes: 0, writeCalls: 0 }])));
+console.log(`send latency A/B${aged ? ' (B on aged databases)' : ''}: A ${roots[0]}${storeEnv ? ` ${JSON.stringify(storeEnv[0])}` : ''}, B ${roots[1]}${storeEnv ? ` ${JSON.stringify(storeEnv[1])}` : ''}; ${CONFIG.rounds} rounds (${order.map((i) => 'AB'[i]).join(' ')}), rates ${CONFIG.rates.join(', ')} msg/s for ${CONFIG.seconds} s each`);
+/** BENCH_AGED=1: a round of B's traffic on B's databases (not counted), then its app copied into them. */
+async function ageBsDatabases() {
+  let storePid;
+  const { appId } = await runRound(roots[1], 1, { onRunning: ({ services }) => (storePid = stackProcesses({ infra, services }).processes.find((p) => p.name === 'ferretdb')?.pid) });
+  await ageDatabases(infra, aged, appId, storePid);
+}
+
 try {
+  if (aged) await ageBsDatabases();
   for (const [round, which] of order.entries()) {
     const started = new Date().toISOString().slice(11, 19);
-    const results = await runRound(roots[which], which);
+    const { byRate: results } = await runRound(roots[which], which);
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
     console.log(`round ${round + 1} ${'AB'[which]} (${started}, load ${load})`);
     for (const r of results) {
       const lock = r.tally ? r.tally.writeBusyMs / r.sent : NaN;
-      console.log(`  ${r.rate} msg/s: ${r.sent} answered, ${r.errors}; p50/p99 send ${times(r.sendTimes)}, on Kafka ${times(r.onKafka)}, visible ${times(r.visible)} ms [${r.visible.length}, ${r.notVisible} not visible]; over 250 ms: send ${over250(r.sendTimes)}, Kafka ${over250(r.onKafka)}, visible ${over250(r.visible)}; write lock ${lock.toFixed(3)} ms/msg`);
+      console.log(`  ${r.rate} msg/s: ${r.sent} answered, ${r.errors}; p50/p99 send ${times(r.sendTimes)}, on Kafka ${times(r.onKafka)}, visible ${times(r.visible)} ms [${r.visible.length}, ${r.notVisible} not visible]; over 250 ms: send ${over250(r.sendTimes)}, Kafka ${over250(r.onKafka)}, visible ${over250(r.visible)}; write lock ${lock.toFixed(3)} ms/msg; the store wrote ${(r.written.bytes / r.sent / 1024).toFixed(1)} KiB/msg in ${(r.written.calls / r.sent).toFixed(1)} calls`);
       if (r.tally) console.log(`    longest mean write commands: ${longestCommands(r.tally)}`);
       const total = pooled[which].get(r.rate);
       total.send.push(...r.sendTimes);
@@ -122,6 +177,9 @@ try {
       total.p99s.kafka.push(percentile(r.onKafka, 99));
       total.p99s.visible.push(percentile(r.visible, 99));
       total.lockMs += r.tally?.writeBusyMs ?? 0;
+      addCommands(commandTotals[which], r.tally);
+      total.writtenBytes += r.written.bytes;
+      total.writeCalls += r.written.calls;
       total.sent += r.sent;
     }
   }
@@ -136,9 +194,14 @@ try {
     }
     const [la, lb] = [a, b].map((t) => t.lockMs / t.sent);
     console.log(`  ${rate} msg/s write lock ms/msg ${la.toFixed(3)} | ${lb.toFixed(3)} | ${(lb / la).toFixed(2)}`);
+    const [wa, wb] = [a, b].map((t) => t.writtenBytes / t.sent / 1024);
+    const [ca, cb] = [a, b].map((t) => t.writeCalls / t.sent);
+    console.log(`  ${rate} msg/s the store wrote KiB/msg ${wa.toFixed(1)} | ${wb.toFixed(1)} | ${(wb / wa).toFixed(2)}, write calls/msg ${ca.toFixed(1)} | ${cb.toFixed(1)} | ${(cb / ca).toFixed(2)}`);
   }
+  printCommandGrowth();
 } finally {
   await events?.close();
+  if (aged) await dropAgedDatabases(infra, aged).catch((error) => console.error(`the aged databases not dropped: ${error.message}`));
   await shared.stop();
 }
 process.exit(0);

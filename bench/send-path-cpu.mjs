@@ -15,11 +15,13 @@
 // per user, a 200-word moderation rule — with the receivers on loopback, shared by both builds). With FERRETDB_STATS_INTERVAL (e.g. 1s) each round
 // also prints the runner's write-lock ms per message by collection over its load (storeTally.mjs, ADR 0097).
 // BENCH_STORE_ENV="<A's>|<B's>" compares two settings of the store (buildRounds.mjs; ADR 0155): the shared
-// FerretDB restarts with each round's variables, so both roots may be the same.
+// FerretDB restarts with each round's variables, so both roots may be the same. BENCH_AGED=1 (buildRounds.mjs,
+// ADR 0161): B's rounds on one set of databases aged once before the first round, A's on new ones: with the same
+// root twice, B ÷ A is the aged ÷ fresh CPU a message in alternated rounds.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { alternatingOrder, buildRootsFromArgs, startBuildRound, startSharedInfrastructure, storeSettingsFromEnv, useStoreSettings } from './buildRounds.mjs';
+import { ageDatabases, agedSideFromEnv, alternatingOrder, buildRootsFromArgs, dropAgedDatabases, startBuildRound, startSharedInfrastructure, storeSettingsFromEnv, useStoreSettings } from './buildRounds.mjs';
 import { cpuSnapshot, stackProcesses } from './processCpu.mjs';
 import { requestsBetween, requestsTo } from './socketRequests.mjs';
 import { fileSize, parseDuration, readTally, storeLogOf } from './storeTally.mjs';
@@ -49,6 +51,7 @@ const { infra, probe } = shared;
 const tallyEveryMs = process.env.FERRETDB_STATS_INTERVAL ? parseDuration(process.env.FERRETDB_STATS_INTERVAL) : null;
 const storeLog = storeLogOf(infra.mongoUrl);
 const storeSettings = storeSettingsFromEnv();
+const aged = agedSideFromEnv('spc');
 const receivers = CONFIG.features ? { hooks: await startWebhookReceiver(), push: await startPushProvider() } : null;
 
 /** One build's stack: the services and the gateway of `root`, with databases of their own. */
@@ -68,6 +71,7 @@ async function runRound(root, which) {
     idleTimeoutS: CONFIG.idleTimeoutS,
     extraEnv: CONFIG.features ? { TENANT_URLS_ALLOW_PRIVATE: '127.0.0.0/8' } : {},
     registerStop: shared.registerStop,
+    databaseSuffix: which === 1 ? aged?.databaseSuffix : undefined,
     beforeWarmUp: receivers
       ? ({ services, appId, apiKey, client, traffic, targets }) => addFeatures(services, { appId, chat: { appid: appId, apikey: apiKey } }, client, traffic, targets)
       : undefined,
@@ -126,7 +130,7 @@ async function runRound(root, which) {
     const perMessage = new Map(SHOWN.map((name) => [name, load.get(name) / sent]));
     const net = new Map(SHOWN.map((name) => [name, (load.get(name) - (idle.get(name) / idleS) * loadS) / sent]));
     const calls = receivers ? receivers.hooks.requests() + receivers.push.requests() - callsFrom : 0;
-    return { windows, sent, errors: String(r.errors), quiet: quiet.quiet, perMessage, net, cpu: load, idleRate: idle, idleS, idleRequests, loadS, requests, locks, commands, calls };
+    return { appId: round.appId, storePid: shared.find((p) => p.name === 'ferretdb')?.pid, windows, sent, errors: String(r.errors), quiet: quiet.quiet, perMessage, net, cpu: load, idleRate: idle, idleS, idleRequests, loadS, requests, locks, commands, calls };
   } finally {
     await shared.stopRound();
   }
@@ -162,8 +166,13 @@ async function addFeatures(services, app, client, traffic, targets) {
 const totals = roots.map(() => ({ sent: 0, cpu: new Map(), idleCpu: new Map(), idleMs: new Map(), idleS: 0, idleRequests: 0, requests: new Map(), locks: new Map(), commands: new Map() }));
 const order = alternatingOrder(CONFIG.rounds);
 const fmt = (map) => SHOWN.map((name) => `${name} ${map.get(name).toFixed(3)}`).join(', ');
-console.log(`send-path cpu: A ${roots[0]}${storeSettings ? ` ${JSON.stringify(storeSettings[0])}` : ''}, B ${roots[1]}${storeSettings ? ` ${JSON.stringify(storeSettings[1])}` : ''}; ${CONFIG.rounds} rounds (${order.map((i) => 'AB'[i]).join(' ')}) of ${CONFIG.rate} msg/s for ${CONFIG.seconds} s`);
+console.log(`send-path cpu${aged ? ' (B on aged databases)' : ''}: A ${roots[0]}${storeSettings ? ` ${JSON.stringify(storeSettings[0])}` : ''}, B ${roots[1]}${storeSettings ? ` ${JSON.stringify(storeSettings[1])}` : ''}; ${CONFIG.rounds} rounds (${order.map((i) => 'AB'[i]).join(' ')}) of ${CONFIG.rate} msg/s for ${CONFIG.seconds} s`);
 try {
+  if (aged) {
+    // A round of B's traffic on B's databases (not counted), then its app copied into them.
+    const template = await runRound(roots[1], 1);
+    await ageDatabases(infra, aged, template.appId, template.storePid);
+  }
   for (const [round, which] of order.entries()) {
     const started = new Date().toISOString().slice(11, 19);
     const result = await runRound(roots[which], which);
@@ -237,6 +246,7 @@ try {
 } finally {
   await receivers?.hooks.close();
   await receivers?.push.close();
+  if (aged) await dropAgedDatabases(infra, aged).catch((error) => console.error(`the aged databases not dropped: ${error.message}`));
   await shared.stop();
 }
 process.exit(0);

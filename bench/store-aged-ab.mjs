@@ -8,11 +8,16 @@
 // and the second runner ÷ the first.
 //
 //   AB_RUNNERS=default=mongodb://127.0.0.1:27661/@<pid>,cache=mongodb://127.0.0.1:27662/@<pid> node bench/store-aged-ab.mjs
+// A runner's entry may end in @<its log> (a runner started with --stats-interval): then each database's write
+// commands are printed from the runner's tally, ms a command fresh → aged, beside the small write the send path
+// makes with each batch, a findAndModify of the app's `message_sequences` counter (ADR 0161: the small writes grew
+// most on an aged store).
 // Knobs: AB_SLICES per runner and database (6), AGED_MESSAGES (600000), AGED_CONVERSATIONS (5000),
 // SLICE_MESSAGES (3000), BATCH (8).
 import { MongoClient } from 'mongodb';
 import { MessagesReadModels, docOfSent, messageDocId } from '@chat/messages';
 import { processCpuMs } from './processCpu.mjs';
+import { fileSize, readTally } from './storeTally.mjs';
 
 const knob = (name, fallback) => Number(process.env[name] ?? fallback);
 const SLICES = knob('AB_SLICES', 6);
@@ -46,11 +51,11 @@ const suffix = Date.now().toString(36);
 const runners = await Promise.all(
   process.env.AB_RUNNERS.split(',').map(async (entry) => {
     const [name, rest] = [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)];
-    const [url, pid] = rest.split('@');
+    const [url, pid, log] = rest.split('@');
     const client = await new MongoClient(url, { maxPoolSize: IN_FLIGHT + 2 }).connect();
     const databases = { aged: client.db(`agedab_old_${suffix}`), fresh: client.db(`agedab_new_${suffix}`) };
     for (const db of Object.values(databases)) await new MessagesReadModels(db).ensureIndexes();
-    return { name, client, databases, pid: Number(pid), totals: new Map() };
+    return { name, client, databases, pid: Number(pid), log, logFrom: log ? fileSize(log) : 0, totals: new Map() };
   }),
 );
 if (runners.length !== 2) throw new Error('AB_RUNNERS names two runners');
@@ -67,6 +72,7 @@ async function write(db, first, count, conversations) {
         const docs = [];
         for (let id = from; id < next; id++) docs.push(messageDocument(id, id % conversations));
         await db.collection('messages').insertMany(docs, { ordered: false });
+        await db.collection('message_sequences').findOneAndUpdate({ _id: 'bench' }, { $inc: { value: docs.length } }, { upsert: true, returnDocument: 'after' });
       }
     }),
   );
@@ -81,6 +87,9 @@ try {
     }
     console.log(`${r.name}: the aged database holds ${AGED_MESSAGES} messages over ${AGED_CONVERSATIONS} conversations (${((performance.now() - started) / 1_000).toFixed(0)} s)`);
   }
+  // The tally from here on: the slices' commands, not the load's (the runner's last report of the load first).
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  for (const r of runners) if (r.log) r.logFrom = fileSize(r.log);
   let nextId = AGED_MESSAGES + 1;
   for (let slice = 0; slice < SLICES; slice++) {
     for (const r of slice % 2 ? [...runners].reverse() : runners) {
@@ -104,6 +113,16 @@ try {
     );
     return { cpu, rate };
   });
+  for (const r of runners.filter((runner) => runner.log)) {
+    const tally = readTally(r.log, r.logFrom, fileSize(r.log), 'none');
+    const of = (kind, command, collection) => tally?.rows.find((row) => row.kind === 'write' && row.command === command && row.collection === `${r.databases[kind].databaseName}.${collection}`);
+    for (const [command, collection] of [['findAndModify', 'message_sequences'], ['insert', 'messages']]) {
+      const [fresh, aged] = ['fresh', 'aged'].map((kind) => of(kind, command, collection));
+      if (!fresh || !aged) continue;
+      const [mf, ma] = [fresh, aged].map((row) => row.busyMs / row.commands);
+      console.log(`${r.name}: ${command} ${collection} ${mf.toFixed(3)} → ${ma.toFixed(3)} ms a command (aged ÷ fresh ${(ma / mf).toFixed(2)}; ${fresh.commands} | ${aged.commands} cmds)`);
+    }
+  }
   for (const kind of ['fresh', 'aged']) {
     const [a, b] = figures;
     console.log(`${kind}: ${runners[1].name} ÷ ${runners[0].name} CPU a message ${(b.cpu(kind) / a.cpu(kind)).toFixed(2)}, rate ${(b.rate(kind) / a.rate(kind)).toFixed(2)}`);
