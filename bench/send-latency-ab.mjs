@@ -60,7 +60,7 @@ function storeIo(pid) {
 }
 
 /** One build's round: per rate the sorted send, Kafka and visible times and the write-lock tally. */
-async function runRound(root, which, { onRunning } = {}) {
+async function runRound(root, which) {
   await useStoreSettings(infra, storeEnv, which);
   const round = await startBuildRound({
     infra,
@@ -84,7 +84,6 @@ async function runRound(root, which, { onRunning } = {}) {
     },
   });
   const { suffix, appId, traffic, targets, ours } = round;
-  onRunning?.(round);
   const storePid = stackProcesses({ infra, services: round.services }).processes.find((p) => p.name === 'ferretdb')?.pid;
   try {
     const byRate = [];
@@ -105,7 +104,7 @@ async function runRound(root, which, { onRunning } = {}) {
         .sort((a, b) => a - b);
       byRate.push({ rate, sent: answered.length, errors: String(loop.errors), sendTimes, onKafka, visible: loop.visibleTimes, notVisible: loop.notVisible, tally, written });
     }
-    return { byRate, appId };
+    return { byRate, appId, storePid };
   } finally {
     await shared.stopRound();
   }
@@ -153,8 +152,7 @@ const pooled = roots.map(() => new Map(CONFIG.rates.map((rate) => [rate, { send:
 console.log(`send latency A/B${aged ? ' (B on aged databases)' : ''}: A ${roots[0]}${storeEnv ? ` ${JSON.stringify(storeEnv[0])}` : ''}, B ${roots[1]}${storeEnv ? ` ${JSON.stringify(storeEnv[1])}` : ''}; ${CONFIG.rounds} rounds (${order.map((i) => 'AB'[i]).join(' ')}), rates ${CONFIG.rates.join(', ')} msg/s for ${CONFIG.seconds} s each`);
 /** BENCH_AGED=1: a round of B's traffic on B's databases (not counted), then its app copied into them. */
 async function ageBsDatabases() {
-  let storePid;
-  const { appId } = await runRound(roots[1], 1, { onRunning: ({ services }) => (storePid = stackProcesses({ infra, services }).processes.find((p) => p.name === 'ferretdb')?.pid) });
+  const { appId, storePid } = await runRound(roots[1], 1);
   await ageDatabases(infra, aged, appId, storePid);
 }
 
