@@ -18,11 +18,17 @@
 // BENCH_AGED_BYTES (1 GiB; bench/agedHistory.mjs) — each round on a new app, while A's rounds run on new
 // databases as always. With the same root twice, B ÷ A is issue 23's aged ÷ fresh in alternated windows on one
 // store; beside it what the runner wrote a message. The aged databases are dropped at the end.
+// BENCH_FEATURES=on (roundFeatures.mjs): every round's app gets what a large tenant turns on — a webhook on
+// `message_sent`, a custom push provider with a token for each user, a 200-word moderation rule — and each rate
+// also prints webhook event → delivered and push → provider call (issue 23: p99 ≤ 500 ms at 100 msg/s), from the
+// event's arrival on Kafka as bench/cost.mjs measures them; a delivery or call not there BENCH_ARRIVAL_TIMEOUT
+// (10) s after the loop counts as missing.
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ageDatabases, agedSideFromEnv, alternatingOrder, buildRootsFromArgs, dropAgedDatabases, startBuildRound, startSharedInfrastructure, storeSettingsFromEnv, useStoreSettings } from './buildRounds.mjs';
 import { sentMessageKey } from './kafkaProbe.mjs';
 import { percentile } from './percentile.mjs';
+import { addRoundFeatures, FEATURES_ENV, startFeatureReceivers } from './roundFeatures.mjs';
 import { stackProcesses } from './processCpu.mjs';
 import { fileSize, readTally, storeLogOf } from './storeTally.mjs';
 
@@ -35,7 +41,11 @@ const CONFIG = {
   groups: knob('BENCH_GROUPS', 2),
   groupSize: knob('BENCH_GROUP_SIZE', 20),
   idleTimeoutS: knob('BENCH_IDLE_TIMEOUT', 60),
+  features: process.env.BENCH_FEATURES === 'on',
+  arrivalTimeoutS: knob('BENCH_ARRIVAL_TIMEOUT', 10),
 };
+/** The latencies printed per rate: the send path's, and with the features the webhook's and the push's. */
+const MEASURES = ['send', 'kafka', 'visible', ...(CONFIG.features ? ['webhook', 'push'] : [])];
 const aged = agedSideFromEnv('sla');
 const roots = buildRootsFromArgs('send-latency-ab.mjs');
 process.env.FERRETDB_STATS_INTERVAL ??= '1s';
@@ -43,6 +53,7 @@ process.env.FERRETDB_STATS_INTERVAL ??= '1s';
 const storeEnv = storeSettingsFromEnv();
 const shared = await startSharedInfrastructure();
 const { infra, probe } = shared;
+const receivers = CONFIG.features ? await startFeatureReceivers() : null;
 const storeLog = storeLogOf(infra.mongoUrl);
 const currentApps = new Set();
 /** The sends' arrivals on the topic. */
@@ -76,11 +87,13 @@ async function runRound(root, which) {
     idleTimeoutS: CONFIG.idleTimeoutS,
     registerStop: shared.registerStop,
     databaseSuffix: which === 1 ? aged?.databaseSuffix : undefined,
-    beforeWarmUp: async ({ appId }) => {
+    extraEnv: CONFIG.features ? FEATURES_ENV : {},
+    beforeWarmUp: async (started) => {
       // Watched from the first round on (the services create the topic), for this round's app.
       events ??= await probe.watchArrivals('chat.messages.events', sentMessageKey, () => currentApps);
       currentApps.clear();
-      currentApps.add(appId);
+      currentApps.add(started.appId);
+      if (receivers) await addRoundFeatures(started, receivers, 'sla');
     },
   });
   const { suffix, appId, traffic, targets, ours } = round;
@@ -89,25 +102,46 @@ async function runRound(root, which) {
     const byRate = [];
     for (const rate of CONFIG.rates) {
       const answered = [];
+      // A message's id is unique in its app only: the receivers' arrivals start empty for each window.
+      receivers?.hooks.arrivals.clear();
+      receivers?.push.arrivals.clear();
       const logFrom = fileSize(storeLog);
       const ioFrom = storeIo(storePid);
       const loop = await traffic.openLoop(targets, rate, { seconds: CONFIG.seconds, visibleSamplesPerSecond: 20, pollBudgetPerSecond: 200, visibleTimeoutS: 10, onAnswered: (a) => answered.push(a) });
       await probe.waitForQuiet(ours, CONFIG.idleTimeoutS * 1000);
+      if (receivers) await waitForCalls(answered);
       await sleep(1_500); // the runner's last report of the phase
       const tally = readTally(storeLog, logFrom, fileSize(storeLog), suffix);
       const io = storeIo(storePid);
       const written = { bytes: io.wchar - ioFrom.wchar, calls: io.syscw - ioFrom.syscw };
       const sendTimes = answered.map((a) => a.answeredAt - a.scheduledAt).sort((a, b) => a - b);
-      const onKafka = answered
-        .map((a) => events.arrivals.get(`${appId}/${a.id}`) - a.scheduledAt)
-        .filter(Number.isFinite)
-        .sort((a, b) => a - b);
-      byRate.push({ rate, sent: answered.length, errors: String(loop.errors), sendTimes, onKafka, visible: loop.visibleTimes, notVisible: loop.notVisible, tally, written });
+      const onKafkaAt = (a) => events.arrivals.get(`${appId}/${a.id}`);
+      const onKafka = delays(answered, onKafkaAt, (a) => a.scheduledAt);
+      // From the event's arrival on Kafka, not the send's answer (as bench/cost.mjs): under load the answer can
+      // reach the client after the delivery does.
+      const webhook = receivers ? delays(answered, (a) => receivers.hooks.arrivals.get(a.id), onKafkaAt) : [];
+      const push = receivers ? delays(answered, (a) => receivers.push.arrivals.get(a.id), onKafkaAt) : [];
+      byRate.push({ rate, sent: answered.length, errors: String(loop.errors), send: sendTimes, kafka: onKafka, visible: loop.visibleTimes, webhook, push, notVisible: loop.notVisible, tally, written });
     }
     return { byRate, appId, storePid };
   } finally {
     await shared.stopRound();
   }
+}
+
+/** Sorted `at(send) − from(send)` over the answered sends whose both times came. */
+function delays(answered, at, from) {
+  return answered
+    .map((a) => at(a) - from(a))
+    .filter(Number.isFinite)
+    .sort((a, b) => a - b);
+}
+
+/** Until every answered send's webhook delivery and push call arrived, or BENCH_ARRIVAL_TIMEOUT. */
+async function waitForCalls(answered) {
+  const deadline = performance.now() + CONFIG.arrivalTimeoutS * 1000;
+  const arrived = () => answered.every((a) => receivers.hooks.arrivals.has(a.id) && receivers.push.arrivals.has(a.id));
+  while (performance.now() < deadline && !arrived()) await sleep(50);
 }
 
 const fmt = (v) => (Number.isFinite(v) ? v.toFixed(1) : '—');
@@ -148,8 +182,8 @@ function printCommandGrowth(count = 12) {
 }
 
 const order = alternatingOrder(CONFIG.rounds);
-const pooled = roots.map(() => new Map(CONFIG.rates.map((rate) => [rate, { send: [], kafka: [], visible: [], p99s: { send: [], kafka: [], visible: [] }, lockMs: 0, sent: 0, writtenBytes: 0, writeCalls: 0 }])));
-console.log(`send latency A/B${aged ? ' (B on aged databases)' : ''}: A ${roots[0]}${storeEnv ? ` ${JSON.stringify(storeEnv[0])}` : ''}, B ${roots[1]}${storeEnv ? ` ${JSON.stringify(storeEnv[1])}` : ''}; ${CONFIG.rounds} rounds (${order.map((i) => 'AB'[i]).join(' ')}), rates ${CONFIG.rates.join(', ')} msg/s for ${CONFIG.seconds} s each`);
+const pooled = roots.map(() => new Map(CONFIG.rates.map((rate) => [rate, { ...Object.fromEntries(MEASURES.map((m) => [m, []])), p99s: Object.fromEntries(MEASURES.map((m) => [m, []])), lockMs: 0, sent: 0, writtenBytes: 0, writeCalls: 0 }])));
+console.log(`send latency A/B${aged ? ' (B on aged databases)' : ''}${receivers ? ', features on' : ''}: A ${roots[0]}${storeEnv ? ` ${JSON.stringify(storeEnv[0])}` : ''}, B ${roots[1]}${storeEnv ? ` ${JSON.stringify(storeEnv[1])}` : ''}; ${CONFIG.rounds} rounds (${order.map((i) => 'AB'[i]).join(' ')}), rates ${CONFIG.rates.join(', ')} msg/s for ${CONFIG.seconds} s each`);
 /** BENCH_AGED=1: a round of B's traffic on B's databases (not counted), then its app copied into them. */
 async function ageBsDatabases() {
   const { appId, storePid } = await runRound(roots[1], 1);
@@ -165,15 +199,14 @@ try {
     console.log(`round ${round + 1} ${'AB'[which]} (${started}, load ${load})`);
     for (const r of results) {
       const lock = r.tally ? r.tally.writeBusyMs / r.sent : NaN;
-      console.log(`  ${r.rate} msg/s: ${r.sent} answered, ${r.errors}; p50/p99 send ${times(r.sendTimes)}, on Kafka ${times(r.onKafka)}, visible ${times(r.visible)} ms [${r.visible.length}, ${r.notVisible} not visible]; over 250 ms: send ${over250(r.sendTimes)}, Kafka ${over250(r.onKafka)}, visible ${over250(r.visible)}; write lock ${lock.toFixed(3)} ms/msg; the store wrote ${(r.written.bytes / r.sent / 1024).toFixed(1)} KiB/msg in ${(r.written.calls / r.sent).toFixed(1)} calls`);
+      const features = receivers ? `, webhook ${times(r.webhook)} [${r.sent - r.webhook.length} missing], push ${times(r.push)} [${r.sent - r.push.length} missing]` : '';
+      console.log(`  ${r.rate} msg/s: ${r.sent} answered, ${r.errors}; p50/p99 send ${times(r.send)}, on Kafka ${times(r.kafka)}, visible ${times(r.visible)} ms [${r.visible.length}, ${r.notVisible} not visible]${features}; over 250 ms: send ${over250(r.send)}, Kafka ${over250(r.kafka)}, visible ${over250(r.visible)}; write lock ${lock.toFixed(3)} ms/msg; the store wrote ${(r.written.bytes / r.sent / 1024).toFixed(1)} KiB/msg in ${(r.written.calls / r.sent).toFixed(1)} calls`);
       if (r.tally) console.log(`    longest mean write commands: ${longestCommands(r.tally)}`);
       const total = pooled[which].get(r.rate);
-      total.send.push(...r.sendTimes);
-      total.kafka.push(...r.onKafka);
-      total.visible.push(...r.visible);
-      total.p99s.send.push(percentile(r.sendTimes, 99));
-      total.p99s.kafka.push(percentile(r.onKafka, 99));
-      total.p99s.visible.push(percentile(r.visible, 99));
+      for (const what of MEASURES) {
+        total[what].push(...r[what]);
+        total.p99s[what].push(percentile(r[what], 99));
+      }
       total.lockMs += r.tally?.writeBusyMs ?? 0;
       addCommands(commandTotals[which], r.tally);
       total.writtenBytes += r.written.bytes;
@@ -185,7 +218,7 @@ try {
   console.log('\nall rounds: A | B | B ÷ A — p99 pooled over the rounds (median of the rounds\' p99s in brackets)');
   for (const rate of CONFIG.rates) {
     const [a, b] = pooled.map((p) => p.get(rate));
-    for (const what of ['send', 'kafka', 'visible']) {
+    for (const what of MEASURES) {
       const [pa, pb] = [a, b].map((t) => percentile([...t[what]].sort((x, y) => x - y), 99));
       const [ma, mb] = [a, b].map((t) => median(t.p99s[what]));
       console.log(`  ${rate} msg/s ${what.padEnd(8)} p99 ${fmt(pa)} | ${fmt(pb)} | ${(pb / pa).toFixed(2)}   (${fmt(ma)} | ${fmt(mb)} | ${(mb / ma).toFixed(2)});  p50 ${fmt(percentile([...a[what]].sort((x, y) => x - y), 50))} | ${fmt(percentile([...b[what]].sort((x, y) => x - y), 50))};  over 250 ms ${over250(a[what])} of ${a[what].length} | ${over250(b[what])} of ${b[what].length}`);
@@ -199,6 +232,7 @@ try {
   printCommandGrowth();
 } finally {
   await events?.close();
+  await receivers?.close();
   if (aged) await dropAgedDatabases(infra, aged).catch((error) => console.error(`the aged databases not dropped: ${error.message}`));
   await shared.stop();
 }

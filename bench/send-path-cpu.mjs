@@ -25,9 +25,7 @@ import { ageDatabases, agedSideFromEnv, alternatingOrder, buildRootsFromArgs, dr
 import { cpuSnapshot, stackProcesses } from './processCpu.mjs';
 import { requestsBetween, requestsTo } from './socketRequests.mjs';
 import { fileSize, parseDuration, readTally, storeLogOf } from './storeTally.mjs';
-import { inParallel } from './traffic.mjs';
-import { addMessageSentWebhook, startPushProvider, startWebhookReceiver } from './fakeReceivers.mjs';
-import { addBlockingKeywordRule, blockedTerms } from './moderationRule.mjs';
+import { addRoundFeatures, FEATURES_ENV, startFeatureReceivers } from './roundFeatures.mjs';
 
 const knob = (name, fallback) => Number(process.env[name] ?? fallback);
 const CONFIG = {
@@ -52,7 +50,7 @@ const tallyEveryMs = process.env.FERRETDB_STATS_INTERVAL ? parseDuration(process
 const storeLog = storeLogOf(infra.mongoUrl);
 const storeSettings = storeSettingsFromEnv();
 const aged = agedSideFromEnv('spc');
-const receivers = CONFIG.features ? { hooks: await startWebhookReceiver(), push: await startPushProvider() } : null;
+const receivers = CONFIG.features ? await startFeatureReceivers() : null;
 
 /** One build's stack: the services and the gateway of `root`, with databases of their own. */
 async function runRound(root, which) {
@@ -69,12 +67,10 @@ async function runRound(root, which) {
     groupSize: CONFIG.groupSize,
     warmUpRate: CONFIG.rate,
     idleTimeoutS: CONFIG.idleTimeoutS,
-    extraEnv: CONFIG.features ? { TENANT_URLS_ALLOW_PRIVATE: '127.0.0.0/8' } : {},
+    extraEnv: CONFIG.features ? FEATURES_ENV : {},
     registerStop: shared.registerStop,
     databaseSuffix: which === 1 ? aged?.databaseSuffix : undefined,
-    beforeWarmUp: receivers
-      ? ({ services, appId, apiKey, client, traffic, targets }) => addFeatures(services, { appId, chat: { appid: appId, apikey: apiKey } }, client, traffic, targets)
-      : undefined,
+    beforeWarmUp: receivers ? (started) => addRoundFeatures(started, receivers, 'spc') : undefined,
   });
   const { suffix, services, traffic, targets, ours } = round;
   try {
@@ -134,33 +130,6 @@ async function runRound(root, which) {
   } finally {
     await shared.stopRound();
   }
-}
-
-/** process-cost.mjs's features on one build's app: the webhook, the custom push provider and tokens, the moderation rule. */
-async function addFeatures(services, app, client, traffic, targets) {
-  const stack = {
-    services,
-    api: async (method, path, { headers = {}, body } = {}) => {
-      const response = await fetch(`${services.gatewayUrl}${path}`, {
-        method,
-        headers: { 'content-type': 'application/json', ...headers },
-        ...(body ? { body: JSON.stringify(body) } : {}),
-        signal: AbortSignal.timeout(30_000),
-      });
-      const json = await response.json();
-      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-      return json;
-    },
-  };
-  await addMessageSentWebhook(stack, app, 'spc-hook', receivers.hooks.url, 60_000);
-  await traffic.must('POST', '/v3/notifications/push/v1/providers/custom', app.chat, { isEnabled: true, webhookURL: receivers.push.url, useBasicAuth: false });
-  const users = [...new Set(targets.flatMap((t) => (t.kind === 'user' ? [t.a, t.b] : t.members)))];
-  await inParallel(users, 16, async (uid) => {
-    const { data } = await traffic.must('POST', `/v3/users/${uid}/auth_tokens`, app.chat, {});
-    await traffic.must('POST', '/v3/notifications/push/v1/tokens', app.chat, { platform: 'fcm_android', fcmToken: `spc-${uid}`, authToken: data.authToken }, 120_000);
-  });
-  const pair = targets.find((t) => t.kind === 'user');
-  await addBlockingKeywordRule(stack, app, client, { id: 'spc-words', terms: blockedTerms(200), sender: pair.a, receiver: pair.b });
 }
 
 const totals = roots.map(() => ({ sent: 0, cpu: new Map(), idleCpu: new Map(), idleMs: new Map(), idleS: 0, idleRequests: 0, requests: new Map(), locks: new Map(), commands: new Map() }));
@@ -244,8 +213,7 @@ try {
     }
   }
 } finally {
-  await receivers?.hooks.close();
-  await receivers?.push.close();
+  await receivers?.close();
   if (aged) await dropAgedDatabases(infra, aged).catch((error) => console.error(`the aged databases not dropped: ${error.message}`));
   await shared.stop();
 }
