@@ -81,16 +81,31 @@ export async function useStoreSettings(infra, settings, which) {
 /**
  * BENCH_AGED=1 (ADR 0161): B's rounds all run on one set of databases aged once before the first round, A's on
  * new databases each round; with the same root twice, B ÷ A is issue 23's aged ÷ fresh in alternated rounds on
- * one store. Returns the aged databases' suffix (for startBuildRound's `databaseSuffix` on B's rounds) and the
- * knobs, or null without BENCH_AGED.
+ * one store. BENCH_AGED=both (ADR 0164): every round, A's and B's, on those aged databases, to compare two
+ * settings of the store (BENCH_STORE_ENV) on aged data. Returns the aged databases' suffix, the sides that use
+ * it (agedSuffixOf) and the knobs, or null without BENCH_AGED.
  */
 export function agedSideFromEnv(suffixPrefix) {
-  if (process.env.BENCH_AGED !== '1') return null;
+  const given = process.env.BENCH_AGED;
+  if (!given) return null;
+  if (given !== '1' && given !== 'both') throw new Error('BENCH_AGED: 1 (B on aged databases) or both');
   return {
+    sides: given === 'both' ? [0, 1] : [1],
     databaseSuffix: `${suffixPrefix}aged${randomBytes(3).toString('hex')}`,
     targetBytes: Number(process.env.BENCH_AGED_BYTES ?? 2 ** 30),
     lightApps: Number(process.env.BENCH_AGED_LIGHT_APPS ?? 2000),
   };
+}
+
+/** The aged databases' suffix for side `which`'s rounds (startBuildRound's `databaseSuffix`), else undefined (new ones). */
+export function agedSuffixOf(aged, which) {
+  return aged?.sides.includes(which) ? aged.databaseSuffix : undefined;
+}
+
+/** What the benches' first line says of the aged side: '' without BENCH_AGED. */
+export function agedLabel(aged) {
+  if (!aged) return '';
+  return aged.sides.length === 2 ? ' (A and B on aged databases)' : ' (B on aged databases)';
 }
 
 /**
