@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MongoClient } from 'mongodb';
 import { registerShutdown, startInfrastructure, startServices } from '@chat/devstack';
-import { buildAgedHistory, databaseBytes, waitForStoreToSettle } from './agedHistory.mjs';
+import { buildAgedHistory, databaseBytes, waitForStoreToSettle, warmAgedStore } from './agedHistory.mjs';
 import { createGatewayClient } from './httpClient.mjs';
 import { connectKafkaProbe } from './kafkaProbe.mjs';
 import { createTraffic } from './traffic.mjs';
@@ -71,11 +71,16 @@ export function storeSettingsFromEnv() {
   return sides;
 }
 
-/** Restarts the shared FerretDB with side `which`'s variables of storeSettingsFromEnv(); nothing without them. */
-export async function useStoreSettings(infra, settings, which) {
+/**
+ * Restarts the shared FerretDB with side `which`'s variables of storeSettingsFromEnv(); nothing without them.
+ * Once `aged` databases exist (ageDatabases), the restarted store's connections read them as a long-running
+ * store's have (warmAgedStore, ADR 0164).
+ */
+export async function useStoreSettings(infra, settings, which, aged) {
   if (!settings) return;
   for (const [name, value] of Object.entries(settings[which])) process.env[name] = value;
   await infra.restart('ferretdb');
+  if (aged?.built) await warmAgedStore(infra.mongoUrl, aged.databaseSuffix);
 }
 
 /**
@@ -117,6 +122,7 @@ export async function ageDatabases(infra, aged, templateApp, storePid) {
   const started = performance.now();
   const built = await buildAgedHistory({ mongoUrl: infra.mongoUrl, databaseSuffix: aged.databaseSuffix, templateApps: [templateApp], targetBytes: aged.targetBytes, lightApps: aged.lightApps });
   const settle = await waitForStoreToSettle(storePid);
+  aged.built = true;
   console.log(
     `B's databases (${aged.databaseSuffix}) aged in ${((performance.now() - started) / 1000).toFixed(0)} s: ${built.heavyCopies} full copies of a round's app, ${built.lightApps} configuration-only apps, ` +
       `${(built.bytesBefore / 2 ** 20).toFixed(0)} → ${(databaseBytes(infra.mongoUrl, aged.databaseSuffix).bytes / 2 ** 20).toFixed(0)} MiB; the store ${settle.settled ? 'settled' : 'still busy'} after ${settle.seconds.toFixed(0)} s`,

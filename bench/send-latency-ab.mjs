@@ -62,7 +62,7 @@ function storeIo(pid) {
 
 /** One build's round: per rate the sorted send, Kafka and visible times and the write-lock tally. */
 async function runRound(root, which) {
-  await useStoreSettings(infra, storeEnv, which);
+  await useStoreSettings(infra, storeEnv, which, aged);
   const round = await startBuildRound({
     infra,
     probe,

@@ -57,7 +57,7 @@ const receivers = CONFIG.features ? { hooks: await startWebhookReceiver(), push:
 
 /** One build's stack: the services and the gateway of `root`, with databases of their own. */
 async function runRound(root, which) {
-  await useStoreSettings(infra, storeSettings, which);
+  await useStoreSettings(infra, storeSettings, which, aged);
   const round = await startBuildRound({
     infra,
     probe,
