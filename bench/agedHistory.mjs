@@ -195,6 +195,39 @@ function firstNumber(cell) {
  * `fresh` and `aged` are printSummary's rows: [figure, off, on, goal].
  */
 /**
+ * What a long-running store's connections have read, after a restart (ADR 0164): `connections` cursors at once
+ * over each aged database larger than `bytes`, each reading `bytes` of documents of its largest collections
+ * (`find` in natural order). SQLite's page cache keeps per connection a hash table sized for the most pages it
+ * ever held, and a discard of the cache walks all of it: a runner that has served an aged store for a while
+ * (a rebuild's scan, a big page of history, the aging copy itself in ADR 0161's runs) has connections of that
+ * size, a restarted one's start small. The benches restart the store between rounds to alternate its settings
+ * (BENCH_STORE_ENV), so they call this after each restart once the aged databases exist. Prints what it read.
+ */
+export async function warmAgedStore(mongoUrl, databaseSuffix, { connections = 4, bytes = 80 * 2 ** 20 } = {}) {
+  const started = performance.now();
+  const mongo = new MongoClient(mongoUrl, { maxPoolSize: connections + 2 });
+  let documents = 0;
+  try {
+    const names = (await mongo.db('admin').admin().listDatabases()).databases.map((d) => d.name).filter((name) => name.endsWith(`_${databaseSuffix}`));
+    for (const name of names) {
+      const db = mongo.db(name);
+      const stats = await Promise.all((await db.listCollections({}, { nameOnly: true }).toArray()).map(async ({ name: c }) => ({ name: c, ...(await db.command({ collStats: c })) })));
+      const largest = stats.filter((c) => c.size > 0).sort((a, b) => b.size - a.size);
+      if (largest.reduce((sum, c) => sum + c.size, 0) < bytes) continue;
+      const reads = Array.from({ length: connections }, async (_, i) => {
+        const collection = largest[i % Math.min(2, largest.length)];
+        const cursor = db.collection(collection.name).find({}, { batchSize: 2000, limit: Math.ceil(bytes / Math.max(1, collection.avgObjSize)) });
+        while (await cursor.next()) documents++;
+      });
+      await Promise.all(reads);
+    }
+  } finally {
+    await mongo.close();
+  }
+  console.log(`  the aged databases' connections warmed: ${documents} documents read by ${connections} cursors a database in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+/**
  * Waits until the store's process has been quiet (under `quietShare` of a core) for two windows in a row,
  * at most `maxS`: a copy of a gigabyte leaves SQLite checkpointing its WAL for a while after the last
  * insert answered, and a phase measured meanwhile measures that. Returns the seconds waited and whether

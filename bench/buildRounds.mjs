@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MongoClient } from 'mongodb';
 import { registerShutdown, startInfrastructure, startServices } from '@chat/devstack';
-import { buildAgedHistory, databaseBytes, waitForStoreToSettle } from './agedHistory.mjs';
+import { buildAgedHistory, databaseBytes, waitForStoreToSettle, warmAgedStore } from './agedHistory.mjs';
 import { createGatewayClient } from './httpClient.mjs';
 import { connectKafkaProbe } from './kafkaProbe.mjs';
 import { createTraffic } from './traffic.mjs';
@@ -71,26 +71,46 @@ export function storeSettingsFromEnv() {
   return sides;
 }
 
-/** Restarts the shared FerretDB with side `which`'s variables of storeSettingsFromEnv(); nothing without them. */
-export async function useStoreSettings(infra, settings, which) {
+/**
+ * Restarts the shared FerretDB with side `which`'s variables of storeSettingsFromEnv(); nothing without them.
+ * Once `aged` databases exist (ageDatabases), the restarted store's connections read them as a long-running
+ * store's have (warmAgedStore, ADR 0164).
+ */
+export async function useStoreSettings(infra, settings, which, aged) {
   if (!settings) return;
   for (const [name, value] of Object.entries(settings[which])) process.env[name] = value;
   await infra.restart('ferretdb');
+  if (aged?.built) await warmAgedStore(infra.mongoUrl, aged.databaseSuffix);
 }
 
 /**
  * BENCH_AGED=1 (ADR 0161): B's rounds all run on one set of databases aged once before the first round, A's on
  * new databases each round; with the same root twice, B ÷ A is issue 23's aged ÷ fresh in alternated rounds on
- * one store. Returns the aged databases' suffix (for startBuildRound's `databaseSuffix` on B's rounds) and the
- * knobs, or null without BENCH_AGED.
+ * one store. BENCH_AGED=both (ADR 0164): every round, A's and B's, on those aged databases, to compare two
+ * settings of the store (BENCH_STORE_ENV) on aged data. Returns the aged databases' suffix, the sides that use
+ * it (agedSuffixOf) and the knobs, or null without BENCH_AGED.
  */
 export function agedSideFromEnv(suffixPrefix) {
-  if (process.env.BENCH_AGED !== '1') return null;
+  const given = process.env.BENCH_AGED;
+  if (!given) return null;
+  if (given !== '1' && given !== 'both') throw new Error('BENCH_AGED: 1 (B on aged databases) or both');
   return {
+    sides: given === 'both' ? [0, 1] : [1],
     databaseSuffix: `${suffixPrefix}aged${randomBytes(3).toString('hex')}`,
     targetBytes: Number(process.env.BENCH_AGED_BYTES ?? 2 ** 30),
     lightApps: Number(process.env.BENCH_AGED_LIGHT_APPS ?? 2000),
   };
+}
+
+/** The aged databases' suffix for side `which`'s rounds (startBuildRound's `databaseSuffix`), else undefined (new ones). */
+export function agedSuffixOf(aged, which) {
+  return aged?.sides.includes(which) ? aged.databaseSuffix : undefined;
+}
+
+/** What the benches' first line says of the aged side: '' without BENCH_AGED. */
+export function agedLabel(aged) {
+  if (!aged) return '';
+  return aged.sides.length === 2 ? ' (A and B on aged databases)' : ' (B on aged databases)';
 }
 
 /**
@@ -102,6 +122,7 @@ export async function ageDatabases(infra, aged, templateApp, storePid) {
   const started = performance.now();
   const built = await buildAgedHistory({ mongoUrl: infra.mongoUrl, databaseSuffix: aged.databaseSuffix, templateApps: [templateApp], targetBytes: aged.targetBytes, lightApps: aged.lightApps });
   const settle = await waitForStoreToSettle(storePid);
+  aged.built = true;
   console.log(
     `B's databases (${aged.databaseSuffix}) aged in ${((performance.now() - started) / 1000).toFixed(0)} s: ${built.heavyCopies} full copies of a round's app, ${built.lightApps} configuration-only apps, ` +
       `${(built.bytesBefore / 2 ** 20).toFixed(0)} → ${(databaseBytes(infra.mongoUrl, aged.databaseSuffix).bytes / 2 ** 20).toFixed(0)} MiB; the store ${settle.settled ? 'settled' : 'still busy'} after ${settle.seconds.toFixed(0)} s`,

@@ -17,7 +17,8 @@
 // first round — a round of B's traffic (not counted), then its app copied until the databases hold
 // BENCH_AGED_BYTES (1 GiB; bench/agedHistory.mjs) — each round on a new app, while A's rounds run on new
 // databases as always. With the same root twice, B ÷ A is issue 23's aged ÷ fresh in alternated windows on one
-// store; beside it what the runner wrote a message. The aged databases are dropped at the end.
+// store; beside it what the runner wrote a message. BENCH_AGED=both (ADR 0164): A's rounds on the aged databases
+// too (two store settings, BENCH_STORE_ENV, on aged data). The aged databases are dropped at the end.
 // BENCH_FEATURES=on (roundFeatures.mjs): every round's app gets what a large tenant turns on — a webhook on
 // `message_sent`, a custom push provider with a token for each user, a 200-word moderation rule — and each rate
 // also prints webhook event → delivered and push → provider call (issue 23: p99 ≤ 500 ms at 100 msg/s), from the
@@ -25,7 +26,7 @@
 // (10) s after the loop counts as missing.
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ageDatabases, agedSideFromEnv, alternatingOrder, buildRootsFromArgs, dropAgedDatabases, startBuildRound, startSharedInfrastructure, storeSettingsFromEnv, useStoreSettings } from './buildRounds.mjs';
+import { ageDatabases, agedLabel, agedSideFromEnv, agedSuffixOf, alternatingOrder, buildRootsFromArgs, dropAgedDatabases, startBuildRound, startSharedInfrastructure, storeSettingsFromEnv, useStoreSettings } from './buildRounds.mjs';
 import { sentMessageKey } from './kafkaProbe.mjs';
 import { percentile } from './percentile.mjs';
 import { addRoundFeatures, FEATURES_ENV, startFeatureReceivers } from './roundFeatures.mjs';
@@ -72,7 +73,7 @@ function storeIo(pid) {
 
 /** One build's round: per rate the sorted send, Kafka and visible times and the write-lock tally. */
 async function runRound(root, which) {
-  await useStoreSettings(infra, storeEnv, which);
+  await useStoreSettings(infra, storeEnv, which, aged);
   const round = await startBuildRound({
     infra,
     probe,
@@ -86,7 +87,7 @@ async function runRound(root, which) {
     warmUpRate: CONFIG.rates[0],
     idleTimeoutS: CONFIG.idleTimeoutS,
     registerStop: shared.registerStop,
-    databaseSuffix: which === 1 ? aged?.databaseSuffix : undefined,
+    databaseSuffix: agedSuffixOf(aged, which),
     extraEnv: CONFIG.features ? FEATURES_ENV : {},
     beforeWarmUp: async (started) => {
       // Watched from the first round on (the services create the topic), for this round's app.
@@ -183,7 +184,7 @@ function printCommandGrowth(count = 12) {
 
 const order = alternatingOrder(CONFIG.rounds);
 const pooled = roots.map(() => new Map(CONFIG.rates.map((rate) => [rate, { ...Object.fromEntries(MEASURES.map((m) => [m, []])), p99s: Object.fromEntries(MEASURES.map((m) => [m, []])), lockMs: 0, sent: 0, writtenBytes: 0, writeCalls: 0 }])));
-console.log(`send latency A/B${aged ? ' (B on aged databases)' : ''}${receivers ? ', features on' : ''}: A ${roots[0]}${storeEnv ? ` ${JSON.stringify(storeEnv[0])}` : ''}, B ${roots[1]}${storeEnv ? ` ${JSON.stringify(storeEnv[1])}` : ''}; ${CONFIG.rounds} rounds (${order.map((i) => 'AB'[i]).join(' ')}), rates ${CONFIG.rates.join(', ')} msg/s for ${CONFIG.seconds} s each`);
+console.log(`send latency A/B${agedLabel(aged)}${receivers ? ', features on' : ''}: A ${roots[0]}${storeEnv ? ` ${JSON.stringify(storeEnv[0])}` : ''}, B ${roots[1]}${storeEnv ? ` ${JSON.stringify(storeEnv[1])}` : ''}; ${CONFIG.rounds} rounds (${order.map((i) => 'AB'[i]).join(' ')}), rates ${CONFIG.rates.join(', ')} msg/s for ${CONFIG.seconds} s each`);
 /** BENCH_AGED=1: a round of B's traffic on B's databases (not counted), then its app copied into them. */
 async function ageBsDatabases() {
   const { appId, storePid } = await runRound(roots[1], 1);

@@ -17,11 +17,12 @@
 // BENCH_STORE_ENV="<A's>|<B's>" compares two settings of the store (buildRounds.mjs; ADR 0155): the shared
 // FerretDB restarts with each round's variables, so both roots may be the same. BENCH_AGED=1 (buildRounds.mjs,
 // ADR 0161): B's rounds on one set of databases aged once before the first round, A's on new ones: with the same
-// root twice, B ÷ A is the aged ÷ fresh CPU a message in alternated rounds.
+// root twice, B ÷ A is the aged ÷ fresh CPU a message in alternated rounds. BENCH_AGED=both (ADR 0164): A's rounds on those
+// aged databases too, to compare two settings of the store (BENCH_STORE_ENV) on aged data.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ageDatabases, agedSideFromEnv, alternatingOrder, buildRootsFromArgs, dropAgedDatabases, startBuildRound, startSharedInfrastructure, storeSettingsFromEnv, useStoreSettings } from './buildRounds.mjs';
+import { ageDatabases, agedLabel, agedSideFromEnv, agedSuffixOf, alternatingOrder, buildRootsFromArgs, dropAgedDatabases, startBuildRound, startSharedInfrastructure, storeSettingsFromEnv, useStoreSettings } from './buildRounds.mjs';
 import { cpuSnapshot, stackProcesses } from './processCpu.mjs';
 import { requestsBetween, requestsTo } from './socketRequests.mjs';
 import { fileSize, parseDuration, readTally, storeLogOf } from './storeTally.mjs';
@@ -54,7 +55,7 @@ const receivers = CONFIG.features ? await startFeatureReceivers() : null;
 
 /** One build's stack: the services and the gateway of `root`, with databases of their own. */
 async function runRound(root, which) {
-  await useStoreSettings(infra, storeSettings, which);
+  await useStoreSettings(infra, storeSettings, which, aged);
   const round = await startBuildRound({
     infra,
     probe,
@@ -69,7 +70,7 @@ async function runRound(root, which) {
     idleTimeoutS: CONFIG.idleTimeoutS,
     extraEnv: CONFIG.features ? FEATURES_ENV : {},
     registerStop: shared.registerStop,
-    databaseSuffix: which === 1 ? aged?.databaseSuffix : undefined,
+    databaseSuffix: agedSuffixOf(aged, which),
     beforeWarmUp: receivers ? (started) => addRoundFeatures(started, receivers, 'spc') : undefined,
   });
   const { suffix, services, traffic, targets, ours } = round;
@@ -135,7 +136,7 @@ async function runRound(root, which) {
 const totals = roots.map(() => ({ sent: 0, cpu: new Map(), idleCpu: new Map(), idleMs: new Map(), idleS: 0, idleRequests: 0, requests: new Map(), locks: new Map(), commands: new Map() }));
 const order = alternatingOrder(CONFIG.rounds);
 const fmt = (map) => SHOWN.map((name) => `${name} ${map.get(name).toFixed(3)}`).join(', ');
-console.log(`send-path cpu${aged ? ' (B on aged databases)' : ''}: A ${roots[0]}${storeSettings ? ` ${JSON.stringify(storeSettings[0])}` : ''}, B ${roots[1]}${storeSettings ? ` ${JSON.stringify(storeSettings[1])}` : ''}; ${CONFIG.rounds} rounds (${order.map((i) => 'AB'[i]).join(' ')}) of ${CONFIG.rate} msg/s for ${CONFIG.seconds} s`);
+console.log(`send-path cpu${agedLabel(aged)}: A ${roots[0]}${storeSettings ? ` ${JSON.stringify(storeSettings[0])}` : ''}, B ${roots[1]}${storeSettings ? ` ${JSON.stringify(storeSettings[1])}` : ''}; ${CONFIG.rounds} rounds (${order.map((i) => 'AB'[i]).join(' ')}) of ${CONFIG.rate} msg/s for ${CONFIG.seconds} s`);
 try {
   if (aged) {
     // A round of B's traffic on B's databases (not counted), then its app copied into them.

@@ -51,6 +51,14 @@ func main() {
 		"more SQLite pragmas for every database's connections, comma-separated as name(integer); the default, "+
 			"a page cache of up to 64 MiB a connection (SQLite's own is 2 MiB), took a fifth off the CPU of a write "+
 			"into a collection with a long history (ADR 0152); empty for SQLite's defaults")
+	writers := flag.String("sqlite-writers", "one",
+		"which connections of a database write: one (a connection of its own takes every write, so its page "+
+			"cache stays valid; the others only read, ADR 0164) or pool (whichever of FerretDB's pooled "+
+			"connections is free, as upstream: each write makes every other connection discard its page cache)")
+	readerPragmas := flag.String("sqlite-reader-pragmas", "cache_size(-2000)",
+		"with --sqlite-writers one, pragmas for the reading connections alone, in place of --sqlite-pragmas' "+
+			"of the same name, comma-separated as name(integer); the default, SQLite's own 2 MiB cache, as a "+
+			"reader's cache is discarded after every write (ADR 0164)")
 	gcPercent := flag.Int("gc-percent", 400,
 		"Go's GC target (GOGC) unless the GOGC variable is set: the heap may grow to this percent over the live "+
 			"heap before a collection; 400 cut the runner's CPU per insert command by a fifth for ~10 MB more "+
@@ -65,10 +73,22 @@ func main() {
 		fmt.Fprintln(os.Stderr, "ferretdb-runner: --write-lock must be database or store")
 		os.Exit(2)
 	}
-	extraPragmas, err := pragmaQuery(*pragmas)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "ferretdb-runner:", err)
+	if *writers != "one" && *writers != "pool" {
+		fmt.Fprintln(os.Stderr, "ferretdb-runner: --sqlite-writers must be one or pool")
 		os.Exit(2)
+	}
+	extraPragmas, err := pragmaQuery(*pragmas, "_pragma")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ferretdb-runner: --sqlite-pragmas:", err)
+		os.Exit(2)
+	}
+	if *writers == "one" {
+		readerQuery, err := pragmaQuery(*readerPragmas, "_reader_pragma")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "ferretdb-runner: --sqlite-reader-pragmas:", err)
+			os.Exit(2)
+		}
+		extraPragmas += writerQuery + readerQuery
 	}
 	if *synchronous != "normal" && *synchronous != "full" {
 		fmt.Fprintln(os.Stderr, "ferretdb-runner: --sqlite-synchronous must be normal or full")
@@ -90,7 +110,8 @@ func main() {
 // config is the runner's command line.
 type config struct {
 	listenAddr, sqliteDir, synchronous, pprofAddr string
-	// pragmas: "&_pragma=…" for each extra SQLite pragma, appended to the databases' URL.
+	// pragmas: "&_pragma=…" for each extra SQLite pragma, appended to the databases' URL, and with one
+	// writing connection a database writerQuery and "&_reader_pragma=…" for each of the readers' pragmas.
 	pragmas                          string
 	serializeWrites, lockPerDatabase bool
 	statsInterval, slowCommands      time.Duration
@@ -212,9 +233,13 @@ func serveProfiler(ctx context.Context, g *errgroup.Group, addr string) error {
 	return nil
 }
 
-// pragmaQuery turns "cache_size(-65536),mmap_size(268435456)" into the URL's "&_pragma=…" parameters.
+// writerQuery asks our FerretDB build (patches/0006, ADR 0164) for one writing connection a database.
+const writerQuery = "&_writer=1"
+
+// pragmaQuery turns "cache_size(-65536),mmap_size(268435456)" into the URL's "&<param>=…" parameters
+// (param _pragma, or _reader_pragma for the reading connections alone).
 // Only a name and a signed integer are accepted: the value reaches every connection's URL.
-func pragmaQuery(list string) (string, error) {
+func pragmaQuery(list, param string) (string, error) {
 	var query strings.Builder
 	for _, item := range strings.Split(list, ",") {
 		item = strings.TrimSpace(item)
@@ -222,9 +247,9 @@ func pragmaQuery(list string) (string, error) {
 			continue
 		}
 		if !pragmaPattern.MatchString(item) {
-			return "", fmt.Errorf("--sqlite-pragmas: %q is not name(integer)", item)
+			return "", fmt.Errorf("%q is not name(integer)", item)
 		}
-		query.WriteString("&_pragma=" + item)
+		query.WriteString("&" + param + "=" + item)
 	}
 	return query.String(), nil
 }

@@ -26,6 +26,12 @@ func startRunner(t *testing.T, lockPerDatabase bool) *mongo.Client {
 // startRunnerIn is startRunner on the given data directory.
 func startRunnerIn(t *testing.T, sqliteDir string, lockPerDatabase bool) *mongo.Client {
 	t.Helper()
+	return startRunnerWith(t, config{sqliteDir: sqliteDir, synchronous: "normal", serializeWrites: true, lockPerDatabase: lockPerDatabase})
+}
+
+// startRunnerWith is startRunner with the given configuration, on a free port of its own.
+func startRunnerWith(t *testing.T, cfg config) *mongo.Client {
+	t.Helper()
 	probe, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +40,7 @@ func startRunnerIn(t *testing.T, sqliteDir string, lockPerDatabase bool) *mongo.
 	probe.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	cfg := config{listenAddr: addr, sqliteDir: sqliteDir, synchronous: "normal", serializeWrites: true, lockPerDatabase: lockPerDatabase}
+	cfg.listenAddr = addr
 	go func() { done <- run(ctx, cfg) }()
 	t.Cleanup(func() {
 		cancel()

@@ -9,6 +9,10 @@ const OPTIONAL_FLAGS: readonly (readonly [variable: string, flag: string])[] = [
   ['FERRETDB_SLOW_COMMANDS', '--slow-commands'],
   // e.g. cache_size(-2000): SQLite pragmas for every database, in place of the runner's default (ADR 0152).
   ['FERRETDB_SQLITE_PRAGMAS', '--sqlite-pragmas'],
+  // pool: writes on any of a database's connections, as upstream FerretDB; the runner's default is one (ADR 0164).
+  ['FERRETDB_SQLITE_WRITERS', '--sqlite-writers'],
+  // e.g. cache_size(-65536): pragmas for the reading connections alone, in place of the runner's default (ADR 0164).
+  ['FERRETDB_SQLITE_READER_PRAGMAS', '--sqlite-reader-pragmas'],
   // e.g. 127.0.0.1:6060: the runner serves Go's CPU profiler there (ADR 0046).
   ['FERRETDB_PPROF_ADDR', '--pprof-addr'],
 ];

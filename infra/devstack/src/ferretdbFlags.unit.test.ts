@@ -11,5 +11,11 @@ describe("the FerretDB runner's optional flags", () => {
       'cache_size(-2000)',
     ]);
     expect(ferretdbOptionalFlags({ FERRETDB_SLOW_COMMANDS: '50ms' })).toEqual(['--slow-commands', '50ms']);
+    expect(ferretdbOptionalFlags({ FERRETDB_SQLITE_WRITERS: 'pool', FERRETDB_SQLITE_READER_PRAGMAS: 'cache_size(-65536)' })).toEqual([
+      '--sqlite-writers',
+      'pool',
+      '--sqlite-reader-pragmas',
+      'cache_size(-65536)',
+    ]);
   });
 });
