@@ -97,26 +97,50 @@ export class ConfigurationDirectory<T> {
   /** Configuration events seen on this replica's watch, perhaps before the read model has them. */
   observe(events: readonly EventEnvelope[]): void {
     for (const event of events) {
-      for (const documents of this.byType.get(event.type) ?? []) {
-        for (const documentId of documents.projection.documentIds(event)) {
-          const source = documents.projection.sourceOf ? documents.projection.sourceOf(event, documentId) : sourceOfStream(event.streamId);
-          this.entries.delete(event.appId);
-          if (source === null) continue; // no order to wait for: the next load is as good as any
-          const pending = this.awaited.get(event.appId) ?? new Map<string, Awaited>();
-          const key = `${this.options.documents.indexOf(documents)}|${documentId}|${source}`;
-          if ((pending.get(key)?.version ?? 0) < event.version) pending.set(key, { documents, documentId, source, version: event.version });
-          this.awaited.set(event.appId, pending);
-        }
+      for (const note of this.notesOf(event)) {
+        this.entries.delete(event.appId);
+        if (!note) continue; // no order to wait for: the next load is as good as any
+        const pending = this.awaited.get(event.appId) ?? new Map<string, Awaited>();
+        if ((pending.get(note.key)?.version ?? 0) < event.version) pending.set(note.key, { ...note.awaited, version: event.version });
+        this.awaited.set(event.appId, pending);
       }
     }
   }
 
   /**
    * Events this process's own projection has just applied: the apps whose configuration any of them
-   * changed load afresh on their next call (the read model already shows the change).
+   * changed load afresh on their next call (the read model already shows the change), and a version
+   * the watch announced that the read model now shows is no longer awaited. Without that, an app that
+   * never loads (notifications' recipients of an app with no provider) kept every note its watch took.
    */
   applied(events: readonly EventEnvelope[]): void {
-    for (const event of events) if (this.isConfiguration(event)) this.entries.delete(event.appId);
+    for (const event of events) {
+      if (!this.isConfiguration(event)) continue;
+      this.entries.delete(event.appId);
+      const pending = this.awaited.get(event.appId);
+      if (!pending) continue;
+      for (const note of this.notesOf(event)) {
+        if (note && (pending.get(note.key)?.version ?? Infinity) <= event.version) pending.delete(note.key);
+      }
+      if (pending.size === 0) this.awaited.delete(event.appId);
+    }
+  }
+
+  /** Versions the watch announced and no load has seen applied yet, over every app (a gauge of memory). */
+  get awaitedVersions(): number {
+    let count = 0;
+    for (const pending of this.awaited.values()) count += pending.size;
+    return count;
+  }
+
+  /** The documents an event changes, each with the source it is ordered by (null: no order to wait for). */
+  private *notesOf(event: EventEnvelope): Generator<{ key: string; awaited: Omit<Awaited, 'version'> } | null> {
+    for (const documents of this.byType.get(event.type) ?? []) {
+      for (const documentId of documents.projection.documentIds(event)) {
+        const source = documents.projection.sourceOf ? documents.projection.sourceOf(event, documentId) : sourceOfStream(event.streamId);
+        yield source === null ? null : { key: `${this.options.documents.indexOf(documents)}|${documentId}|${source}`, awaited: { documents, documentId, source } };
+      }
+    }
   }
 
   private async loadWhenApplied(appId: string): Promise<T> {

@@ -190,6 +190,25 @@ describe('ConfigurationDirectory', () => {
     expect(w.directory.counters.appliedTimeouts).toBe(1);
   });
 
+  it('no longer awaits a version its own projection applied: an app that never loads keeps no note', async () => {
+    const w = world();
+    const first = w.publish('first');
+    w.watch();
+    const second = w.publish('second');
+    w.watch();
+    expect(w.directory.awaitedVersions).toBe(1); // one document, one source: the newest version
+    await w.project();
+    w.directory.applied([first]); // an older version applied: the newer one is still awaited
+    expect(w.directory.awaitedVersions).toBe(1);
+    w.directory.applied([second]);
+    expect(w.directory.awaitedVersions).toBe(0);
+    // Nothing to wait for: the next load reads at once.
+    const started = Date.now();
+    expect(await w.directory.get('app1')).toEqual(['first', 'second']);
+    expect(Date.now() - started).toBeLessThan(90);
+    expect(w.directory.counters.appliedTimeouts).toBe(0);
+  });
+
   it('does not keep a load that raced a change the watch saw meanwhile', async () => {
     const w = world();
     w.publish('first');
