@@ -30,7 +30,6 @@ import { ageDatabases, agedLabel, agedSideFromEnv, agedSuffixOf, alternatingOrde
 import { sentMessageKey } from './kafkaProbe.mjs';
 import { percentile } from './percentile.mjs';
 import { addRoundFeatures, FEATURES_ENV, startFeatureReceivers } from './roundFeatures.mjs';
-import { stackProcesses } from './processCpu.mjs';
 import { fileSize, readTally, storeLogOf } from './storeTally.mjs';
 
 const knob = (name, fallback) => Number(process.env[name] ?? fallback);
@@ -97,8 +96,7 @@ async function runRound(root, which) {
       if (receivers) await addRoundFeatures(started, receivers, 'sla');
     },
   });
-  const { suffix, appId, traffic, targets, ours } = round;
-  const storePid = stackProcesses({ infra, services: round.services }).processes.find((p) => p.name === 'ferretdb')?.pid;
+  const { suffix, appId, traffic, targets, ours, storePid } = round;
   try {
     const byRate = [];
     for (const rate of CONFIG.rates) {

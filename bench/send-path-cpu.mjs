@@ -127,7 +127,7 @@ async function runRound(root, which) {
     const perMessage = new Map(SHOWN.map((name) => [name, load.get(name) / sent]));
     const net = new Map(SHOWN.map((name) => [name, (load.get(name) - (idle.get(name) / idleS) * loadS) / sent]));
     const calls = receivers ? receivers.hooks.requests() + receivers.push.requests() - callsFrom : 0;
-    return { appId: round.appId, storePid: shared.find((p) => p.name === 'ferretdb')?.pid, windows, sent, errors: String(r.errors), quiet: quiet.quiet, perMessage, net, cpu: load, idleRate: idle, idleS, idleRequests, loadS, requests, locks, commands, calls };
+    return { appId: round.appId, storePid: round.storePid, windows, sent, errors: String(r.errors), quiet: quiet.quiet, perMessage, net, cpu: load, idleRate: idle, idleS, idleRequests, loadS, requests, locks, commands, calls };
   } finally {
     await shared.stopRound();
   }
